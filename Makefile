@@ -1,0 +1,104 @@
+# wikibert - Wikipedia dumps to BERT pretraining data, as Unix filters.
+#
+#   make            build every program into bin/
+#   make test       build and run every test; ends with "N passed, N failed"
+#   make demo       run the prep stage on the samples in tests/data
+#   make list       list the documented targets
+.DELETE_ON_ERROR:
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+Q := $(if $(filter 1,$(V)),,@)
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS  += -std=gnu11 $(WARN) -pthread -Icommon -Iprep
+LDFLAGS += -pthread
+SAN     ?=
+CFLAGS  += $(SAN)
+LDFLAGS += $(SAN)
+
+BUILD   := build$(if $(SAN),-san)
+BIN     := bin
+
+COMMON_SRC := $(wildcard common/*.c)
+PREP_LIB   := prep/bz2par.c prep/wikidump.c prep/wikitext.c prep/docfmt.c
+LIB_SRC    := $(COMMON_SRC) $(PREP_LIB)
+LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIBS       := -lbz2 -lexpat
+
+PROGRAMS   := wiki_dump wiki_strip
+UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+
+DEPS_OK := $(BUILD)/.deps-ok
+
+## all: build every program into bin/
+all: $(PROGRAMS:%=$(BIN)/%)
+
+$(DEPS_OK):
+	$(Q)mkdir -p $(@D)
+	$(Q)mk/deps.sh $(CC)
+	$(Q)touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libwikibert.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BIN)/%: $(BUILD)/prep/%.o $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $(@D)
+	@echo "  LD  $@"
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+## test: build and run every unit and CLI test (the CI gate)
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%)
+	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
+
+## check: same as test
+check: test
+
+## asan: rebuild with AddressSanitizer + UBSan and run the tests
+asan:
+	$(Q)$(MAKE) --no-print-directory test SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" BIN=build-san/bin OPT=-O1
+
+## ubsan: same as asan (both sanitizers run together)
+ubsan: asan
+
+## demo: run the prep stage (wiki_dump | wiki_strip) on the shipped samples
+demo: all
+	$(Q)tests/demo.sh $(BIN)
+
+## bench: run every benchmark in bench/ (needs network for the peers)
+bench: all
+	$(Q)for b in bench/*.sh; do echo "== $$b"; bash $$b; done
+
+## print-config: show compiler, flags and detected libraries
+print-config:
+	@echo "CC=$(CC)"; echo "CFLAGS=$(CFLAGS)"; echo "LIBS=$(LIBS)"
+	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5"
+	@command -v nvcc >/dev/null && echo "✓ nvcc $$(nvcc --version | tail -1)" || echo "✗ nvcc (GPU trainer not built)"
+
+## format: reformat C sources with clang-format
+format:
+	clang-format -i common/*.[ch] prep/*.[ch] tests/unit/*.c
+
+## list: list the documented targets
+list:
+	@grep -h '^## ' $(MAKEFILE_LIST) | sed 's/^## /  /'
+
+## clean: remove build outputs
+clean:
+	rm -rf build build-san bin out
+
+.PHONY: all test check asan ubsan demo bench print-config format list clean
+.SECONDARY:

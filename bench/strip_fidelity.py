@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""strip_fidelity.py - compare wiki_strip output with WikiExtractor's.
+
+Usage:
+  strip_fidelity.py compare WE_OUT OURS_OUT [--samples N]
+  strip_fidelity.py leftover OURS_OUT [--label NAME]
+
+WE_OUT and OURS_OUT are <doc id=... title=...> ... </doc> streams (a file or
+a directory of files, read in sorted order). Both sides are normalised the
+same way before comparing:
+  - WikiExtractor html-escapes its text (&amp; &lt; &gt;); that escaping is
+    undone on both sides (it is a no-op on text that was not escaped);
+  - the title line (first non-empty line equal to the title attribute) is
+    not a paragraph;
+  - a paragraph is a line with leading/trailing whitespace stripped; empty
+    lines are not paragraphs.
+
+A line has LEFTOVER MARKUP when it matches MARKUP_RE below: wiki link or
+template brackets, table delimiters, a leading '|' (table row), an HTML
+table attribute, a <ref, a closing tag, a self-closing tag end, a named
+character reference, or two apostrophes.
+
+Printed numbers (the bench is not a test: it always exits 0):
+  docs            article ids on each side and in common
+  para_match      share of WikiExtractor's markup-free paragraphs (in common
+                  documents) that occur identically in ours for the same id
+  leftover        lines with leftover markup, WikiExtractor vs ours
+  samples         WikiExtractor paragraphs we do not have, with our nearest
+                  line, and our leftover lines
+"""
+import collections
+import difflib
+import os
+import re
+import sys
+
+MARKUP_RE = re.compile(
+    r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|^\s*\||colspan=|rowspan=|style=|class="
+    r"|<ref|</|/>|&[a-z]+;|''")
+
+DOC_RE = re.compile(r'<doc id="([^"]*)"[^>]*?title="([^"]*)"[^>]*>')
+
+
+def unescape_min(s):
+    """Undo Python's html.escape(quote=False)."""
+    return s.replace('&lt;', '<').replace('&gt;', '>').replace('&amp;', '&')
+
+
+def read_docs(path):
+    """Return {id: (title, [paragraphs])} in document order."""
+    files = []
+    if os.path.isdir(path):
+        for root, _, names in os.walk(path):
+            files += [os.path.join(root, n) for n in names]
+        files.sort()
+    else:
+        files = [path]
+    docs = collections.OrderedDict()
+    for f in files:
+        cur = None
+        with open(f, encoding='utf-8', errors='replace') as fh:
+            for line in fh:
+                line = line.rstrip('\n')
+                m = DOC_RE.match(line)
+                if m:
+                    cur = (m.group(1), unescape_min(m.group(2)), [], [False])
+                    continue
+                if line == '</doc>':
+                    if cur:
+                        docs[cur[0]] = (cur[1], cur[2])
+                    cur = None
+                    continue
+                if cur is None:
+                    continue
+                p = unescape_min(line).strip()
+                if not p:
+                    continue
+                if not cur[3][0]:
+                    cur[3][0] = True
+                    if p == cur[1].strip():
+                        continue
+                cur[2].append(p)
+    return docs
+
+
+def has_markup(p):
+    return MARKUP_RE.search(p) is not None
+
+
+def compare(we_path, ours_path, samples):
+    we = read_docs(we_path)
+    ours = read_docs(ours_path)
+    common = [d for d in we if d in ours]
+    only_we = [d for d in we if d not in ours]
+    only_ours = [d for d in ours if d not in we]
+    print('docs: WikiExtractor %d, ours %d, common %d' % (len(we), len(ours), len(common)))
+    if only_we:
+        print('  only in WikiExtractor: %s' % ' '.join(
+            '%s(%s)' % (d, we[d][0]) for d in only_we[:20]))
+    if only_ours:
+        print('  only in ours: %s' % ' '.join(
+            '%s(%s)' % (d, ours[d][0]) for d in only_ours[:20]))
+    total = matched = 0
+    missing = []
+    for d in common:
+        have = collections.Counter(ours[d][1])
+        for p in we[d][1]:
+            if has_markup(p):
+                continue
+            total += 1
+            if have[p] > 0:
+                have[p] -= 1
+                matched += 1
+            else:
+                missing.append((d, p))
+    we_left = [(d, p) for d in we for p in we[d][1] if has_markup(p)]
+    our_left = [(d, p) for d in ours for p in ours[d][1] if has_markup(p)]
+    we_paras = sum(len(v[1]) for v in we.values())
+    our_paras = sum(len(v[1]) for v in ours.values())
+    print('paragraphs: WikiExtractor %d, ours %d' % (we_paras, our_paras))
+    print('para_match: %d / %d = %.2f%%' % (matched, total, 100.0 * matched / max(total, 1)))
+    print('leftover markup lines: WikiExtractor %d, ours %d' % (len(we_left), len(our_left)))
+    if samples:
+        print('\n--- sample of WikiExtractor paragraphs missing from ours (with our nearest line)')
+        for d, p in missing[:samples]:
+            near = difflib.get_close_matches(p, ours[d][1], n=1, cutoff=0.5)
+            print('[%s] WE  : %s' % (d, p[:300]))
+            print('[%s] ours: %s' % (d, near[0][:300] if near else '(none)'))
+        print('\n--- sample of our leftover-markup lines')
+        for d, p in our_left[:samples]:
+            print('[%s] %s' % (d, p[:300]))
+
+
+def leftover(ours_path, label):
+    ours = read_docs(ours_path)
+    paras = [(d, p) for d in ours for p in ours[d][1]]
+    left = [(d, p) for d, p in paras if has_markup(p)]
+    print('%-28s docs %5d  paragraphs %7d  leftover %5d' % (label, len(ours), len(paras), len(left)))
+    for d, p in left[:3]:
+        print('    [%s] %s' % (d, p[:160]))
+
+
+def main(argv):
+    samples = 20
+    label = None
+    args = []
+    i = 0
+    while i < len(argv):
+        if argv[i] == '--samples':
+            samples = int(argv[i + 1])
+            i += 2
+        elif argv[i] == '--label':
+            label = argv[i + 1]
+            i += 2
+        else:
+            args.append(argv[i])
+            i += 1
+    if len(args) == 3 and args[0] == 'compare':
+        compare(args[1], args[2], samples)
+    elif len(args) == 2 and args[0] == 'leftover':
+        leftover(args[1], label or args[1])
+    else:
+        sys.stderr.write(__doc__)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

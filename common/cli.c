@@ -1,0 +1,115 @@
+/* cli.c - option parsing helpers and the throttled progress meter. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void cli_init(const char *argv0) {
+    const char *slash = strrchr(argv0, '/');
+    progname = slash ? slash + 1 : argv0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out) {
+    if (!s || *s < '0' || *s > '9') return -1;
+    uint64_t v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    unsigned shift = 0;
+    if (*s == 'K' || *s == 'k') shift = 10;
+    else if (*s == 'M' || *s == 'm') shift = 20;
+    else if (*s == 'G' || *s == 'g') shift = 30;
+    if (shift) {
+        if (v > (UINT64_MAX >> shift)) return -1;
+        v <<= shift;
+        s++;
+        if (*s == 'i' || *s == 'B') s++;
+    }
+    if (*s) return -1;
+    *out = v;
+    return 0;
+}
+
+double cli_parse_double(const char *s, const char *what) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end) cli_bad_usage("%s: not a number: '%s'", what, s);
+    return v;
+}
+
+long cli_parse_int(const char *s, const char *what, long lo, long hi) {
+    uint64_t v;
+    int neg = s[0] == '-';
+    if (cli_parse_u64(neg ? s + 1 : s, &v) || v > (uint64_t)INT64_MAX)
+        cli_bad_usage("%s: not a whole number: '%s'", what, s);
+    long x = neg ? -(long)v : (long)v;
+    if (x < lo || x > hi) cli_bad_usage("%s: %ld is out of range [%ld, %ld]", what, x, lo, hi);
+    return x;
+}
+
+void cli_bad_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", progname);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fprintf(stderr, "Try '%s --help' for more information.\n", progname);
+    exit(EXIT_USAGE);
+}
+
+void cli_version(const char *features) {
+    printf("%s %s%s%s\n", progname, WB_VERSION, features && *features ? " " : "",
+           features ? features : "");
+    exit(EXIT_OK);
+}
+
+int cli_ncpus(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* ---- progress ---- */
+
+void progress_init(Progress *p, uint64_t total) {
+    memset(p, 0, sizeof *p);
+    p->start = p->last = now_sec();
+    p->total = total;
+    p->tty = isatty(2);
+    p->enabled = display_level >= 4 || (display_level >= 2 && p->tty);
+}
+
+void progress_update(Progress *p, uint64_t done, uint64_t items, const char *what) {
+    if (!p->enabled) return;
+    double t = now_sec();
+    if (t - p->last < 0.166) return;
+    p->last = t;
+    double el = t - p->start;
+    double mb = (double)done / 1e6;
+    double rate = el > 0 ? mb / el : 0;
+    char eta[32] = "";
+    if (p->total && done > 0 && done <= p->total) {
+        double left = el * (double)(p->total - done) / (double)done;
+        snprintf(eta, sizeof eta, ", ETA %d:%02d", (int)(left / 60), (int)left % 60);
+    }
+    fprintf(stderr, "%s%s: %llu %s, %.1f MB, %.1f MB/s%s", p->tty ? "\r" : "", progname,
+            (unsigned long long)items, what, mb, rate, eta);
+    if (p->total) fprintf(stderr, " (%.0f%%)", 100.0 * (double)done / (double)p->total);
+    fputs(p->tty ? " \033[K" : "\n", stderr);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+void progress_done(Progress *p) {
+    if (p->shown && p->tty) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+    }
+    p->shown = 0;
+}

@@ -1,0 +1,58 @@
+/* cli.h - shared command-line helpers and the progress meter.
+ *
+ * Every program: cli_init(argv[0]) first; getopt_long with the common
+ * options (-o -f -q -v -h -V -j --seed); numbers through cli_parse_u64,
+ * which takes K/M/G suffixes and rejects overflow and junk; a bad flag goes
+ * through cli_bad_usage (one line plus a hint, exit 2).
+ *
+ * Progress: a Progress prints at most ~6 lines a second on stderr, only when
+ * stderr is a terminal (one redrawn line), or as plain lines at display
+ * level >= 4 (-vv), e.g. for batch logs.
+ */
+#ifndef WB_CLI_H
+#define WB_CLI_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+/* Set progname from argv[0] (basename). */
+void cli_init(const char *argv0);
+
+/* Parse a non-negative integer with optional K/M/G (x1024) suffix. Returns 0
+ * and sets *out, or -1 if the text is not such a number or overflows. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/* Parse a decimal number (strtod) for option `what`; dies with exit 2. */
+double cli_parse_double(const char *s, const char *what);
+
+/* Parse an int option in [lo, hi]; dies with exit 2 naming the option. */
+long cli_parse_int(const char *s, const char *what, long lo, long hi);
+
+/* Print "prog: message" and "Try 'prog --help'." to stderr and exit 2. */
+WB_NORETURN void cli_bad_usage(const char *fmt, ...) WB_PRINTF(1, 2);
+
+/* Print "prog VERSION (features)" to stdout and exit 0. */
+WB_NORETURN void cli_version(const char *features);
+
+/* Number of online CPUs (at least 1): the default for -j. */
+int cli_ncpus(void);
+
+typedef struct Progress {
+    double start, last;
+    uint64_t total;  /* expected units (bytes), 0 if unknown */
+    int enabled;
+    int shown;       /* a line was printed and needs clearing */
+    int tty;         /* stderr is a terminal: redraw one line with \r */
+} Progress;
+
+/* Start a meter; `total` is the expected amount of input (0: unknown). */
+void progress_init(Progress *p, uint64_t total);
+
+/* Maybe print "\r<items> <what>, <MB> MB, <MB/s> MB/s, ETA" (throttled). */
+void progress_update(Progress *p, uint64_t done, uint64_t items, const char *what);
+
+/* Clear the progress line if one was shown. */
+void progress_done(Progress *p);
+
+#endif

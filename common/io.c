@@ -1,0 +1,244 @@
+/* io.c - line Reader and atomic Writer; see io.h for the contracts. */
+#include "io.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK (1u << 20)
+
+/* ---- reader ---- */
+
+int reader_init(Reader *r, char **inputs, int n) {
+    static char *stdin_name[] = {"-"};
+    memset(r, 0, sizeof *r);
+    r->inputs = n ? inputs : stdin_name;
+    r->ninputs = n ? n : 1;
+    r->cur = -1;
+    return 0;
+}
+
+FILE *xfopen_read(const char *path, Err *err) {
+    if (strcmp(path, "-") == 0) return stdin;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) err_set(err, "%s: %s", path, strerror(errno));
+    return fp;
+}
+
+uint64_t file_size_of(FILE *fp) {
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) return (uint64_t)st.st_size;
+    return 0;
+}
+
+static void reader_close_cur(Reader *r) {
+    if (r->fp && r->fp != stdin) fclose(r->fp);
+    r->fp = NULL;
+}
+
+/* Open the next input; returns 1 if one was opened, 0 at the end. */
+static int reader_advance(Reader *r, Err *err) {
+    reader_close_cur(r);
+    if (r->cur + 1 >= r->ninputs) return 0;
+    r->cur++;
+    r->name = r->inputs[r->cur];
+    r->line = 0;
+    r->eof = 0;
+    r->start = r->end = 0;
+    r->fp = xfopen_read(r->name, err);
+    if (!r->fp) return -1;
+    return 1;
+}
+
+/* Read more bytes after the unread tail; returns bytes read, -1 on error. */
+static long reader_fill(Reader *r, Err *err) {
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->cap - r->end < READ_CHUNK) {
+        size_t cap = r->cap ? r->cap : READ_CHUNK;
+        while (cap - r->end < READ_CHUNK) cap *= 2;
+        r->buf = xrealloc(r->buf, cap + 1);
+        r->cap = cap;
+    }
+    size_t n = fread(r->buf + r->end, 1, r->cap - r->end, r->fp);
+    if (n == 0 && ferror(r->fp))
+        return err_set(err, "%s: read error: %s", r->name, strerror(errno));
+    if (n == 0) r->eof = 1;
+    r->end += n;
+    r->bytes += n;
+    return (long)n;
+}
+
+int reader_next_line(Reader *r, const char **line, size_t *len, Err *err) {
+    if (r->cur < 0) {
+        int rc = reader_advance(r, err);
+        if (rc <= 0) return rc;
+    }
+    size_t scan = r->start;
+    for (;;) {
+        char *nl = scan < r->end ? memchr(r->buf + scan, '\n', r->end - scan) : NULL;
+        if (nl) {
+            *line = r->buf + r->start;
+            *len = (size_t)(nl - (r->buf + r->start));
+            r->start = (size_t)(nl - r->buf) + 1;
+            r->line++;
+            return 1;
+        }
+        if (r->eof) {
+            if (r->end > r->start) {
+                *line = r->buf + r->start;
+                *len = r->end - r->start;
+                r->buf[r->end] = '\0';
+                r->start = r->end;
+                r->line++;
+                return 1;
+            }
+            int rc = reader_advance(r, err);
+            if (rc <= 0) return rc;
+            scan = 0;
+            continue;
+        }
+        size_t seen = r->end - r->start;
+        if (reader_fill(r, err) < 0) return -1;
+        scan = r->start + seen;
+    }
+}
+
+void reader_free(Reader *r) {
+    reader_close_cur(r);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- writer ---- */
+
+/* The temp file to remove on a signal. One output per program is the rule;
+ * the name is kept in a static buffer so the handler needs no allocation. */
+static char cleanup_path[4096];
+static Writer *active_writer;
+
+/* die() hook: remove the temp file, or, when the program asked to keep
+ * completed records, move it to FILE.partial, a name that never looks
+ * like a finished output. */
+static void cleanup_on_die(void) {
+    Writer *w = active_writer;
+    active_writer = NULL;
+    if (w && w->keep_partial && w->fp && w->tmp) {
+        int ok = fflush(w->fp) == 0 && !ferror(w->fp);
+        ok = (fclose(w->fp) == 0) && ok;
+        w->fp = NULL;
+        size_t n = strlen(w->path) + 16;
+        char *part = xmalloc(n);
+        snprintf(part, n, "%s.partial", w->path);
+        if (ok && rename(w->tmp, part) == 0) {
+            fprintf(stderr, "%s: output up to the error kept in %s\n", progname, part);
+            cleanup_path[0] = '\0';
+        }
+        free(part);
+    }
+    if (cleanup_path[0]) unlink(cleanup_path);
+    cleanup_path[0] = '\0';
+}
+
+static void on_signal(int sig) {
+    if (cleanup_path[0]) unlink(cleanup_path);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void arm_cleanup(Writer *w) {
+    snprintf(cleanup_path, sizeof cleanup_path, "%s", w->tmp);
+    active_writer = w;
+    set_die_hook(cleanup_on_die);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+static void disarm_cleanup(void) {
+    cleanup_path[0] = '\0';
+    active_writer = NULL;
+    set_die_hook(NULL);
+}
+
+int writer_open(Writer *w, const char *path, int force, Err *err) {
+    memset(w, 0, sizeof *w);
+    if (!path || strcmp(path, "-") == 0) {
+        w->fp = stdout;
+        return 0;
+    }
+    struct stat st;
+    if (!force && stat(path, &st) == 0)
+        return err_set(err, "%s: already exists (use -f to overwrite)", path);
+    size_t n = strlen(path) + 32;
+    w->tmp = xmalloc(n);
+    snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    w->fp = fopen(w->tmp, "wb");
+    if (!w->fp) {
+        err_set(err, "%s: %s", w->tmp, strerror(errno));
+        free(w->tmp);
+        w->tmp = NULL;
+        return -1;
+    }
+    w->path = xstrdup(path);
+    arm_cleanup(w);
+    return 0;
+}
+
+int writer_close(Writer *w, Err *err) {
+    if (!w->fp) return 0;
+    int bad = fflush(w->fp) != 0 || ferror(w->fp);
+    int saved = errno;
+    if (w->fp == stdout) {
+        w->fp = NULL;
+        if (bad || fclose(stdout) != 0)
+            return err_set(err, "write error on standard output: %s", strerror(bad ? saved : errno));
+        return 0;
+    }
+    if (fclose(w->fp) != 0 && !bad) {
+        bad = 1;
+        saved = errno;
+    }
+    w->fp = NULL;
+    if (!bad && rename(w->tmp, w->path) != 0) {
+        bad = 1;
+        saved = errno;
+    }
+    if (bad) {
+        err_set(err, "%s: write error: %s", w->path, strerror(saved));
+        unlink(w->tmp);
+    }
+    disarm_cleanup();
+    free(w->tmp);
+    free(w->path);
+    w->tmp = w->path = NULL;
+    return bad ? -1 : 0;
+}
+
+void writer_abort(Writer *w) {
+    if (w->fp && w->fp != stdout) {
+        fclose(w->fp);
+        unlink(w->tmp);
+        disarm_cleanup();
+    }
+    w->fp = NULL;
+    free(w->tmp);
+    free(w->path);
+    w->tmp = w->path = NULL;
+}
+
+int writer_refuse_tty(Writer *w, Err *err) {
+    if (w->fp && isatty(fileno(w->fp)))
+        return err_set(err, "stdout is a terminal, refusing to write binary output (use -o FILE)");
+    return 0;
+}

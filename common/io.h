@@ -1,0 +1,84 @@
+/* io.h - buffered line reader over a list of inputs, and the atomic writer.
+ *
+ * Reader: reads "-" (stdin) or files one after another with fread into one
+ * growing buffer and hands out lines as (ptr, len) without the '\n', so NUL
+ * bytes inside lines are kept. It tracks file name and line number for
+ * messages ("prog: pages.jsonl:12: ...").
+ *
+ * Writer: stdout, or `-o FILE` written to FILE.tmp.<pid> and renamed into
+ * place only by writer_close() after every byte was flushed and checked. On
+ * die(), SIGINT, SIGTERM, SIGHUP or SIGPIPE the temp file is removed (the
+ * signal is then re-raised so that make sees the interruption); an existing
+ * FILE is kept unless force is set. A program whose records are complete
+ * units (pages) sets keep_partial: a data error then leaves FILE.partial
+ * with every record finished before the error, and never FILE itself.
+ * The Writer must not move in memory while open (the die hook points at it).
+ *
+ *   Writer w;
+ *   if (writer_open(&w, opt_out, opt_force, &err)) die("%s", err.msg);
+ *   fwrite(..., w.fp);
+ *   if (writer_close(&w, &err)) die("%s", err.msg);
+ */
+#ifndef WB_IO_H
+#define WB_IO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common.h"
+
+typedef struct Reader {
+    char **inputs;     /* names; "-" is stdin */
+    int ninputs;
+    int cur;           /* index of the open input, -1 before the first */
+    FILE *fp;
+    const char *name;  /* name of the open input, for messages */
+    char *buf;
+    size_t cap, start, end;
+    int eof;           /* current input fully read into buf */
+    uint64_t line;     /* 1-based number of the last line returned */
+    uint64_t bytes;    /* bytes consumed from all inputs so far */
+} Reader;
+
+/* Prepare to read `n` inputs (n == 0 means stdin). The names are borrowed
+ * and must outlive the reader. Returns 0; files are opened lazily, so a
+ * missing file is reported by reader_next_line. Pair with reader_free(). */
+int reader_init(Reader *r, char **inputs, int n);
+
+/* Next line without its '\n' (a final line without '\n' counts). The
+ * pointer stays valid until the next call. Returns 1 with a line, 0 when
+ * all inputs are exhausted, -1 on an I/O error (err names file and line). */
+int reader_next_line(Reader *r, const char **line, size_t *len, Err *err);
+
+/* Close the open input and free the buffer. */
+void reader_free(Reader *r);
+
+typedef struct Writer {
+    FILE *fp;
+    char *path; /* final name, NULL for stdout */
+    char *tmp;  /* temp name while open */
+    int keep_partial; /* on die(): keep what was written as FILE.partial */
+} Writer;
+
+/* Open stdout (path NULL or "-") or a temp file beside `path`. Refuses an
+ * existing `path` unless force. Returns 0, or -1 with err filled. */
+int writer_open(Writer *w, const char *path, int force, Err *err);
+
+/* Flush, check for write errors, close, and rename the temp file into
+ * place. On failure the temp file is removed and -1 returned. */
+int writer_close(Writer *w, Err *err);
+
+/* Drop the output: close and remove the temp file (no-op for stdout). */
+void writer_abort(Writer *w);
+
+/* Refuse binary output to a terminal. Returns -1 with err if fp is a tty. */
+int writer_refuse_tty(Writer *w, Err *err);
+
+/* Open a file for reading; "-" is stdin. Returns NULL with err filled
+ * ("name: No such file or directory"). */
+FILE *xfopen_read(const char *path, Err *err);
+
+/* Size of a regular file, or 0 if unknown (pipe, stdin). */
+uint64_t file_size_of(FILE *fp);
+
+#endif

@@ -1,0 +1,365 @@
+/* json.c - JSON string writer and a non-allocating object/array walker
+ * (RFC 8259). See json.h. */
+#include "json.h"
+
+#include <string.h>
+
+#include "utf8.h"
+
+/* ---- writing ---- */
+
+/* Bytes that need escaping or UTF-8 validation: controls, '"', '\\', >= 0x80. */
+static unsigned char special[256];
+static int special_ready;
+
+static void special_init(void) {
+    for (int c = 0; c < 256; c++) special[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+    special_ready = 1;
+}
+
+/* SWAR tests on 8 bytes at once (Hacker's Delight 6-1): does any byte of v
+ * equal c, or fall below c? */
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+static inline uint64_t has_byte(uint64_t v, unsigned c) {
+    uint64_t x = v ^ (ONES * c);
+    return (x - ONES) & ~x & HIGHS;
+}
+static inline uint64_t has_less(uint64_t v, unsigned c) { return (v - ONES * c) & ~v & HIGHS; }
+
+void json_append_string_utf8(Buf *out, const char *s, size_t n) {
+    size_t i = 0, run = 0;
+    buf_reserve(out, n + 2);
+    buf_putc(out, '"');
+    while (i < n) {
+        if (i + 8 <= n) {
+            uint64_t v;
+            memcpy(&v, s + i, 8);
+            /* bytes >= 0x80 are fine here: only controls, '"' and '\\' matter */
+            if (!(has_less(v, 0x20) | has_byte(v, '"') | has_byte(v, '\\'))) {
+                i += 8;
+                continue;
+            }
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        buf_append(out, s + run, i - run);
+        switch (c) {
+        case '"': buf_append(out, "\\\"", 2); break;
+        case '\\': buf_append(out, "\\\\", 2); break;
+        case '\n': buf_append(out, "\\n", 2); break;
+        case '\t': buf_append(out, "\\t", 2); break;
+        case '\r': buf_append(out, "\\r", 2); break;
+        default: {
+            static const char hex[] = "0123456789abcdef";
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            buf_append(out, e, 6);
+        }
+        }
+        i++;
+        run = i;
+    }
+    buf_append(out, s + run, n - run);
+    buf_putc(out, '"');
+}
+
+size_t json_append_string(Buf *out, const char *s, size_t n) {
+    static const char hex[] = "0123456789abcdef";
+    if (!special_ready) special_init();
+    const unsigned char *p = (const unsigned char *)s;
+    size_t bad = 0, i = 0, run = 0;
+    buf_reserve(out, n + 2);
+    buf_putc(out, '"');
+    while (i < n) {
+        if (!special[p[i]]) {
+            i++;
+            continue;
+        }
+        if (p[i] >= 0x80) {
+            uint32_t cp;
+            size_t k = utf8_decode(p + i, n - i, &cp);
+            if (k) {
+                i += k;
+                continue;
+            }
+            buf_append(out, s + run, i - run);
+            buf_append(out, "\xEF\xBF\xBD", 3);
+            bad++;
+            i += utf8_bad_len(p + i, n - i);
+            run = i;
+            continue;
+        }
+        buf_append(out, s + run, i - run);
+        char e[6];
+        switch (p[i]) {
+        case '"': buf_append(out, "\\\"", 2); break;
+        case '\\': buf_append(out, "\\\\", 2); break;
+        case '\n': buf_append(out, "\\n", 2); break;
+        case '\t': buf_append(out, "\\t", 2); break;
+        case '\r': buf_append(out, "\\r", 2); break;
+        case '\b': buf_append(out, "\\b", 2); break;
+        case '\f': buf_append(out, "\\f", 2); break;
+        default:
+            memcpy(e, "\\u00", 4);
+            e[4] = hex[p[i] >> 4];
+            e[5] = hex[p[i] & 15];
+            buf_append(out, e, 6);
+        }
+        i++;
+        run = i;
+    }
+    buf_append(out, s + run, n - run);
+    buf_putc(out, '"');
+    return bad;
+}
+
+static void put_u16(Buf *out, uint32_t u) {
+    static const char hex[] = "0123456789abcdef";
+    char e[6] = {'\\', 'u', hex[(u >> 12) & 15], hex[(u >> 8) & 15], hex[(u >> 4) & 15], hex[u & 15]};
+    buf_append(out, e, 6);
+}
+
+void json_append_string_ascii(Buf *out, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0, run = 0;
+    buf_reserve(out, n + 2);
+    buf_putc(out, '"');
+    while (i < n) {
+        unsigned c = p[i];
+        if (c >= 0x20 && c < 0x7F && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        buf_append(out, s + run, i - run);
+        if (c < 0x80) {
+            switch (c) {
+            case '"': buf_append(out, "\\\"", 2); break;
+            case '\\': buf_append(out, "\\\\", 2); break;
+            case '\n': buf_append(out, "\\n", 2); break;
+            case '\t': buf_append(out, "\\t", 2); break;
+            case '\r': buf_append(out, "\\r", 2); break;
+            case '\b': buf_append(out, "\\b", 2); break;
+            case '\f': buf_append(out, "\\f", 2); break;
+            default: put_u16(out, c);
+            }
+            i++;
+        } else {
+            uint32_t cp;
+            size_t k = utf8_decode(p + i, n - i, &cp);
+            if (!k) {
+                cp = 0xFFFD;
+                k = utf8_bad_len(p + i, n - i);
+            }
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                put_u16(out, 0xD800 + (cp >> 10));
+                put_u16(out, 0xDC00 + (cp & 0x3FF));
+            } else
+                put_u16(out, cp);
+            i += k;
+        }
+        run = i;
+    }
+    buf_append(out, s + run, n - run);
+    buf_putc(out, '"');
+}
+
+/* ---- reading ---- */
+
+static const char *skip_ws(const char *p, const char *end) {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    return p;
+}
+
+static int fail(JsonIter *it, const char *at, const char *msg) {
+    it->error = msg;
+    it->pos = (size_t)(at - it->base);
+    return -1;
+}
+
+/* End of the string starting at p (p points at '"'); NULL if unterminated. */
+static const char *string_end(const char *p, const char *end) {
+    p++;
+    for (;;) {
+        const char *q = memchr(p, '"', (size_t)(end - p));
+        if (!q) return NULL;
+        /* count backslashes before the quote */
+        const char *b = q;
+        while (b > p && b[-1] == '\\') b--;
+        if (((q - b) & 1) == 0) return q + 1;
+        p = q + 1;
+    }
+}
+
+/* End of the value starting at p, or NULL with it->error set. Nested
+ * containers are matched with a depth counter (strings skipped). */
+static const char *value_end(JsonIter *it, const char *p, const char *end) {
+    if (p >= end) return fail(it, p, "value expected"), NULL;
+    if (*p == '"') {
+        const char *q = string_end(p, end);
+        if (!q) fail(it, p, "unterminated string");
+        return q;
+    }
+    if (*p == '{' || *p == '[') {
+        int depth = 0;
+        const char *q = p;
+        while (q < end) {
+            char c = *q;
+            if (c == '"') {
+                const char *r = string_end(q, end);
+                if (!r) return fail(it, q, "unterminated string"), NULL;
+                q = r;
+                continue;
+            }
+            if (c == '{' || c == '[') depth++;
+            else if (c == '}' || c == ']') {
+                if (--depth == 0) return q + 1;
+            }
+            q++;
+        }
+        return fail(it, p, "unterminated object or array"), NULL;
+    }
+    const char *q = p;
+    while (q < end && (unsigned char)*q > ' ' && *q != ',' && *q != '}' && *q != ']') q++;
+    if (q == p) return fail(it, p, "value expected"), NULL;
+    return q;
+}
+
+int json_iter_init(JsonIter *it, const char *text, size_t n, char kind) {
+    memset(it, 0, sizeof *it);
+    it->base = text;
+    it->end = text + n;
+    it->kind = kind;
+    const char *p = skip_ws(text, it->end);
+    if (p >= it->end || *p != kind)
+        return fail(it, p, kind == '{' ? "JSON object expected" : "JSON array expected");
+    it->p = p + 1;
+    return 0;
+}
+
+int json_iter_next(JsonIter *it, const char **key, size_t *klen, const char **val, size_t *vlen) {
+    if (it->error) return -1;
+    char close = it->kind == '{' ? '}' : ']';
+    const char *p = skip_ws(it->p, it->end);
+    if (p < it->end && *p == close && it->count == 0) goto closing;
+    if (it->count > 0) {
+        if (p < it->end && *p == close) goto closing;
+        if (p >= it->end || *p != ',') return fail(it, p, "',' or closing bracket expected");
+        p = skip_ws(p + 1, it->end);
+    }
+    if (it->kind == '{') {
+        if (p >= it->end || *p != '"') return fail(it, p, "object key expected");
+        const char *q = string_end(p, it->end);
+        if (!q) return fail(it, p, "unterminated key");
+        *key = p + 1;
+        *klen = (size_t)(q - p - 2);
+        p = skip_ws(q, it->end);
+        if (p >= it->end || *p != ':') return fail(it, p, "':' expected");
+        p = skip_ws(p + 1, it->end);
+    } else {
+        *key = NULL;
+        *klen = 0;
+    }
+    const char *q = value_end(it, p, it->end);
+    if (!q) return -1;
+    *val = p;
+    *vlen = (size_t)(q - p);
+    it->p = q;
+    it->count++;
+    return 1;
+closing:
+    p = skip_ws(p + 1, it->end);
+    if (p != it->end) return fail(it, p, "trailing characters after JSON value");
+    it->p = p;
+    return 0;
+}
+
+static int hex4(const char *p, uint32_t *out) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v <<= 4;
+        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
+        else return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int json_decode_string(Buf *out, const char *raw, size_t n) {
+    if (n < 2 || raw[0] != '"' || raw[n - 1] != '"') return -1;
+    const char *p = raw + 1, *end = raw + n - 1;
+    buf_reserve(out, n);
+    while (p < end) {
+        const char *bs = memchr(p, '\\', (size_t)(end - p));
+        if (!bs) {
+            buf_append(out, p, (size_t)(end - p));
+            break;
+        }
+        buf_append(out, p, (size_t)(bs - p));
+        if (bs + 1 >= end) return -1;
+        char c = bs[1];
+        p = bs + 2;
+        switch (c) {
+        case '"': buf_putc(out, '"'); break;
+        case '\\': buf_putc(out, '\\'); break;
+        case '/': buf_putc(out, '/'); break;
+        case 'n': buf_putc(out, '\n'); break;
+        case 't': buf_putc(out, '\t'); break;
+        case 'r': buf_putc(out, '\r'); break;
+        case 'b': buf_putc(out, '\b'); break;
+        case 'f': buf_putc(out, '\f'); break;
+        case 'u': {
+            uint32_t cp;
+            if (end - p < 4 || hex4(p, &cp)) return -1;
+            p += 4;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                uint32_t lo;
+                if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, &lo) == 0 &&
+                    lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    p += 6;
+                } else
+                    cp = 0xFFFD;
+            } else if (cp >= 0xDC00 && cp < 0xE000)
+                cp = 0xFFFD;
+            utf8_append_cp(out, cp);
+            break;
+        }
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+int json_to_i64(const char *raw, size_t n, int64_t *out) {
+    if (n >= 2 && raw[0] == '"' && raw[n - 1] == '"') {
+        raw++;
+        n -= 2;
+    }
+    if (n == 0) return -1;
+    size_t i = 0;
+    int neg = 0;
+    if (raw[0] == '-') {
+        neg = 1;
+        i = 1;
+        if (n == 1) return -1;
+    }
+    int64_t v = 0;
+    for (; i < n; i++) {
+        if (raw[i] < '0' || raw[i] > '9') return -1;
+        if (v > (INT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (raw[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+int json_key_is(const char *key, size_t klen, const char *name) {
+    return strlen(name) == klen && memcmp(key, name, klen) == 0;
+}

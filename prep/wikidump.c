@@ -1,0 +1,497 @@
+/* wikidump.c - MediaWiki XML export (export-0.x schema) parser on expat.
+ *
+ * The only file that includes expat.h. One WikiDump struct is expat's
+ * userData; the start/end/character handlers run a small state machine
+ * keyed on element depth:
+ *
+ *   depth 1  <mediawiki>
+ *   depth 2    <siteinfo> ... </siteinfo>      sitename dbname base generator
+ *              <page>                           case namespaces/namespace@key
+ *   depth 3      <title> <ns> <id> <redirect title=".."/> <revision>
+ *   depth 4        <id> <text>                  (inside <revision>)
+ *
+ * Text arrives in pieces and is appended to per-field Bufs; the page is
+ * delivered from the </page> handler. For history dumps with several
+ * revisions, the last one wins. Before bytes reach expat they pass through
+ * a UTF-8 repair step that never splits a character across chunks, so the
+ * parse is identical for any chunking (tests feed byte-at-a-time).
+ *
+ * Schema reference: https://www.mediawiki.org/xml/export-0.11.xsd
+ */
+#include "wikidump.h"
+
+#include <expat.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "utf8.h"
+
+enum Field {
+    F_NONE,
+    F_TITLE,
+    F_NS,
+    F_ID,
+    F_REVID,
+    F_TEXT,
+    F_SITENAME,
+    F_DBNAME,
+    F_BASE,
+    F_GENERATOR,
+    F_CASE,
+    F_NAMESPACE,
+};
+
+enum { SNIFF_MAX = 4096 };
+
+struct WikiDump {
+    XML_Parser xp;
+    WikiDumpOpts opts;
+    WikiPageFn on_page;
+    WikiSiteFn on_site;
+    void *ctx;
+
+    int depth;
+    int in_siteinfo, in_page, in_revision;
+    enum Field field;
+    int seen_root;  /* first element checked */
+    int bad_root;   /* first element was not <mediawiki>/<page> */
+    char bad_root_name[64];
+    int root_closed;
+    int fragment;   /* input started with <page>: synthetic root added */
+    int sniffing;   /* still collecting the first bytes */
+    Buf sniff;
+
+    /* page under construction */
+    Buf title, text, redirect, num;
+    int64_t id, revid, ns;
+    int has_id, has_title, has_redirect, text_too_large;
+    uint64_t page_line;
+
+    /* siteinfo under construction */
+    WikiSiteinfo site;
+    Buf sfield;
+    int ns_key;
+    char *ns_case;
+
+    /* UTF-8 repair across chunk boundaries */
+    char carry[4];
+    size_t ncarry;
+    Buf fix;
+
+    WikiDumpStats stats;
+    int64_t prefix_len; /* bytes of synthetic prefix fed to expat */
+};
+
+/* ---- canonical namespace names ---- */
+
+static const struct {
+    int key;
+    const char *name;
+} canonical_ns[] = {
+    {-2, "Media"},     {-1, "Special"},       {1, "Talk"},           {2, "User"},
+    {3, "User talk"},  {4, "Project"},        {5, "Project talk"},   {6, "File"},
+    {7, "File talk"},  {8, "MediaWiki"},      {9, "MediaWiki talk"}, {10, "Template"},
+    {11, "Template talk"}, {12, "Help"},      {13, "Help talk"},     {14, "Category"},
+    {15, "Category talk"}, {828, "Module"},   {829, "Module talk"},
+};
+
+const char *wiki_canonical_ns(int key) {
+    for (size_t i = 0; i < sizeof canonical_ns / sizeof canonical_ns[0]; i++)
+        if (canonical_ns[i].key == key) return canonical_ns[i].name;
+    return NULL;
+}
+
+const char *wikidump_expat_version(void) {
+    static char v[32];
+    XML_Expat_Version ev = XML_ExpatVersionInfo();
+    snprintf(v, sizeof v, "%d.%d.%d", ev.major, ev.minor, ev.micro);
+    return v;
+}
+
+/* ---- helpers ---- */
+
+static const char *attr(const XML_Char **atts, const char *name) {
+    for (int i = 0; atts[i]; i += 2)
+        if (strcmp(atts[i], name) == 0) return atts[i + 1];
+    return NULL;
+}
+
+static int parse_i64(const Buf *b, int64_t *out) {
+    const char *p = b->data ? b->data : "";
+    size_t n = b->len;
+    while (n && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++, n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\t' || p[n - 1] == '\r')) n--;
+    if (!n) return -1;
+    int neg = *p == '-';
+    size_t i = neg ? 1 : 0;
+    if (i == n) return -1;
+    int64_t v = 0;
+    for (; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9' || v > (INT64_MAX - 9) / 10) return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return 0;
+}
+
+static void page_reset(WikiDump *wd) {
+    buf_clear(&wd->title);
+    buf_clear(&wd->text);
+    buf_clear(&wd->redirect);
+    wd->id = wd->revid = wd->ns = 0;
+    wd->has_id = wd->has_title = wd->has_redirect = wd->text_too_large = 0;
+}
+
+static char *bufdup(const Buf *b) { return xstrdup(b->data ? b->data : ""); }
+
+/* ---- expat handlers ---- */
+
+static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
+    WikiDump *wd = ud;
+    wd->depth++;
+    if (!wd->seen_root) {
+        wd->seen_root = 1;
+        if (strcmp(name, "mediawiki") != 0) {
+            wd->bad_root = 1;
+            snprintf(wd->bad_root_name, sizeof wd->bad_root_name, "%s", name);
+            XML_StopParser(wd->xp, XML_FALSE);
+        }
+        return;
+    }
+    if (wd->depth == 2) {
+        if (strcmp(name, "page") == 0) {
+            wd->in_page = 1;
+            page_reset(wd);
+            wd->page_line = (uint64_t)XML_GetCurrentLineNumber(wd->xp);
+        } else if (strcmp(name, "siteinfo") == 0)
+            wd->in_siteinfo = 1;
+        return;
+    }
+    wd->field = F_NONE;
+    if (wd->in_page) {
+        if (wd->depth == 3) {
+            if (strcmp(name, "title") == 0) {
+                wd->field = F_TITLE;
+                buf_clear(&wd->title);
+                wd->has_title = 1;
+            } else if (strcmp(name, "ns") == 0 || strcmp(name, "id") == 0) {
+                wd->field = name[0] == 'n' ? F_NS : F_ID;
+                buf_clear(&wd->num);
+            } else if (strcmp(name, "redirect") == 0) {
+                const char *t = attr(atts, "title");
+                wd->has_redirect = 1;
+                buf_clear(&wd->redirect);
+                if (t) buf_puts(&wd->redirect, t);
+            } else if (strcmp(name, "revision") == 0) {
+                wd->in_revision = 1;
+                buf_clear(&wd->text);
+                wd->text_too_large = 0;
+                wd->revid = 0;
+            }
+        } else if (wd->depth == 4 && wd->in_revision) {
+            if (strcmp(name, "text") == 0) {
+                wd->field = F_TEXT;
+                buf_clear(&wd->text);
+            } else if (strcmp(name, "id") == 0) {
+                wd->field = F_REVID;
+                buf_clear(&wd->num);
+            }
+        }
+    } else if (wd->in_siteinfo) {
+        buf_clear(&wd->sfield);
+        if (wd->depth == 3) {
+            if (strcmp(name, "sitename") == 0) wd->field = F_SITENAME;
+            else if (strcmp(name, "dbname") == 0) wd->field = F_DBNAME;
+            else if (strcmp(name, "base") == 0) wd->field = F_BASE;
+            else if (strcmp(name, "generator") == 0) wd->field = F_GENERATOR;
+            else if (strcmp(name, "case") == 0) wd->field = F_CASE;
+        } else if (wd->depth == 4 && strcmp(name, "namespace") == 0) {
+            const char *k = attr(atts, "key"), *c = attr(atts, "case");
+            wd->field = F_NAMESPACE;
+            wd->ns_key = k ? atoi(k) : 0;
+            free(wd->ns_case);
+            wd->ns_case = xstrdup(c ? c : "first-letter");
+        }
+    }
+}
+
+static void deliver_page(WikiDump *wd) {
+    wd->stats.pages++;
+    if (wd->text_too_large) {
+        wd->stats.too_large++;
+        warn("%s:%llu: page '%.*s' skipped: text longer than %zu bytes", wd->opts.name,
+                    (unsigned long long)wd->page_line,
+                    (int)(wd->title.len > 200 ? 200 : wd->title.len),
+                    wd->title.data ? wd->title.data : "", wd->opts.max_text);
+        return;
+    }
+    if (!wd->on_page) return;
+    WikiPage p = {
+        .id = wd->id,
+        .revid = wd->revid,
+        .ns = wd->ns,
+        .title = wd->title.data ? wd->title.data : "",
+        .title_len = wd->title.len,
+        .redirect = wd->has_redirect ? (wd->redirect.data ? wd->redirect.data : "") : NULL,
+        .redirect_len = wd->redirect.len,
+        .text = wd->text.data ? wd->text.data : "",
+        .text_len = wd->text.len,
+        .line = wd->page_line,
+    };
+    wd->on_page(wd->ctx, &p);
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *name) {
+    WikiDump *wd = ud;
+    int d = wd->depth--;
+    (void)name;
+    if (d == 1) {
+        wd->root_closed = 1;
+        return;
+    }
+    if (wd->in_page) {
+        if (d == 2) {
+            deliver_page(wd);
+            wd->in_page = 0;
+        } else if (d == 3) {
+            if (wd->field == F_NS) parse_i64(&wd->num, &wd->ns);
+            else if (wd->field == F_ID) wd->has_id = parse_i64(&wd->num, &wd->id) == 0;
+            else if (strcmp(name, "revision") == 0) wd->in_revision = 0;
+        } else if (d == 4 && wd->field == F_REVID)
+            parse_i64(&wd->num, &wd->revid);
+    } else if (wd->in_siteinfo) {
+        if (d == 2) {
+            wd->in_siteinfo = 0;
+            if (wd->on_site) wd->on_site(wd->ctx, &wd->site);
+        } else if (d == 3) {
+            char **slot = NULL;
+            switch (wd->field) {
+            case F_SITENAME: slot = &wd->site.sitename; break;
+            case F_DBNAME: slot = &wd->site.dbname; break;
+            case F_BASE: slot = &wd->site.base; break;
+            case F_GENERATOR: slot = &wd->site.generator; break;
+            case F_CASE: slot = &wd->site.casing; break;
+            default: break;
+            }
+            if (slot) {
+                free(*slot);
+                *slot = bufdup(&wd->sfield);
+            }
+        } else if (d == 4 && wd->field == F_NAMESPACE) {
+            WikiSiteinfo *s = &wd->site;
+            s->ns = xrealloc(s->ns, (size_t)(s->nns + 1) * sizeof *s->ns);
+            const char *canon = wiki_canonical_ns(wd->ns_key);
+            s->ns[s->nns++] = (WikiNamespace){
+                .key = wd->ns_key,
+                .name = bufdup(&wd->sfield),
+                .canonical = xstrdup(canon ? canon : ""),
+                .casing = xstrdup(wd->ns_case ? wd->ns_case : "first-letter"),
+            };
+        }
+    }
+    wd->field = F_NONE;
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
+    WikiDump *wd = ud;
+    switch (wd->field) {
+    case F_NONE: return;
+    case F_TEXT:
+        if (wd->text_too_large) return;
+        if (wd->opts.max_text && wd->text.len + (size_t)len > wd->opts.max_text) {
+            wd->text_too_large = 1;
+            buf_free(&wd->text); /* give the memory back now */
+            return;
+        }
+        buf_append(&wd->text, s, (size_t)len);
+        return;
+    case F_TITLE: buf_append(&wd->title, s, (size_t)len); return;
+    case F_NS:
+    case F_ID:
+    case F_REVID:
+        if (wd->num.len < 64) buf_append(&wd->num, s, (size_t)len);
+        return;
+    default: buf_append(&wd->sfield, s, (size_t)len); return;
+    }
+}
+
+/* ---- lifecycle ---- */
+
+WikiDump *wikidump_create(const WikiDumpOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
+                          void *ctx) {
+    WikiDump *wd = xcalloc(1, sizeof *wd);
+    wd->opts = *opts;
+    if (!wd->opts.name) wd->opts.name = "-";
+    wd->on_page = on_page;
+    wd->on_site = on_site;
+    wd->ctx = ctx;
+    wd->sniffing = 1;
+    wd->xp = XML_ParserCreate("UTF-8");
+    if (!wd->xp) die("out of memory creating the XML parser");
+    XML_SetUserData(wd->xp, wd);
+    XML_SetElementHandler(wd->xp, on_start, on_end);
+    XML_SetCharacterDataHandler(wd->xp, on_text);
+    return wd;
+}
+
+void wikidump_destroy(WikiDump *wd) {
+    if (!wd) return;
+    XML_ParserFree(wd->xp);
+    buf_free(&wd->sniff);
+    buf_free(&wd->title);
+    buf_free(&wd->text);
+    buf_free(&wd->redirect);
+    buf_free(&wd->num);
+    buf_free(&wd->sfield);
+    buf_free(&wd->fix);
+    WikiSiteinfo *s = &wd->site;
+    free(s->sitename), free(s->dbname), free(s->base), free(s->generator), free(s->casing);
+    for (int i = 0; i < s->nns; i++) free(s->ns[i].name), free(s->ns[i].canonical), free(s->ns[i].casing);
+    free(s->ns);
+    free(wd->ns_case);
+    free(wd);
+}
+
+const WikiDumpStats *wikidump_stats(const WikiDump *wd) { return &wd->stats; }
+
+const WikiSiteinfo *wikidump_siteinfo(const WikiDump *wd) { return &wd->site; }
+
+/* ---- feeding ---- */
+
+static int xml_error(WikiDump *wd, Err *err) {
+    if (wd->bad_root)
+        return err_set(err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
+                       wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp), wd->bad_root_name);
+    long long off = (long long)XML_GetCurrentByteIndex(wd->xp) - wd->prefix_len;
+    return err_set(err, "%s: line %lu, column %lu (XML byte %lld): malformed XML: %s", wd->opts.name,
+                   (unsigned long)XML_GetCurrentLineNumber(wd->xp),
+                   (unsigned long)XML_GetCurrentColumnNumber(wd->xp) + 1, off < 0 ? 0 : off,
+                   XML_ErrorString(XML_GetErrorCode(wd->xp)));
+}
+
+static int parse(WikiDump *wd, const char *data, size_t len, int final, Err *err) {
+    while (len > 0 || final) {
+        int n = len > (1u << 30) ? (1 << 30) : (int)len;
+        int last = final && (size_t)n == len;
+        if (XML_Parse(wd->xp, data, n, last) == XML_STATUS_ERROR || wd->bad_root)
+            return xml_error(wd, err);
+        data += n;
+        len -= (size_t)n;
+        if (last) break;
+    }
+    return 0;
+}
+
+/* Feed bytes that end on a character boundary, repairing bad UTF-8. */
+static int feed_valid(WikiDump *wd, const char *data, size_t len, int final, Err *err) {
+    if (utf8_valid_prefix(data, len) == len) return parse(wd, data, len, final, err);
+    buf_clear(&wd->fix);
+    wd->stats.bad_utf8 += utf8_append_repair(&wd->fix, data, len);
+    return parse(wd, wd->fix.data, wd->fix.len, final, err);
+}
+
+/* Decide from the first bytes whether the input is UTF-16, a <page>
+ * fragment, or a normal document. Returns 1 when decided, 0 if more bytes
+ * are needed, -1 on error. */
+static int sniff(WikiDump *wd, Err *err) {
+    const unsigned char *p = (const unsigned char *)wd->sniff.data;
+    size_t n = wd->sniff.len;
+    if (n < 2) return 0;
+    if ( ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF) ||
+                   (p[0] == '<' && p[1] == 0) || (p[0] == 0 && p[1] == '<')))
+        return err_set(err,
+                       "%s: byte 0: input is UTF-16 encoded XML; MediaWiki dumps are UTF-8 "
+                       "(convert with: iconv -f UTF-16 -t UTF-8)",
+                       wd->opts.name);
+    size_t i = 0;
+    if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
+    for (;;) {
+        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+        if (i >= n) return n >= SNIFF_MAX ? 1 : 0;
+        if (p[i] != '<') return 1; /* let expat report it */
+        if (i + 1 >= n) return 0;
+        if (p[i + 1] == '?' || p[i + 1] == '!') { /* declaration, comment, doctype */
+            const char *e = memchr(p + i, '>', n - i);
+            if (!e) return n >= SNIFF_MAX ? 1 : 0;
+            i = (size_t)((const unsigned char *)e - p) + 1;
+            continue;
+        }
+        if (n - i < 6) return 0;
+        if (memcmp(p + i, "<page", 5) == 0 && (p[i + 5] == '>' || p[i + 5] == ' ')) wd->fragment = 1;
+        return 1;
+    }
+}
+
+int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
+    wd->stats.xml_bytes += len;
+    if (wd->sniffing) {
+        buf_append(&wd->sniff, data, len);
+        int rc = sniff(wd, err);
+        if (rc < 0) return -1;
+        if (rc == 0) return 0;
+        wd->sniffing = 0;
+        if (wd->fragment) {
+            static const char root[] = "<mediawiki>";
+            wd->prefix_len = (int64_t)sizeof root - 1;
+            if (parse(wd, root, sizeof root - 1, 0, err)) return -1;
+        }
+        Buf s = wd->sniff;
+        wd->sniff = (Buf){0};
+        wd->stats.xml_bytes -= s.len;
+        int r = wikidump_feed(wd, s.data, s.len, err);
+        buf_free(&s);
+        return r;
+    }
+    /* complete a character carried over from the previous chunk */
+    while (wd->ncarry && len) {
+        wd->carry[wd->ncarry++] = *data++;
+        len--;
+        uint32_t cp;
+        if (utf8_decode((const unsigned char *)wd->carry, wd->ncarry, &cp) || wd->ncarry == 4 ||
+            utf8_boundary(wd->carry, wd->ncarry) == wd->ncarry) {
+            size_t k = wd->ncarry;
+            wd->ncarry = 0;
+            if (feed_valid(wd, wd->carry, k, 0, err)) return -1;
+        }
+    }
+    if (len == 0) return 0;
+    size_t whole = utf8_boundary(data, len);
+    if (feed_valid(wd, data, whole, 0, err)) return -1;
+    memcpy(wd->carry, data + whole, len - whole);
+    wd->ncarry = len - whole;
+    return 0;
+}
+
+int wikidump_finish(WikiDump *wd, Err *err) {
+    if (wd->sniffing) {
+        wd->sniffing = 0;
+        if (wd->sniff.len == 0)
+            return err_set(err, "%s: empty input (no XML data)", wd->opts.name);
+        Buf s = wd->sniff;
+        wd->sniff = (Buf){0};
+        if (wd->fragment && parse(wd, "<mediawiki>", 11, 0, err)) return -1;
+        wd->stats.xml_bytes -= s.len;
+        int r = wikidump_feed(wd, s.data, s.len, err);
+        buf_free(&s);
+        if (r) return -1;
+    }
+    if (wd->ncarry) {
+        size_t k = wd->ncarry;
+        wd->ncarry = 0;
+        if (feed_valid(wd, wd->carry, k, 0, err)) return -1;
+    }
+    if (wd->fragment && wd->depth == 1 && parse(wd, "</mediawiki>", 12, 0, err)) return -1;
+    if (!wd->root_closed && wd->seen_root) {
+        if (wd->depth == 1)
+            return err_set(err,
+                           "%s: line %lu: dump ends without </mediawiki> (truncated?); the %llu pages "
+                           "before it were complete",
+                           wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
+                           (unsigned long long)wd->stats.pages);
+        return err_set(err, "%s: line %lu: unexpected end of XML inside <%s> (truncated dump?)",
+                       wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
+                       wd->in_page ? "page" : wd->in_siteinfo ? "siteinfo" : "mediawiki");
+    }
+    return parse(wd, "", 0, 1, err);
+}

@@ -1,0 +1,34 @@
+# tests/cli/lib.sh - helpers for CLI transcript tests (sourced).
+#
+#   run CMD...              run a command; sets $out $err $rc (stdout/stderr
+#                           files and exit code) in a fresh temp dir $T
+#   ok NAME COND...         count a check: COND is a shell test command
+#   expect_rc NAME N        exit code was N
+#   expect_err NAME GLOB    stderr matches the shell glob
+#   done_testing            print "N passed, N failed"
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+DATA=$TESTS/data
+PASS=0 FAIL=0
+out=$T/out err=$T/err rc=0
+
+run() {
+  rc=0
+  "$@" >"$out" 2>"$err" || rc=$?
+}
+
+ok() {
+  local name=$1; shift
+  if "$@"; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); echo "FAIL $name"; echo "  stderr: $(head -c 400 "$err")"; fi
+}
+
+expect_rc() { ok "$1 (exit $rc, want $2)" [ "$rc" -eq "$2" ]; }
+
+expect_err() {
+  local name=$1 glob=$2
+  # shellcheck disable=SC2053
+  ok "$name (stderr '$(head -c 300 "$err")' !~ '$glob')" eval '[[ "$(cat "$err")" == $glob ]]'
+}
+
+done_testing() { echo "$PASS passed, $FAIL failed"; }

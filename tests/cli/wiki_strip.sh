@@ -1,0 +1,86 @@
+# CLI tests for wiki_strip: layouts, -j determinism, localized namespaces,
+# malformed records.
+. "$TESTS/cli/lib.sh"
+WD=$BIN/wiki_dump
+WS=$BIN/wiki_strip
+
+run $WS --help
+expect_rc "help" 0
+ok "help text" grep -q "^Usage: wiki_strip" "$out"
+run $WS --format xml
+expect_rc "bad format" 2
+expect_err "bad format message" "*--format: expected doc, json or lines, got 'xml'*"
+run $WS "$T/nope.jsonl"
+expect_rc "missing file" 1
+expect_err "missing file message" "wiki_strip: */nope.jsonl: No such file or directory*"
+
+$WD "$DATA/enwiki-206.xml.bz2" >"$T/en.jsonl"
+npages=$(($(wc -l <"$T/en.jsonl") - 1))
+for fmt in doc json lines; do
+  run $WS -j1 -F $fmt "$T/en.jsonl"
+  expect_rc "$fmt -j1" 0
+  cp "$out" "$T/en.$fmt"
+  for j in 2 4; do
+    run $WS -j$j -F $fmt "$T/en.jsonl"
+    ok "$fmt: -j$j identical to -j1" cmp -s "$out" "$T/en.$fmt"
+  done
+done
+run bash -c "cat '$T/en.jsonl' | $WS -j2"
+ok "stdin identical to file" cmp -s "$out" "$T/en.doc"
+
+ok "doc: one <doc> per page" [ "$(grep -c '^<doc id=' "$T/en.doc")" -eq "$npages" ]
+ok "doc: one </doc> per page" [ "$(grep -c '^</doc>$' "$T/en.doc")" -eq "$npages" ]
+ok "doc: header" grep -qx '<doc id="12" url="https://en.wikipedia.org/wiki?curid=12" title="Anarchism">' <(head -1 "$T/en.doc")
+ok "doc: title line then blank" [ "$(sed -n 2p "$T/en.doc")" = Anarchism ] && [ -z "$(sed -n 3p "$T/en.doc")" ]
+ok "doc: anarchism text" grep -q '^Anarchism is a political philosophy that advocates self-governed societies' "$T/en.doc"
+ok "doc: blank line before </doc>" bash -c "grep -B1 '^</doc>\$' '$T/en.doc' | grep -v '^</doc>\$' | grep -v '^--\$' | grep -qv '^\$' && exit 1 || exit 0"
+ok "doc: no template braces left" bash -c "! grep -q '{{' '$T/en.doc'"
+ok "doc: no wiki links left" bash -c "! grep -q '\[\[' '$T/en.doc'"
+ok "json: WikiExtractor keys" grep -q '^{"id": "12", "revid": "[0-9]*", "url": "https://en.wikipedia.org/wiki?curid=12", "title": "Anarchism", "text": "Anarchism is a political' "$T/en.json"
+ok "json: one record per page" [ "$(wc -l <"$T/en.json")" -eq "$npages" ]
+ok "json: ASCII only" bash -c "! LC_ALL=C grep -q '[^ -~]' '$T/en.json'"
+ok "lines: two lines per article" [ "$(wc -l <"$T/en.lines")" -eq $((2 * npages)) ]
+ok "lines: blank every second line" bash -c "[ -z \"\$(sed -n '0~2p' '$T/en.lines' | tr -d '\n')\" ]"
+ok "lines: article lines end with a space" bash -c "! sed -n '1~2p' '$T/en.lines' | grep -v '^\$' | grep -qv ' \$'"
+ok "lines: starts with the article text" grep -q '^Anarchism is a political philosophy' <(head -1 "$T/en.lines")
+
+# localized namespaces come from the siteinfo line
+cat >"$T/hu.jsonl" <<'J'
+{"siteinfo":{"sitename":"Wikipédia","dbname":"huwiki","base":"https://hu.wikipedia.org/wiki/Kezdőlap","generator":"x","case":"first-letter","namespaces":[{"key":6,"name":"Fájl","canonical":"File","case":"first-letter"},{"key":14,"name":"Kategória","canonical":"Category","case":"first-letter"}]}}
+{"id":1,"revid":2,"title":"Próba","ns":0,"url":"https://hu.wikipedia.org/wiki?curid=1","text":"Első bekezdés [[Fájl:Kép.jpg|bélyegkép|Képaláírás]] vége.\n\nMásodik [[Budapest|fővárosban]].\n[[Kategória:Teszt]]"}
+J
+run $WS "$T/hu.jsonl"
+expect_rc "hu" 0
+ok "hu: localized File link dropped" bash -c "! grep -q 'Képaláírás' '$out'"
+ok "hu: localized Category link dropped" bash -c "! grep -q 'Teszt' '$out'"
+ok "hu: text kept" grep -q '^Első bekezdés' "$out"
+ok "hu: link anchor kept" grep -q '^Második fővárosban\.$' "$out"
+
+# malformed records are skipped and reported with file:line
+{ sed -n 1,3p "$T/en.jsonl"; echo '{"id":5,"title":"Broken","text":"abc'; sed -n 4,5p "$T/en.jsonl"; } >"$T/bad.jsonl"
+run $WS "$T/bad.jsonl"
+expect_rc "malformed record skipped" 0
+expect_err "malformed record message" "*bad.jsonl:4: malformed record (byte *): unterminated string*"
+ok "malformed record: others written" [ "$(grep -c '^<doc id=' "$out")" -eq 4 ]
+run $WS --strict "$T/bad.jsonl"
+expect_rc "malformed record with --strict" 1
+
+: >"$T/empty.jsonl"
+run $WS "$T/empty.jsonl"
+expect_rc "empty input" 0
+ok "empty input gives empty output" [ ! -s "$out" ]
+
+run $WS -o "$T/o.txt" "$T/hu.jsonl"
+expect_rc "-o" 0
+ok "-o output" grep -q '^Első bekezdés' "$T/o.txt"
+run $WS -o "$T/o.txt" "$T/hu.jsonl"
+expect_rc "-o refuses overwrite" 1
+
+# the whole pipeline on every shipped sample: no crash, no leftover braces
+for f in "$DATA"/enwiki-*.xml.bz2 "$DATA"/huwiki-berlin.xml.bz2 "$DATA"/elwikivoyage-17.xml.bz2; do
+  run bash -c "$WD '$f' | $WS -j2"
+  ok "pipeline $(basename "$f")" [ "$rc" -eq 0 ]
+  ok "pipeline $(basename "$f"): no {{ }} left" bash -c "! grep -q '{{\|}}' '$out'"
+done
+
+done_testing

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tests/demo.sh - the main job on the samples shipped in tests/data: the prep
+# stage (wiki_dump | wiki_strip) for English and Hungarian Wikipedia pages,
+# in WikiExtractor's doc layout and one article per line.
+#
+#   tests/demo.sh bin          outputs go to out/demo/
+set -eu -o pipefail
+BIN=${1:-bin}
+DATA=$(dirname "$0")/data
+OUT=out/demo
+mkdir -p "$OUT"
+for src in enwiki-206 huwiki-berlin elwikivoyage-17.multistream; do
+  "$BIN/wiki_dump" -v -f -o "$OUT/$src.jsonl" "$DATA/$src.xml.bz2"
+  "$BIN/wiki_strip" -v -f -o "$OUT/$src.doc.txt" "$OUT/$src.jsonl"
+  "$BIN/wiki_strip" -f --format lines -o "$OUT/$src.lines.txt" "$OUT/$src.jsonl"
+done
+echo
+echo "demo: outputs in $OUT/:"
+ls -l "$OUT"
+echo
+echo "demo: first article of $OUT/enwiki-206.doc.txt:"
+sed -n '1,/<\/doc>/p' "$OUT/enwiki-206.doc.txt" | cut -c1-300 | head -20

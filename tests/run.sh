@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tests/run.sh - run every unit test program and every CLI test script, add
+# up their "N passed, N failed" lines, and end with the total in that form.
+#
+#   tests/run.sh build/tests bin
+# A suite that crashes or prints no summary counts as one failure.
+set -u
+testdir=$1
+export BIN=$(cd "$2" && pwd)
+export TESTS=$(cd "$(dirname "$0")" && pwd)
+passed=0 failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+run_suite() { # name command...
+  local name=$1; shift
+  local rc=0
+  "$@" >"$log" 2>&1 || rc=$?
+  local line
+  line=$(grep -E '^([A-Za-z0-9_./-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -z "$line" ]; then
+    echo "FAIL $name: no summary (exit $rc)"; tail -20 "$log"
+    failed=$((failed + 1)); return
+  fi
+  local p f
+  p=$(grep -oE '[0-9]+ passed' <<<"$line" | cut -d' ' -f1)
+  f=$(grep -oE '[0-9]+ failed' <<<"$line" | cut -d' ' -f1)
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; echo "FAIL $name: exit $rc"; fi
+  [ "$f" -gt 0 ] && grep -E '^(FAIL|  )' "$log" | head -40
+  printf '%-28s %s passed, %s failed\n' "$name" "$p" "$f"
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
+for t in "$testdir"/test_*; do
+  [ -x "$t" ] || continue
+  run_suite "$(basename "$t")" "$t"
+done
+for s in "$TESTS"/cli/*.sh; do
+  [ "$(basename "$s")" = lib.sh ] && continue
+  run_suite "cli/$(basename "$s" .sh)" bash "$s"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

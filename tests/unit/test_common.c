@@ -1,0 +1,193 @@
+/* test_common.c - common/: UTF-8 repair, JSON write/walk, number parsing,
+ * the ordered pool (same output for every thread count), the line reader
+ * across chunk-sized lines, and the atomic writer. */
+#include <unistd.h>
+
+#include "../test.h"
+#include "buf.h"
+#include "cli.h"
+#include "io.h"
+#include "json.h"
+#include "pool.h"
+#include "utf8.h"
+
+static void test_utf8(void) {
+    Buf b = {0};
+    size_t bad = utf8_append_repair(&b, "a\xC3\xA9\xE2\x82z\xED\xA0\x80\xF4\x90\x80\x80\xC0\xAF", 16);
+    test_str_eq("repair maximal subparts", b.data,
+                "a\xC3\xA9\xEF\xBF\xBDz\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+                "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    test_cond("repair count", bad == 10);
+    test_cond("valid prefix", utf8_valid_prefix("ab\xC3\xA9\xFF", 5) == 4);
+    test_cond("boundary drops incomplete tail", utf8_boundary("ab\xE2\x82", 4) == 2);
+    test_cond("boundary keeps complete", utf8_boundary("ab\xE2\x82\xAC", 5) == 5);
+    test_cond("boundary keeps ascii", utf8_boundary("abc", 3) == 3);
+    buf_free(&b);
+}
+
+static void test_json(void) {
+    Buf b = {0};
+    json_append_string(&b, "a\"b\\c\n\x01\xC3\xA9\xFF", 10);
+    test_str_eq("json escape", b.data, "\"a\\\"b\\\\c\\n\\u0001\xC3\xA9\xEF\xBF\xBD\"");
+    buf_clear(&b);
+    json_append_string_ascii(&b, "\xC3\xA9\xF0\x9F\x98\x80\x7F\"", 8);
+    test_str_eq("json ensure_ascii like Python", b.data, "\"\\u00e9\\ud83d\\ude00\\u007f\\\"\"");
+
+    const char *rec = " {\"id\":12, \"t\":\"x\\\"}\", \"n\":{\"a\":[1,{\"b\":\"]\"}]}, \"u\":\"\\u00e9\\ud83d\\ude00\\/\"} ";
+    JsonIter it;
+    const char *k, *v;
+    size_t kn, vn;
+    test_cond("iter init", json_iter_init(&it, rec, strlen(rec), '{') == 0);
+    int n = 0;
+    int64_t id = 0;
+    Buf t = {0}, u = {0};
+    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1) {
+        n++;
+        if (json_key_is(k, kn, "id")) json_to_i64(v, vn, &id);
+        if (json_key_is(k, kn, "t")) json_decode_string(&t, v, vn);
+        if (json_key_is(k, kn, "u")) json_decode_string(&u, v, vn);
+        if (json_key_is(k, kn, "n")) test_mem_eq("nested span", v, vn, "{\"a\":[1,{\"b\":\"]\"}]}", 19);
+    }
+    test_cond("members", n == 4 && !it.error);
+    test_cond("int", id == 12);
+    test_str_eq("string with escaped quote", t.data, "x\"}");
+    test_str_eq("unicode escapes", u.data, "\xC3\xA9\xF0\x9F\x98\x80/");
+    const char *bad[] = {"{\"a\":1", "{\"a\" 1}", "{\"a\":1} x", "[1,2]", "{\"a\":\"x}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int r = json_iter_init(&it, bad[i], strlen(bad[i]), '{');
+        if (r == 0)
+            while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {}
+        test_cond("malformed JSON detected", r == -1 && it.error);
+    }
+    buf_free(&b), buf_free(&t), buf_free(&u);
+}
+
+static void test_numbers(void) {
+    uint64_t v;
+    test_cond("plain", cli_parse_u64("123", &v) == 0 && v == 123);
+    test_cond("K", cli_parse_u64("4K", &v) == 0 && v == 4096);
+    test_cond("M", cli_parse_u64("32M", &v) == 0 && v == 32u << 20);
+    test_cond("G", cli_parse_u64("2G", &v) == 0 && v == 2ull << 30);
+    test_cond("junk", cli_parse_u64("12x", &v) == -1);
+    test_cond("empty", cli_parse_u64("", &v) == -1);
+    test_cond("overflow", cli_parse_u64("99999999999999999999", &v) == -1);
+    test_cond("overflow by suffix", cli_parse_u64("17179869184G", &v) == -1);
+}
+
+/* ---- pool: batches of integers, squared, concatenated in order ---- */
+typedef struct PoolCtx {
+    int next, limit;
+    Buf out;
+} PoolCtx;
+
+static int pfill(void *ctx, Batch *b) {
+    PoolCtx *c = ctx;
+    for (int i = 0; i < 7 && c->next < c->limit; i++, c->next++) {
+        buf_append(&b->in, &c->next, sizeof c->next);
+        b->nrec++;
+    }
+    return b->nrec > 0;
+}
+
+static void pwork(void *ctx, int worker, Batch *b) {
+    (void)ctx;
+    (void)worker;
+    for (size_t i = 0; i < b->nrec; i++) {
+        int x;
+        memcpy(&x, b->in.data + i * sizeof x, sizeof x);
+        if (x % 5 == 0) usleep(50); /* uneven work to shuffle finishing order */
+        char t[32];
+        snprintf(t, sizeof t, "%d,", x * x);
+        buf_puts(&b->out, t);
+        b->counts[0]++;
+    }
+}
+
+static int pflush(void *ctx, Batch *b) {
+    PoolCtx *c = ctx;
+    buf_append(&c->out, b->out.data, b->out.len);
+    return 0;
+}
+
+static void test_pool(void) {
+    PoolOps ops = {pfill, pwork, pflush};
+    PoolCtx ref = {.limit = 500};
+    test_cond("pool inline", pool_run(1, &ops, &ref) == 0);
+    for (int nt = 2; nt <= 8; nt *= 2) {
+        PoolCtx c = {.limit = 500};
+        test_cond("pool threads", pool_run(nt, &ops, &c) == 0);
+        test_mem_eq("pool output identical for every thread count", c.out.data, c.out.len, ref.out.data,
+                    ref.out.len);
+        buf_free(&c.out);
+    }
+    test_cond("pool result", strncmp(ref.out.data, "0,1,4,9,16,", 11) == 0);
+    buf_free(&ref.out);
+}
+
+static void test_reader_writer(void) {
+    char dir[] = "/tmp/wbtestXXXXXX";
+    test_cond("mkdtemp", mkdtemp(dir) != NULL);
+    char path[256], path2[256];
+    snprintf(path, sizeof path, "%s/a.txt", dir);
+    snprintf(path2, sizeof path2, "%s/b.txt", dir);
+    Writer w;
+    Err err;
+    test_cond("writer open", writer_open(&w, path, 0, &err) == 0);
+    test_cond("temp name", access(path, F_OK) != 0);
+    /* a 3 MB line (longer than the reader's 1 MB chunk), an empty line, a
+     * line with a NUL, and a last line without '\n' */
+    for (int i = 0; i < 3 << 20; i++) fputc('a' + i % 26, w.fp);
+    fputs("\n\nx", w.fp);
+    fputc(0, w.fp);
+    fputs("y\nlast", w.fp);
+    test_cond("writer close", writer_close(&w, &err) == 0);
+    test_cond("renamed into place", access(path, F_OK) == 0);
+    test_cond("refuse overwrite", writer_open(&w, path, 0, &err) == -1 && strstr(err.msg, "already exists"));
+    FILE *f = fopen(path2, "w");
+    fputs("second\n", f);
+    fclose(f);
+
+    char *inputs[] = {path, path2};
+    Reader r;
+    reader_init(&r, inputs, 2);
+    const char *line;
+    size_t len;
+    int n = 0;
+    size_t lens[8];
+    while (n < 8 && reader_next_line(&r, &line, &len, &err) == 1) lens[n++] = len;
+    test_cond("line count", n == 5);
+    test_cond("long line", n > 0 && lens[0] == 3u << 20);
+    test_cond("empty line", n > 1 && lens[1] == 0);
+    test_cond("NUL kept", n > 2 && lens[2] == 3);
+    test_cond("last line without newline", n > 3 && lens[3] == 4);
+    test_cond("second file", n > 4 && lens[4] == 6 && r.line == 1);
+    reader_free(&r);
+
+    char *missing[] = {dir};
+    char nope[300];
+    snprintf(nope, sizeof nope, "%s/nope", dir);
+    missing[0] = nope;
+    reader_init(&r, missing, 1);
+    test_cond("missing input", reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, "No such file"));
+    reader_free(&r);
+
+    test_cond("abort open", writer_open(&w, path2, 1, &err) == 0);
+    fputs("partial", w.fp);
+    writer_abort(&w);
+    f = fopen(path2, "r");
+    char buf[16] = {0};
+    test_cond("abort keeps old file", f && fgets(buf, sizeof buf, f) && strcmp(buf, "second\n") == 0);
+    if (f) fclose(f);
+    unlink(path);
+    unlink(path2);
+    rmdir(dir);
+}
+
+int main(void) {
+    test_utf8();
+    test_json();
+    test_numbers();
+    test_pool();
+    test_reader_writer();
+    return test_report();
+}
