@@ -33,6 +33,7 @@ static inline void buf_reserve(Buf *b, size_t extra) {
     while (cap < need) cap *= 2;
     b->data = xrealloc(b->data, cap);
     b->cap = cap;
+    b->data[b->len] = '\0';
 }
 
 static inline void buf_append(Buf *b, const void *p, size_t n) {

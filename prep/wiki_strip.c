@@ -134,7 +134,7 @@ static int fill(void *ctx, Batch *b) {
     State *st = ctx;
     const char *line;
     size_t len;
-    int r;
+    int r = 0;
     while (b->in.len < BATCH_BYTES && b->nrec < BATCH_RECORDS &&
            (r = reader_next_line(&st->rd, &line, &len, &st->err)) == 1) {
         if (len == 0) continue;
@@ -164,7 +164,7 @@ static const char *parse_record(Worker *w, const char *rec, size_t len, size_t *
     buf_clear(&w->text), buf_clear(&w->title), buf_clear(&w->url);
     buf_clear(&w->id), buf_clear(&w->revid);
     if (json_iter_init(&it, rec, len, '{')) goto syntax;
-    int r;
+    int r = 0;
     while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
         if (json_key_is(k, kn, "text")) {
             if (json_decode_string(&w->text, v, vn)) return *pos = (size_t)(v - rec), "bad \"text\" string";

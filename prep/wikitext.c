@@ -721,6 +721,14 @@ static void put_marker(Buf *b, char kind, uint32_t cls) {
     buf_append(b, tmp + k, sizeof tmp - k);
 }
 
+/* Soft newlines: a comment or element dropped in pass 1 leaves one \x03
+ * per newline it contained. WikiExtractor removes those only after its
+ * bold/italic step, whose patterns stop at newlines, so pass 5 treats \x03
+ * as a line end; pass 6 deletes them. */
+static void put_soft_newlines(Buf *b, const unsigned char *s, size_t a, size_t e) {
+    for (const unsigned char *p = s + a; (p = memchr(p, '\n', (size_t)(s + e - p))); p++) buf_putc(b, '\x03');
+}
+
 /* ---- pass 1: preprocess ---- */
 
 enum { X_DROP, X_MATH, X_NOWIKI, X_TAGONLY };
@@ -812,7 +820,7 @@ static const unsigned char p1_special[256] = {
     [29] = 1, [30] = 1, [31] = 1, [0x7F] = 1, ['<'] = 1, ['{'] = 1, ['}'] = 1, ['_'] = 1,
 };
 static const unsigned char p4_special[256] = {['['] = 1, [']'] = 1, ['|'] = 1, ['\n'] = 1};
-static const unsigned char p6_special[256] = {['<'] = 1, ['&'] = 1};
+static const unsigned char p6_special[256] = {['<'] = 1, ['&'] = 1, [3] = 1};
 static const unsigned char p7_special[256] = {['<'] = 1, ['>'] = 1, [' '] = 1, ['\t'] = 1, ['.'] = 1};
 
 static void brace_push(WikiText *wt, size_t pos, size_t count) {
@@ -895,7 +903,9 @@ static void pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
         } else { /* '<' */
             if (n - i >= 4 && s[i + 1] == '!' && s[i + 2] == '-' && s[i + 3] == '-') {
                 const unsigned char *e = memmem(s + i + 4, n - i - 4, "-->", 3);
-                i = e ? (size_t)(e - s) + 3 : n;
+                size_t end = e ? (size_t)(e - s) + 3 : n;
+                put_soft_newlines(out, s, i, end);
+                i = end;
                 continue;
             }
             Tag t;
@@ -921,6 +931,7 @@ static void pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             } else if (kind == X_NOWIKI) {
                 put_nowiki(out, s, t.end, cs);
             }
+            if (kind != X_NOWIKI) put_soft_newlines(out, s, i, cend);
             i = cend;
         }
     }
@@ -1247,6 +1258,8 @@ static void sub_pair(const unsigned char *s, size_t n, Buf *out, const char *p, 
         if (a >= eol || eol == 0) {
             const unsigned char *q = memchr(s + a, '\n', n - a);
             eol = q ? (size_t)(q - s) : n;
+            q = memchr(s + a, '\x03', eol - a);
+            if (q) eol = (size_t)(q - s);
         }
         size_t b = find_q(s, a + pl, eol, p, pl);
         if (b == NOPOS) {
@@ -1508,6 +1521,10 @@ static void pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) 
         buf_append(out, s + i, j - i);
         i = j;
         if (i >= n) break;
+        if (s[i] == 3) {
+            i++;
+            continue;
+        }
         if (s[i] == '&') {
             size_t e = put_entity(s, n, i, out);
             if (e == i) {
