@@ -3,7 +3,7 @@
 
 Usage:
   strip_fidelity.py compare WE_OUT OURS_OUT [--samples N]
-  strip_fidelity.py leftover OURS_OUT [--label NAME]
+  strip_fidelity.py leftover [--all] LABEL=OURS_OUT...
 
 WE_OUT and OURS_OUT are <doc id=... title=...> ... </doc> streams (a file or
 a directory of files, read in sorted order). Both sides are normalised the
@@ -27,6 +27,9 @@ Printed numbers (the bench is not a test: it always exits 0):
   leftover        lines with leftover markup, WikiExtractor vs ours
   samples         WikiExtractor paragraphs we do not have, with our nearest
                   line, and our leftover lines
+  leftover        per output file (only those with leftover lines unless
+                  --all): documents, paragraphs, leftover lines and the first
+                  of them; then the totals
 """
 import collections
 import difflib
@@ -87,6 +90,18 @@ def has_markup(p):
     return MARKUP_RE.search(p) is not None
 
 
+def excerpt(p, q, width=110):
+    """The part of p and q around their first difference."""
+    if q is None:
+        return p[:2 * width], '(no similar line)'
+    k = 0
+    while k < min(len(p), len(q)) and p[k] == q[k]:
+        k += 1
+    s = max(0, k - width // 2)
+    pre = '...' if s else ''
+    return pre + p[s:s + 2 * width], pre + q[s:s + 2 * width]
+
+
 def compare(we_path, ours_path, samples):
     we = read_docs(we_path)
     ours = read_docs(ours_path)
@@ -124,41 +139,51 @@ def compare(we_path, ours_path, samples):
         print('\n--- sample of WikiExtractor paragraphs missing from ours (with our nearest line)')
         for d, p in missing[:samples]:
             near = difflib.get_close_matches(p, ours[d][1], n=1, cutoff=0.5)
-            print('[%s] WE  : %s' % (d, p[:300]))
-            print('[%s] ours: %s' % (d, near[0][:300] if near else '(none)'))
+            a, b = excerpt(p, near[0] if near else None)
+            print('[%s] WE  : %s' % (d, a))
+            print('[%s] ours: %s' % (d, b))
         print('\n--- sample of our leftover-markup lines')
         for d, p in our_left[:samples]:
             print('[%s] %s' % (d, p[:300]))
 
 
-def leftover(ours_path, label):
-    ours = read_docs(ours_path)
-    paras = [(d, p) for d in ours for p in ours[d][1]]
-    left = [(d, p) for d, p in paras if has_markup(p)]
-    print('%-28s docs %5d  paragraphs %7d  leftover %5d' % (label, len(ours), len(paras), len(left)))
-    for d, p in left[:3]:
-        print('    [%s] %s' % (d, p[:160]))
+def leftover(pairs, show_all):
+    tot_docs = tot_paras = tot_left = 0
+    for pair in pairs:
+        label, _, path = pair.partition('=')
+        ours = read_docs(path)
+        paras = [(d, p) for d in ours for p in ours[d][1]]
+        left = [(d, p) for d, p in paras if has_markup(p)]
+        tot_docs += len(ours)
+        tot_paras += len(paras)
+        tot_left += len(left)
+        if left or show_all:
+            print('  %-24s docs %5d  paragraphs %7d  leftover %5d' % (label, len(ours), len(paras), len(left)))
+            for d, p in left[:3]:
+                print('      [%s] %s' % (d, p[:160]))
+    print('  %-24s docs %5d  paragraphs %7d  leftover %5d' % ('TOTAL (%d files)' % len(pairs),
+                                                              tot_docs, tot_paras, tot_left))
 
 
 def main(argv):
     samples = 20
-    label = None
+    show_all = False
     args = []
     i = 0
     while i < len(argv):
         if argv[i] == '--samples':
             samples = int(argv[i + 1])
             i += 2
-        elif argv[i] == '--label':
-            label = argv[i + 1]
-            i += 2
+        elif argv[i] == '--all':
+            show_all = True
+            i += 1
         else:
             args.append(argv[i])
             i += 1
     if len(args) == 3 and args[0] == 'compare':
         compare(args[1], args[2], samples)
-    elif len(args) == 2 and args[0] == 'leftover':
-        leftover(args[1], label or args[1])
+    elif len(args) >= 2 and args[0] == 'leftover':
+        leftover(args[1:], show_all)
     else:
         sys.stderr.write(__doc__)
     return 0

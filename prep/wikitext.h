@@ -39,12 +39,12 @@ typedef struct WikiTextOpts {
     /* WIKITEXT_SECTIONS_DEFAULT (0, WikiExtractor keeps headings: its
      * Extractor.keepSections is True) or WIKITEXT_SECTIONS_DROP. */
     int keep_sections;
-    /* NULL-terminated list of namespace names whose [[links]] are dropped
-     * with their captions (e.g. "Fájl", "Kép", "Kategória"); compared
-     * case-insensitively, '_' equal to ' '. The English canonical names File,
-     * Image, Media and Category are always dropped. NULL = English names plus
-     * a built-in list of localized File/Image/Category names of the larger
-     * Wikipedias. */
+    /* NULL-terminated list of extra namespace names whose [[links]] are
+     * dropped with their captions (e.g. "Fájl", "Kép", "Kategória" from the
+     * dump's siteinfo); compared case-insensitively, '_' equal to ' '. Always
+     * dropped, list or not (NULL): the English names File, Image, Media and
+     * Category and a built-in list of the localized File/Image/Category
+     * names of the larger Wikipedias. */
     const char *const *drop_ns;
     /* 0 = WikiExtractor default: <math>/<chem>/<ce> become "formula_N" and
      * <code>...</code> becomes "codice_N" (N numbers the page's distinct
