@@ -479,6 +479,14 @@ static int is_header_prefix(const unsigned char *p, size_t n) {
     return n < 4 || (p[3] >= '1' && p[3] <= '9');
 }
 
+/* Whether in[pos..len) (data after the last stream) holds a block or
+ * end-of-stream magic, i.e. is a stream with a damaged header rather than
+ * garbage to ignore. */
+static int garbage_has_block(const unsigned char *in, size_t pos, size_t len) {
+    uint64_t p, resume;
+    return find_magic(in, (uint64_t)pos * 8, (uint64_t)len * 8, &p, &resume) != MK_NONE;
+}
+
 /* Decode an index piece (whole streams, no bit scan needed) block by
  * block, to deliver every good block before the bad one and to name the bad
  * block's offset. Sets j->out, j->ok, j->msg, j->err_byte, j->garbage. */
@@ -495,12 +503,16 @@ static void decode_piece_blockwise(Worker *wk, Job *j) {
     while (pos < len) {
         size_t rem = len - pos;
         if (!is_header_prefix(in + pos, rem) || (rem < 4 && !j->last_piece)) {
-            if (pos > 0 && j->last_piece) {
+            if (pos > 0 && j->last_piece && !garbage_has_block(in, pos, len)) {
                 j->garbage = rem;
                 break;
             }
             j->err_byte = base + pos;
-            snprintf(j->msg, sizeof j->msg, pos ? "garbage between bz2 streams" : "not bz2 data");
+            snprintf(j->msg, sizeof j->msg, "%s",
+                     pos == 0          ? "not bz2 data"
+                     : j->last_piece ? "data after the end of a bz2 stream is not a bz2 stream "
+                                       "(corrupt stream header?)"
+                                     : "garbage between bz2 streams");
             return;
         }
         if (rem < 10) {
@@ -532,7 +544,7 @@ static void decode_piece_blockwise(Worker *wk, Job *j) {
                     ok = 1;
                     break;
                 }
-                if (t == 0) snprintf(first, sizeof first, "%s", m);
+                if (t == 0 || strstr(m, "CRC")) snprintf(first, sizeof first, "%s", m);
                 from = q + 48;
             }
             if (!ok) {
@@ -567,7 +579,8 @@ static void decode_piece(Worker *wk, Job *j) {
     j->out.len = 0;
     out_reserve(&j->out, len * 5 + 65536);
     while (pos < len) {
-        if (pos > 0 && !is_header_prefix(j->in + pos, len - pos) && j->last_piece) {
+        if (pos > 0 && !is_header_prefix(j->in + pos, len - pos) && j->last_piece &&
+            !garbage_has_block(j->in, pos, len)) {
             j->garbage = len - pos;
             break;
         }
@@ -664,9 +677,7 @@ static Job *job_get(Bz2Par *b) {
     Job *j = b->pool;
     if (j) b->pool = j->next;
     pthread_mutex_unlock(&b->mu);
-    if (!j) {
-        j = xcalloc(1, sizeof *j);
-    }
+    if (!j) j = xcalloc(1, sizeof *j);
     unsigned char *in = j->in;
     size_t in_cap = j->in_cap;
     OutBuf out = j->out;
@@ -980,6 +991,7 @@ static int finish_provisional(Bz2Par *b) {
     if (emit_block(b, sc->cur, sc->prov_eos, 1, sc->prov_crc, sc->prov_eos) < 0) return -1;
     sc->has_prov = 0;
     sc->gstart = (sc->prov_eos + 80 + 7) / 8;
+    sc->search = sc->gstart * 8;
     sc->state = SC_GARBAGE;
     return 0;
 }
@@ -1037,9 +1049,11 @@ static int scan_header(Bz2Par *b) {
     if (!is_header_prefix(p, avail)) {
         if (sc->nstreams == 0) return scan_error(b, h, "not bz2 data");
         sc->gstart = h;
+        sc->search = h * 8;
         sc->state = SC_GARBAGE;
         return 1;
     }
+    if (avail < 4 && sc->nstreams == 0) return scan_error(b, h, "not bz2 data");
     if (avail < 10) return scan_error(b, WEND(sc), "unexpected end of bz2 data (truncated file?)");
     int kind = magic_kind(get_bits(sc->w, (h - sc->wbase + 4) * 8, 48));
     if (!kind)
@@ -1159,14 +1173,31 @@ static int scan_segment(Bz2Par *b) {
         return 1;
     }
     if (!sc->eof) return 0;
-    if (sc->seg_end != UINT64_MAX)
+    if (sc->seg_end != UINT64_MAX) {
+        if (emit_piece(b, s0, wend, 1) < 0) return 0;
         return scan_error(b, wend,
                           "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
                           " bytes)",
                           sc->seg_end, wend);
+    }
     sc->nstreams++;
     if (emit_piece(b, s0, wend, 1) < 0) return 0;
     return scan_end(b, 0);
+}
+
+/* Data after the last stream that does not start like a stream header:
+ * ignored unless a bz2 block turns up in it (then it is a stream whose
+ * header was damaged). 1: go on, 0: need data/done. */
+static int scan_garbage(Bz2Par *b) {
+    Scan *sc = &b->sc;
+    uint64_t p, resume;
+    if (scan_find(b, sc->search, &p, &resume))
+        return scan_error(b, sc->gstart,
+                          "data after the end of a bz2 stream is not a bz2 stream "
+                          "(corrupt stream header?)");
+    sc->search = resume;
+    if (!sc->eof) return 0;
+    return scan_end(b, WEND(sc) - sc->gstart);
 }
 
 /* Run the scan state machine on the data in the window. 1: needs more
@@ -1179,9 +1210,7 @@ static int scan_run(Bz2Par *b) {
         case SC_HEADER: r = scan_header(b); break;
         case SC_BLOCKS: r = scan_blocks(b); break;
         case SC_SEGMENT: r = scan_segment(b); break;
-        case SC_GARBAGE:
-            if (!sc->eof) return 1;
-            return scan_end(b, WEND(sc) - sc->gstart);
+        case SC_GARBAGE: r = scan_garbage(b); break;
         default: return 0;
         }
         if (sc->state == SC_DONE) return 0;
@@ -1195,6 +1224,7 @@ static uint64_t scan_keep(const Scan *sc) {
     case SC_HEADER: return sc->hdr;
     case SC_BLOCKS: return sc->cur / 8;
     case SC_SEGMENT: return sc->seg_start;
+    case SC_GARBAGE: return sc->search / 8;
     default: return WEND(sc);
     }
 }
@@ -1218,7 +1248,10 @@ static int scan_read(Bz2Par *b) {
         }
     }
     for (;;) {
-        if (__atomic_load_n(&b->stop, __ATOMIC_RELAXED)) return -1;
+        pthread_mutex_lock(&b->mu);
+        int stop = b->stop;
+        pthread_mutex_unlock(&b->mu);
+        if (stop) return -1;
         if (!b->is_reg) {
             struct pollfd pfd = {.fd = b->fd, .events = POLLIN};
             int pr = poll(&pfd, 1, 200);
@@ -1295,6 +1328,8 @@ static int try_merge(Bz2Par *b, Job *j) {
         out_reserve(&o, j->out.cap);
         if (decode_ranges(&b->ac, &b->scratch, &b->scratch_cap, j->level, r, m + 1,
                           j->block_crc, &o, msg, sizeof msg) != DEC_OK) {
+            /* a CRC mismatch means the whole block was read: the better report */
+            if (strstr(msg, "CRC")) snprintf(j->msg, sizeof j->msg, "%s", msg);
             free(o.p);
             continue;
         }
@@ -1342,6 +1377,8 @@ static void set_saved(Bz2Par *b, uint64_t off, const char *what) {
     err_set(&b->saved, "%s: byte %" PRIu64 ": %s", b->name, off, what);
 }
 
+/* Next piece of output in input order (contract in bz2par.h): 1 with
+ * *data and *len owned by b until the next call, 0 at the end, -1 with err. */
 int bz2par_next(Bz2Par *b, const char **data, size_t *len, Err *err) {
     *data = NULL;
     *len = 0;
@@ -1406,12 +1443,17 @@ int bz2par_next(Bz2Par *b, const char **data, size_t *len, Err *err) {
     }
 }
 
+/* Compressed end offset of the output returned so far (caller's thread). */
 uint64_t bz2par_compressed_pos(const Bz2Par *b) { return b->cpos; }
 
+/* Bytes of ignored non-bz2 data after the last stream, known at the end. */
 uint64_t bz2par_trailing_garbage(const Bz2Par *b) { return b->garbage; }
 
 /* ---- open / close ---- */
 
+/* Start the scanner and opts->nthreads workers on fd (contract in
+ * bz2par.h). Returns the decoder, to be freed with bz2par_close(), or NULL
+ * with err filled; fd stays the caller's. */
 Bz2Par *bz2par_open(int fd, const Bz2ParOpts *opts, Err *err) {
     pthread_once(&magic_once, magic_tables_init);
     Bz2Par *b = xcalloc(1, sizeof *b);
@@ -1495,10 +1537,12 @@ fail:
     return NULL;
 }
 
+/* Stop and join all threads, free everything; fine at any point, and on
+ * NULL. Does not close the fd. */
 void bz2par_close(Bz2Par *b) {
     if (!b) return;
     pthread_mutex_lock(&b->mu);
-    __atomic_store_n(&b->stop, 1, __ATOMIC_RELAXED);
+    b->stop = 1;
     pthread_cond_broadcast(&b->cv_work);
     pthread_cond_broadcast(&b->cv_done);
     pthread_cond_broadcast(&b->cv_space);
@@ -1530,3 +1574,6 @@ void bz2par_close(Bz2Par *b) {
     free(b->name);
     free(b);
 }
+
+/* libbz2's version string, for --version. */
+const char *bz2par_lib_version(void) { return BZ2_bzlibVersion(); }

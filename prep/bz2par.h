@@ -75,4 +75,7 @@ uint64_t bz2par_trailing_garbage(const Bz2Par *b);
  * no-op. Does not close the fd given to bz2par_open(). */
 void bz2par_close(Bz2Par *b);
 
+/* Version of the libbz2 in use ("1.0.8, 13-Jul-2019"). */
+const char *bz2par_lib_version(void);
+
 #endif

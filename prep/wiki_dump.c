@@ -379,7 +379,7 @@ int main(int argc, char **argv) {
         case 'h': usage(); return EXIT_OK;
         case 'V': {
             char f[96];
-            snprintf(f, sizeof f, "(expat %s)", wikidump_expat_version());
+            snprintf(f, sizeof f, "(expat %s, libbz2 %s)", wikidump_expat_version(), bz2par_lib_version());
             cli_version(f);
         }
         default: cli_bad_usage("unknown option");
