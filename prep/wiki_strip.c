@@ -192,7 +192,9 @@ static void work(void *ctx, int wid, Batch *b) {
     State *st = ctx;
     Worker *w = &st->workers[wid];
     if (!w->wt) {
-        WikiTextOpts o = {.keep_lists = st->keep_lists, .drop_ns = (const char *const *)st->drop_ns};
+        WikiTextOpts o = {.keep_lists = st->keep_lists,
+                          .drop_ns = (const char *const *)st->drop_ns,
+                          .count_leftover = display_level >= 3};
         w->wt = wikitext_create(&o);
     }
     const char *p = b->in.data, *end = b->in.data + b->in.len;
@@ -286,10 +288,22 @@ int main(int argc, char **argv) {
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
     double dt = now_sec() - t0;
+    WikiTextStats ws = {0};
+    for (int i = 0; i < MAX_WORKERS; i++) {
+        if (!st.workers[i].wt) continue;
+        WikiTextStats one;
+        wikitext_get_stats(st.workers[i].wt, &one);
+        ws.paragraphs += one.paragraphs;
+        ws.leftover_lines += one.leftover_lines;
+        ws.invalid_utf8 += one.invalid_utf8;
+    }
     info(3, "%llu pages read, %llu written (%llu with no text left); %llu malformed skipped; "
+            "%llu paragraphs, %llu with leftover markup; %llu invalid UTF-8 replaced; "
             "%.1f MB in %.2f s (%.1f MB/s)",
          (unsigned long long)st.counts[C_IN], (unsigned long long)st.counts[C_OUT],
          (unsigned long long)st.counts[C_EMPTY], (unsigned long long)st.counts[C_BAD],
+         (unsigned long long)ws.paragraphs, (unsigned long long)ws.leftover_lines,
+         (unsigned long long)ws.invalid_utf8,
          (double)st.rd.bytes / 1e6, dt, dt > 0 ? (double)st.rd.bytes / 1e6 / dt : 0.0);
     if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
     reader_free(&st.rd);

@@ -160,7 +160,7 @@ typedef struct PhSet {
 } PhSet;
 
 struct WikiText {
-    int keep_lists, sections, no_placeholders;
+    int keep_lists, sections, no_placeholders, count_leftover;
     NsSet ns;
     Buf t0, t1; /* ping-pong pass buffers */
     Buf line;   /* current line in the compact stage */
@@ -1877,8 +1877,8 @@ static void emit(WikiText *wt, Buf *out, const unsigned char *s, size_t n) {
     if (s == e) return;
     size_t start = out->len;
     while (s < e) {
-        const unsigned char *p = s;
-        while (p < e && *p != 0xF4) p++;
+        const unsigned char *p = memchr(s, 0xF4, (size_t)(e - s));
+        if (!p) p = e;
         buf_append(out, s, (size_t)(p - s));
         if (p >= e) break;
         if (is_protected(p, e)) {
@@ -1889,7 +1889,8 @@ static void emit(WikiText *wt, Buf *out, const unsigned char *s, size_t n) {
             s = p + 1;
         }
     }
-    if (wikitext_has_markup(out->data + start, out->len - start)) wt->st.leftover_lines++;
+    if (wt->count_leftover && wikitext_has_markup(out->data + start, out->len - start))
+        wt->st.leftover_lines++;
     buf_putc(out, '\n');
     wt->st.paragraphs++;
 }
@@ -2080,6 +2081,7 @@ WikiText *wikitext_create(const WikiTextOpts *opts) {
     wt->keep_lists = o.keep_lists;
     wt->sections = o.keep_sections;
     wt->no_placeholders = o.no_placeholders;
+    wt->count_leftover = o.count_leftover;
     for (int k = 0; ns_english[k]; k++) ns_add(&wt->ns, ns_english[k]);
     for (int k = 0; ns_builtin[k]; k++) ns_add(&wt->ns, ns_builtin[k]);
     for (int k = 0; o.drop_ns && o.drop_ns[k]; k++) ns_add(&wt->ns, o.drop_ns[k]);

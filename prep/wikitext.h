@@ -50,6 +50,8 @@ typedef struct WikiTextOpts {
      * <code>...</code> becomes "codice_N" (N numbers the page's distinct
      * elements in order). 1 = formulas are dropped and code keeps its text. */
     int no_placeholders;
+    /* 1 = count WikiTextStats.leftover_lines (one more scan per paragraph). */
+    int count_leftover;
 } WikiTextOpts;
 
 /* Counters summed over every wikitext_clean() call of one WikiText. */

@@ -262,7 +262,8 @@ static void test_lists_and_cleanup(void) {
 /* ---- encoding ---- */
 
 static void test_encoding(void) {
-    WikiText *wt = wikitext_create(NULL);
+    WikiTextOpts so = {.count_leftover = 1};
+    WikiText *wt = wikitext_create(&so);
     WikiTextStats st;
     check_n(wt, "invalid utf-8",
             "a\xff"
