@@ -21,13 +21,8 @@ static void vreport(const char *fmt, va_list ap) {
     fputc('\n', stderr);
 }
 
-void die_code(int code, const char *fmt, ...) {
-    if (display_level >= 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        vreport(fmt, ap);
-        va_end(ap);
-    }
+WB_NORETURN static void vdie(int code, const char *fmt, va_list ap) {
+    if (display_level >= 1) vreport(fmt, ap);
     if (die_hook) {
         void (*fn)(void) = die_hook;
         die_hook = NULL;
@@ -36,19 +31,16 @@ void die_code(int code, const char *fmt, ...) {
     exit(code);
 }
 
+void die_code(int code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(code, fmt, ap);
+}
+
 void die(const char *fmt, ...) {
-    if (display_level >= 1) {
-        va_list ap;
-        va_start(ap, fmt);
-        vreport(fmt, ap);
-        va_end(ap);
-    }
-    if (die_hook) {
-        void (*fn)(void) = die_hook;
-        die_hook = NULL;
-        fn();
-    }
-    exit(EXIT_DATA);
+    va_list ap;
+    va_start(ap, fmt);
+    vdie(EXIT_DATA, fmt, ap);
 }
 
 void warn(const char *fmt, ...) {

@@ -8,15 +8,6 @@
 
 /* ---- writing ---- */
 
-/* Bytes that need escaping or UTF-8 validation: controls, '"', '\\', >= 0x80. */
-static unsigned char special[256];
-static int special_ready;
-
-static void special_init(void) {
-    for (int c = 0; c < 256; c++) special[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
-    special_ready = 1;
-}
-
 /* SWAR tests on 8 bytes at once (Hacker's Delight 6-1): does any byte of v
  * equal c, or fall below c? */
 #define ONES 0x0101010101010101ull
@@ -26,6 +17,25 @@ static inline uint64_t has_byte(uint64_t v, unsigned c) {
     return (x - ONES) & ~x & HIGHS;
 }
 static inline uint64_t has_less(uint64_t v, unsigned c) { return (v - ONES * c) & ~v & HIGHS; }
+
+/* Append the JSON escape of one ASCII byte that needs one: '"', '\\' or a
+ * control character. */
+static void put_escape(Buf *out, unsigned char c) {
+    static const char hex[] = "0123456789abcdef";
+    switch (c) {
+    case '"': buf_append(out, "\\\"", 2); break;
+    case '\\': buf_append(out, "\\\\", 2); break;
+    case '\n': buf_append(out, "\\n", 2); break;
+    case '\t': buf_append(out, "\\t", 2); break;
+    case '\r': buf_append(out, "\\r", 2); break;
+    case '\b': buf_append(out, "\\b", 2); break;
+    case '\f': buf_append(out, "\\f", 2); break;
+    default: {
+        char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        buf_append(out, e, 6);
+    }
+    }
+}
 
 void json_append_string_utf8(Buf *out, const char *s, size_t n) {
     size_t i = 0, run = 0;
@@ -47,18 +57,7 @@ void json_append_string_utf8(Buf *out, const char *s, size_t n) {
             continue;
         }
         buf_append(out, s + run, i - run);
-        switch (c) {
-        case '"': buf_append(out, "\\\"", 2); break;
-        case '\\': buf_append(out, "\\\\", 2); break;
-        case '\n': buf_append(out, "\\n", 2); break;
-        case '\t': buf_append(out, "\\t", 2); break;
-        case '\r': buf_append(out, "\\r", 2); break;
-        default: {
-            static const char hex[] = "0123456789abcdef";
-            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-            buf_append(out, e, 6);
-        }
-        }
+        put_escape(out, c);
         i++;
         run = i;
     }
@@ -67,52 +66,14 @@ void json_append_string_utf8(Buf *out, const char *s, size_t n) {
 }
 
 size_t json_append_string(Buf *out, const char *s, size_t n) {
-    static const char hex[] = "0123456789abcdef";
-    if (!special_ready) special_init();
-    const unsigned char *p = (const unsigned char *)s;
-    size_t bad = 0, i = 0, run = 0;
-    buf_reserve(out, n + 2);
-    buf_putc(out, '"');
-    while (i < n) {
-        if (!special[p[i]]) {
-            i++;
-            continue;
-        }
-        if (p[i] >= 0x80) {
-            uint32_t cp;
-            size_t k = utf8_decode(p + i, n - i, &cp);
-            if (k) {
-                i += k;
-                continue;
-            }
-            buf_append(out, s + run, i - run);
-            buf_append(out, "\xEF\xBF\xBD", 3);
-            bad++;
-            i += utf8_bad_len(p + i, n - i);
-            run = i;
-            continue;
-        }
-        buf_append(out, s + run, i - run);
-        char e[6];
-        switch (p[i]) {
-        case '"': buf_append(out, "\\\"", 2); break;
-        case '\\': buf_append(out, "\\\\", 2); break;
-        case '\n': buf_append(out, "\\n", 2); break;
-        case '\t': buf_append(out, "\\t", 2); break;
-        case '\r': buf_append(out, "\\r", 2); break;
-        case '\b': buf_append(out, "\\b", 2); break;
-        case '\f': buf_append(out, "\\f", 2); break;
-        default:
-            memcpy(e, "\\u00", 4);
-            e[4] = hex[p[i] >> 4];
-            e[5] = hex[p[i] & 15];
-            buf_append(out, e, 6);
-        }
-        i++;
-        run = i;
+    if (utf8_valid_prefix(s, n) == n) {
+        json_append_string_utf8(out, s, n);
+        return 0;
     }
-    buf_append(out, s + run, n - run);
-    buf_putc(out, '"');
+    Buf fixed = {0};
+    size_t bad = utf8_append_repair(&fixed, s, n);
+    json_append_string_utf8(out, fixed.data, fixed.len);
+    buf_free(&fixed);
     return bad;
 }
 
@@ -135,16 +96,7 @@ void json_append_string_ascii(Buf *out, const char *s, size_t n) {
         }
         buf_append(out, s + run, i - run);
         if (c < 0x80) {
-            switch (c) {
-            case '"': buf_append(out, "\\\"", 2); break;
-            case '\\': buf_append(out, "\\\\", 2); break;
-            case '\n': buf_append(out, "\\n", 2); break;
-            case '\t': buf_append(out, "\\t", 2); break;
-            case '\r': buf_append(out, "\\r", 2); break;
-            case '\b': buf_append(out, "\\b", 2); break;
-            case '\f': buf_append(out, "\\f", 2); break;
-            default: put_u16(out, c);
-            }
+            put_escape(out, (unsigned char)c);
             i++;
         } else {
             uint32_t cp;

@@ -28,8 +28,7 @@
 size_t json_append_string(Buf *out, const char *s, size_t n);
 
 /* Same as json_append_string() for text already known to be valid UTF-8
- * (no repair pass; about 8 bytes per step). \b and \f are written as
- * \u0008 and \u000c. */
+ * (no repair pass; about 8 bytes per step). */
 void json_append_string_utf8(Buf *out, const char *s, size_t n);
 
 /* Append s[0..n) as a quoted JSON string the way Python's json.dumps() does
