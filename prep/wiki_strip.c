@@ -22,7 +22,7 @@
 #include "pool.h"
 #include "wikitext.h"
 
-#define BATCH_BYTES (4u << 20)
+#define BATCH_BYTES (2u << 20)
 #define BATCH_RECORDS 512
 #define MAX_WORKERS 1024
 
