@@ -19,4 +19,4 @@ echo "demo: outputs in $OUT/:"
 ls -l "$OUT"
 echo
 echo "demo: first article of $OUT/enwiki-206.doc.txt:"
-sed -n '1,/<\/doc>/p' "$OUT/enwiki-206.doc.txt" | cut -c1-300 | head -20
+sed -n '1,/<\/doc>/p' "$OUT/enwiki-206.doc.txt" | cut -c1-200 | sed -n 1,12p
