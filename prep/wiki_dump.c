@@ -42,7 +42,7 @@ typedef struct State {
     Config *cfg;
     Writer out;
     Buf line;
-    char *urlbase;
+    char *urlbase; /* siteinfo base up to its last '/', JSON-escaped */
     int64_t ns_keep[MAX_NS_FILTER];
     int nns_keep;
     char *ns_names[MAX_NS_FILTER]; /* names in --ns, resolved at siteinfo */
@@ -116,10 +116,13 @@ static void on_site(void *ctx, const WikiSiteinfo *site) {
     if (site->base) {
         const char *slash = strrchr(site->base, '/');
         size_t n = slash ? (size_t)(slash - site->base) : strlen(site->base);
+        Buf u = {0}; /* kept JSON-escaped, without the quotes */
+        json_append_string(&u, site->base, n);
         free(st->urlbase);
-        st->urlbase = xmalloc(n + 1);
-        memcpy(st->urlbase, site->base, n);
-        st->urlbase[n] = '\0';
+        st->urlbase = xmalloc(u.len - 1);
+        memcpy(st->urlbase, u.data + 1, u.len - 2);
+        st->urlbase[u.len - 2] = '\0';
+        buf_free(&u);
     }
     for (int i = 0; i < st->nns_names; i++) {
         int found = 0;
@@ -188,10 +191,7 @@ static void on_page(void *ctx, const WikiPage *p) {
     buf_putc(b, '"');
     if (st->urlbase) {
         char t[32];
-        Buf u = {0};
-        json_append_string(&u, st->urlbase, strlen(st->urlbase));
-        buf_append(b, u.data + 1, u.len - 2);
-        buf_free(&u);
+        buf_append(b, st->urlbase, strlen(st->urlbase));
         snprintf(t, sizeof t, "?curid=%lld", (long long)p->id);
         buf_puts(b, t);
     }
