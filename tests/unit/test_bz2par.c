@@ -7,8 +7,8 @@
  * an index; errors (block CRC, corrupt data, truncation, not bz2, broken
  * stream header, bad index) with the right byte offset and with all output
  * before the bad block delivered; trailing garbage; recovery from false
- * magics through the test hooks; early close. One optional test uses the
- * shared Wikimedia sample when it exists and counts nothing otherwise.
+ * magics through the test hooks; early close; and the real
+ * Wikimedia multistream sample shipped in tests/data, with its index.
  */
 #include <bzlib.h>
 #include <errno.h>
@@ -706,13 +706,16 @@ static void test_early_close(const Buf *text) {
     buf_free(&z);
 }
 
-/* Optional: the real Wikimedia multistream sample and its index. */
+/* The real Wikimedia multistream sample in tests/data (made by Wikimedia's
+ * recompressxml) and its index; tests run from the repository root. */
 static void test_shared_sample(void) {
-    const char *dir = "/work/shared/data/wiki-multistream/";
+    const char *dir = "tests/data/";
     char f[256], fi[256], fs[256];
-    snprintf(f, sizeof f, "%spages-articles-p2566p2583.multistream.xml.bz2", dir);
-    snprintf(fi, sizeof fi, "%spages-articles-p2566p2583.multistream-index.xml.bz2", dir);
-    snprintf(fs, sizeof fs, "%spages-articles-p2566p2583.xml.bz2", dir);
+    snprintf(f, sizeof f, "%selwikivoyage-17.multistream.xml.bz2", dir);
+    snprintf(fi, sizeof fi, "%selwikivoyage-17.multistream-index.txt.bz2", dir);
+    snprintf(fs, sizeof fs, "%selwikivoyage-17.xml.bz2", dir);
+    test_cond("sample files present (run from the repository root)",
+              access(f, R_OK) == 0 && access(fi, R_OK) == 0 && access(fs, R_OK) == 0);
     if (access(f, R_OK) || access(fi, R_OK) || access(fs, R_OK)) return;
     Buf z = {0}, zs = {0}, want = {0};
     FILE *fp = fopen(f, "rb");
