@@ -85,13 +85,13 @@ void progress_init(Progress *p, uint64_t total) {
     p->enabled = display_level >= 4 || (display_level >= 2 && p->tty);
 }
 
-void progress_update(Progress *p, uint64_t done, uint64_t items, const char *what) {
+void progress_update(Progress *p, uint64_t done, uint64_t bytes, uint64_t items, const char *what) {
     if (!p->enabled) return;
     double t = now_sec();
     if (t - p->last < 0.166) return;
     p->last = t;
     double el = t - p->start;
-    double mb = (double)done / 1e6;
+    double mb = (double)bytes / 1e6;
     double rate = el > 0 ? mb / el : 0;
     char eta[32] = "";
     if (p->total && done > 0 && done <= p->total) {

@@ -49,8 +49,11 @@ typedef struct Progress {
 /* Start a meter; `total` is the expected amount of input (0: unknown). */
 void progress_init(Progress *p, uint64_t total);
 
-/* Maybe print "\r<items> <what>, <MB> MB, <MB/s> MB/s, ETA" (throttled). */
-void progress_update(Progress *p, uint64_t done, uint64_t items, const char *what);
+/* Maybe print "<items> <what>, <MB> MB, <MB/s> MB/s, ETA m:ss (pct%)"
+ * (throttled). `done` is measured against the total given to
+ * progress_init (e.g. compressed bytes read) for the ETA and percentage;
+ * `bytes` is what the MB and MB/s figures count (e.g. XML bytes). */
+void progress_update(Progress *p, uint64_t done, uint64_t bytes, uint64_t items, const char *what);
 
 /* Clear the progress line if one was shown. */
 void progress_done(Progress *p);

@@ -231,7 +231,7 @@ static void parse_ns_list(State *st, const char *arg) {
 
 static void progress(State *st, uint64_t pos, const WikiDump *wd) {
     st->progress_pos = pos;
-    progress_update(&st->progress, pos, wikidump_stats(wd)->pages, "pages");
+    progress_update(&st->progress, pos, wikidump_stats(wd)->xml_bytes, wikidump_stats(wd)->pages, "pages");
 }
 
 static ssize_t read_full(int fd, char *p, size_t n) {

@@ -147,7 +147,7 @@ static int fill(void *ctx, Batch *b) {
         buf_append(&b->in, line, len);
         b->nrec++;
     }
-    progress_update(&st->progress, st->rd.bytes, st->counts[C_IN] + b->nrec, "pages");
+    progress_update(&st->progress, st->rd.bytes, st->rd.bytes, st->counts[C_IN] + b->nrec, "pages");
     if (r < 0) {
         st->read_error = 1;
         return -1;

@@ -48,6 +48,17 @@ expect_rc "--ns unknown name" 2
 run $WD -v "$DATA/enwiki-206.xml.bz2"
 expect_err "summary with -v" "*wiki_dump: 206 pages read, * kept; skipped: * redirect, * namespace, 0 too-large*"
 
+# progress on a terminal only (script(1) gives the program a pty; the pause
+# in the input makes the meter's throttle let a line through)
+if command -v script >/dev/null; then
+  bzip2 -dc "$DATA/enwiki-206.xml.bz2" >"$T/p.xml"
+  script -qec "{ head -c 2000000 '$T/p.xml'; sleep 0.5; tail -c +2000001 '$T/p.xml'; } | $WD - > '$T/tty.out'" "$T/typescript" >/dev/null 2>&1 || true
+  ok "progress line on a terminal" grep -qa 'wiki_dump: [0-9]* pages, [0-9.]* MB, [0-9.]* MB/s' "$T/typescript"
+  ok "output under a terminal is complete" [ "$(wc -l <"$T/tty.out")" -gt 100 ]
+fi
+run $WD "$DATA/enwiki-206.xml.bz2"
+ok "no progress when stderr is not a terminal" [ ! -s "$err" ]
+
 # --- multistream: same pages as the single-stream file ---
 run $WD "$DATA/elwikivoyage-17.xml.bz2"
 cp "$out" "$T/el"
