@@ -36,6 +36,7 @@ static inline void buf_reserve(Buf *b, size_t extra) {
     b->data[b->len] = '\0';
 }
 
+/* Append n bytes from p (p may be NULL when n is 0). */
 static inline void buf_append(Buf *b, const void *p, size_t n) {
     buf_reserve(b, n);
     if (n) memcpy(b->data + b->len, p, n);
@@ -43,8 +44,10 @@ static inline void buf_append(Buf *b, const void *p, size_t n) {
     b->data[b->len] = '\0';
 }
 
+/* Append a NUL-terminated string (without its NUL). */
 static inline void buf_puts(Buf *b, const char *s) { buf_append(b, s, strlen(s)); }
 
+/* Append one byte. */
 static inline void buf_putc(Buf *b, char c) {
     buf_reserve(b, 1);
     b->data[b->len++] = c;
@@ -57,6 +60,7 @@ static inline void buf_clear(Buf *b) {
     if (b->data) b->data[0] = '\0';
 }
 
+/* Release the memory; the Buf is empty and reusable afterwards. */
 static inline void buf_free(Buf *b) {
     free(b->data);
     b->data = NULL;
