@@ -87,6 +87,7 @@ print-config:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(CFLAGS)"; echo "LIBS=$(LIBS)"
 	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5"
 	@command -v nvcc >/dev/null && echo "✓ nvcc $$(nvcc --version | tail -1)" || echo "✗ nvcc (GPU trainer not built)"
+	@printf '#include <nccl.h>\nint main(void){int v; return ncclGetVersion(&v);}\n' | $(CC) -x c - -o /dev/null -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lnccl 2>/dev/null && echo "✓ NCCL" || echo "✗ NCCL (single-GPU training only)"
 
 ## format: reformat C sources with clang-format
 format:
