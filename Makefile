@@ -13,7 +13,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=gnu11 $(WARN) -pthread -Icommon -Iprep
+CFLAGS  += -std=gnu11 $(WARN) -pthread -Icommon -Iprep -Itokenize
 LDFLAGS += -pthread
 SAN     ?=
 CFLAGS  += $(SAN)
@@ -24,7 +24,8 @@ BIN     := bin
 
 COMMON_SRC := $(wildcard common/*.c)
 PREP_LIB   := prep/bz2par.c prep/wikidump.c prep/wikitext.c prep/docfmt.c
-LIB_SRC    := $(COMMON_SRC) $(PREP_LIB)
+TOK_LIB    := tokenize/docread.c
+LIB_SRC    := $(COMMON_SRC) $(PREP_LIB) $(TOK_LIB)
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIBS       := -lbz2 -lexpat
 
@@ -91,7 +92,7 @@ print-config:
 
 ## format: reformat C sources with clang-format
 format:
-	clang-format -i common/*.[ch] prep/*.[ch] tests/unit/*.c
+	clang-format -i common/*.[ch] prep/*.[ch] tokenize/*.[ch] tests/unit/*.c
 
 ## list: list the documented targets
 list:
