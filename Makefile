@@ -61,8 +61,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libwikibert.a
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
+$(BUILD)/tests/inject.so: tests/inject/inject.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
+
 ## test: build and run every unit and CLI test (the CI gate)
-test: all $(UNIT_TESTS:%=$(BUILD)/tests/%)
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
 
 ## check: same as test

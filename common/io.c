@@ -128,7 +128,7 @@ static Writer *active_writer;
 static void cleanup_on_die(void) {
     Writer *w = active_writer;
     active_writer = NULL;
-    if (w && w->keep_partial && w->fp && w->tmp) {
+    if (w && w->keep_partial && w->fp && w->tmp && !ferror(w->fp)) {
         int ok = fflush(w->fp) == 0 && !ferror(w->fp);
         ok = (fclose(w->fp) == 0) && ok;
         w->fp = NULL;

@@ -85,8 +85,10 @@ static void usage(void) {
 
 static void write_line(State *st) {
     buf_putc(&st->line, '\n');
-    if (fwrite(st->line.data, 1, st->line.len, st->out.fp) != st->line.len)
+    if (fwrite(st->line.data, 1, st->line.len, st->out.fp) != st->line.len) {
+        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
         die("write error: %s", strerror(errno));
+    }
     st->out_bytes += st->line.len;
     buf_clear(&st->line);
 }

@@ -234,8 +234,10 @@ static int flush(void *ctx, Batch *b) {
         }
         warn("%s%s", b->err.msg, b->counts[C_BAD] > 1 ? " (and more in this batch)" : "");
     }
-    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len)
+    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len) {
+        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
         return err_set(&st->err, "write error: %s", strerror(errno));
+    }
     return 0;
 }
 

@@ -8,6 +8,7 @@ set -u
 testdir=$1
 export BIN=$(cd "$2" && pwd)
 export TESTS=$(cd "$(dirname "$0")" && pwd)
+export INJECT=$(cd "$testdir" && pwd)/inject.so
 passed=0 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -32,7 +33,7 @@ run_suite() { # name command...
 }
 
 for t in "$testdir"/test_*; do
-  [ -x "$t" ] || continue
+  [ -x "$t" ] && [ -f "$t" ] || continue
   run_suite "$(basename "$t")" "$t"
 done
 for s in "$TESTS"/cli/*.sh; do

@@ -1,0 +1,29 @@
+# I/O error tests: a full disk (injected ENOSPC on fwrite/fflush/fclose of
+# the -o file) must give exit 1, a clear message, and no output file.
+. "$TESTS/cli/lib.sh"
+WD=$BIN/wiki_dump
+WS=$BIN/wiki_strip
+# under make asan the shim is preloaded ahead of the ASan runtime
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+[ -f "$INJECT" ] || { echo "FAIL inject.so missing"; echo "0 passed, 1 failed"; exit 1; }
+$WD "$DATA/enwiki-3.xml.bz2" >"$T/p.jsonl"
+for call in fwrite fflush fclose; do
+  run env WB_INJECT=$call LD_PRELOAD="$INJECT" $WD -o "$T/FAILME-d.jsonl" "$DATA/enwiki-3.xml.bz2"
+  expect_rc "wiki_dump: $call fails" 1
+  expect_err "wiki_dump: $call message" "*No space left on device*"
+  ok "wiki_dump: $call leaves no output" bash -c "! ls '$T'/FAILME-d.jsonl* 2>/dev/null"
+  run env WB_INJECT=$call LD_PRELOAD="$INJECT" $WS -o "$T/FAILME-s.txt" "$T/p.jsonl"
+  expect_rc "wiki_strip: $call fails" 1
+  expect_err "wiki_strip: $call message" "*No space left on device*"
+  ok "wiki_strip: $call leaves no output" bash -c "! ls '$T'/FAILME-s.txt* 2>/dev/null"
+done
+# stdout on a full disk: /dev/full
+run bash -c "$WD '$DATA/enwiki-3.xml.bz2' > /dev/full"
+expect_rc "wiki_dump to /dev/full" 1
+expect_err "wiki_dump to /dev/full message" "*No space left on device*"
+run bash -c "$WS '$T/p.jsonl' > /dev/full"
+expect_rc "wiki_strip to /dev/full" 1
+# the injector itself works: without the marker nothing fails
+run env WB_INJECT=fwrite LD_PRELOAD="$INJECT" $WD -o "$T/ok.jsonl" "$DATA/enwiki-3.xml.bz2"
+expect_rc "unmarked file unaffected" 0
+done_testing

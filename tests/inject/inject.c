@@ -1,0 +1,59 @@
+/* inject.c - LD_PRELOAD fault injector for the I/O error tests.
+ *
+ * Makes fwrite, fflush or fclose fail with ENOSPC ("No space left on
+ * device") on every stream whose file name contains "FAILME", as a full
+ * disk would. WB_INJECT names the call to break (fwrite|fflush|fclose).
+ * Programs must then exit non-zero and leave no output file behind.
+ *
+ *   WB_INJECT=fwrite LD_PRELOAD=build/tests/inject.so bin/wiki_dump -o FAILME.jsonl dump.xml
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int marked(FILE *fp, const char *call) {
+    const char *want = getenv("WB_INJECT");
+    if (!want || strcmp(want, call) != 0 || !fp) return 0;
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fileno(fp));
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0) return 0;
+    path[n] = '\0';
+    return strstr(path, "FAILME") != NULL;
+}
+
+size_t fwrite(const void *p, size_t size, size_t n, FILE *fp) {
+    static size_t (*real)(const void *, size_t, size_t, FILE *);
+    if (!real) real = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
+    if (marked(fp, "fwrite")) {
+        errno = ENOSPC;
+        return 0;
+    }
+    return real(p, size, n, fp);
+}
+
+int fflush(FILE *fp) {
+    static int (*real)(FILE *);
+    if (!real) real = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
+    if (marked(fp, "fflush")) {
+        errno = ENOSPC;
+        return EOF;
+    }
+    return real(fp);
+}
+
+int fclose(FILE *fp) {
+    static int (*real)(FILE *);
+    if (!real) real = (int (*)(FILE *))dlsym(RTLD_NEXT, "fclose");
+    if (marked(fp, "fclose")) {
+        real(fp);
+        errno = ENOSPC;
+        return EOF;
+    }
+    return real(fp);
+}
