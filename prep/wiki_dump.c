@@ -364,7 +364,7 @@ int main(int argc, char **argv) {
         {0, 0, 0, 0}};
     int c;
     const char *ns_arg = "0";
-    while ((c = getopt_long(argc, argv, "o:fj:qvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:fj:qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'o': cfg.output = optarg; break;
         case 'f': cfg.force = 1; break;
@@ -385,7 +385,8 @@ int main(int argc, char **argv) {
             snprintf(f, sizeof f, "(expat %s, libbz2 %s)", wikidump_expat_version(), bz2par_lib_version());
             cli_version(f);
         }
-        default: cli_bad_usage("unknown option");
+        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) cfg.input = argv[optind++];

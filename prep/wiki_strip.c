@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "F:j:o:fqvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'F':
             if (docfmt_parse(optarg, &st.fmt)) cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
@@ -270,7 +270,8 @@ int main(int argc, char **argv) {
         case 'v': display_level++; break;
         case 'h': usage(); return EXIT_OK;
         case 'V': cli_version("");
-        default: cli_bad_usage("unknown option");
+        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     reader_init(&st.rd, argv + optind, argc - optind);
