@@ -139,7 +139,8 @@ static int fill(void *ctx, Batch *b) {
            (r = reader_next_line(&st->rd, &line, &len, &st->err)) == 1) {
         if (len == 0) continue;
         if (len > 12 && memcmp(line, "{\"siteinfo\":", 12) == 0) {
-            if (load_siteinfo(st, line, len)) return -1;
+            /* the first one wins: workers may already hold the name list */
+            if (!st->drop_ns && load_siteinfo(st, line, len)) return -1;
             continue;
         }
         uint64_t hdr[2] = {st->rd.line, len};
