@@ -7,6 +7,7 @@
  * followed by one space, and a line that merely contains "<doc id=" or
  * "</doc>" opens or closes an article.
  */
+#define _GNU_SOURCE /* memmem */
 #include "docfmt.h"
 
 #include <string.h>
@@ -58,10 +59,7 @@ static void write_doc(Buf *out, const DocMeta *m, const char *paras, size_t plen
 }
 
 static int contains(const char *s, size_t n, const char *needle) {
-    size_t k = strlen(needle);
-    for (const char *p = s; n >= k && (p = memchr(p, needle[0], n - k + 1 - (size_t)(p - s))); p++)
-        if (memcmp(p, needle, k) == 0) return 1;
-    return 0;
+    return memmem(s, n, needle, strlen(needle)) != NULL;
 }
 
 /* formatting.py over one article's doc layout. `acc` collects the stored

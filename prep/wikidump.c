@@ -359,6 +359,8 @@ const WikiSiteinfo *wikidump_siteinfo(const WikiDump *wd) { return &wd->site; }
 
 /* ---- feeding ---- */
 
+int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err);
+
 static int xml_error(WikiDump *wd, Err *err) {
     if (wd->bad_root)
         return err_set(err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
@@ -423,6 +425,23 @@ static int sniff(WikiDump *wd, Err *err) {
     }
 }
 
+/* The first bytes have been looked at: open the synthetic root of a
+ * fragment, then parse the bytes collected while sniffing. */
+static int end_sniff(WikiDump *wd, Err *err) {
+    wd->sniffing = 0;
+    if (wd->fragment) {
+        static const char root[] = "<mediawiki>";
+        wd->prefix_len = (int64_t)sizeof root - 1;
+        if (parse(wd, root, sizeof root - 1, 0, err)) return -1;
+    }
+    Buf s = wd->sniff;
+    wd->sniff = (Buf){0};
+    wd->stats.xml_bytes -= s.len; /* counted again by the feed below */
+    int r = wikidump_feed(wd, s.data, s.len, err);
+    buf_free(&s);
+    return r;
+}
+
 int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
     wd->stats.xml_bytes += len;
     if (wd->sniffing) {
@@ -430,18 +449,7 @@ int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
         int rc = sniff(wd, err);
         if (rc < 0) return -1;
         if (rc == 0) return 0;
-        wd->sniffing = 0;
-        if (wd->fragment) {
-            static const char root[] = "<mediawiki>";
-            wd->prefix_len = (int64_t)sizeof root - 1;
-            if (parse(wd, root, sizeof root - 1, 0, err)) return -1;
-        }
-        Buf s = wd->sniff;
-        wd->sniff = (Buf){0};
-        wd->stats.xml_bytes -= s.len;
-        int r = wikidump_feed(wd, s.data, s.len, err);
-        buf_free(&s);
-        return r;
+        return end_sniff(wd, err);
     }
     /* complete a character carried over from the previous chunk */
     while (wd->ncarry && len) {
@@ -468,13 +476,7 @@ int wikidump_finish(WikiDump *wd, Err *err) {
         wd->sniffing = 0;
         if (wd->sniff.len == 0)
             return err_set(err, "%s: empty input (no XML data)", wd->opts.name);
-        Buf s = wd->sniff;
-        wd->sniff = (Buf){0};
-        if (wd->fragment && parse(wd, "<mediawiki>", 11, 0, err)) return -1;
-        wd->stats.xml_bytes -= s.len;
-        int r = wikidump_feed(wd, s.data, s.len, err);
-        buf_free(&s);
-        if (r) return -1;
+        if (end_sniff(wd, err)) return -1;
     }
     if (wd->ncarry) {
         size_t k = wd->ncarry;

@@ -68,6 +68,13 @@ static int is_blank(const char *s, size_t n) {
     return 1;
 }
 
+/* Next line that is not blank; 1, 0 at the end, -1 on error. */
+static int next_nonblank(DocReader *dr, const char **s, size_t *n, uint64_t *ln, Err *err) {
+    int r;
+    while ((r = next_line(dr, s, n, ln, err)) == 1 && is_blank(*s, *n)) {}
+    return r;
+}
+
 static void add_para(DocReader *dr, Doc *d, const char *s, size_t n) {
     dr->bad_utf8 += utf8_append_repair(&d->text, s, n);
     buf_putc(&d->text, '\n');
@@ -146,8 +153,7 @@ static int read_json(DocReader *dr, Doc *d, Err *err) {
     uint64_t ln;
     int r;
     Buf text = {0};
-    while ((r = next_line(dr, &s, &n, &ln, err)) == 1) {
-        if (is_blank(s, n)) continue;
+    while ((r = next_nonblank(dr, &s, &n, &ln, err)) == 1) {
         doc_reset(d, dr, ln);
         buf_clear(&text);
         JsonIter it;
@@ -192,8 +198,7 @@ static int read_text(DocReader *dr, Doc *d, Err *err) {
     const char *s;
     size_t n;
     uint64_t ln;
-    int r;
-    while ((r = next_line(dr, &s, &n, &ln, err)) == 1 && is_blank(s, n)) {}
+    int r = next_nonblank(dr, &s, &n, &ln, err);
     if (r <= 0) return r;
     doc_reset(d, dr, ln);
     add_para(dr, d, s, n);
@@ -206,8 +211,7 @@ int docreader_next(DocReader *dr, Doc *d, Err *err) {
         const char *s;
         size_t n;
         uint64_t ln;
-        int r;
-        while ((r = next_line(dr, &s, &n, &ln, err)) == 1 && is_blank(s, n)) {}
+        int r = next_nonblank(dr, &s, &n, &ln, err);
         if (r <= 0) return r;
         dr->fmt = n >= 5 && !memcmp(s, "<doc ", 5) ? DOCIN_DOC : s[0] == '{' ? DOCIN_JSON : DOCIN_TEXT;
         hold(dr, s, n, ln);
