@@ -50,7 +50,6 @@ typedef struct State {
     int site_seen;
     uint64_t kept, skip_redirect, skip_ns, out_bytes;
     Progress progress;
-    uint64_t progress_pos;
 } State;
 
 static void usage(void) {
@@ -232,7 +231,6 @@ static void parse_ns_list(State *st, const char *arg) {
 }
 
 static void progress(State *st, uint64_t pos, const WikiDump *wd) {
-    st->progress_pos = pos;
     progress_update(&st->progress, pos, wikidump_stats(wd)->xml_bytes, wikidump_stats(wd)->pages, "pages");
 }
 

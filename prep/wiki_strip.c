@@ -45,7 +45,6 @@ typedef struct State {
     Worker workers[MAX_WORKERS];
     uint64_t counts[4];
     Progress progress;
-    uint64_t total;
 } State;
 
 static void usage(void) {
