@@ -14,6 +14,10 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 CFLAGS  += -std=gnu11 $(WARN) -pthread -Icommon -Iprep -Itokenize
+# Data files (abbreviation lists, language profiles) are found here unless
+# WIKIBERT_DATA names another directory.
+DATADIR ?= $(abspath data)
+CFLAGS  += -DWB_DATADIR='"$(DATADIR)"'
 LDFLAGS += -pthread
 SAN     ?=
 CFLAGS  += $(SAN)
@@ -22,14 +26,15 @@ LDFLAGS += $(SAN)
 BUILD   := build$(if $(SAN),-san)
 BIN     := bin
 
-COMMON_SRC := $(wildcard common/*.c)
-PREP_LIB   := prep/bz2par.c prep/wikidump.c prep/wikitext.c prep/docfmt.c
-TOK_LIB    := tokenize/docread.c
-LIB_SRC    := $(COMMON_SRC) $(PREP_LIB) $(TOK_LIB)
+# A program is <area>/<name>.c holding main(); every other .c file of an
+# area is library code, archived into libwikibert.a for programs and tests.
+AREAS      := prep tokenize
+PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train
+PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
+PROGRAMS   := $(notdir $(PROG_SRC:.c=))
+LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
-LIBS       := -lbz2 -lexpat
-
-PROGRAMS   := wiki_dump wiki_strip
+LIBS       := -lbz2 -lexpat -licuuc -licudata
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 DEPS_OK := $(BUILD)/.deps-ok
@@ -50,10 +55,13 @@ $(BUILD)/%.o: %.c $(DEPS_OK)
 $(BUILD)/libwikibert.a: $(LIB_OBJ)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BIN)/%: $(BUILD)/prep/%.o $(BUILD)/libwikibert.a
-	$(Q)mkdir -p $(@D)
-	@echo "  LD  $@"
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+define program_rule
+$(BIN)/%: $(BUILD)/$(1)/%.o $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $$(@D)
+	@echo "  LD  $$@"
+	$(Q)$(CC) $(LDFLAGS) $$^ -o $$@ $(LIBS)
+endef
+$(foreach a,$(AREAS),$(eval $(call program_rule,$(a))))
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $(@D)

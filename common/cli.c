@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void cli_init(const char *argv0) {
@@ -73,6 +75,46 @@ void cli_version(const char *features) {
 int cli_ncpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+#ifndef WB_DATADIR
+#define WB_DATADIR "data"
+#endif
+
+static int is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *cli_data_path(const char *rel, char *out, size_t cap) {
+    const char *env = getenv("WIKIBERT_DATA");
+    char exe[4096], dir[4096 + 8];
+    ssize_t n;
+
+    if (env && *env) {
+        snprintf(out, cap, "%s/%s", env, rel);
+        return out;
+    }
+    /* <bin>/../data beside the program, so a moved checkout still works */
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            slash = strrchr(exe, '/');
+            if (slash) {
+                *slash = 0;
+                snprintf(dir, sizeof dir, "%s/data", exe);
+                if (is_dir(dir)) {
+                    snprintf(out, cap, "%s/%s", dir, rel);
+                    return out;
+                }
+            }
+        }
+    }
+    snprintf(out, cap, "%s/%s", WB_DATADIR, rel);
+    return out;
 }
 
 /* ---- progress ---- */

@@ -12,6 +12,7 @@
 #ifndef WB_CLI_H
 #define WB_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common.h"
@@ -34,6 +35,13 @@ WB_NORETURN void cli_bad_usage(const char *fmt, ...) WB_PRINTF(1, 2);
 
 /* Print "prog VERSION (features)" to stdout and exit 0. */
 WB_NORETURN void cli_version(const char *features);
+
+/* Path of data file `rel` (e.g. "abbrev/hu.txt") written into out[cap]:
+ * under $WIKIBERT_DATA when set, else the data/ directory beside the
+ * program's bin/ (the checkout it was built in), else the build-time
+ * DATADIR. Returns out. The file may not exist; callers open it and report
+ * the path on failure (exit 2). */
+const char *cli_data_path(const char *rel, char *out, size_t cap);
 
 /* Number of online CPUs (at least 1): the default for -j. */
 int cli_ncpus(void);
