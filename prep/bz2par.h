@@ -1,10 +1,13 @@
-/* bz2par.h - parallel, ordered bz2 decompression on top of libbz2.
+/* bz2par.h - parallel, ordered bz2 decompression.
  *
  * Decodes a .bz2 file or pipe (single-stream or Wikimedia-style multistream)
  * with a pool of worker threads and hands the output back in the original
  * order, byte-identical for every thread count. See bz2par.c for the
  * algorithm (bit-level block scan, re-framing of each block as a standalone
- * stream, optional multistream index).
+ * stream, optional multistream index). Each piece is decoded by the fast
+ * decoder in bzdec.c; what it declines (damaged or unusual data) is decoded
+ * by libbz2, which also words the errors. WIKIBERT_BZ2=libbz2 in the
+ * environment makes libbz2 decode everything (for comparison).
  *
  *   Bz2ParOpts o = {.nthreads = 4, .index_path = NULL, .name = path};
  *   Err err;

@@ -151,4 +151,12 @@ ok "-o failure leaves no complete-looking file" [ ! -e "$T/t.jsonl" ]
 ok "-o failure keeps completed pages as .partial" [ -s "$T/t.jsonl.partial" ]
 ok "-o failure leaves no temp file" bash -c "! ls '$T'/t.jsonl.tmp.* 2>/dev/null"
 
+# the fast decoder and libbz2 alone give the same pages, single and multistream
+for f in enwiki-206.xml.bz2 elwikivoyage-17.multistream.xml.bz2; do
+  $WD -j2 --no-siteinfo "$DATA/$f" >"$T/fast.jsonl"
+  WIKIBERT_BZ2=libbz2 $WD -j2 --no-siteinfo "$DATA/$f" >"$T/lib.jsonl"
+  ok "$f: fast decoder = libbz2" cmp -s "$T/fast.jsonl" "$T/lib.jsonl"
+  ok "$f: output not empty" [ -s "$T/fast.jsonl" ]
+done
+
 done_testing
