@@ -117,43 +117,52 @@ void reader_free(Reader *r) {
 
 /* ---- writer ---- */
 
-/* The temp file to remove on a signal. One output per program is the rule;
- * the name is kept in a static buffer so the handler needs no allocation. */
-static char cleanup_path[4096];
-static Writer *active_writer;
+/* The temp files to remove on a signal, one slot per open Writer (a
+ * program may write its output and a side file such as --rejected). The
+ * names are kept in static buffers so the handler needs no allocation. */
+enum { MAX_WRITERS = 4 };
+static char cleanup_path[MAX_WRITERS][4096];
+static Writer *active_writer[MAX_WRITERS];
 
-/* die() hook: remove the temp file, or, when the program asked to keep
- * completed records, move it to FILE.partial, a name that never looks
+/* die() hook: remove the temp files, or, when the program asked to keep
+ * completed records, move each to FILE.partial, a name that never looks
  * like a finished output. */
 static void cleanup_on_die(void) {
-    Writer *w = active_writer;
-    active_writer = NULL;
-    if (w && w->keep_partial && w->fp && w->tmp && !ferror(w->fp)) {
-        int ok = fflush(w->fp) == 0 && !ferror(w->fp);
-        ok = (fclose(w->fp) == 0) && ok;
-        w->fp = NULL;
-        size_t n = strlen(w->path) + 16;
-        char *part = xmalloc(n);
-        snprintf(part, n, "%s.partial", w->path);
-        if (ok && rename(w->tmp, part) == 0) {
-            fprintf(stderr, "%s: output up to the error kept in %s\n", progname, part);
-            cleanup_path[0] = '\0';
+    for (int i = 0; i < MAX_WRITERS; i++) {
+        Writer *w = active_writer[i];
+        active_writer[i] = NULL;
+        if (w && w->keep_partial && w->fp && w->tmp && !ferror(w->fp)) {
+            int ok = fflush(w->fp) == 0 && !ferror(w->fp);
+            ok = (fclose(w->fp) == 0) && ok;
+            w->fp = NULL;
+            size_t n = strlen(w->path) + 16;
+            char *part = xmalloc(n);
+            snprintf(part, n, "%s.partial", w->path);
+            if (ok && rename(w->tmp, part) == 0) {
+                fprintf(stderr, "%s: output up to the error kept in %s\n", progname, part);
+                cleanup_path[i][0] = '\0';
+            }
+            free(part);
         }
-        free(part);
+        if (cleanup_path[i][0]) unlink(cleanup_path[i]);
+        cleanup_path[i][0] = '\0';
     }
-    if (cleanup_path[0]) unlink(cleanup_path);
-    cleanup_path[0] = '\0';
 }
 
 static void on_signal(int sig) {
-    if (cleanup_path[0]) unlink(cleanup_path);
+    for (int i = 0; i < MAX_WRITERS; i++)
+        if (cleanup_path[i][0]) unlink(cleanup_path[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 static void arm_cleanup(Writer *w) {
-    snprintf(cleanup_path, sizeof cleanup_path, "%s", w->tmp);
-    active_writer = w;
+    int slot = -1;
+    for (int i = 0; i < MAX_WRITERS && slot < 0; i++)
+        if (!active_writer[i]) slot = i;
+    if (slot < 0) return; /* more outputs than slots: no signal cleanup */
+    snprintf(cleanup_path[slot], sizeof cleanup_path[slot], "%s", w->tmp);
+    active_writer[slot] = w;
     set_die_hook(cleanup_on_die);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -165,10 +174,16 @@ static void arm_cleanup(Writer *w) {
     sigaction(SIGPIPE, &sa, NULL);
 }
 
-static void disarm_cleanup(void) {
-    cleanup_path[0] = '\0';
-    active_writer = NULL;
-    set_die_hook(NULL);
+static void disarm_cleanup(Writer *w) {
+    int left = 0;
+    for (int i = 0; i < MAX_WRITERS; i++) {
+        if (active_writer[i] == w) {
+            cleanup_path[i][0] = '\0';
+            active_writer[i] = NULL;
+        }
+        left += active_writer[i] != NULL;
+    }
+    if (!left) set_die_hook(NULL);
 }
 
 int writer_open(Writer *w, const char *path, int force, Err *err) {
@@ -178,8 +193,17 @@ int writer_open(Writer *w, const char *path, int force, Err *err) {
         return 0;
     }
     struct stat st;
-    if (!force && stat(path, &st) == 0)
-        return err_set(err, "%s: already exists (use -f to overwrite)", path);
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a device or FIFO (-o /dev/null, -o fifo): write to it directly;
+         * renaming a temp file over it would replace it */
+        w->fp = fopen(path, "wb");
+        if (!w->fp) return err_set(err, "%s: %s", path, strerror(errno));
+        w->path = xstrdup(path);
+        return 0;
+    }
+    if (!force && exists) return err_set(err, "%s: already exists (use -f to overwrite)", path);
     size_t n = strlen(path) + 32;
     w->tmp = xmalloc(n);
     snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
@@ -210,15 +234,15 @@ int writer_close(Writer *w, Err *err) {
         saved = errno;
     }
     w->fp = NULL;
-    if (!bad && rename(w->tmp, w->path) != 0) {
+    if (!bad && w->tmp && rename(w->tmp, w->path) != 0) {
         bad = 1;
         saved = errno;
     }
     if (bad) {
         err_set(err, "%s: write error: %s", w->path, strerror(saved));
-        unlink(w->tmp);
+        if (w->tmp) unlink(w->tmp);
     }
-    disarm_cleanup();
+    if (w->tmp) disarm_cleanup(w);
     free(w->tmp);
     free(w->path);
     w->tmp = w->path = NULL;
@@ -228,8 +252,10 @@ int writer_close(Writer *w, Err *err) {
 void writer_abort(Writer *w) {
     if (w->fp && w->fp != stdout) {
         fclose(w->fp);
-        unlink(w->tmp);
-        disarm_cleanup();
+        if (w->tmp) {
+            unlink(w->tmp);
+            disarm_cleanup(w);
+        }
     }
     w->fp = NULL;
     free(w->tmp);

@@ -61,7 +61,10 @@ typedef struct Writer {
 } Writer;
 
 /* Open stdout (path NULL or "-") or a temp file beside `path`. Refuses an
- * existing `path` unless force. Returns 0, or -1 with err filled. */
+ * existing regular file unless force, and a directory. An existing device
+ * or FIFO (/dev/null, a named pipe) is written directly, never replaced.
+ * Up to 4 writers may be open at once, each cleaned up on a signal or die().
+ * Returns 0, or -1 with err filled. */
 int writer_open(Writer *w, const char *path, int force, Err *err);
 
 /* Flush, check for write errors, close, and rename the temp file into

@@ -23,6 +23,23 @@ expect_rc "wiki_dump to /dev/full" 1
 expect_err "wiki_dump to /dev/full message" "*No space left on device*"
 run bash -c "$WS '$T/p.jsonl' > /dev/full"
 expect_rc "wiki_strip to /dev/full" 1
+# -o onto a device or FIFO writes to it and never replaces it
+run $WD -o /dev/null "$DATA/enwiki-3.xml.bz2"
+expect_rc "-o /dev/null" 0
+ok "/dev/null is still a character device" [ -c /dev/null ]
+run $WD -f -o /dev/null "$DATA/enwiki-3.xml.bz2"
+expect_rc "-f -o /dev/null" 0
+ok "/dev/null is still a character device after -f" [ -c /dev/null ]
+mkfifo "$T/fifo"
+cat "$T/fifo" >"$T/from-fifo" &
+run $WD -o "$T/fifo" "$DATA/enwiki-3.xml.bz2"
+wait
+expect_rc "-o FIFO" 0
+ok "-o FIFO: the reader got the pages" cmp -s "$T/from-fifo" "$T/p.jsonl"
+ok "-o FIFO: still a FIFO" [ -p "$T/fifo" ]
+run $WD -o "$T" "$DATA/enwiki-3.xml.bz2"
+expect_rc "-o DIRECTORY" 1
+expect_err "-o DIRECTORY message" "*is a directory*"
 # the injector itself works: without the marker nothing fails
 run env WB_INJECT=fwrite LD_PRELOAD="$INJECT" $WD -o "$T/ok.jsonl" "$DATA/enwiki-3.xml.bz2"
 expect_rc "unmarked file unaffected" 0
