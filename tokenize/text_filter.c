@@ -26,6 +26,7 @@
 #include "docfilter.h"
 #include "hash.h"
 #include "io.h"
+#include "langid.h"
 #include "pool.h"
 #include "uniprop.h"
 
@@ -34,6 +35,7 @@
 #define READ_CHUNK (256u << 10)
 #define MAX_WORKERS 1024
 #define DEFAULT_DEDUP_MEMORY (256u << 20)
+#define LANG_MAX_CHARS 10000 /* langdetect's max_text_length */
 
 enum DedupMode { DEDUP_NONE, DEDUP_DOCS, DEDUP_SENTENCES };
 
@@ -70,6 +72,8 @@ typedef struct State {
     FilterCounts *counts; /* one per input */
     uint64_t dup_docs, dup_sents, emptied;
     Err err;
+    LangId *lid;
+    const char *lang; /* --langdetect LANG */
     FilterScratch scratch[MAX_WORKERS];
     Progress progress;
 } State;
@@ -94,8 +98,9 @@ static void usage(void) {
            "  -d, --digit-ratio X    max share of digit characters (0.075)\n"
            "  -F, --foreign-ratio X  max share of letters outside the alphabet (0.02)\n"
            "  -w, --min-words N      min WORD_RE words (30)\n"
-           "  -l, --langdetect LANG  the built-in language identifier must say LANG (hu);\n"
-           "                         off when the model has no LANG\n\n"
+           "  -l, --langdetect LANG  the built-in language identifier must say LANG (hu)\n"
+           "                         for the first 10000 characters; off when the model\n"
+           "                         has no LANG\n\n"
            "Words and alphabet:\n"
            "  -W, --word-chars S     lower-case alphabet (Hungarian a-z and accented vowels);\n"
            "                         a word is \\b[UPPER]?[S]{2,}\\b with UPPER the upper-case\n"
@@ -129,7 +134,7 @@ static void usage(void) {
            "error, 2 usage error or missing model.\n\n"
            "Example:\n"
            "  %s -j 8 --dedup docs --rejected hu.rejected -o hu.filtered hu.sentences\n",
-           progname, "langid/model.txt", cli_ncpus(), progname);
+           progname, LANGID_DEFAULT_FILE, cli_ncpus(), progname);
 }
 
 /* ---- option values ---- */
@@ -199,6 +204,29 @@ static int fill(void *ctx, Batch *b) {
 
 /* ---- checking: one batch on a worker ---- */
 
+/* Check 12: the identifier's best language must be LANG. Text it cannot
+ * judge (no letters) fails, as langdetect's exception does. Like
+ * langdetect, only the first LANG_MAX_CHARS code points are read. */
+static int lang_is(void *ctx, int worker, const char *text, size_t n) {
+    LangScore sc;
+    size_t cps = 0, i = 0;
+    for (; i < n; i++)
+        if (((unsigned char)text[i] & 0xC0) != 0x80 && ++cps > LANG_MAX_CHARS) break;
+    n = i;
+    return langid_identify(st.lid, text, n, &sc) == 0 && strcmp(sc.lang, st.lang) == 0;
+}
+
+/* --identify: "LANG<TAB>CONF<TAB>line" for the one-line record. */
+static void identify_line(Batch *b, const char *line, size_t len) {
+    LangScore sc;
+    size_t n = len ? len - 1 : 0; /* without the '\n' */
+    langid_identify(st.lid, line, n, &sc);
+    char t[96];
+    snprintf(t, sizeof t, "%s\t%.3f\t", sc.lang, sc.conf);
+    buf_puts(&b->out, t);
+    buf_append(&b->out, line, len);
+}
+
 static void work(void *ctx, int wid, Batch *b) {
     FilterScratch *s = &st.scratch[wid];
     const char *p = b->in.data, *end = b->in.data + b->in.len;
@@ -207,6 +235,10 @@ static void work(void *ctx, int wid, Batch *b) {
         memcpy(&h, p, sizeof h);
         const char *doc = p + sizeof h;
         p = doc + h.len;
+        if (st.identify) {
+            identify_line(b, doc, h.len);
+            continue;
+        }
         RecOut o = {0, 0};
         o.result = docfilter_check(st.df, s, wid, doc, h.len, NULL);
         if (st.dedup) o.doc_hash = hash_bytes(doc, h.len);
@@ -266,6 +298,11 @@ static size_t write_new_sentences(const char *doc, size_t len, const char *hashe
 }
 
 static int flush(void *ctx, Batch *b) {
+    if (st.identify) {
+        if (b->out.len && fwrite(b->out.data, 1, b->out.len, st.out.fp) != b->out.len)
+            return err_set(&st.err, "write error: %s", strerror(errno));
+        return 0;
+    }
     const char *p = b->in.data, *end = b->in.data + b->in.len;
     const char *o = b->out.data;
     while (p < end) {
@@ -412,6 +449,25 @@ static void report(double secs) {
     buf_free(&r);
 }
 
+/* Load the model for check 12 or --identify; a missing file is a setup
+ * error (exit 2). Check 12 is switched off when the model lacks LANG. */
+static void load_langid(const char *model, const char *lang) {
+    char path[4096];
+    if (!model) model = cli_data_path(LANGID_DEFAULT_FILE, path, sizeof path);
+    FILE *fp = fopen(model, "rb");
+    if (!fp) die_code(EXIT_USAGE, "language model %s: %s", model, strerror(errno));
+    fclose(fp);
+    st.lid = langid_load(model, &st.err);
+    if (!st.lid) die("%s", st.err.msg);
+    if (st.identify) return;
+    if (langid_find(st.lid, lang) < 0) {
+        warn("the language model %s has no '%s': --langdetect is off", model, lang);
+        return; /* no callback: check 12 does not run */
+    }
+    st.lang = lang;
+    docfilter_set_lang(st.df, lang_is, NULL);
+}
+
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     filter_opts_default(&st.fo);
@@ -512,7 +568,6 @@ int main(int argc, char **argv) {
         default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
-    (void)model;
     static char *stdin_only[] = {"-"};
     st.inputs = optind < argc ? argv + optind : stdin_only;
     st.ninputs = optind < argc ? argc - optind : 1;
@@ -529,10 +584,9 @@ int main(int argc, char **argv) {
     }
 
     fo->use[FC_LANGDETECT] = langdetect != NULL && !st.identify;
-    if (fo->use[FC_LANGDETECT] || st.identify)
-        die_code(EXIT_USAGE, "language identification is not available in this build (use -l none)");
     st.df = docfilter_create(fo, &st.err);
     if (!st.df) cli_bad_usage("%s", st.err.msg);
+    if (fo->use[FC_LANGDETECT] || st.identify) load_langid(model, langdetect);
     if (st.dedup) dedup_init(&st.seen, st.dedup_memory);
     st.counts = xcalloc((size_t)st.ninputs, sizeof *st.counts);
     st.chunk = xmalloc(READ_CHUNK);
@@ -559,6 +613,7 @@ int main(int argc, char **argv) {
     close_outputs();
 
     docfilter_destroy(st.df);
+    if (st.lid) langid_free(st.lid);
     if (st.dedup) dedup_free(&st.seen);
     for (int i = 0; i < MAX_WORKERS; i++) filter_scratch_free(&st.scratch[i]);
     docsplit_free(&st.ds);
