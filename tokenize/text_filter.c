@@ -255,13 +255,20 @@ static void work(void *ctx, int wid, Batch *b) {
 
 /* ---- writing: in input order ---- */
 
-static int write_rejected(const RecHdr *h, const char *doc, const char *reason) {
-    if (!st.rej.fp) return 0;
-    if (fprintf(st.rej.fp, "# %s %s:%llu\n", reason, input_name((int)h->file),
-                (unsigned long long)h->line) < 0 ||
-        fwrite(doc, 1, h->len, st.rej.fp) != h->len || putc('\n', st.rej.fp) == EOF)
-        return err_set(&st.err, "%s: write error: %s", st.rej.path, strerror(errno));
-    return 0;
+/* Write n bytes to an output; a short write records the first error,
+ * which flush() then reports. */
+static void put(Writer *w, const char *p, size_t n) {
+    if (n && fwrite(p, 1, n, w->fp) != n && !st.err.msg[0])
+        err_set(&st.err, "%s: write error: %s", w->path ? w->path : "standard output", strerror(errno));
+}
+
+static void write_rejected(const RecHdr *h, const char *doc, const char *reason) {
+    if (!st.rej.fp) return;
+    char t[512];
+    int n = snprintf(t, sizeof t, "# %s %s:%llu\n", reason, input_name((int)h->file), (unsigned long long)h->line);
+    put(&st.rej, t, n < (int)sizeof t ? (size_t)n : sizeof t - 1);
+    put(&st.rej, doc, h->len);
+    put(&st.rej, "\n", 1);
 }
 
 static void note_full(int added) {
@@ -288,7 +295,7 @@ static size_t write_new_sentences(const char *doc, size_t len, const char *hashe
         if (dedup_has(&st.seen, hash_at(hashes, i))) {
             st.dup_sents++;
         } else {
-            fwrite(q, 1, (size_t)(nl - q) + 1, st.out.fp);
+            put(&st.out, q, (size_t)(nl - q) + 1);
             kept++;
         }
         q = nl + 1;
@@ -299,9 +306,8 @@ static size_t write_new_sentences(const char *doc, size_t len, const char *hashe
 
 static int flush(void *ctx, Batch *b) {
     if (st.identify) {
-        if (b->out.len && fwrite(b->out.data, 1, b->out.len, st.out.fp) != b->out.len)
-            return err_set(&st.err, "write error: %s", strerror(errno));
-        return 0;
+        put(&st.out, b->out.data, b->out.len);
+        return st.err.msg[0] ? -1 : 0;
     }
     const char *p = b->in.data, *end = b->in.data + b->in.len;
     const char *o = b->out.data;
@@ -320,13 +326,13 @@ static int flush(void *ctx, Batch *b) {
         c->result[r.result]++;
         int keep = (r.result == FC_PASS) != st.invert;
         if (!keep) {
-            if (write_rejected(&h, doc, filter_result_key((FilterCheck)r.result))) return -1;
+            write_rejected(&h, doc, filter_result_key((FilterCheck)r.result));
             continue;
         }
         if (st.dedup) {
             if (dedup_has(&st.seen, r.doc_hash)) {
                 st.dup_docs++;
-                if (write_rejected(&h, doc, "duplicate")) return -1;
+                write_rejected(&h, doc, "duplicate");
                 continue;
             }
             note_full(dedup_add(&st.seen, r.doc_hash));
@@ -337,13 +343,12 @@ static int flush(void *ctx, Batch *b) {
                 continue;
             }
         } else {
-            fwrite(doc, 1, h.len, st.out.fp);
+            put(&st.out, doc, h.len);
         }
-        putc('\n', st.out.fp);
+        put(&st.out, "\n", 1);
         c->output++;
     }
-    if (ferror(st.out.fp)) return err_set(&st.err, "write error: %s", strerror(errno));
-    return 0;
+    return st.err.msg[0] ? -1 : 0;
 }
 
 /* ---- two atomic outputs ---- */
@@ -388,14 +393,19 @@ static void open_outputs(const char *output, const char *rejected, int force) {
     sigaction(SIGPIPE, &sa, NULL);
 }
 
-static void close_outputs(void) {
-    if (writer_close(&st.out, &st.err)) {
+/* The rejected file first, then the output: a failure of either leaves
+ * neither file behind. */
+static void close_outputs(const char *rejected) {
+    if (st.rej.fp && writer_close(&st.rej, &st.err)) {
         abort_outputs();
         die("%s", st.err.msg);
     }
-    out_tmp[0] = '\0';
-    if (st.rej.fp && writer_close(&st.rej, &st.err)) die("%s", st.err.msg);
     rej_tmp[0] = '\0';
+    if (writer_close(&st.out, &st.err)) {
+        if (rejected) unlink(rejected);
+        die("%s", st.err.msg);
+    }
+    out_tmp[0] = '\0';
 }
 
 /* ---- report ---- */
@@ -610,7 +620,7 @@ int main(int argc, char **argv) {
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
     report(now_sec() - t0);
-    close_outputs();
+    close_outputs(rejected);
 
     docfilter_destroy(st.df);
     if (st.lid) langid_free(st.lid);
