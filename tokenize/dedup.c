@@ -13,7 +13,8 @@ static inline uint64_t stored(uint64_t h) { return h ? h : 1; }
 
 void dedup_init(Dedup *d, size_t bytes) {
     size_t slots = DEDUP_MIN_BYTES / sizeof(uint64_t);
-    while (slots * 2 * sizeof(uint64_t) <= bytes) slots *= 2;
+    while (slots * 2 * sizeof(uint64_t) <= bytes)
+        slots *= 2;
     d->slots = xcalloc(slots, sizeof(uint64_t));
     d->mask = slots - 1;
     d->count = 0;

@@ -27,7 +27,7 @@ typedef struct Dedup {
     uint64_t *slots; /* 0 = empty; stored hashes are never 0 */
     size_t mask;     /* capacity - 1, a power of two */
     size_t count, limit;
-    int full;        /* an insertion was refused */
+    int full; /* an insertion was refused */
 } Dedup;
 
 /* Smallest table dedup_init accepts, in bytes. */

@@ -32,15 +32,17 @@ enum {
     K_UCLS = 1 << 7,    /* in the upper-case set */
 };
 
-#define HU_WORD_CHARS "abcdefghijklmnopqrstuvwxyz\xc3\xa1\xc3\xa9\xc3\xad\xc3\xb3\xc3\xb6\xc3\xba\xc3\xbc\xc5\x91\xc5\xb1"
+#define HU_WORD_CHARS                                                                              \
+    "abcdefghijklmnopqrstuvwxyz\xc3\xa1\xc3\xa9\xc3\xad\xc3\xb3\xc3\xb6\xc3\xba\xc3\xbc\xc5\x91"   \
+    "\xc5\xb1"
 #define ASCII_PUNCT "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 
 struct DocFilter {
     FilterOpts o;
     int w_len;
-    Buf alpha, upper;                /* UTF-8, as the original builds them */
-    uint32_t *astral_set;            /* sorted astral members, with ... */
-    unsigned char *astral_bits;      /* ... their K_ALPHA / K_UCLS bits */
+    Buf alpha, upper;           /* UTF-8, as the original builds them */
+    uint32_t *astral_set;       /* sorted astral members, with ... */
+    unsigned char *astral_bits; /* ... their K_ALPHA / K_UCLS bits */
     size_t nastral;
     FilterLangFn lang;
     void *lang_ctx;
@@ -50,12 +52,12 @@ struct DocFilter {
 /* ---- names ---- */
 
 static const char *const check_names[FC_COUNT] = {
-    "all",         "avg-len",     "min-sents",   "max-sents",   "min-toks",
-    "max-toks",    "no-word-ratio", "punct-ratio", "upper-ratio", "digit-ratio",
-    "foreign-ratio", "min-words", "langdetect",
+    "all",           "avg-len",       "min-sents",   "max-sents",   "min-toks",
+    "max-toks",      "no-word-ratio", "punct-ratio", "upper-ratio", "digit-ratio",
+    "foreign-ratio", "min-words",     "langdetect",
 };
 static const char *const result_keys[FC_COUNT] = {
-    "pass-all",         "fail-avg-len",     "fail-min-sents",   "fail-max-sents",
+    "pass-all",         "fail-avg-len",     "fail-min-sents",     "fail-max-sents",
     "fail-min-toks",    "fail-max-toks",    "fail-no-word-ratio", "fail-punct-ratio",
     "fail-upper-ratio", "fail-digit-ratio", "fail-foreign-ratio", "fail-min-words",
     "fail-langdetect",
@@ -77,7 +79,8 @@ int filter_check_find(const char *name) {
 
 void filter_opts_default(FilterOpts *o) {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < FC_COUNT; i++) o->use[i] = 1;
+    for (int i = 1; i < FC_COUNT; i++)
+        o->use[i] = 1;
     o->avg_len = 4;
     o->min_sents = 3;
     o->max_sents = 1000;
@@ -100,7 +103,8 @@ void filter_opts_default(FilterOpts *o) {
 typedef struct Range {
     uint32_t lo, hi;
 } Range;
-static const Range ja_ranges[] = {{0x3040, 0x309F}, {0x30A0, 0x30FF}, {0x4E00, 0x9FAF}, {0x3400, 0x4DBF}};
+static const Range ja_ranges[] = {
+    {0x3040, 0x309F}, {0x30A0, 0x30FF}, {0x4E00, 0x9FAF}, {0x3400, 0x4DBF}};
 static const Range ko_ranges[] = {{0xAC00, 0xD7AF}};
 
 static int cmp_u64(const void *a, const void *b) {
@@ -113,8 +117,10 @@ static long astral_find(const DocFilter *f, uint32_t cp) {
     size_t lo = 0, hi = f->nastral;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (f->astral_set[mid] < cp) lo = mid + 1;
-        else hi = mid;
+        if (f->astral_set[mid] < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < f->nastral && f->astral_set[lo] == cp ? (long)lo : -1;
 }
@@ -201,13 +207,16 @@ DocFilter *docfilter_create(const FilterOpts *o, Err *err) {
     for (size_t i = 0; i < raw.len;) {
         size_t at = i;
         uint32_t cp = next_cp(raw.data, raw.len, &i);
-        if (uni_props(cp) & UNI_SPACE) had_space = 1;
-        else buf_append(&f->alpha, raw.data + at, i - at);
+        if (uni_props(cp) & UNI_SPACE)
+            had_space = 1;
+        else
+            buf_append(&f->alpha, raw.data + at, i - at);
     }
     buf_free(&raw);
     if (had_space) warn("warning: discarding space characters from --word-chars");
     if (!f->alpha.data) buf_puts(&f->alpha, "");
-    for (size_t i = 0; i < f->alpha.len;) mark(f, next_cp(f->alpha.data, f->alpha.len, &i), K_ALPHA);
+    for (size_t i = 0; i < f->alpha.len;)
+        mark(f, next_cp(f->alpha.data, f->alpha.len, &i), K_ALPHA);
 
     /* upper: c.upper() of each alphabet character unless it is already a
      * substring of the alphabet (a one-character form: a member of it) */
@@ -224,14 +233,16 @@ DocFilter *docfilter_create(const FilterOpts *o, Err *err) {
     }
     buf_free(&u);
     if (!f->upper.data) buf_puts(&f->upper, "");
-    for (size_t i = 0; i < f->upper.len;) mark(f, next_cp(f->upper.data, f->upper.len, &i), K_UCLS);
+    for (size_t i = 0; i < f->upper.len;)
+        mark(f, next_cp(f->upper.data, f->upper.len, &i), K_UCLS);
 
     /* the class table, and the astral members sorted for lookups */
     for (uint32_t cp = 0; cp < 0x10000; cp++)
         f->cls[cp] = class_of(cp, uni_props(cp), f->cls[cp] & (K_ALPHA | K_UCLS));
     if (f->nastral) {
         uint64_t *pairs = xmalloc(f->nastral * sizeof *pairs);
-        for (size_t i = 0; i < f->nastral; i++) pairs[i] = (uint64_t)f->astral_set[i] << 8 | f->astral_bits[i];
+        for (size_t i = 0; i < f->nastral; i++)
+            pairs[i] = (uint64_t)f->astral_set[i] << 8 | f->astral_bits[i];
         qsort(pairs, f->nastral, sizeof *pairs, cmp_u64);
         for (size_t i = 0; i < f->nastral; i++) {
             f->astral_set[i] = (uint32_t)(pairs[i] >> 8);
@@ -290,7 +301,8 @@ static size_t match_at(const unsigned char *k, size_t n, size_t p, size_t w_len)
     for (int opt = 1; opt >= 0; opt--) {
         if (opt && !(k[p] & K_UCLS)) continue;
         size_t q = p + (size_t)opt, r = q;
-        while (r < n && (k[r] & K_ALPHA)) r++;
+        while (r < n && (k[r] & K_ALPHA))
+            r++;
         for (size_t e = r; e >= q + w_len; e--)
             if (boundary(k, n, e)) return e;
     }
@@ -316,10 +328,12 @@ static size_t count_matches(const unsigned char *k, size_t n, size_t w_len) {
 
 /* Classify sentence s[0..n) into s->cls and add its character counts to
  * m. Returns the number of code points. */
-static size_t classify(const DocFilter *f, FilterScratch *sc, const char *s, size_t n, DocMeasure *m) {
+static size_t classify(const DocFilter *f, FilterScratch *sc, const char *s, size_t n,
+                       DocMeasure *m) {
     if (sc->cap < n + 1) {
         size_t cap = sc->cap ? sc->cap : 256;
-        while (cap < n + 1) cap *= 2;
+        while (cap < n + 1)
+            cap *= 2;
         sc->cls = xrealloc(sc->cls, cap);
         sc->cap = cap;
     }
@@ -356,7 +370,8 @@ static size_t classify(const DocFilter *f, FilterScratch *sc, const char *s, siz
     return nc;
 }
 
-void docfilter_measure(const DocFilter *f, FilterScratch *s, const char *doc, size_t len, DocMeasure *m) {
+void docfilter_measure(const DocFilter *f, FilterScratch *s, const char *doc, size_t len,
+                       DocMeasure *m) {
     memset(m, 0, sizeof *m);
     const char *p = doc, *end = doc + len;
     while (p < end) {
@@ -387,17 +402,19 @@ FilterCheck docfilter_decide(const DocFilter *f, const DocMeasure *m) {
     if (use[FC_MAX_SENTS] && (double)m->sents > (double)o->max_sents) return FC_MAX_SENTS;
     if (use[FC_MIN_TOKS] && (double)m->toks < (double)o->min_toks) return FC_MIN_TOKS;
     if (use[FC_MAX_TOKS] && (double)m->toks > (double)o->max_toks) return FC_MAX_TOKS;
-    if (use[FC_NO_WORD_RATIO] && ratio(m->no_word, m->sents) > o->no_word_ratio) return FC_NO_WORD_RATIO;
+    if (use[FC_NO_WORD_RATIO] && ratio(m->no_word, m->sents) > o->no_word_ratio)
+        return FC_NO_WORD_RATIO;
     if (use[FC_PUNCT_RATIO] && ratio(m->punct, m->chars) > o->punct_ratio) return FC_PUNCT_RATIO;
     if (use[FC_UPPER_RATIO] && ratio(m->upper, m->chars) > o->upper_ratio) return FC_UPPER_RATIO;
     if (use[FC_DIGIT_RATIO] && ratio(m->digit, m->chars) > o->digit_ratio) return FC_DIGIT_RATIO;
-    if (use[FC_FOREIGN_RATIO] && ratio(m->foreign, m->chars) > o->foreign_ratio) return FC_FOREIGN_RATIO;
+    if (use[FC_FOREIGN_RATIO] && ratio(m->foreign, m->chars) > o->foreign_ratio)
+        return FC_FOREIGN_RATIO;
     if (use[FC_MIN_WORDS] && (double)m->words < (double)o->min_words) return FC_MIN_WORDS;
     return FC_PASS;
 }
 
-FilterCheck docfilter_check(const DocFilter *f, FilterScratch *s, int worker, const char *doc, size_t len,
-                            DocMeasure *out) {
+FilterCheck docfilter_check(const DocFilter *f, FilterScratch *s, int worker, const char *doc,
+                            size_t len, DocMeasure *out) {
     DocMeasure m;
     docfilter_measure(f, s, doc, len, &m);
     if (out) *out = m;
@@ -405,7 +422,8 @@ FilterCheck docfilter_check(const DocFilter *f, FilterScratch *s, int worker, co
     if (r != FC_PASS || !f->o.use[FC_LANGDETECT] || !f->lang) return r;
     buf_clear(&s->joined);
     buf_append(&s->joined, doc, len);
-    if (s->joined.len && s->joined.data[s->joined.len - 1] == '\n') s->joined.data[--s->joined.len] = '\0';
+    if (s->joined.len && s->joined.data[s->joined.len - 1] == '\n')
+        s->joined.data[--s->joined.len] = '\0';
     for (size_t i = 0; i < s->joined.len; i++)
         if (s->joined.data[i] == '\n') s->joined.data[i] = ' ';
     return f->lang(f->lang_ctx, worker, s->joined.data, s->joined.len) ? FC_PASS : FC_LANGDETECT;
@@ -416,7 +434,8 @@ FilterCheck docfilter_check(const DocFilter *f, FilterScratch *s, int worker, co
 void filter_counts_add(FilterCounts *a, const FilterCounts *b) {
     a->docs += b->docs;
     a->output += b->output;
-    for (int i = 0; i < FC_COUNT; i++) a->result[i] += b->result[i];
+    for (int i = 0; i < FC_COUNT; i++)
+        a->result[i] += b->result[i];
 }
 
 static void pct(Buf *out, uint64_t v, uint64_t total) {
@@ -427,9 +446,11 @@ static void pct(Buf *out, uint64_t v, uint64_t total) {
 
 void filter_report(Buf *out, const char *name, const FilterCounts *c) {
     int order[FC_COUNT];
-    for (int i = 0; i < FC_COUNT; i++) order[i] = i;
+    for (int i = 0; i < FC_COUNT; i++)
+        order[i] = i;
     for (int i = 1; i < FC_COUNT; i++) /* insertion sort by key */
-        for (int j = i; j > 0 && strcmp(result_keys[order[j - 1]], result_keys[order[j]]) > 0; j--) {
+        for (int j = i; j > 0 && strcmp(result_keys[order[j - 1]], result_keys[order[j]]) > 0;
+             j--) {
             int t = order[j];
             order[j] = order[j - 1];
             order[j - 1] = t;
@@ -438,7 +459,8 @@ void filter_report(Buf *out, const char *name, const FilterCounts *c) {
     for (int i = 0; i < FC_COUNT; i++) {
         uint64_t v = c->result[order[i]];
         if (!v) continue;
-        snprintf(t, sizeof t, "%s:\t%s\t%llu (", name, result_keys[order[i]], (unsigned long long)v);
+        snprintf(t, sizeof t, "%s:\t%s\t%llu (", name, result_keys[order[i]],
+                 (unsigned long long)v);
         buf_puts(out, t);
         pct(out, v, c->docs);
         buf_puts(out, ")\n");
@@ -465,7 +487,8 @@ static size_t rstrip_len(const char *s, size_t n) {
             break;
         }
         size_t st = n - 1;
-        while (st > 0 && n - st < 4 && (p[st] & 0xC0) == 0x80) st--;
+        while (st > 0 && n - st < 4 && (p[st] & 0xC0) == 0x80)
+            st--;
         uint32_t cp;
         if (utf8_decode(p + st, n - st, &cp) != n - st || !(uni_props(cp) & UNI_SPACE)) break;
         n = st;

@@ -127,22 +127,22 @@ int docfilter_word_len(const DocFilter *f);
 typedef struct FilterScratch {
     unsigned char *cls; /* class bits of each code point of a sentence */
     size_t cap;
-    Buf joined;         /* the sentences joined by spaces, for check 12 */
+    Buf joined; /* the sentences joined by spaces, for check 12 */
 } FilterScratch;
 
 void filter_scratch_free(FilterScratch *s);
 
 /* What the checks measure on one document. */
 typedef struct DocMeasure {
-    uint64_t sents;      /* sentences (lines) */
-    uint64_t words;      /* WORD_RE matches */
-    uint64_t no_word;    /* sentences without a match */
-    uint64_t toks;       /* whitespace-separated tokens (str.split) */
-    uint64_t chars;      /* code points */
-    uint64_t punct;      /* ASCII punctuation (string.punctuation) */
-    uint64_t upper;      /* str.isupper */
-    uint64_t digit;      /* str.isdigit */
-    uint64_t foreign;    /* FOREIGN_LETTER */
+    uint64_t sents;   /* sentences (lines) */
+    uint64_t words;   /* WORD_RE matches */
+    uint64_t no_word; /* sentences without a match */
+    uint64_t toks;    /* whitespace-separated tokens (str.split) */
+    uint64_t chars;   /* code points */
+    uint64_t punct;   /* ASCII punctuation (string.punctuation) */
+    uint64_t upper;   /* str.isupper */
+    uint64_t digit;   /* str.isdigit */
+    uint64_t foreign; /* FOREIGN_LETTER */
 } DocMeasure;
 
 /* Measure document doc[0..len): sentences, each followed by '\n', in valid
@@ -165,9 +165,9 @@ size_t docfilter_count_words(const DocFilter *f, FilterScratch *s, const char *s
 /* ---- statistics in filterdocs.py's report format ---- */
 
 typedef struct FilterCounts {
-    uint64_t docs;              /* documents read */
-    uint64_t output;            /* documents written */
-    uint64_t result[FC_COUNT];  /* pass-all and fail-<name> counts */
+    uint64_t docs;             /* documents read */
+    uint64_t output;           /* documents written */
+    uint64_t result[FC_COUNT]; /* pass-all and fail-<name> counts */
 } FilterCounts;
 
 /* Add b into a. */
@@ -195,21 +195,21 @@ typedef void (*DocSink)(void *ctx, const char *doc, size_t len, size_t nsent, ui
  * Zero-initialise, set limit (-1: none) and lines, then feed; pair with
  * docsplit_free(). */
 typedef struct DocSplit {
-    int64_t limit;      /* documents per input, -1 for no limit */
-    int lines;          /* emit every line as a one-line document */
+    int64_t limit; /* documents per input, -1 for no limit */
+    int lines;     /* emit every line as a one-line document */
     DocSink sink;
     void *ctx;
     /* state */
-    Buf carry;          /* start of a line cut by the chunk end */
-    Buf doc;            /* the document being collected */
-    Buf fix;            /* a line with invalid UTF-8 repaired */
+    Buf carry; /* start of a line cut by the chunk end */
+    Buf doc;   /* the document being collected */
+    Buf fix;   /* a line with invalid UTF-8 repaired */
     size_t nsent;
-    int pending_cr;     /* the last chunk ended in '\r' */
-    int stopped;        /* the limit was reached */
-    uint64_t line;      /* lines seen in this input */
-    uint64_t doc_line;  /* line of the current document's first sentence */
-    uint64_t ndocs;     /* documents finished in this input */
-    uint64_t bad_utf8;  /* invalid sequences replaced, all inputs */
+    int pending_cr;          /* the last chunk ended in '\r' */
+    int stopped;             /* the limit was reached */
+    uint64_t line;           /* lines seen in this input */
+    uint64_t doc_line;       /* line of the current document's first sentence */
+    uint64_t ndocs;          /* documents finished in this input */
+    uint64_t bad_utf8;       /* invalid sequences replaced, all inputs */
     uint64_t first_bad_line; /* line of the first one in this input, 0: none */
 } DocSplit;
 

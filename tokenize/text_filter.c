@@ -118,9 +118,12 @@ static void usage(void) {
            "      --dedup MODE       docs: drop a document identical to one written before;\n"
            "                         sentences: also remove from each written document the\n"
            "                         sentences that earlier written documents had (after\n"
-           "                         the checks, which see the whole document)\n"
-           "      --dedup-memory SIZE  hash table size (default 256M, K/M/G suffixes); when\n"
-           "                         3/4 full, new texts are no longer remembered (warning)\n"
+           "                         the checks, which see the whole document; a document\n"
+           "                         left without sentences is dropped). Texts are compared\n"
+           "                         by 64-bit hashes\n"
+           "      --dedup-memory SIZE  hash table size (default 256M = 25M texts; K/M/G);\n"
+           "                         when 3/4 full, new texts are no longer remembered and\n"
+           "                         a warning says so\n"
            "      --identify         print 'LANG<TAB>CONFIDENCE<TAB>line' for each line; no\n"
            "                         filtering\n"
            "  -j, --threads N        worker threads (default: all cores, %d here)\n"
@@ -259,13 +262,15 @@ static void work(void *ctx, int wid, Batch *b) {
  * which flush() then reports. */
 static void put(Writer *w, const char *p, size_t n) {
     if (n && fwrite(p, 1, n, w->fp) != n && !st.err.msg[0])
-        err_set(&st.err, "%s: write error: %s", w->path ? w->path : "standard output", strerror(errno));
+        err_set(&st.err, "%s: write error: %s", w->path ? w->path : "standard output",
+                strerror(errno));
 }
 
 static void write_rejected(const RecHdr *h, const char *doc, const char *reason) {
     if (!st.rej.fp) return;
     char t[512];
-    int n = snprintf(t, sizeof t, "# %s %s:%llu\n", reason, input_name((int)h->file), (unsigned long long)h->line);
+    int n = snprintf(t, sizeof t, "# %s %s:%llu\n", reason, input_name((int)h->file),
+                     (unsigned long long)h->line);
     put(&st.rej, t, n < (int)sizeof t ? (size_t)n : sizeof t - 1);
     put(&st.rej, doc, h->len);
     put(&st.rej, "\n", 1);
@@ -276,7 +281,8 @@ static void note_full(int added) {
     if (added < 0 && !warned) {
         warned = 1;
         warn("warning: --dedup table full (%zu texts); later texts are not remembered "
-             "(raise --dedup-memory)", dedup_capacity(&st.seen));
+             "(raise --dedup-memory)",
+             dedup_capacity(&st.seen));
     }
 }
 
@@ -300,7 +306,8 @@ static size_t write_new_sentences(const char *doc, size_t len, const char *hashe
         }
         q = nl + 1;
     }
-    for (i = 0; i < nsent; i++) note_full(dedup_add(&st.seen, hash_at(hashes, i)));
+    for (i = 0; i < nsent; i++)
+        note_full(dedup_add(&st.seen, hash_at(hashes, i)));
     return kept;
 }
 
@@ -371,7 +378,8 @@ static void on_signal(int sig) {
 
 static void open_outputs(const char *output, const char *rejected, int force) {
     if (rejected) {
-        if (output && strcmp(output, rejected) == 0) cli_bad_usage("--rejected and -o name the same file");
+        if (output && strcmp(output, rejected) == 0)
+            cli_bad_usage("--rejected and -o name the same file");
         if (strcmp(rejected, "-") == 0) cli_bad_usage("--rejected needs a file name");
         if (writer_open(&st.rej, rejected, force, &st.err)) die("%s", st.err.msg);
         snprintf(rej_tmp, sizeof rej_tmp, "%s", st.rej.tmp);
@@ -437,11 +445,13 @@ static void report(double secs) {
     } else {
         uint64_t failed = total.docs - total.result[FC_PASS];
         snprintf(t, sizeof t, "%llu documents in, %llu out, %llu failed the checks",
-                 (unsigned long long)total.docs, (unsigned long long)total.output, (unsigned long long)failed);
+                 (unsigned long long)total.docs, (unsigned long long)total.output,
+                 (unsigned long long)failed);
         buf_puts(&r, t);
     }
     if (st.dedup) {
-        snprintf(t, sizeof t, "; %llu duplicate documents dropped", (unsigned long long)st.dup_docs);
+        snprintf(t, sizeof t, "; %llu duplicate documents dropped",
+                 (unsigned long long)st.dup_docs);
         buf_puts(&r, t);
     }
     if (st.dedup == DEDUP_SENTENCES) {
@@ -450,7 +460,8 @@ static void report(double secs) {
         buf_puts(&r, t);
     }
     if (st.ds.bad_utf8) {
-        snprintf(t, sizeof t, "; %llu invalid UTF-8 sequences replaced", (unsigned long long)st.ds.bad_utf8);
+        snprintf(t, sizeof t, "; %llu invalid UTF-8 sequences replaced",
+                 (unsigned long long)st.ds.bad_utf8);
         buf_puts(&r, t);
     }
     snprintf(t, sizeof t, "; %.1f MB in %.2f s (%.1f MB/s)", mb, secs, secs > 0 ? mb / secs : 0.0);
@@ -487,35 +498,50 @@ int main(int argc, char **argv) {
     int force = 0;
     int64_t limit = -1;
     enum { O_LANGUAGE = 256, O_MODEL, O_IDENTIFY, O_REJECTED, O_DEDUP, O_DEDUP_MEM };
-    static const struct option longopts[] = {
-        {"avg-len", required_argument, 0, 'a'},       {"digit-ratio", required_argument, 0, 'd'},
-        {"foreign-ratio", required_argument, 0, 'F'}, {"invert", no_argument, 0, 'i'},
-        {"langdetect", required_argument, 0, 'l'},    {"limit", required_argument, 0, 'L'},
-        {"language", required_argument, 0, O_LANGUAGE},
-        {"no-word-ratio", required_argument, 0, 'n'}, {"punct-ratio", required_argument, 0, 'p'},
-        {"min-sents", required_argument, 0, 's'},     {"max-sents", required_argument, 0, 'S'},
-        {"min-toks", required_argument, 0, 't'},      {"max-toks", required_argument, 0, 'T'},
-        {"upper-ratio", required_argument, 0, 'u'},   {"min-words", required_argument, 0, 'w'},
-        {"word-chars", required_argument, 0, 'W'},    {"langid-model", required_argument, 0, O_MODEL},
-        {"identify", no_argument, 0, O_IDENTIFY},     {"rejected", required_argument, 0, O_REJECTED},
-        {"dedup", required_argument, 0, O_DEDUP},     {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
-        {"threads", required_argument, 0, 'j'},       {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'f'},               {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},             {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},             {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"avg-len", required_argument, 0, 'a'},
+                                             {"digit-ratio", required_argument, 0, 'd'},
+                                             {"foreign-ratio", required_argument, 0, 'F'},
+                                             {"invert", no_argument, 0, 'i'},
+                                             {"langdetect", required_argument, 0, 'l'},
+                                             {"limit", required_argument, 0, 'L'},
+                                             {"language", required_argument, 0, O_LANGUAGE},
+                                             {"no-word-ratio", required_argument, 0, 'n'},
+                                             {"punct-ratio", required_argument, 0, 'p'},
+                                             {"min-sents", required_argument, 0, 's'},
+                                             {"max-sents", required_argument, 0, 'S'},
+                                             {"min-toks", required_argument, 0, 't'},
+                                             {"max-toks", required_argument, 0, 'T'},
+                                             {"upper-ratio", required_argument, 0, 'u'},
+                                             {"min-words", required_argument, 0, 'w'},
+                                             {"word-chars", required_argument, 0, 'W'},
+                                             {"langid-model", required_argument, 0, O_MODEL},
+                                             {"identify", no_argument, 0, O_IDENTIFY},
+                                             {"rejected", required_argument, 0, O_REJECTED},
+                                             {"dedup", required_argument, 0, O_DEDUP},
+                                             {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
+                                             {"threads", required_argument, 0, 'j'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"verbose", no_argument, 0, 'v'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, 'V'},
+                                             {0, 0, 0, 0}};
     FilterOpts *fo = &st.fo;
     int c;
-    while ((c = getopt_long(argc, argv, ":a:d:F:il:L:n:p:s:S:t:T:u:w:W:j:o:fqvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":a:d:F:il:L:n:p:s:S:t:T:u:w:W:j:o:fqvhV", longopts,
+                            NULL)) != -1) {
         /* the checks: "none" switches one off */
         static const struct {
             int opt, check;
             const char *name;
-        } checks[] = {{'a', FC_AVG_LEN, "--avg-len"},         {'s', FC_MIN_SENTS, "--min-sents"},
-                      {'S', FC_MAX_SENTS, "--max-sents"},     {'t', FC_MIN_TOKS, "--min-toks"},
-                      {'T', FC_MAX_TOKS, "--max-toks"},       {'n', FC_NO_WORD_RATIO, "--no-word-ratio"},
-                      {'p', FC_PUNCT_RATIO, "--punct-ratio"}, {'u', FC_UPPER_RATIO, "--upper-ratio"},
-                      {'d', FC_DIGIT_RATIO, "--digit-ratio"}, {'F', FC_FOREIGN_RATIO, "--foreign-ratio"},
-                      {'w', FC_MIN_WORDS, "--min-words"}};
+        } checks[] = {
+            {'a', FC_AVG_LEN, "--avg-len"},         {'s', FC_MIN_SENTS, "--min-sents"},
+            {'S', FC_MAX_SENTS, "--max-sents"},     {'t', FC_MIN_TOKS, "--min-toks"},
+            {'T', FC_MAX_TOKS, "--max-toks"},       {'n', FC_NO_WORD_RATIO, "--no-word-ratio"},
+            {'p', FC_PUNCT_RATIO, "--punct-ratio"}, {'u', FC_UPPER_RATIO, "--upper-ratio"},
+            {'d', FC_DIGIT_RATIO, "--digit-ratio"}, {'F', FC_FOREIGN_RATIO, "--foreign-ratio"},
+            {'w', FC_MIN_WORDS, "--min-words"}};
         int handled = 0;
         for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
             if (checks[i].opt != c) continue;
@@ -524,58 +550,114 @@ int main(int argc, char **argv) {
             if (!fo->use[checks[i].check]) break;
             const char *w = checks[i].name;
             switch (c) {
-            case 'a': fo->avg_len = parse_long(optarg, w); break;
-            case 's': fo->min_sents = parse_long(optarg, w); break;
-            case 'S': fo->max_sents = parse_long(optarg, w); break;
-            case 't': fo->min_toks = parse_long(optarg, w); break;
-            case 'T': fo->max_toks = parse_long(optarg, w); break;
-            case 'w': fo->min_words = parse_long(optarg, w); break;
-            case 'n': fo->no_word_ratio = parse_ratio(optarg, w); break;
-            case 'p': fo->punct_ratio = parse_ratio(optarg, w); break;
-            case 'u': fo->upper_ratio = parse_ratio(optarg, w); break;
-            case 'd': fo->digit_ratio = parse_ratio(optarg, w); break;
-            case 'F': fo->foreign_ratio = parse_ratio(optarg, w); break;
+            case 'a':
+                fo->avg_len = parse_long(optarg, w);
+                break;
+            case 's':
+                fo->min_sents = parse_long(optarg, w);
+                break;
+            case 'S':
+                fo->max_sents = parse_long(optarg, w);
+                break;
+            case 't':
+                fo->min_toks = parse_long(optarg, w);
+                break;
+            case 'T':
+                fo->max_toks = parse_long(optarg, w);
+                break;
+            case 'w':
+                fo->min_words = parse_long(optarg, w);
+                break;
+            case 'n':
+                fo->no_word_ratio = parse_ratio(optarg, w);
+                break;
+            case 'p':
+                fo->punct_ratio = parse_ratio(optarg, w);
+                break;
+            case 'u':
+                fo->upper_ratio = parse_ratio(optarg, w);
+                break;
+            case 'd':
+                fo->digit_ratio = parse_ratio(optarg, w);
+                break;
+            case 'F':
+                fo->foreign_ratio = parse_ratio(optarg, w);
+                break;
             }
         }
         if (handled) continue;
         switch (c) {
-        case 'i': st.invert = 1; break;
-        case 'l': langdetect = is_none(optarg) ? NULL : optarg; break;
-        case 'L': limit = cli_parse_int(optarg, "--limit", 0, LONG_MAX); break;
-        case O_LANGUAGE: fo->language = optarg; break;
+        case 'i':
+            st.invert = 1;
+            break;
+        case 'l':
+            langdetect = is_none(optarg) ? NULL : optarg;
+            break;
+        case 'L':
+            limit = cli_parse_int(optarg, "--limit", 0, LONG_MAX);
+            break;
+        case O_LANGUAGE:
+            fo->language = optarg;
+            break;
         case 'W':
             fo->word_chars = optarg;
             fo->word_chars_given = 1;
             break;
-        case O_MODEL: model = optarg; break;
-        case O_IDENTIFY: st.identify = 1; break;
-        case O_REJECTED: rejected = optarg; break;
+        case O_MODEL:
+            model = optarg;
+            break;
+        case O_IDENTIFY:
+            st.identify = 1;
+            break;
+        case O_REJECTED:
+            rejected = optarg;
+            break;
         case O_DEDUP:
-            if (strcmp(optarg, "docs") == 0 || strcmp(optarg, "documents") == 0) st.dedup = DEDUP_DOCS;
-            else if (strcmp(optarg, "sentences") == 0) st.dedup = DEDUP_SENTENCES;
-            else if (is_none(optarg)) st.dedup = DEDUP_NONE;
-            else cli_bad_usage("--dedup: expected docs, sentences or none, got '%s'", optarg);
+            if (strcmp(optarg, "docs") == 0 || strcmp(optarg, "documents") == 0)
+                st.dedup = DEDUP_DOCS;
+            else if (strcmp(optarg, "sentences") == 0)
+                st.dedup = DEDUP_SENTENCES;
+            else if (is_none(optarg))
+                st.dedup = DEDUP_NONE;
+            else
+                cli_bad_usage("--dedup: expected docs, sentences or none, got '%s'", optarg);
             break;
         case O_DEDUP_MEM: {
             uint64_t v;
             if (cli_parse_u64(optarg, &v) || v < DEDUP_MIN_BYTES || v > SIZE_MAX / 2)
-                cli_bad_usage("--dedup-memory: expected a size of at least 1K (K/M/G suffixes), got '%s'", optarg);
+                cli_bad_usage(
+                    "--dedup-memory: expected a size of at least 1K (K/M/G suffixes), got '%s'",
+                    optarg);
             st.dedup_memory = (size_t)v;
             break;
         }
-        case 'j': st.nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
-        case 'h': usage(); return EXIT_OK;
+        case 'j':
+            st.nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case 'q':
+            display_level--;
+            break;
+        case 'v':
+            display_level++;
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
         case 'V': {
             char feat[64];
             snprintf(feat, sizeof feat, "icu=%s", uni_icu_version());
             cli_version(feat);
         }
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        case ':':
+            cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default:
+            cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     static char *stdin_only[] = {"-"};
@@ -625,7 +707,8 @@ int main(int argc, char **argv) {
     docfilter_destroy(st.df);
     if (st.lid) langid_free(st.lid);
     if (st.dedup) dedup_free(&st.seen);
-    for (int i = 0; i < MAX_WORKERS; i++) filter_scratch_free(&st.scratch[i]);
+    for (int i = 0; i < MAX_WORKERS; i++)
+        filter_scratch_free(&st.scratch[i]);
     docsplit_free(&st.ds);
     free(st.counts);
     free(st.chunk);

@@ -32,7 +32,9 @@ static DocFilter *hungarian(void) {
     return make(&o);
 }
 
-static size_t words(DocFilter *f, const char *s) { return docfilter_count_words(f, &scratch, s, strlen(s)); }
+static size_t words(DocFilter *f, const char *s) {
+    return docfilter_count_words(f, &scratch, s, strlen(s));
+}
 
 /* ---- WORD_RE ---- */
 
@@ -50,11 +52,15 @@ static void test_word_re(void) {
     test_cond("underscore is a word char", words(f, "foo_bar") == 0);
     test_cond("hyphen is a boundary", words(f, "foo-bar") == 2);
     test_cond("digits then hyphen: 2008-ban", words(f, "Az épületet 2008-ban lebontották.") == 3);
-    test_cond("NBSP separates", words(f, "ab\xc2\xa0" "cd") == 2);
+    test_cond("NBSP separates", words(f, "ab\xc2\xa0"
+                                         "cd") == 2);
     test_cond("İ (dotted capital) is no member", words(f, "İstanbul") == 0);
     test_cond("empty", words(f, "") == 0);
-    test_cond("real sentence", words(f, "Berlin Németország fővárosa, egyben tartományi rangú városállama "
-                                        "(szövetségi tartománya) és a Berlin/Brandenburg nagyvárosi régió centruma.") == 15);
+    test_cond("real sentence",
+              words(f,
+                    "Berlin Németország fővárosa, egyben tartományi rangú városállama "
+                    "(szövetségi tartománya) és a Berlin/Brandenburg nagyvárosi régió centruma.") ==
+                  15);
     docfilter_destroy(f);
 
     /* non-word characters in the alphabet: the letter run backs off to a boundary */
@@ -74,7 +80,8 @@ static void test_word_re(void) {
     f = make(&o);
     test_str_eq("ß upper is SS", docfilter_upper(f), "SS");
     test_cond("ßß matches", words(f, "\xc3\x9f\xc3\x9f SS") == 1);
-    test_cond("SSßß: S then S is not a letter of the alphabet", words(f, "SS\xc3\x9f\xc3\x9f") == 0);
+    test_cond("SSßß: S then S is not a letter of the alphabet",
+              words(f, "SS\xc3\x9f\xc3\x9f") == 0);
     docfilter_destroy(f);
 
     o.word_chars = "aA";
@@ -90,7 +97,8 @@ static void test_word_re(void) {
 
     o.word_chars = "\xf0\x9d\x90\x9a\xf0\x9d\x90\x9b"; /* mathematical bold a, b */
     f = make(&o);
-    test_cond("astral alphabet", words(f, "\xf0\x9d\x90\x9a\xf0\x9d\x90\x9b\xf0\x9d\x90\x9a \xf0\x9d\x90\x9a") == 1);
+    test_cond("astral alphabet",
+              words(f, "\xf0\x9d\x90\x9a\xf0\x9d\x90\x9b\xf0\x9d\x90\x9a \xf0\x9d\x90\x9a") == 1);
     docfilter_destroy(f);
 
     o.word_chars = "a b\tc";
@@ -114,7 +122,8 @@ static void test_word_re(void) {
     test_str_eq("ja: upper is A-Z", docfilter_upper(f), "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
     test_cond("ja: kana and kanji run is one word; Tokyo, ist, x",
               words(f, "東京は日本の首都です。Tokyo ist x") == 4);
-    test_cond("ja: alphabet has the kana and kanji letters", strlen(docfilter_alpha(f)) > 27000 * 3);
+    test_cond("ja: alphabet has the kana and kanji letters",
+              strlen(docfilter_alpha(f)) > 27000 * 3);
     docfilter_destroy(f);
     o.language = "ko";
     f = make(&o);
@@ -139,7 +148,13 @@ static void test_counts(void) {
     test_cond("chars are code points", m.chars == 24);
     test_cond("tokens", m.toks == 9);
     test_cond("no words", m.words == 0 && m.no_word == 1 && m.sents == 1);
-    measure(f, "a\xc2\xa0" "b\xe3\x80\x80" "c\xe2\x80\xa8" "d\x1c" "e\n", &m);
+    measure(f,
+            "a\xc2\xa0"
+            "b\xe3\x80\x80"
+            "c\xe2\x80\xa8"
+            "d\x1c"
+            "e\n",
+            &m);
     test_cond("Unicode whitespace splits tokens", m.toks == 5);
     measure(f, "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~ \xc2\xab\xc2\xbb\xe2\x80\xa6\n", &m);
     test_cond("ASCII punctuation only", m.punct == 32);
@@ -168,7 +183,8 @@ static void collect(void *ctx, const char *doc, size_t len, size_t nsent, uint64
 }
 
 static void docs_free(Docs *d) {
-    for (int i = 0; i < d->n; i++) free(d->doc[i]);
+    for (int i = 0; i < d->n; i++)
+        free(d->doc[i]);
     d->n = 0;
 }
 
@@ -179,7 +195,8 @@ static int load_checks(Docs *d) {
     DocSplit ds = {.limit = -1, .sink = collect, .ctx = d};
     char buf[4096];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, fp)) > 0) docsplit_feed(&ds, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+        docsplit_feed(&ds, buf, n);
     fclose(fp);
     docsplit_finish(&ds);
     docsplit_free(&ds);
@@ -210,9 +227,9 @@ static void test_checks(void) {
         DocMeasure m; /* sents words no_word toks chars punct upper digit foreign */
     } expect[] = {
         {FC_PASS, {4, 55, 0, 63, 433, 13, 10, 0, 0}},
-        {FC_AVG_LEN, {4, 5, 0, 7, 56, 4, 4, 0, 0}},        /* headings: 5 words / 4 */
+        {FC_AVG_LEN, {4, 5, 0, 7, 56, 4, 4, 0, 0}}, /* headings: 5 words / 4 */
         {FC_MIN_SENTS, {2, 20, 0, 21, 198, 5, 3, 0, 0}},
-        {FC_MIN_TOKS, {3, 14, 0, 19, 113, 4, 4, 1, 0}},     /* 8 + 7 + 4 tokens */
+        {FC_MIN_TOKS, {3, 14, 0, 19, 113, 4, 4, 1, 0}},        /* 8 + 7 + 4 tokens */
         {FC_NO_WORD_RATIO, {5, 40, 2, 50, 371, 11, 10, 4, 0}}, /* "II." and "I." */
         {FC_PUNCT_RATIO, {3, 53, 0, 62, 463, 80, 22, 0, 0}},
         {FC_UPPER_RATIO, {3, 36, 0, 46, 299, 15, 59, 0, 0}}, /* CFB, CERH, ISCII ... */
@@ -222,7 +239,8 @@ static void test_checks(void) {
     };
     int n = (int)(sizeof expect / sizeof *expect);
     test_cond("ten documents in checks.txt", d.n == n);
-    test_cond("document line numbers", d.n == n && d.line[0] == 1 && d.line[1] == 6 && d.line[2] == 11);
+    test_cond("document line numbers",
+              d.n == n && d.line[0] == 1 && d.line[1] == 6 && d.line[2] == 11);
     DocFilter *f = hungarian(); /* no language callback: check 12 is off */
     for (int i = 0; i < n && i < d.n; i++) {
         DocMeasure m;
@@ -233,11 +251,14 @@ static void test_checks(void) {
         snprintf(what, sizeof what, "document %d: measures", i + 1);
         test_cond(what, memcmp(&m, &expect[i].m, sizeof m) == 0);
         if (memcmp(&m, &expect[i].m, sizeof m) != 0)
-            printf("  got sents %llu words %llu no_word %llu toks %llu chars %llu punct %llu upper %llu "
+            printf("  got sents %llu words %llu no_word %llu toks %llu chars %llu punct %llu upper "
+                   "%llu "
                    "digit %llu foreign %llu\n",
-                   (unsigned long long)m.sents, (unsigned long long)m.words, (unsigned long long)m.no_word,
-                   (unsigned long long)m.toks, (unsigned long long)m.chars, (unsigned long long)m.punct,
-                   (unsigned long long)m.upper, (unsigned long long)m.digit, (unsigned long long)m.foreign);
+                   (unsigned long long)m.sents, (unsigned long long)m.words,
+                   (unsigned long long)m.no_word, (unsigned long long)m.toks,
+                   (unsigned long long)m.chars, (unsigned long long)m.punct,
+                   (unsigned long long)m.upper, (unsigned long long)m.digit,
+                   (unsigned long long)m.foreign);
     }
     docfilter_destroy(f);
     if (d.n != n) {
@@ -247,15 +268,15 @@ static void test_checks(void) {
 
     /* every threshold: a tie passes, one step stricter fails that check */
     FilterOpts o;
-#define TIE(doc, field, tie, strict, check)                                   \
-    do {                                                                      \
-        filter_opts_default(&o);                                              \
-        o.use[FC_LANGDETECT] = 0;                                             \
-        o.use[FC_MIN_WORDS] = o.use[FC_NO_WORD_RATIO] = doc == 0;             \
-        o.field = tie;                                                        \
-        test_cond(#field " tie passes", check_with(&o, &d, doc) == FC_PASS);  \
-        o.field = strict;                                                     \
-        test_cond(#field " stricter fails", check_with(&o, &d, doc) == check); \
+#define TIE(doc, field, tie, strict, check)                                                        \
+    do {                                                                                           \
+        filter_opts_default(&o);                                                                   \
+        o.use[FC_LANGDETECT] = 0;                                                                  \
+        o.use[FC_MIN_WORDS] = o.use[FC_NO_WORD_RATIO] = doc == 0;                                  \
+        o.field = tie;                                                                             \
+        test_cond(#field " tie passes", check_with(&o, &d, doc) == FC_PASS);                       \
+        o.field = strict;                                                                          \
+        test_cond(#field " stricter fails", check_with(&o, &d, doc) == check);                     \
     } while (0)
     TIE(4, avg_len, 8, 9, FC_AVG_LEN); /* 40 words / 5 sentences */
     TIE(0, min_sents, 4, 5, FC_MIN_SENTS);
@@ -284,9 +305,11 @@ static void test_checks(void) {
     filter_opts_default(&o);
     o.use[FC_FOREIGN_RATIO] = 0;
     test_cond("foreign off: min-words", check_with(&o, &d, 8) == FC_MIN_WORDS);
-    for (int i = 1; i < FC_COUNT; i++) o.use[i] = 0;
+    for (int i = 1; i < FC_COUNT; i++)
+        o.use[i] = 0;
     int all_pass = 1;
-    for (int i = 0; i < d.n; i++) all_pass &= check_with(&o, &d, i) == FC_PASS;
+    for (int i = 0; i < d.n; i++)
+        all_pass &= check_with(&o, &d, i) == FC_PASS;
     test_cond("all checks off: everything passes", all_pass);
 
     /* check 12 runs last, on the sentences joined by spaces */
@@ -295,16 +318,21 @@ static void test_checks(void) {
     int verdict = 0;
     docfilter_set_lang(f, fake_lang, &verdict);
     lang_calls = 0;
-    test_cond("language rejected", docfilter_check(f, &scratch, 0, d.doc[0], d.len[0], NULL) == FC_LANGDETECT);
-    test_cond("joined text", strncmp(lang_text, "Berlin a világ minden tájáról vonzza a művészeket és a kulturális "
-                                                "területen dolgozókat. A folyó kelet-nyugati",
-                                     strlen("Berlin a világ minden tájáról vonzza a művészeket és a kulturális "
-                                            "területen dolgozókat. A folyó kelet-nyugati")) == 0 &&
-                                 lang_text[strlen(lang_text) - 1] == '.');
+    test_cond("language rejected",
+              docfilter_check(f, &scratch, 0, d.doc[0], d.len[0], NULL) == FC_LANGDETECT);
+    test_cond("joined text",
+              strncmp(lang_text,
+                      "Berlin a világ minden tájáról vonzza a művészeket és a kulturális "
+                      "területen dolgozókat. A folyó kelet-nyugati",
+                      strlen("Berlin a világ minden tájáról vonzza a művészeket és a kulturális "
+                             "területen dolgozókat. A folyó kelet-nyugati")) == 0 &&
+                  lang_text[strlen(lang_text) - 1] == '.');
     verdict = 1;
-    test_cond("language accepted", docfilter_check(f, &scratch, 0, d.doc[0], d.len[0], NULL) == FC_PASS);
+    test_cond("language accepted",
+              docfilter_check(f, &scratch, 0, d.doc[0], d.len[0], NULL) == FC_PASS);
     test_cond("no identification for documents that failed earlier",
-              docfilter_check(f, &scratch, 0, d.doc[1], d.len[1], NULL) == FC_AVG_LEN && lang_calls == 2);
+              docfilter_check(f, &scratch, 0, d.doc[1], d.len[1], NULL) == FC_AVG_LEN &&
+                  lang_calls == 2);
     docfilter_destroy(f);
     docs_free(&d);
 }
@@ -312,15 +340,18 @@ static void test_checks(void) {
 /* ---- reading ---- */
 
 /* Feed `in` in chunks of `step` bytes (0: whole); documents as "s1|s2;". */
-static void split(const char *in, size_t n, size_t step, int64_t limit, int lines, Buf *out, uint64_t *bad) {
+static void split(const char *in, size_t n, size_t step, int64_t limit, int lines, Buf *out,
+                  uint64_t *bad) {
     Docs d = {0};
     DocSplit ds = {.limit = limit, .lines = lines, .sink = collect, .ctx = &d};
     if (!step) step = n ? n : 1;
-    for (size_t i = 0; i < n; i += step) docsplit_feed(&ds, in + i, i + step <= n ? step : n - i);
+    for (size_t i = 0; i < n; i += step)
+        docsplit_feed(&ds, in + i, i + step <= n ? step : n - i);
     docsplit_finish(&ds);
     buf_clear(out);
     for (int i = 0; i < d.n; i++) {
-        for (size_t k = 0; k < d.len[i]; k++) buf_putc(out, d.doc[i][k] == '\n' ? '|' : d.doc[i][k]);
+        for (size_t k = 0; k < d.len[i]; k++)
+            buf_putc(out, d.doc[i][k] == '\n' ? '|' : d.doc[i][k]);
         buf_putc(out, ';');
     }
     if (bad) *bad = ds.bad_utf8;
@@ -331,23 +362,30 @@ static void split(const char *in, size_t n, size_t step, int64_t limit, int line
 static void test_reader(void) {
     Buf out = {0}, ref = {0};
     uint64_t bad;
-#define SPLIT(in, want)                                 \
-    do {                                                \
-        split(in, sizeof in - 1, 0, -1, 0, &out, NULL); \
-        test_str_eq(#in, out.data ? out.data : "", want); \
+#define SPLIT(in, want)                                                                            \
+    do {                                                                                           \
+        split(in, sizeof in - 1, 0, -1, 0, &out, NULL);                                            \
+        test_str_eq(#in, out.data ? out.data : "", want);                                          \
     } while (0)
     SPLIT("a\r\nb\rc\n\rd\n", "a|b|c|;d|;");
     SPLIT("a\r\r\nb", "a|;b|;");
     SPLIT("x \t\ny\xe3\x80\x80\xc2\xa0\n\xe3\x80\x80\nz\x0c\x1c\n", "x|y|;z|;");
     SPLIT("  lead\n", "  lead|;");
     SPLIT("\n\n\na\n\n\nb\n\n", "a|;b|;");
-    SPLIT("a\xe2\x80\xa8" "b\n", "a\xe2\x80\xa8" "b|;"); /* U+2028 is not a line end when reading files */
+    SPLIT("a\xe2\x80\xa8"
+          "b\n",
+          "a\xe2\x80\xa8"
+          "b|;"); /* U+2028 is not a line end when reading files */
     SPLIT("a\0b\n", "a\0b|;");
     SPLIT("", "");
     SPLIT("no newline at the end", "no newline at the end|;");
 
-    split("ab\xff" "cd\n\xc3\n", 8, 0, -1, 0, &out, &bad);
-    test_str_eq("invalid UTF-8 replaced", out.data, "ab\xef\xbf\xbd" "cd|\xef\xbf\xbd|;");
+    split("ab\xff"
+          "cd\n\xc3\n",
+          8, 0, -1, 0, &out, &bad);
+    test_str_eq("invalid UTF-8 replaced", out.data,
+                "ab\xef\xbf\xbd"
+                "cd|\xef\xbf\xbd|;");
     test_cond("invalid UTF-8 counted", bad == 2);
 
     const char *lim = "a\n\nb\n\nc\n\nd\n";
@@ -369,9 +407,10 @@ static void test_reader(void) {
                          "T\xc3\xb6r\xc3\xa9s \xf0\x9d\x90\x80\r\n\rutols\xc3\xb3 \xff\xfe sor  \r";
     size_t tn = strlen(tricky);
     split(tricky, tn, 0, -1, 0, &ref, NULL);
-    test_str_eq("tricky whole", ref.data,
-                "Els\xc5\x91 mondat.|M\xc3\xa1sodik|;T\xc3\xb6r\xc3\xa9s \xf0\x9d\x90\x80|;utols\xc3\xb3 "
-                "\xef\xbf\xbd\xef\xbf\xbd sor|;");
+    test_str_eq(
+        "tricky whole", ref.data,
+        "Els\xc5\x91 mondat.|M\xc3\xa1sodik|;T\xc3\xb6r\xc3\xa9s \xf0\x9d\x90\x80|;utols\xc3\xb3 "
+        "\xef\xbf\xbd\xef\xbf\xbd sor|;");
     static const size_t steps[] = {1, 2, 3, 5, 7, 13, 31};
     int same = 1;
     for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
@@ -420,7 +459,8 @@ static void test_stats(void) {
     buf_clear(&b);
     filter_report(&b, "TOTAL", &t);
     test_str_eq("keys sorted", b.data,
-                "TOTAL:\tfail-avg-len\t2 (25.0%)\nTOTAL:\tfail-min-sents\t4 (50.0%)\nTOTAL:\tpass-all\t2 (25.0%)\n"
+                "TOTAL:\tfail-avg-len\t2 (25.0%)\nTOTAL:\tfail-min-sents\t4 "
+                "(50.0%)\nTOTAL:\tpass-all\t2 (25.0%)\n"
                 "TOTAL: output 2/8 documents (25.0%)\n");
     c.docs = 8;
     c.result[FC_MIN_SENTS] = 7;
@@ -440,7 +480,8 @@ static void test_dedup(void) {
     dedup_init(&d, 1); /* the minimum: 128 slots, 96 usable */
     test_cond("capacity", dedup_capacity(&d) == 96);
     int ok = 1;
-    for (uint64_t i = 0; i < 96; i++) ok &= dedup_add(&d, i * 0x9E3779B97F4A7C15ull) == 1;
+    for (uint64_t i = 0; i < 96; i++)
+        ok &= dedup_add(&d, i * 0x9E3779B97F4A7C15ull) == 1;
     test_cond("96 added (hash 0 included)", ok);
     test_cond("present", dedup_has(&d, 0) && dedup_has(&d, 95 * 0x9E3779B97F4A7C15ull));
     test_cond("re-adding reports present", dedup_add(&d, 5 * 0x9E3779B97F4A7C15ull) == 0);
