@@ -34,7 +34,7 @@ PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
-LIBS       := -lbz2 -lexpat -licuuc -licudata
+LIBS       := -lbz2 -lexpat -licuuc -licudata -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 DEPS_OK := $(BUILD)/.deps-ok

@@ -41,8 +41,10 @@ const char *langid_lang(const LangId *m, int i);
 int langid_find(const LangId *m, const char *code);
 
 /* Identify the language of UTF-8 text[0..n). Returns 0 and fills *out, or
- * -1 when the text has nothing to go on (no letters); then out->lang is
- * "und" and out->conf 0. */
+ * -1 when the text has nothing to go on (no letters, or only letters of
+ * scripts the model has never seen); then out->lang is "und" and out->conf
+ * 0. out->lang points into the model (valid until langid_free) or is the
+ * static "und". */
 int langid_identify(const LangId *m, const char *text, size_t n, LangScore *out);
 
 #endif

@@ -1,0 +1,537 @@
+/* langid.c - language identification with character n-gram naive Bayes.
+ *
+ * Loads the model file written by langid_train (format and model in
+ * langid_model.h) into one open-addressing table keyed by a 64-bit hash of
+ * each gram's code points; every slot points at a run of (language,
+ * weight) postings. Identification walks the normalized text once, looks up
+ * the 1..order grams ending at each code point, adds their postings into a
+ * per-call score array on the stack, and subtracts the per-language length
+ * term. Nothing is written after loading, so threads may share a model.
+ *
+ *   LangId *m = langid_load("data/langid/model.txt", &err);
+ *   langid_identify(m, "Ez egy magyar mondat.", 21, &s);   // s.lang "hu"
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io.h"
+#include "langid.h"
+#include "langid_model.h"
+#include "uniprop.h"
+#include "utf8.h"
+
+typedef struct Slot {
+    uint64_t key;   /* gram hash; 0 = empty */
+    uint32_t start; /* first posting */
+    uint16_t len;   /* postings */
+    uint8_t order;  /* code points in the gram */
+} Slot;
+
+struct LangId {
+    int nlangs, order;
+    char (*codes)[LANGID_CODE_MAX + 1];
+    double mu[LANGID_MAX_ORDER], temp;
+    double *pen;      /* [order][nlangs]: log(N_L,o + mu_o) */
+    Slot *slots;
+    size_t cap;       /* power of two */
+    uint16_t *plang;  /* postings: language index */
+    float *pw;        /* postings: weight */
+    size_t npost;
+};
+
+/* ---- normalization ---- */
+
+/* Non-letter code points that still belong to a word: combining marks
+ * (the vowel signs of Indic scripts, Hebrew and Arabic points, ...), which
+ * ICU does not count as alphabetic. Punctuation inside these blocks (dandas,
+ * Arabic comma, ...) stays a boundary. Soft hyphen and zero-width (non)
+ * joiners are handled by the caller (dropped). */
+static int is_mark(uint32_t cp) {
+    if (cp < 0x300) return 0;
+    if (cp <= 0x36F) return 1;
+    if (cp >= 0x483 && cp <= 0x489) return 1;
+    if (cp >= 0x591 && cp <= 0x5C7) return cp != 0x5BE && cp != 0x5C0 && cp != 0x5C3 && cp != 0x5C6;
+    if (cp >= 0x610 && cp <= 0x61A) return 1;
+    if (cp >= 0x64B && cp <= 0x65F) return 1;
+    if (cp == 0x670) return 1;
+    if (cp >= 0x6D6 && cp <= 0x6ED) return cp != 0x6DD && cp != 0x6DE && cp != 0x6E9;
+    if (cp >= 0x900 && cp <= 0xDFF) return cp != 0x964 && cp != 0x965 && cp != 0x970 && cp != 0xDF4;
+    if (cp >= 0xE31 && cp <= 0xE4E) return cp != 0xE3F;
+    if (cp >= 0xEB1 && cp <= 0xECD) return 1;
+    if (cp >= 0xF18 && cp <= 0xFBC) return 1;
+    if (cp >= 0x102B && cp <= 0x109D) return cp < 0x1040 || cp > 0x104F;
+    if (cp >= 0x17B4 && cp <= 0x17D3) return 1;
+    if (cp >= 0x1AB0 && cp <= 0x1AFF) return 1;
+    if (cp >= 0x1DC0 && cp <= 0x1DFF) return 1;
+    if (cp >= 0x20D0 && cp <= 0x20FF) return 1;
+    if (cp == 0x3099 || cp == 0x309A) return 1;
+    if (cp >= 0xFE20 && cp <= 0xFE2F) return 1;
+    return 0;
+}
+
+void langid_cursor_init(LangIdCursor *c, const char *text, size_t n) {
+    c->s = (const unsigned char *)text;
+    c->n = n;
+    c->pos = 0;
+    c->state = 0;
+    c->letters = 0;
+}
+
+uint32_t langid_next_cp(LangIdCursor *c) {
+    if (c->state == 0) {
+        c->state = 2;
+        return ' ';
+    }
+    while (c->pos < c->n) {
+        uint32_t cp;
+        unsigned char b = c->s[c->pos];
+        int letter;
+        if (b < 0x80) {
+            cp = b;
+            c->pos++;
+            if (cp >= 'A' && cp <= 'Z') cp += 'a' - 'A';
+            letter = cp >= 'a' && cp <= 'z';
+        } else {
+            size_t k = utf8_decode(c->s + c->pos, c->n - c->pos, &cp);
+            if (!k) {
+                c->pos += utf8_bad_len(c->s + c->pos, c->n - c->pos);
+                letter = 0;
+            } else {
+                c->pos += k;
+                if (cp == 0xAD || (cp >= 0x200B && cp <= 0x200D)) continue;
+                if (uni_is(cp, UNI_ALPHA)) {
+                    letter = 1;
+                    cp = uni_tolower(cp);
+                } else {
+                    /* a mark right after a boundary starts no word */
+                    letter = c->state == 1 && is_mark(cp);
+                }
+            }
+        }
+        if (letter) {
+            c->state = 1;
+            c->letters++;
+            return cp;
+        }
+        if (c->state == 1) {
+            c->state = 2;
+            return ' ';
+        }
+    }
+    if (c->state == 1) {
+        c->state = 3;
+        return ' ';
+    }
+    c->state = 3;
+    return 0;
+}
+
+int langid_split_part(const char *text, size_t n) {
+    LangIdCursor c;
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint32_t cp;
+    langid_cursor_init(&c, text, n);
+    while ((cp = langid_next_cp(&c)))
+        if (cp != ' ') {
+            h ^= cp;
+            h *= 0x100000001b3ull;
+        }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    unsigned r = (unsigned)(h % 20);
+    return r == 0 ? 1 : r <= 2 ? 2 : 0;
+}
+
+/* ---- gram hashing ---- */
+
+/* Hash of the code points cp[0..k); never 0 (0 marks an empty slot). */
+static inline uint64_t gram_hash(const uint32_t *cp, int k) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < k; i++) {
+        h ^= cp[i];
+        h *= 0x100000001b3ull;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h ? h : 1;
+}
+
+static inline const Slot *find_slot(const LangId *m, uint64_t key) {
+    size_t i = (size_t)key & (m->cap - 1);
+    for (;;) {
+        const Slot *s = &m->slots[i];
+        if (s->key == key) return s;
+        if (!s->key) return NULL;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+/* ---- loading ---- */
+
+typedef struct Parser {
+    const char *p, *end, *name;
+    const char *line;
+    size_t len;
+    uint64_t lineno;
+    Err *err;
+} Parser;
+
+/* Next non-comment line into ps->line/len. Returns 1, or 0 at the end. */
+static int next_line(Parser *ps) {
+    while (ps->p < ps->end) {
+        const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+        const char *e = nl ? nl : ps->end;
+        ps->line = ps->p;
+        ps->len = (size_t)(e - ps->p);
+        ps->p = nl ? nl + 1 : ps->end;
+        ps->lineno++;
+        if (ps->len && ps->line[ps->len - 1] == '\r') ps->len--;
+        if (ps->len && ps->line[0] == '#') continue;
+        return 1;
+    }
+    return 0;
+}
+
+static int bad(Parser *ps, const char *what) {
+    return err_set(ps->err, "%s:%llu: malformed langid model: %s", ps->name,
+                   (unsigned long long)ps->lineno, what);
+}
+
+/* Split the current line at TABs into at most `max` fields. */
+static int split_tabs(Parser *ps, const char **f, size_t *fl, int max) {
+    int k = 0;
+    const char *s = ps->line, *e = ps->line + ps->len;
+    while (k < max) {
+        const char *t = memchr(s, '\t', (size_t)(e - s));
+        f[k] = s;
+        fl[k] = (size_t)((t ? t : e) - s);
+        k++;
+        if (!t) break;
+        s = t + 1;
+    }
+    return k;
+}
+
+static int field_is(const char *f, size_t fl, const char *word) {
+    return fl == strlen(word) && memcmp(f, word, fl) == 0;
+}
+
+/* Parse a decimal number field. Returns 0 or -1. */
+static int parse_u64(const char *f, size_t fl, uint64_t *out) {
+    uint64_t v = 0;
+    if (!fl || fl > 19) return -1;
+    for (size_t i = 0; i < fl; i++) {
+        if (f[i] < '0' || f[i] > '9') return -1;
+        v = v * 10 + (uint64_t)(f[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *f, size_t fl, double *out) {
+    char tmp[64];
+    char *e;
+    if (!fl || fl >= sizeof tmp) return -1;
+    memcpy(tmp, f, fl);
+    tmp[fl] = 0;
+    errno = 0;
+    *out = strtod(tmp, &e);
+    if (*e || errno || !isfinite(*out)) return -1;
+    return 0;
+}
+
+/* Expect the line `word<TAB>value...` with exactly `nvals` values. */
+static int header(Parser *ps, const char *word, const char **f, size_t *fl, int nvals) {
+    if (!next_line(ps)) return bad(ps, "unexpected end of file");
+    int k = split_tabs(ps, f, fl, nvals + 2);
+    if (!field_is(f[0], fl[0], word)) {
+        char what[96];
+        snprintf(what, sizeof what, "expected a '%s' line", word);
+        return bad(ps, what);
+    }
+    if (k != nvals + 1) {
+        char what[96];
+        snprintf(what, sizeof what, "'%s' needs %d value%s", word, nvals, nvals == 1 ? "" : "s");
+        return bad(ps, what);
+    }
+    return 0;
+}
+
+typedef struct RawPost {
+    uint16_t lang;
+    uint32_t count;
+} RawPost;
+
+static int parse_model(LangId *m, Parser *ps) {
+    const char *f[LANGID_MAX_ORDER + 3];
+    size_t fl[LANGID_MAX_ORDER + 3];
+    uint64_t v;
+    double *ntot = NULL;
+    RawPost *raw = NULL;
+    size_t rawcap = 0;
+    int rc = -1;
+
+    if (!next_line(ps)) return bad(ps, "empty file");
+    if (split_tabs(ps, f, fl, 3) != 2 || !field_is(f[0], fl[0], LANGID_MAGIC))
+        return bad(ps, "not a langid model (first line must be '" LANGID_MAGIC "<TAB>version')");
+    if (parse_u64(f[1], fl[1], &v) || v != LANGID_VERSION) return bad(ps, "unsupported version");
+
+    if (header(ps, "order", f, fl, 1)) return -1;
+    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_ORDER) return bad(ps, "order must be 1..5");
+    m->order = (int)v;
+    if (header(ps, "mu", f, fl, m->order)) return -1;
+    for (int o = 0; o < m->order; o++)
+        if (parse_double(f[o + 1], fl[o + 1], &m->mu[o]) || m->mu[o] <= 0) return bad(ps, "bad mu value");
+    if (header(ps, "temp", f, fl, 1)) return -1;
+    if (parse_double(f[1], fl[1], &m->temp) || m->temp <= 0) return bad(ps, "bad temp value");
+    if (header(ps, "langs", f, fl, 1)) return -1;
+    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_LANGS) return bad(ps, "bad language count");
+    m->nlangs = (int)v;
+    m->codes = xcalloc((size_t)m->nlangs, sizeof *m->codes);
+    m->pen = xcalloc((size_t)m->nlangs * (size_t)m->order, sizeof *m->pen);
+    ntot = xcalloc((size_t)m->nlangs * (size_t)m->order, sizeof *ntot);
+    for (int l = 0; l < m->nlangs; l++) {
+        if (header(ps, "lang", f, fl, m->order + 1)) goto done;
+        if (!fl[1] || fl[1] > LANGID_CODE_MAX || memchr(f[1], ' ', fl[1])) {
+            bad(ps, "bad language code");
+            goto done;
+        }
+        memcpy(m->codes[l], f[1], fl[1]);
+        for (int k = 0; k < l; k++)
+            if (strcmp(m->codes[k], m->codes[l]) == 0) {
+                bad(ps, "duplicate language code");
+                goto done;
+            }
+        for (int o = 0; o < m->order; o++) {
+            if (parse_u64(f[o + 2], fl[o + 2], &v) || v == 0) {
+                bad(ps, "bad gram total");
+                goto done;
+            }
+            ntot[o * m->nlangs + l] = (double)v;
+            m->pen[o * m->nlangs + l] = log((double)v + m->mu[o]);
+        }
+    }
+    if (header(ps, "grams", f, fl, 1)) goto done;
+    if (parse_u64(f[1], fl[1], &v) || v > (1u << 26)) {
+        bad(ps, "bad gram count");
+        goto done;
+    }
+    size_t ngrams = (size_t)v;
+    m->cap = 16;
+    while (m->cap < ngrams * 2) m->cap *= 2;
+    m->slots = xcalloc(m->cap, sizeof *m->slots);
+    size_t postcap = ngrams * 4 + 16;
+    m->plang = xmalloc(postcap * sizeof *m->plang);
+    m->pw = xmalloc(postcap * sizeof *m->pw);
+    for (size_t g = 0; g < ngrams; g++) {
+        if (!next_line(ps)) {
+            bad(ps, "fewer grams than announced");
+            goto done;
+        }
+        const char *tab = memchr(ps->line, '\t', ps->len);
+        if (!tab || tab == ps->line) {
+            bad(ps, "gram line needs '<gram><TAB><lang>:<count>...'");
+            goto done;
+        }
+        /* the gram: UTF-8, '_' for the boundary */
+        uint32_t cps[LANGID_MAX_ORDER];
+        int k = 0;
+        const unsigned char *s = (const unsigned char *)ps->line, *se = (const unsigned char *)tab;
+        while (s < se) {
+            uint32_t cp;
+            size_t cl = utf8_decode(s, (size_t)(se - s), &cp);
+            if (!cl || k == m->order) {
+                bad(ps, cl ? "gram longer than the order" : "gram is not valid UTF-8");
+                goto done;
+            }
+            cps[k++] = cp == '_' ? ' ' : cp;
+            s += cl;
+        }
+        uint64_t key = gram_hash(cps, k);
+        size_t i = (size_t)key & (m->cap - 1);
+        while (m->slots[i].key && m->slots[i].key != key) i = (i + 1) & (m->cap - 1);
+        if (m->slots[i].key) {
+            bad(ps, "duplicate gram");
+            goto done;
+        }
+        /* postings "idx:count" separated by single spaces */
+        size_t nraw = 0;
+        const char *p = tab + 1, *e = ps->line + ps->len;
+        while (p < e) {
+            const char *sp = memchr(p, ' ', (size_t)(e - p));
+            const char *fe = sp ? sp : e;
+            const char *colon = memchr(p, ':', (size_t)(fe - p));
+            uint64_t li, cnt;
+            if (!colon || parse_u64(p, (size_t)(colon - p), &li) ||
+                parse_u64(colon + 1, (size_t)(fe - colon - 1), &cnt) || li >= (uint64_t)m->nlangs ||
+                cnt == 0 || cnt > UINT32_MAX || (nraw && li <= raw[nraw - 1].lang)) {
+                bad(ps, "bad posting (want increasing <lang index>:<count>)");
+                goto done;
+            }
+            if (nraw == rawcap) {
+                rawcap = rawcap ? rawcap * 2 : 64;
+                raw = xrealloc(raw, rawcap * sizeof *raw);
+            }
+            raw[nraw].lang = (uint16_t)li;
+            raw[nraw].count = (uint32_t)cnt;
+            nraw++;
+            p = sp ? sp + 1 : e;
+        }
+        if (!nraw) {
+            bad(ps, "gram without postings");
+            goto done;
+        }
+        /* weights: log(1 + c / (mu bg)), bg = mean relative frequency */
+        int o = k - 1;
+        double bg = 0;
+        for (size_t j = 0; j < nraw; j++) bg += raw[j].count / ntot[o * m->nlangs + raw[j].lang];
+        bg /= m->nlangs;
+        if (m->npost + nraw > postcap) {
+            while (m->npost + nraw > postcap) postcap *= 2;
+            m->plang = xrealloc(m->plang, postcap * sizeof *m->plang);
+            m->pw = xrealloc(m->pw, postcap * sizeof *m->pw);
+        }
+        Slot *sl = &m->slots[i];
+        sl->key = key;
+        sl->start = (uint32_t)m->npost;
+        sl->len = (uint16_t)nraw;
+        sl->order = (uint8_t)k;
+        for (size_t j = 0; j < nraw; j++) {
+            m->plang[m->npost] = raw[j].lang;
+            m->pw[m->npost] = (float)log1p(raw[j].count / (m->mu[o] * bg));
+            m->npost++;
+        }
+    }
+    if (next_line(ps)) {
+        bad(ps, "more grams than announced");
+        goto done;
+    }
+    rc = 0;
+done:
+    free(ntot);
+    free(raw);
+    return rc;
+}
+
+LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) {
+    LangId *m = xcalloc(1, sizeof *m);
+    Parser ps = {.p = data, .end = data + n, .name = name, .err = err};
+    if (parse_model(m, &ps)) {
+        langid_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+LangId *langid_load(const char *path, Err *err) {
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        err_set(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    Buf b = {0};
+    char chunk[1 << 16];
+    size_t k;
+    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(&b, chunk, k);
+    int ioerr = ferror(fp);
+    fclose(fp);
+    if (ioerr) {
+        err_set(err, "%s: read error", path);
+        buf_free(&b);
+        return NULL;
+    }
+    LangId *m = langid_load_mem(b.data ? b.data : "", b.len, path, err);
+    buf_free(&b);
+    return m;
+}
+
+void langid_free(LangId *m) {
+    if (!m) return;
+    free(m->codes);
+    free(m->pen);
+    free(m->slots);
+    free(m->plang);
+    free(m->pw);
+    free(m);
+}
+
+int langid_nlangs(const LangId *m) { return m->nlangs; }
+
+const char *langid_lang(const LangId *m, int i) {
+    return i >= 0 && i < m->nlangs ? m->codes[i] : NULL;
+}
+
+int langid_find(const LangId *m, const char *code) {
+    for (int i = 0; i < m->nlangs; i++)
+        if (strcmp(m->codes[i], code) == 0) return i;
+    return -1;
+}
+
+double langid_temperature(const LangId *m) { return m->temp; }
+
+/* ---- scoring ---- */
+
+int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
+    LangIdCursor c;
+    uint32_t ring[2 * LANGID_MAX_ORDER];
+    size_t nord[LANGID_MAX_ORDER] = {0}, total = 0;
+    int have = 0;
+    uint32_t cp;
+    for (int l = 0; l < m->nlangs; l++) score[l] = 0;
+    langid_cursor_init(&c, text, n);
+    /* ring holds the last `order` code points twice over, so the k newest
+     * are always contiguous: ring[pos .. pos+order) */
+    int pos = 0, fill = 0, order = m->order;
+    while ((cp = langid_next_cp(&c))) {
+        pos = (pos + order - 1) % order;
+        ring[pos] = ring[pos + order] = cp;
+        if (fill < order) fill++;
+        /* grams ending at cp: newest k code points, oldest first */
+        for (int k = 1; k <= fill; k++) {
+            if (k == 1 && cp == ' ') continue;
+            uint32_t g[LANGID_MAX_ORDER];
+            for (int i = 0; i < k; i++) g[i] = ring[pos + k - 1 - i];
+            const Slot *s = find_slot(m, gram_hash(g, k));
+            if (!s) continue;
+            nord[k - 1]++;
+            const uint16_t *pl = m->plang + s->start;
+            const float *pw = m->pw + s->start;
+            for (unsigned j = 0; j < s->len; j++) score[pl[j]] += pw[j];
+        }
+    }
+    for (int o = 0; o < order; o++) {
+        if (!nord[o]) continue;
+        have = 1;
+        total += nord[o];
+        const double *pen = m->pen + (size_t)o * m->nlangs;
+        for (int l = 0; l < m->nlangs; l++) score[l] -= (double)nord[o] * pen[l];
+    }
+    if (ngrams) *ngrams = total;
+    if (!have) {
+        for (int l = 0; l < m->nlangs; l++) score[l] = 0;
+        return -1;
+    }
+    int best = 0;
+    for (int l = 1; l < m->nlangs; l++)
+        if (score[l] > score[best]) best = l;
+    return best;
+}
+
+int langid_identify(const LangId *m, const char *text, size_t n, LangScore *out) {
+    double score[LANGID_MAX_LANGS];
+    int best = langid_scores(m, text, n, score, NULL);
+    if (best < 0) {
+        out->lang = "und";
+        out->conf = 0;
+        return -1;
+    }
+    double z = 0;
+    for (int l = 0; l < m->nlangs; l++) z += exp((score[l] - score[best]) / m->temp);
+    out->lang = m->codes[best];
+    out->conf = 1.0 / z;
+    return 0;
+}

@@ -1,0 +1,227 @@
+/* langid_train - build a language-identification model from labelled text.
+ *
+ *   langid_train [OPTIONS] [TRAIN.tsv...] > model.txt
+ *   langid_train --dev dev.tsv -o data/langid/model.txt train.tsv
+ *   langid_train --select test all.tsv > test.tsv
+ *   langid_train --eval model.txt --min-chars 40 test.tsv > predictions.tsv
+ *
+ * Input lines are "lang<TAB>text" (blank lines are skipped). The model is a
+ * character n-gram naive Bayes (tokenize/langid_model.h); the output is the
+ * same bytes for the same input. --select instead copies the input lines
+ * whose text falls into one part of the deterministic train/dev/test split;
+ * --eval identifies each text with a model and writes "gold<TAB>guess<TAB>
+ * confidence" lines, with the accuracy and speed on stderr.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "io.h"
+#include "langid_model.h"
+
+static void usage(const LangIdTrainOpts *d) {
+    printf("Usage: %s [OPTIONS] [TRAIN.tsv...]\n"
+           "Train a language-identification model (character n-gram naive Bayes) from\n"
+           "lines \"lang<TAB>text\". Reads stdin when no file (or -) is given; writes the\n"
+           "model to stdout unless -o is given.\n\n"
+           "Options:\n"
+           "      --dev FILE     held-out \"lang<TAB>text\" lines for fitting the confidence\n"
+           "                     temperature (repeatable)\n"
+           "      --order N      longest character n-gram, 1..%d (default %d)\n"
+           "      --top N        grams of each order >= 2 kept per language (default %d)\n"
+           "      --min-count N  drop (gram, language) counts below N (default %d)\n"
+           "      --mu X         Dirichlet smoothing mass, every order (default %g)\n"
+           "      --select PART  no training: copy the input lines whose text is in PART\n"
+           "                     of the fixed split (train 85%%, dev 5%%, test 10%%)\n"
+           "      --eval MODEL   no training: identify each text with MODEL and write\n"
+           "                     \"gold<TAB>guess<TAB>confidence\"; accuracy and speed on stderr\n"
+           "      --min-chars N  with --eval: skip texts of fewer than N characters\n"
+           "  -o, --output FILE  write to FILE atomically\n"
+           "  -f, --force        overwrite an existing output file\n"
+           "  -q, --quiet        fewer messages; -v, --verbose: more\n"
+           "  -h, --help         show this help; -V, --version: show the version\n\n"
+           "Example:\n"
+           "  bench/langid_data.sh /tmp/lid && %s --dev /tmp/lid/dev.tsv -o model.txt /tmp/lid/train.tsv\n",
+           progname, LANGID_MAX_ORDER, d->order, d->top, d->min_count, d->mu[0], progname);
+}
+
+/* Feed every "lang<TAB>text" line of rd to the trainer (or, with select >= 0,
+ * copy the lines of that split part to out). Returns 0 or -1 (err set). */
+static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out, uint64_t *nlines,
+                    Err *err) {
+    const char *line;
+    size_t len;
+    int r;
+    while ((r = reader_next_line(rd, &line, &len, err)) == 1) {
+        if (!len) continue;
+        const char *tab = memchr(line, '\t', len);
+        if (!tab || tab == line)
+            return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name, (unsigned long long)rd->line);
+        const char *text = tab + 1;
+        size_t n = len - (size_t)(text - line);
+        (*nlines)++;
+        if (select >= 0) {
+            if (langid_split_part(text, n) == select && (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF))
+                return err_set(err, "write error");
+            continue;
+        }
+        Err e2;
+        if (langid_trainer_add(t, line, (size_t)(tab - line), text, n, dev, &e2))
+            return err_set(err, "%s:%llu: %s", rd->name, (unsigned long long)rd->line, e2.msg);
+    }
+    return r < 0 ? -1 : 0;
+}
+
+/* Characters (code points) in s[0..n). */
+static size_t nchars(const char *s, size_t n) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return k;
+}
+
+/* --eval: identify every text of rd with m; write one line per text to out.
+ * The time counted is that of langid_identify alone. */
+static int evaluate(Reader *rd, const LangId *m, size_t min_chars, FILE *out, Err *err) {
+    const char *line;
+    size_t len;
+    int r;
+    uint64_t n = 0, right = 0, bytes = 0;
+    double secs = 0;
+    while ((r = reader_next_line(rd, &line, &len, err)) == 1) {
+        if (!len) continue;
+        const char *tab = memchr(line, '\t', len);
+        if (!tab || tab == line)
+            return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name, (unsigned long long)rd->line);
+        const char *text = tab + 1;
+        size_t tl = len - (size_t)(text - line);
+        if (nchars(text, tl) < min_chars) continue;
+        LangScore s;
+        double t0 = now_sec();
+        langid_identify(m, text, tl, &s);
+        secs += now_sec() - t0;
+        n++;
+        bytes += tl;
+        size_t gl = (size_t)(tab - line);
+        right += strlen(s.lang) == gl && memcmp(s.lang, line, gl) == 0;
+        fprintf(out, "%.*s\t%s\t%.4f\n", (int)gl, line, s.lang, s.conf);
+    }
+    if (r < 0) return -1;
+    info(2, "%llu texts, %llu right (%.2f%%); %.0f texts/s, %.1f MB/s", (unsigned long long)n,
+         (unsigned long long)right, n ? 100.0 * right / n : 0.0, secs > 0 ? n / secs : 0.0,
+         secs > 0 ? bytes / secs / 1e6 : 0.0);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    LangIdTrainOpts o;
+    langid_train_defaults(&o);
+    const char *output = NULL, *eval_model = NULL;
+    size_t min_chars = 0;
+    char **devs = NULL;
+    int ndev = 0, force = 0, select = -1;
+    enum { O_DEV = 256, O_ORDER, O_TOP, O_MIN, O_MU, O_SELECT, O_EVAL, O_MINCH };
+    static const struct option longopts[] = {
+        {"dev", required_argument, 0, O_DEV},       {"order", required_argument, 0, O_ORDER},
+        {"top", required_argument, 0, O_TOP},       {"min-count", required_argument, 0, O_MIN},
+        {"mu", required_argument, 0, O_MU},         {"select", required_argument, 0, O_SELECT},
+        {"eval", required_argument, 0, O_EVAL},     {"min-chars", required_argument, 0, O_MINCH},
+        {"output", required_argument, 0, 'o'},      {"force", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},             {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:fqvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_DEV:
+            devs = xrealloc(devs, (size_t)(ndev + 1) * sizeof *devs);
+            devs[ndev++] = optarg;
+            break;
+        case O_ORDER: o.order = (int)cli_parse_int(optarg, "--order", 1, LANGID_MAX_ORDER); break;
+        case O_TOP: o.top = (int)cli_parse_int(optarg, "--top", 1, 1 << 24); break;
+        case O_MIN: o.min_count = (int)cli_parse_int(optarg, "--min-count", 1, 1 << 30); break;
+        case O_MU: {
+            double mu = cli_parse_double(optarg, "--mu");
+            if (!(mu > 0)) cli_bad_usage("--mu: must be positive, got '%s'", optarg);
+            for (int i = 0; i < LANGID_MAX_ORDER; i++) o.mu[i] = mu;
+            break;
+        }
+        case O_SELECT:
+            if (!strcmp(optarg, "train")) select = 0;
+            else if (!strcmp(optarg, "dev")) select = 1;
+            else if (!strcmp(optarg, "test")) select = 2;
+            else cli_bad_usage("--select: expected train, dev or test, got '%s'", optarg);
+            break;
+        case O_EVAL: eval_model = optarg; break;
+        case O_MINCH: min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30); break;
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'q': display_level--; break;
+        case 'v': display_level++; break;
+        case 'h': usage(&o); return EXIT_OK;
+        case 'V': cli_version("");
+        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    Err err;
+    for (int i = optind; i < argc; i++) {
+        if (!strcmp(argv[i], "-")) continue;
+        FILE *fp = xfopen_read(argv[i], &err);
+        if (!fp) die_code(EXIT_USAGE, "%s", err.msg);
+        fclose(fp);
+    }
+    for (int i = 0; i < ndev; i++) {
+        FILE *fp = xfopen_read(devs[i], &err);
+        if (!fp) die_code(EXIT_USAGE, "%s", err.msg);
+        fclose(fp);
+    }
+
+    if (eval_model) {
+        LangId *m = langid_load(eval_model, &err);
+        if (!m) die_code(errno == ENOENT ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
+        Writer w;
+        Reader rd;
+        if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+        reader_init(&rd, argv + optind, argc - optind);
+        if (evaluate(&rd, m, min_chars, w.fp, &err)) die("%s", err.msg);
+        if (writer_close(&w, &err)) die("%s", err.msg);
+        reader_free(&rd);
+        langid_free(m);
+        free(devs);
+        return EXIT_OK;
+    }
+    double t0 = now_sec();
+    LangIdTrainer *t = langid_trainer_create(&o);
+    Writer w;
+    if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+    Reader rd;
+    uint64_t ntrain = 0, nheld = 0;
+    reader_init(&rd, argv + optind, argc - optind);
+    if (read_tsv(&rd, t, 0, select, w.fp, &ntrain, &err)) die("%s", err.msg);
+    reader_free(&rd);
+    if (select >= 0) {
+        info(2, "%llu lines read", (unsigned long long)ntrain);
+    } else {
+        reader_init(&rd, devs, ndev);
+        if (ndev && read_tsv(&rd, t, 1, -1, NULL, &nheld, &err)) die("%s", err.msg);
+        reader_free(&rd);
+        Buf model = {0};
+        if (langid_trainer_write(t, &model, &err)) die("%s", err.msg);
+        if (fwrite(model.data, 1, model.len, w.fp) != model.len) die("write error");
+        Err e2;
+        LangId *m = langid_load_mem(model.data, model.len, "model", &e2);
+        if (!m) die("internal error: the model written does not load: %s", e2.msg);
+        info(2, "%llu training texts, %llu held out; %d languages; %.1f MB model; T = %.3g; %.1f s",
+             (unsigned long long)ntrain, (unsigned long long)nheld, langid_nlangs(m), (double)model.len / 1e6,
+             langid_temperature(m), now_sec() - t0);
+        langid_free(m);
+        buf_free(&model);
+    }
+    if (writer_close(&w, &err)) die("%s", err.msg);
+    langid_trainer_free(t);
+    free(devs);
+    return EXIT_OK;
+}
