@@ -285,7 +285,7 @@ SentSplitter *sentsplit_create(const SentSplitOpts *o, int *code, Err *err) {
     SentSplitter *ss = xcalloc(1, sizeof *ss);
     strmap_init(&ss->words, 1024);
     ss->lang = !strcmp(lang, "hu") ? SENT_HU : !strcmp(lang, "en") ? SENT_EN : SENT_GENERIC;
-    if (!valid_lang(lang)) rc = (err_set(err, "bad language code '%s'", lang), SENTSPLIT_EBAD);
+    if (!valid_lang(lang)) rc = (err_set(err, "bad language code '%s'", lang), SENTSPLIT_ELANG);
     if (!rc) rc = load_data(ss, o, "generic", 1, err);
     if (!rc && strcmp(lang, "generic")) rc = load_data(ss, o, lang, ss->lang != SENT_GENERIC, err);
     for (int i = 0; !rc && i < o->nextra; i++) rc = sentsplit_load(ss, o->extra[i], err);
@@ -383,14 +383,18 @@ static void token_before(const unsigned char *s, size_t from, size_t end, Tok *t
         i = j;
     }
     t->start = i;
+    int symbol = 0; /* a sign other than a quote or bracket: "°C", "$5" */
     while (i < end) { /* leading quotes, brackets, bullets, currency signs */
         size_t k;
-        if (is_alnum_cp(cp_at(s, end, i, &k))) break;
+        uint32_t c = cp_at(s, end, i, &k);
+        if (is_alnum_cp(c)) break;
+        symbol |= !is_opener(c) && !is_bullet(c);
         i += k;
     }
     t->w0 = i;
     t->w1 = end;
     t->kind = classify(s, t->w0, t->w1);
+    if (t->kind == T_LETTER && symbol) t->kind = T_WORD; /* a unit, not an initial */
 }
 
 /* The word before the token starting at `start`: [*a, *b), alphanumerics
@@ -425,14 +429,14 @@ static int at_sentence_start(const unsigned char *s, size_t sent, size_t i) {
     return 1;
 }
 
-/* A bracket opened inside the sentence (not at its start: "(See below.)"
- * is a sentence of its own) is still open at i. */
+/* A bracket opened inside the sentence is still open at i. One that opens
+ * the sentence does not count: "(See below.)" is a sentence of its own. */
 static int inside_brackets(const unsigned char *s, size_t sent, size_t i) {
     size_t from = i - sent > MAX_PAREN_SCAN ? i - MAX_PAREN_SCAN : sent;
     int depth = 0, first_open = 0;
     for (size_t j = from; j < i; j++) {
         if (s[j] == '(' || s[j] == '[') {
-            if (depth++ == 0) first_open = j == sent;
+            if (depth++ == 0) first_open = at_sentence_start(s, sent, j);
         } else if ((s[j] == ')' || s[j] == ']') && depth > 0) {
             depth--;
         }

@@ -46,14 +46,15 @@ typedef struct SentSpans {
 typedef struct SentSplitter SentSplitter;
 
 /* Error codes of sentsplit_create besides 0. */
-enum { SENTSPLIT_EMISSING = -2, SENTSPLIT_EBAD = -1 };
+enum { SENTSPLIT_EBAD = -1, SENTSPLIT_EMISSING = -2, SENTSPLIT_ELANG = -3 };
 
 /* Build a splitter: language rules for o->lang plus the word lists
  * abbrev/generic.txt, abbrev/<lang>.txt (required for hu and en, optional
  * for other languages) and every o->extra file. Returns NULL with err set
  * ("path: No such file or directory", "path:12: unknown flag '=x'");
  * *code (if not NULL) gets SENTSPLIT_EMISSING when a file could not be
- * opened, SENTSPLIT_EBAD for malformed content or a bad language code.
+ * opened, SENTSPLIT_ELANG for a language code that is not [A-Za-z0-9_-]{1,15},
+ * SENTSPLIT_EBAD for malformed content.
  * Pair with sentsplit_destroy(). */
 SentSplitter *sentsplit_create(const SentSplitOpts *o, int *code, Err *err);
 

@@ -128,6 +128,7 @@ static void own_english(void) {
     check(en, "He said, \"Stop.\" Then he left. (See the notes.) Later he came back.",
           "He said, \"Stop.\"|Then he left.|(See the notes.)|Later he came back.");
     check(en, "Louis XIV. He ruled France.", "Louis XIV.|He ruled France.");
+    check(en, "It froze at -40 °C. In spring it thawed.", "It froze at -40 °C.|In spring it thawed.");
     check(en, "Write to info@example.com. Or visit http://example.com/a.b?c=1. Thanks!",
           "Write to info@example.com.|Or visit http://example.com/a.b?c=1.|Thanks!");
     check(en, "", "");
@@ -328,7 +329,7 @@ static void word_lists(void) {
     test_cond("missing extra list: code", code == SENTSPLIT_EMISSING);
     test_cond("missing extra list: path in message", strstr(err.msg, missing) != NULL);
     o = (SentSplitOpts){.lang = "../etc", .data_dir = data_dir};
-    test_cond("bad language code refused", sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_EBAD);
+    test_cond("bad language code refused", sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_ELANG);
     o = (SentSplitOpts){.lang = "hu", .data_dir = "/nonexistent"};
     test_cond("missing data dir fails", sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_EMISSING);
     o = (SentSplitOpts){.lang = "xx", .data_dir = data_dir};
