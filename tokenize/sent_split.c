@@ -25,7 +25,7 @@
 #include "sentsplit.h"
 #include "uniprop.h"
 
-#define BATCH_BYTES (1u << 20)
+#define BATCH_BYTES (256u << 10)
 #define BATCH_DOCS 1024
 #define MAX_WORKERS 1024
 #define MAX_ABBREV 64
