@@ -101,7 +101,8 @@ static int fill(void *ctx, Batch *b) {
         buf_append(&b->in, d->text.data, d->text.len);
         b->nrec++;
     }
-    progress_update(&st->progress, st->dr.rd.bytes, st->dr.rd.bytes, st->counts[C_DOCS] + b->nrec, "docs");
+    progress_update(&st->progress, st->dr.rd.bytes, st->dr.rd.bytes, st->counts[C_DOCS] + b->nrec,
+                    "docs");
     if (r < 0) return -1;
     return b->nrec > 0;
 }
@@ -150,7 +151,8 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
-    for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
+    for (int i = 0; i < 4; i++)
+        st->counts[i] += b->counts[i];
     if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len)
         return err_set(&st->err, "write error: %s", strerror(errno));
     return 0;
@@ -164,53 +166,81 @@ int main(int argc, char **argv) {
     SentSplitOpts so = {.lang = "en"};
     DocInFormat infmt = DOCIN_AUTO;
     enum { O_KEEP = 256, O_ABBREV };
-    static const struct option longopts[] = {
-        {"lang", required_argument, 0, 'l'},      {"input-format", required_argument, 0, 'I'},
-        {"format", required_argument, 0, 'F'},    {"keep-paragraphs", no_argument, 0, O_KEEP},
-        {"abbrev", required_argument, 0, O_ABBREV}, {"threads", required_argument, 0, 'j'},
-        {"output", required_argument, 0, 'o'},    {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"lang", required_argument, 0, 'l'},
+                                             {"input-format", required_argument, 0, 'I'},
+                                             {"format", required_argument, 0, 'F'},
+                                             {"keep-paragraphs", no_argument, 0, O_KEEP},
+                                             {"abbrev", required_argument, 0, O_ABBREV},
+                                             {"threads", required_argument, 0, 'j'},
+                                             {"output", required_argument, 0, 'o'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"verbose", no_argument, 0, 'v'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"version", no_argument, 0, 'V'},
+                                             {0, 0, 0, 0}};
     int c;
     while ((c = getopt_long(argc, argv, ":l:I:F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'l': so.lang = optarg; break;
+        case 'l':
+            so.lang = optarg;
+            break;
         case 'I':
             if (docread_parse_format(optarg, &infmt))
-                cli_bad_usage("--input-format: expected auto, doc, json, lines or text, got '%s'", optarg);
+                cli_bad_usage("--input-format: expected auto, doc, json, lines or text, got '%s'",
+                              optarg);
             break;
         case 'F':
-            if (!strcmp(optarg, "doc")) st.doc_out = 1;
-            else if (!strcmp(optarg, "text")) st.doc_out = 0;
-            else cli_bad_usage("--format: expected text or doc, got '%s'", optarg);
+            if (!strcmp(optarg, "doc"))
+                st.doc_out = 1;
+            else if (!strcmp(optarg, "text"))
+                st.doc_out = 0;
+            else
+                cli_bad_usage("--format: expected text or doc, got '%s'", optarg);
             break;
-        case O_KEEP: st.keep_paras = 1; break;
+        case O_KEEP:
+            st.keep_paras = 1;
+            break;
         case O_ABBREV:
             if (nabbrev == MAX_ABBREV) cli_bad_usage("at most %d --abbrev files", MAX_ABBREV);
             abbrev[nabbrev++] = optarg;
             break;
-        case 'j': nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
-        case 'h': usage(); return EXIT_OK;
+        case 'j':
+            nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS);
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'f':
+            force = 1;
+            break;
+        case 'q':
+            display_level--;
+            break;
+        case 'v':
+            display_level++;
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
         case 'V': {
             char feat[64];
             snprintf(feat, sizeof feat, "(icu=%s)", uni_icu_version());
             cli_version(feat);
         }
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        case ':':
+            cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default:
+            cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     so.extra = abbrev;
     so.nextra = nabbrev;
     int code = 0;
     st.ss = sentsplit_create(&so, &code, &st.err);
-    if (!st.ss) die_code(code == SENTSPLIT_EMISSING || code == SENTSPLIT_ELANG ? EXIT_USAGE : EXIT_DATA,
-                         "%s", st.err.msg);
+    if (!st.ss)
+        die_code(code == SENTSPLIT_EMISSING || code == SENTSPLIT_ELANG ? EXIT_USAGE : EXIT_DATA,
+                 "%s", st.err.msg);
     docreader_init(&st.dr, argv + optind, argc - optind, infmt);
     if (writer_open(&st.out, output, force, &st.err)) die("%s", st.err.msg);
     static char obuf[1 << 20];
@@ -227,8 +257,10 @@ int main(int argc, char **argv) {
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
     double dt = now_sec() - t0, mb = (double)st.dr.rd.bytes / 1e6;
-    info(3, "%llu documents (%llu without sentences), %llu paragraphs, %llu sentences; "
-            "%llu invalid UTF-8 replaced, %llu malformed records skipped; %.1f MB in %.2f s (%.1f MB/s)",
+    info(3,
+         "%llu documents (%llu without sentences), %llu paragraphs, %llu sentences; "
+         "%llu invalid UTF-8 replaced, %llu malformed records skipped; %.1f MB in %.2f s (%.1f "
+         "MB/s)",
          (unsigned long long)st.counts[C_DOCS], (unsigned long long)st.counts[C_EMPTY],
          (unsigned long long)st.counts[C_PARAS], (unsigned long long)st.counts[C_SENTS],
          (unsigned long long)st.dr.bad_utf8, (unsigned long long)st.dr.malformed, mb, dt,

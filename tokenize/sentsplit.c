@@ -58,10 +58,10 @@ enum {
     W_DET = 1 << 5,   /* an article: a number after it is an ordinal */
 };
 
-#define MAX_WORD 64        /* longer words are never looked up */
-#define MAX_BACK 256       /* how far back the token before a mark may start */
+#define MAX_WORD 64  /* longer words are never looked up */
+#define MAX_BACK 256 /* how far back the token before a mark may start */
 #define MAX_PAREN_SCAN 4096
-#define MAX_FORCED 256     /* list-item cuts per paragraph */
+#define MAX_FORCED 256 /* list-item cuts per paragraph */
 
 struct SentSplitter {
     SentLang lang;
@@ -94,7 +94,8 @@ static inline uint32_t cp_at(const unsigned char *s, size_t n, size_t i, size_t 
 /* Start of the code point that ends just before s[i] (i > 0). */
 static inline size_t cp_start_before(const unsigned char *s, size_t i) {
     size_t j = i - 1;
-    while (j > 0 && i - j < 4 && (s[j] & 0xC0) == 0x80) j--;
+    while (j > 0 && i - j < 4 && (s[j] & 0xC0) == 0x80)
+        j--;
     return j;
 }
 
@@ -115,8 +116,17 @@ static inline int is_alnum_cp(uint32_t c) {
  * the sentence when they follow its final mark. */
 static int is_closer(uint32_t c) {
     switch (c) {
-    case '"': case '\'': case ')': case ']': case '}':
-    case 0x2019: case 0x201D: case 0x00BB: case 0x00AB: case 0x203A: case 0x2039:
+    case '"':
+    case '\'':
+    case ')':
+    case ']':
+    case '}':
+    case 0x2019:
+    case 0x201D:
+    case 0x00BB:
+    case 0x00AB:
+    case 0x203A:
+    case 0x2039:
         return 1;
     }
     return 0;
@@ -125,9 +135,21 @@ static int is_closer(uint32_t c) {
 /* Quotes and brackets that may come before the first word of a sentence. */
 static int is_opener(uint32_t c) {
     switch (c) {
-    case '"': case '\'': case '(': case '[': case '{': case 0x00BF: case 0x00A1:
-    case 0x2018: case 0x201A: case 0x201C: case 0x201E: case 0x00AB: case 0x00BB:
-    case 0x2039: case 0x203A:
+    case '"':
+    case '\'':
+    case '(':
+    case '[':
+    case '{':
+    case 0x00BF:
+    case 0x00A1:
+    case 0x2018:
+    case 0x201A:
+    case 0x201C:
+    case 0x201E:
+    case 0x00AB:
+    case 0x00BB:
+    case 0x2039:
+    case 0x203A:
         return 1;
     }
     return 0;
@@ -207,31 +229,45 @@ static unsigned lookup(const SentSplitter *ss, const unsigned char *s, size_t n)
 int sentsplit_add(SentSplitter *ss, const char *line, size_t len, Err *err) {
     const unsigned char *s = (const unsigned char *)line;
     size_t i = 0;
-    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
     if (i == len || s[i] == '#') return 0;
     size_t w0 = i;
-    while (i < len && s[i] != ' ' && s[i] != '\t') i++;
+    while (i < len && s[i] != ' ' && s[i] != '\t')
+        i++;
     size_t w1 = i;
     unsigned flags = 0;
     if (w1 - w0 > 1 && s[w1 - 1] == '.') flags |= W_ABBR, w1--;
     while (i < len) {
-        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) i++;
+        while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+            i++;
         if (i == len || s[i] == '#') break;
         size_t f0 = i;
-        while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') i++;
+        while (i < len && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+            i++;
         const char *f = line + f0;
         size_t fn = i - f0;
 #define FLAG_IS(lit) (fn == sizeof lit - 1 && !memcmp(f, lit, fn))
-        if (FLAG_IS("=end")) flags |= W_END;
-        else if (FLAG_IS("=num")) flags |= W_NUM;
-        else if (FLAG_IS("=month")) flags |= W_MONTH;
-        else if (FLAG_IS("=start")) flags |= W_START;
-        else if (FLAG_IS("=det")) flags |= W_DET;
-        else return err_set(err, "unknown flag '%.*s' (expected =end, =num, =month, =start or =det)", (int)fn, f), SENTSPLIT_EBAD;
+        if (FLAG_IS("=end"))
+            flags |= W_END;
+        else if (FLAG_IS("=num"))
+            flags |= W_NUM;
+        else if (FLAG_IS("=month"))
+            flags |= W_MONTH;
+        else if (FLAG_IS("=start"))
+            flags |= W_START;
+        else if (FLAG_IS("=det"))
+            flags |= W_DET;
+        else
+            return err_set(err, "unknown flag '%.*s' (expected =end, =num, =month, =start or =det)",
+                           (int)fn, f),
+                   SENTSPLIT_EBAD;
 #undef FLAG_IS
     }
     if ((flags & (W_END | W_NUM)) && !(flags & W_ABBR))
-        return err_set(err, "'%.*s': =end and =num are for abbreviations, which end in '.'", (int)(w1 - w0), line + w0), SENTSPLIT_EBAD;
+        return err_set(err, "'%.*s': =end and =num are for abbreviations, which end in '.'",
+                       (int)(w1 - w0), line + w0),
+               SENTSPLIT_EBAD;
     char key[MAX_WORD];
     size_t k = fold(s + w0, w1 - w0, key);
     if (!k) return err_set(err, "word longer than %d bytes", MAX_WORD - 1), SENTSPLIT_EBAD;
@@ -248,7 +284,8 @@ int sentsplit_load(SentSplitter *ss, const char *path, Err *err) {
     while (fgets(line, sizeof line, fp)) { /* word lists are short lines of text */
         lineno++;
         size_t n = strlen(line);
-        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+        while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            n--;
         Err e;
         if (sentsplit_add(ss, line, n, &e)) {
             rc = (err_set(err, "%s:%u: %s", path, lineno, e.msg), SENTSPLIT_EBAD);
@@ -268,11 +305,14 @@ static int valid_lang(const char *l) {
     return 1;
 }
 
-static int load_data(SentSplitter *ss, const SentSplitOpts *o, const char *file, int required, Err *err) {
+static int load_data(SentSplitter *ss, const SentSplitOpts *o, const char *file, int required,
+                     Err *err) {
     char rel[64], path[4096];
     snprintf(rel, sizeof rel, "abbrev/%s.txt", file);
-    if (o->data_dir) snprintf(path, sizeof path, "%s/%s", o->data_dir, rel);
-    else cli_data_path(rel, path, sizeof path);
+    if (o->data_dir)
+        snprintf(path, sizeof path, "%s/%s", o->data_dir, rel);
+    else
+        cli_data_path(rel, path, sizeof path);
     if (!required && access(path, F_OK) != 0) return 0;
     return sentsplit_load(ss, path, err);
 }
@@ -288,7 +328,8 @@ SentSplitter *sentsplit_create(const SentSplitOpts *o, int *code, Err *err) {
     if (!valid_lang(lang)) rc = (err_set(err, "bad language code '%s'", lang), SENTSPLIT_ELANG);
     if (!rc) rc = load_data(ss, o, "generic", 1, err);
     if (!rc && strcmp(lang, "generic")) rc = load_data(ss, o, lang, ss->lang != SENT_GENERIC, err);
-    for (int i = 0; !rc && i < o->nextra; i++) rc = sentsplit_load(ss, o->extra[i], err);
+    for (int i = 0; !rc && i < o->nextra; i++)
+        rc = sentsplit_load(ss, o->extra[i], err);
     if (code) *code = rc;
     if (rc) {
         sentsplit_destroy(ss);
@@ -316,7 +357,7 @@ void sentspans_free(SentSpans *sp) {
 enum { T_OTHER, T_WORD, T_LETTER, T_NUMBER, T_ROMAN, T_ACRONYM };
 
 typedef struct Tok {
-    size_t start; /* first byte of the whitespace-delimited token */
+    size_t start;  /* first byte of the whitespace-delimited token */
     size_t w0, w1; /* the token without leading punctuation (W) */
     int kind;
 } Tok;
@@ -349,7 +390,8 @@ static int classify(const unsigned char *s, size_t w0, size_t w1) {
     if (w0 + k == w1 && uni_is(c, UNI_ALPHA)) return T_LETTER;
     if (c - '0' < 10) {
         for (size_t i = w0; i < w1; i++)
-            if (!(IS_DIGIT(s[i]) || s[i] == '.' || s[i] == ',' || s[i] == '/' || s[i] == ':' || s[i] == '-'))
+            if (!(IS_DIGIT(s[i]) || s[i] == '.' || s[i] == ',' || s[i] == '/' || s[i] == ':' ||
+                  s[i] == '-'))
                 return T_WORD;
         return IS_DIGIT(s[w1 - 1]) ? T_NUMBER : T_OTHER;
     }
@@ -383,7 +425,7 @@ static void token_before(const unsigned char *s, size_t from, size_t end, Tok *t
         i = j;
     }
     t->start = i;
-    int symbol = 0; /* a sign other than a quote or bracket: "°C", "$5" */
+    int symbol = 0;   /* a sign other than a quote or bracket: "°C", "$5" */
     while (i < end) { /* leading quotes, brackets, bullets, currency signs */
         size_t k;
         uint32_t c = cp_at(s, end, i, &k);
@@ -460,7 +502,8 @@ static void next_word(const unsigned char *s, size_t n, size_t i, Next *nx) {
     size_t k;
     uint32_t c = 0;
     memset(nx, 0, sizeof *nx);
-    while (i < n && is_opener(c = cp_at(s, n, i, &k))) i += k, nx->opened = 1;
+    while (i < n && is_opener(c = cp_at(s, n, i, &k)))
+        i += k, nx->opened = 1;
     if (i >= n) {
         nx->cls = N_OTHER;
         return;
@@ -487,7 +530,8 @@ static void next_word(const unsigned char *s, size_t n, size_t i, Next *nx) {
     /* caseless scripts (CJK, Arabic, Hebrew) may start a sentence */
     nx->cls = (p & UNI_LOWER) ? N_LOWER : N_UPPER;
     nx->w0 = i;
-    while (i < n && uni_is(c = cp_at(s, n, i, &k), UNI_ALPHA)) i += k;
+    while (i < n && uni_is(c = cp_at(s, n, i, &k), UNI_ALPHA))
+        i += k;
     nx->w1 = i;
     nx->roman_dot = i < n && s[i] == '.' && is_roman(s + nx->w0, nx->w1 - nx->w0);
 }
@@ -496,8 +540,8 @@ static void next_word(const unsigned char *s, size_t n, size_t i, Next *nx) {
 
 /* Hungarian: is the number token t (a period after it) an ordinal or part
  * of a date rather than the end of a sentence? */
-static int hu_number_continues(const SentSplitter *ss, const unsigned char *s, size_t sent, const Tok *t,
-                               const Next *nx) {
+static int hu_number_continues(const SentSplitter *ss, const unsigned char *s, size_t sent,
+                               const Tok *t, const Next *nx) {
     if (nx->cls == N_DIGIT || nx->cls == N_DASH || nx->roman_dot) return 1;
     if (lookup(ss, s + nx->w0, nx->w1 - nx->w0) & W_MONTH) return 1;
     if (at_sentence_start(s, sent, t->w0)) return 1;
@@ -525,7 +569,8 @@ static int period_ends(const SentSplitter *ss, const unsigned char *s, size_t se
     case T_LETTER:
         if (ss->lang == SENT_EN && t->w1 - t->w0 == 1 && s[t->w0] == 'I') {
             size_t a, b, k;
-            if (word_before(s, sent, t->start, &a, &b) && uni_is(cp_at(s, b, a, &k), UNI_LOWER)) return 1;
+            if (word_before(s, sent, t->start, &a, &b) && uni_is(cp_at(s, b, a, &k), UNI_LOWER))
+                return 1;
         }
         return 0;
     case T_ACRONYM:
@@ -572,13 +617,16 @@ static size_t list_cuts(const unsigned char *s, size_t n, size_t p, size_t *cut)
         value = s[i++];
         letter = 1;
     } else {
-        while (i < n && i - p < 3 && IS_DIGIT(s[i])) value = value * 10 + (s[i++] - '0');
+        while (i < n && i - p < 3 && IS_DIGIT(s[i]))
+            value = value * 10 + (s[i++] - '0');
         if (i == p || i - p > 2) return 0;
     }
     char suffix[3];
     size_t sl = 0;
-    if (i + 1 < n && s[i] == '.' && s[i + 1] == ')') sl = 2;
-    else if (i < n && (s[i] == ')' || s[i] == '.')) sl = 1;
+    if (i + 1 < n && s[i] == '.' && s[i + 1] == ')')
+        sl = 2;
+    else if (i < n && (s[i] == ')' || s[i] == '.'))
+        sl = 1;
     if (!sl || i + sl >= n || s[i + sl] != ' ') return 0;
     memcpy(suffix, s + i, sl);
     size_t from = i + sl;
@@ -596,8 +644,8 @@ static size_t list_cuts(const unsigned char *s, size_t n, size_t p, size_t *cut)
         wl += sl;
         size_t j = from, found = 0;
         for (; j + wl < n; j++) {
-            if (s[j] == want[0] && !memcmp(s + j, want, wl) && is_space_cp(s[j - 1]) && s[j + wl] == ' ' &&
-                j + wl + 1 < n && !(IS_LOWER(s[j + wl + 1]))) {
+            if (s[j] == want[0] && !memcmp(s + j, want, wl) && is_space_cp(s[j - 1]) &&
+                s[j + wl] == ' ' && j + wl + 1 < n && !(IS_LOWER(s[j + wl + 1]))) {
                 found = 1;
                 break;
             }
@@ -655,16 +703,21 @@ size_t sentsplit_split(const SentSplitter *ss, const char *text, size_t len, Sen
         size_t m0 = i, r = i, k;
         int ndots = 0, nq = 0, nell = 0;
         while (r < len) {
-            if (s[r] == '.') ndots++, r++;
-            else if (s[r] == '!' || s[r] == '?') nq++, r++;
-            else if (s[r] == 0xE2 && r + 2 < len && s[r + 1] == 0x80 && s[r + 2] == 0xA6) nell++, r += 3;
-            else break;
+            if (s[r] == '.')
+                ndots++, r++;
+            else if (s[r] == '!' || s[r] == '?')
+                nq++, r++;
+            else if (s[r] == 0xE2 && r + 2 < len && s[r + 1] == 0x80 && s[r + 2] == 0xA6)
+                nell++, r += 3;
+            else
+                break;
         }
         int attached = m0 > 0 && !is_space_cp(cp_at(s, len, cp_start_before(s, m0), &k));
         int spaced = 0; /* ". . ." : further dots each after one space */
         if (ndots == 1 && !nq && !nell) {
             while (r + 1 < len && s[r] == ' ' && s[r + 1] == '.' &&
-                   (r + 2 == len || s[r + 2] == ' ' || s[r + 2] == '.' || is_closer(cp_at(s, len, r + 2, &k))))
+                   (r + 2 == len || s[r + 2] == ' ' || s[r + 2] == '.' ||
+                    is_closer(cp_at(s, len, r + 2, &k))))
                 spaced++, r += 2;
         }
         size_t e = r;
@@ -681,12 +734,15 @@ size_t sentsplit_split(const SentSplitter *ss, const char *text, size_t len, Sen
         if (nstart >= len) break;
         Next nx;
         next_word(s, len, nstart, &nx);
-        if (nx.cls == N_LOWER || nx.cls == N_OTHER || (nx.cls == N_DASH && nx.dash_then_lower)) continue;
+        if (nx.cls == N_LOWER || nx.cls == N_OTHER || (nx.cls == N_DASH && nx.dash_then_lower))
+            continue;
         if (closed_paren && inside_brackets(s, c.sent, m0)) continue;
         if (spaced) {
             if (ndots + spaced < 4) continue; /* ". . ." inside a sentence */
-            if (attached) cut_at(&c, m0 + 1, skip_space(s, len, m0 + 1)); /* "word. . . . Next" */
-            else cut_at(&c, e, nstart);
+            if (attached)
+                cut_at(&c, m0 + 1, skip_space(s, len, m0 + 1)); /* "word. . . . Next" */
+            else
+                cut_at(&c, e, nstart);
             continue;
         }
         if ((ndots > 1 || nell) && !nq && m0 > 0 && (s[m0 - 1] == '[' || s[m0 - 1] == '('))

@@ -31,7 +31,7 @@ typedef struct SentSplitOpts {
     const char *lang;         /* "hu", "en", other code; NULL = "en" */
     const char *const *extra; /* further word-list files (--abbrev) */
     int nextra;
-    const char *data_dir;     /* directory holding abbrev/; NULL = cli_data_path */
+    const char *data_dir; /* directory holding abbrev/; NULL = cli_data_path */
 } SentSplitOpts;
 
 typedef struct SentSpan {

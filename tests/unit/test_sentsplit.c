@@ -58,19 +58,28 @@ static void own_hungarian(void) {
           "Budapest Magyarország fővárosa.|Lakossága 1,7 millió fő.");
     /* abbreviations */
     check(hu, "Dr. Kovács Péter érkezett. Ő a főorvos.", "Dr. Kovács Péter érkezett.|Ő a főorvos.");
-    check(hu, "Almát, körtét stb. vettünk. Utána hazamentünk.", "Almát, körtét stb. vettünk.|Utána hazamentünk.");
-    check(hu, "Vettünk almát, körtét stb. Utána hazamentünk.", "Vettünk almát, körtét stb.|Utána hazamentünk.");
-    check(hu, "Sok gyümölcs, pl. Alma és körte terem itt.", "Sok gyümölcs, pl. Alma és körte terem itt.");
+    check(hu, "Almát, körtét stb. vettünk. Utána hazamentünk.",
+          "Almát, körtét stb. vettünk.|Utána hazamentünk.");
+    check(hu, "Vettünk almát, körtét stb. Utána hazamentünk.",
+          "Vettünk almát, körtét stb.|Utána hazamentünk.");
+    check(hu, "Sok gyümölcs, pl. Alma és körte terem itt.",
+          "Sok gyümölcs, pl. Alma és körte terem itt.");
     check(hu, "A szöveg ún. Vendégszöveg, ill. Idézet.", "A szöveg ún. Vendégszöveg, ill. Idézet.");
-    check(hu, "Kb. 300 ember jött el. Vö. Az előző fejezettel.", "Kb. 300 ember jött el.|Vö. Az előző fejezettel.");
+    check(hu, "Kb. 300 ember jött el. Vö. Az előző fejezettel.",
+          "Kb. 300 ember jött el.|Vö. Az előző fejezettel.");
     check(hu, "A Petőfi krt. 12. szám alatt lakik.", "A Petőfi krt. 12. szám alatt lakik.");
-    check(hu, "Kiadta a Magvető Kft. A könyv sikert aratott.", "Kiadta a Magvető Kft.|A könyv sikert aratott.");
-    check(hu, "Szabó Magda (szerk.): Novellák. Budapest, 1990.", "Szabó Magda (szerk.): Novellák.|Budapest, 1990.");
+    check(hu, "Kiadta a Magvető Kft. A könyv sikert aratott.",
+          "Kiadta a Magvető Kft.|A könyv sikert aratott.");
+    check(hu, "Szabó Magda (szerk.): Novellák. Budapest, 1990.",
+          "Szabó Magda (szerk.): Novellák.|Budapest, 1990.");
     check(hu, "Ford. Szabó Lőrinc. Szerk. Kiss Anna.", "Ford. Szabó Lőrinc.|Szerk. Kiss Anna.");
     /* ordinal numbers and dates */
-    check(hu, "1848. március 15-én kitört a forradalom.", "1848. március 15-én kitört a forradalom.");
-    check(hu, "Olvasd el a 2. fejezetet! A 3. Nehezebb.", "Olvasd el a 2. fejezetet!|A 3. Nehezebb.");
-    check(hu, "A szerződést 2019. július 29. napján írták alá.", "A szerződést 2019. július 29. napján írták alá.");
+    check(hu, "1848. március 15-én kitört a forradalom.",
+          "1848. március 15-én kitört a forradalom.");
+    check(hu, "Olvasd el a 2. fejezetet! A 3. Nehezebb.",
+          "Olvasd el a 2. fejezetet!|A 3. Nehezebb.");
+    check(hu, "A szerződést 2019. július 29. napján írták alá.",
+          "A szerződést 2019. július 29. napján írták alá.");
     check(hu, "Ali (Mekka, 599. július 29. – Kúfa, 661. január 24.) kalifa volt.",
           "Ali (Mekka, 599. július 29. – Kúfa, 661. január 24.) kalifa volt.");
     check(hu, "A 2. Magyar Hadsereg a Donnál harcolt.", "A 2. Magyar Hadsereg a Donnál harcolt.");
@@ -78,7 +87,8 @@ static void own_hungarian(void) {
     check(hu, "Megjelent 2012. Júl. hónapban.", "Megjelent 2012. Júl. hónapban.");
     check(hu, "Az épület 1890-ben készült el. 1990-ben felújították.",
           "Az épület 1890-ben készült el.|1990-ben felújították.");
-    check(hu, "A lakosság 2011-ben 1500. Ebből 300 gyermek.", "A lakosság 2011-ben 1500.|Ebből 300 gyermek.");
+    check(hu, "A lakosság 2011-ben 1500. Ebből 300 gyermek.",
+          "A lakosság 2011-ben 1500.|Ebből 300 gyermek.");
     check(hu, "3. A harmadik pont következik.", "3. A harmadik pont következik.");
     /* initials, Roman numerals */
     check(hu, "Kovács J. Péter írta a könyvet.", "Kovács J. Péter írta a könyvet.");
@@ -90,14 +100,16 @@ static void own_hungarian(void) {
           "A hőmérséklet 3,5 fok.|Ez alacsony. a többi kisbetűs.");
     check(hu, "Az érték 3.14 és 1.000.000 között van. A 10.30-as vonat késik.",
           "Az érték 3.14 és 1.000.000 között van.|A 10.30-as vonat késik.");
-    check(hu, "Lásd a 4.2.1. szakaszt. A 4.2.1. Alfejezet rövid.", "Lásd a 4.2.1. szakaszt.|A 4.2.1. Alfejezet rövid.");
+    check(hu, "Lásd a 4.2.1. szakaszt. A 4.2.1. Alfejezet rövid.",
+          "Lásd a 4.2.1. szakaszt.|A 4.2.1. Alfejezet rövid.");
     check(hu, "A 25. § szerint tilos. Ez világos.", "A 25. § szerint tilos.|Ez világos.");
     /* dialogue, quotes, brackets */
     check(hu, "– Gyere ide! – mondta az anyja. – Most!", "– Gyere ide! – mondta az anyja.|– Most!");
     check(hu, "„Ez jó.” Aztán elment.", "„Ez jó.”|Aztán elment.");
     check(hu, "Azt kérdezte: „Jössz?” és elindult.", "Azt kérdezte: „Jössz?” és elindult.");
     check(hu, "A macska (nem a kutya.) Aludt.", "A macska (nem a kutya.) Aludt.");
-    check(hu, "Mi történt? Senki sem tudja… Talán soha.", "Mi történt?|Senki sem tudja…|Talán soha.");
+    check(hu, "Mi történt? Senki sem tudja… Talán soha.",
+          "Mi történt?|Senki sem tudja…|Talán soha.");
     /* URLs, e-mail */
     check(hu, "Honlap: www.pelda.hu. Írj a titkarsag@pelda.hu címre. Köszönjük.",
           "Honlap: www.pelda.hu.|Írj a titkarsag@pelda.hu címre.|Köszönjük.");
@@ -112,12 +124,15 @@ static void own_english(void) {
     if (!en) return;
     check(en, "Mr. Smith met Dr. Jones at St. Mary's. Prof. Lee joined later.",
           "Mr. Smith met Dr. Jones at St. Mary's.|Prof. Lee joined later.");
-    check(en, "Use tools, e.g. Hammers, i.e. Heavy ones. They work.", "Use tools, e.g. Hammers, i.e. Heavy ones.|They work.");
-    check(en, "Bring apples, pears, etc. The rest is provided.", "Bring apples, pears, etc.|The rest is provided.");
+    check(en, "Use tools, e.g. Hammers, i.e. Heavy ones. They work.",
+          "Use tools, e.g. Hammers, i.e. Heavy ones.|They work.");
+    check(en, "Bring apples, pears, etc. The rest is provided.",
+          "Bring apples, pears, etc.|The rest is provided.");
     check(en, "He moved to the U.S. in 1990. The U.S. Army drafted him.",
           "He moved to the U.S. in 1990.|The U.S. Army drafted him.");
     check(en, "She earned a Ph.D. She then taught.", "She earned a Ph.D.|She then taught.");
-    check(en, "It opened at 9 a.m. Sharp. No. 5 was first.", "It opened at 9 a.m. Sharp.|No. 5 was first.");
+    check(en, "It opened at 9 a.m. Sharp. No. 5 was first.",
+          "It opened at 9 a.m. Sharp.|No. 5 was first.");
     check(en, "I said no. Then I left.", "I said no.|Then I left.");
     check(en, "It was written by J. R. R. Tolkien in 1937. It sold well.",
           "It was written by J. R. R. Tolkien in 1937.|It sold well.");
@@ -128,7 +143,8 @@ static void own_english(void) {
     check(en, "He said, \"Stop.\" Then he left. (See the notes.) Later he came back.",
           "He said, \"Stop.\"|Then he left.|(See the notes.)|Later he came back.");
     check(en, "Louis XIV. He ruled France.", "Louis XIV.|He ruled France.");
-    check(en, "It froze at -40 °C. In spring it thawed.", "It froze at -40 °C.|In spring it thawed.");
+    check(en, "It froze at -40 °C. In spring it thawed.",
+          "It froze at -40 °C.|In spring it thawed.");
     check(en, "Write to info@example.com. Or visit http://example.com/a.b?c=1. Thanks!",
           "Write to info@example.com.|Or visit http://example.com/a.b?c=1.|Thanks!");
     check(en, "", "");
@@ -141,11 +157,13 @@ static void own_generic(void) {
     SentSplitter *de = make("de");
     test_cond("generic splitter", de && sentsplit_lang(de) == SENT_GENERIC);
     if (!de) return;
-    check(de, "Am 3. Oktober feiern wir. Das ist schön.", "Am 3. Oktober feiern wir.|Das ist schön.");
+    check(de, "Am 3. Oktober feiern wir. Das ist schön.",
+          "Am 3. Oktober feiern wir.|Das ist schön.");
     check(de, "Er kam im Jahr 1990. Danach blieb er.", "Er kam im Jahr 1990.|Danach blieb er.");
     check(de, "Hans M. Müller kam. \"Hallo!\" rief er. 2 Tage später ging er.",
           "Hans M. Müller kam.|\"Hallo!\" rief er.|2 Tage später ging er.");
-    check(de, "Es kostet 1.5 Euro usw. und mehr, etc. Fertig.", "Es kostet 1.5 Euro usw. und mehr, etc.|Fertig.");
+    check(de, "Es kostet 1.5 Euro usw. und mehr, etc. Fertig.",
+          "Es kostet 1.5 Euro usw. und mehr, etc.|Fertig.");
     sentsplit_destroy(de);
 }
 
@@ -170,8 +188,10 @@ static void golden_rules(void) {
         buf_clear(&text), buf_clear(&want);
         json_iter_init(&it, line, strlen(line), '{');
         while (json_iter_next(&it, &k, &kn, &v, &vn) == 1) {
-            if (json_key_is(k, kn, "id")) id = strtol(v, NULL, 10);
-            else if (json_key_is(k, kn, "text")) json_decode_string(&text, v, vn);
+            if (json_key_is(k, kn, "id"))
+                id = strtol(v, NULL, 10);
+            else if (json_key_is(k, kn, "text"))
+                json_decode_string(&text, v, vn);
             else if (json_key_is(k, kn, "sentences")) {
                 json_iter_init(&arr, v, vn, '[');
                 while (json_iter_next(&arr, &k, &kn, &e, &en_) == 1) {
@@ -190,7 +210,9 @@ static void golden_rules(void) {
             char num[32];
             snprintf(num, sizeof num, " %ld", id);
             buf_puts(&failed, num);
-            if (verbose) printf("  golden %ld: got  [%s]\n             want [%s]\n", id, got.data, want.data);
+            if (verbose)
+                printf("  golden %ld: got  [%s]\n             want [%s]\n", id, got.data,
+                       want.data);
         }
     }
     fclose(fp);
@@ -240,25 +262,30 @@ static void our_sentences(const SentSplitter *ss, const Buf *in, Buf *got) {
     buf_clear(got);
     while (p < end) {
         const char *q = p;
-        while (q < end && !(q[0] == '\n' && q + 1 < end && q[1] == '\n')) q++;
+        while (q < end && !(q[0] == '\n' && q + 1 < end && q[1] == '\n'))
+            q++;
         split_joined(ss, p, (size_t)(q - p), &one);
         if (one.len) {
             if (got->len) buf_putc(got, '|');
             buf_append(got, one.data, one.len);
         }
-        while (q < end && *q == '\n') q++;
+        while (q < end && *q == '\n')
+            q++;
         p = q;
     }
     buf_free(&one);
 }
 
 static void quntoken_cases(void) {
-    static const char *const files[] = {"test_default_snt_boundary.txt", "test_default_snt_newline.txt",
-                                        "test_default_sntcorr_all.txt", "test_default_sntcorr_segfault.txt"};
+    static const char *const files[] = {
+        "test_default_snt_boundary.txt", "test_default_snt_newline.txt",
+        "test_default_sntcorr_all.txt", "test_default_sntcorr_segfault.txt"};
     char dir[4200];
     const char *shared = getenv("WIKIBERT_SHARED");
-    if (shared && *shared) snprintf(dir, sizeof dir, "%s/data/sentseg-hu", shared);
-    else snprintf(dir, sizeof dir, "%s/../../shared/data/sentseg-hu", tests_dir());
+    if (shared && *shared)
+        snprintf(dir, sizeof dir, "%s/data/sentseg-hu", shared);
+    else
+        snprintf(dir, sizeof dir, "%s/../../shared/data/sentseg-hu", tests_dir());
     if (access(dir, R_OK) != 0) {
         printf("quntoken Hungarian cases: NOT RUN (%s absent; set WIKIBERT_SHARED)\n", dir);
         return;
@@ -280,7 +307,8 @@ static void quntoken_cases(void) {
             lineno += more;
             size_t n = more ? strlen(line) : 0;
             if (n && line[n - 1] == '\n') line[--n] = 0;
-            int is_in = more && !strncmp(line, "IN :", 4), is_out = more && !strncmp(line, "OUT:", 4);
+            int is_in = more && !strncmp(line, "IN :", 4),
+                is_out = more && !strncmp(line, "OUT:", 4);
             if (state == 2 && !is_out) { /* a case is complete */
                 expected_sentences(&outb, &want);
                 our_sentences(hu, &in, &got);
@@ -291,15 +319,18 @@ static void quntoken_cases(void) {
                     char id[128];
                     snprintf(id, sizeof id, " %s:%d", files[f], case_line);
                     buf_puts(&failed, id);
-                    if (verbose) printf("  quntoken %s:%d: got  [%s]\n    want [%s]\n", files[f], case_line,
-                                        got.data ? got.data : "", want.data ? want.data : "");
+                    if (verbose)
+                        printf("  quntoken %s:%d: got  [%s]\n    want [%s]\n", files[f], case_line,
+                               got.data ? got.data : "", want.data ? want.data : "");
                 }
                 state = 0;
             }
             const char *rest = line + (n > 4 && line[4] == ' ' ? 5 : 4);
             if (is_in) {
-                if (state != 1) buf_clear(&in), buf_clear(&outb), case_line = lineno;
-                else buf_putc(&in, '\n');
+                if (state != 1)
+                    buf_clear(&in), buf_clear(&outb), case_line = lineno;
+                else
+                    buf_putc(&in, '\n');
                 buf_puts(&in, rest);
                 state = 1;
             } else if (is_out && state) {
@@ -329,9 +360,11 @@ static void word_lists(void) {
     test_cond("missing extra list: code", code == SENTSPLIT_EMISSING);
     test_cond("missing extra list: path in message", strstr(err.msg, missing) != NULL);
     o = (SentSplitOpts){.lang = "../etc", .data_dir = data_dir};
-    test_cond("bad language code refused", sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_ELANG);
+    test_cond("bad language code refused",
+              sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_ELANG);
     o = (SentSplitOpts){.lang = "hu", .data_dir = "/nonexistent"};
-    test_cond("missing data dir fails", sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_EMISSING);
+    test_cond("missing data dir fails",
+              sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_EMISSING);
     o = (SentSplitOpts){.lang = "xx", .data_dir = data_dir};
     SentSplitter *ss = sentsplit_create(&o, &code, &err);
     test_cond("unknown language: generic rules", ss && sentsplit_lang(ss) == SENT_GENERIC);
@@ -342,7 +375,8 @@ static void word_lists(void) {
     test_cond("comment line accepted", sentsplit_add(ss, "# x", 3, &err) == 0);
     test_cond("unknown flag refused", sentsplit_add(ss, "Str. =bogus", 11, &err) == SENTSPLIT_EBAD);
     test_cond("unknown flag named", strstr(err.msg, "=bogus") != NULL);
-    test_cond("=end without period refused", sentsplit_add(ss, "Str =end", 8, &err) == SENTSPLIT_EBAD);
+    test_cond("=end without period refused",
+              sentsplit_add(ss, "Str =end", 8, &err) == SENTSPLIT_EBAD);
     check(ss, "Er kam mit Fa. Schulz. Dann ging er.", "Er kam mit Fa.|Schulz.|Dann ging er.");
     test_cond("=end entry", sentsplit_add(ss, "Fa. =end", 8, &err) == 0);
     check(ss, "Er kam mit Fa. Schulz. Dann ging er.", "Er kam mit Fa.|Schulz.|Dann ging er.");
@@ -354,7 +388,8 @@ static void word_lists(void) {
 /* ---- spans: shape, and threads sharing one splitter ---- */
 
 static const char *const mixed[] = {
-    "Dr. Kovács J. Péter 1848. március 15-én a II. világháború előtt? Nem! 3.14 és www.x.hu. „Igen.” Vége…",
+    "Dr. Kovács J. Péter 1848. március 15-én a II. világháború előtt? Nem! 3.14 és www.x.hu. "
+    "„Igen.” Vége…",
     "Mr. Smith went to Washington, D.C. He arrived at 5 p.m. on Jan. 3. It rained... The end!",
     "1. The first item 2. The second item • 3. ok",
     "  \t leading and trailing   ",
