@@ -22,6 +22,11 @@
 #include "uniprop.h"
 #include "utf8.h"
 
+typedef struct Posting {
+    float w;       /* log(1 + c / (mu bg)) */
+    uint32_t lang;
+} Posting;
+
 typedef struct Slot {
     uint64_t key;   /* gram hash; 0 = empty */
     uint32_t start; /* first posting */
@@ -36,8 +41,7 @@ struct LangId {
     double *pen;      /* [order][nlangs]: log(N_L,o + mu_o) */
     Slot *slots;
     size_t cap;       /* power of two */
-    uint16_t *plang;  /* postings: language index */
-    float *pw;        /* postings: weight */
+    Posting *post;    /* (language, weight) runs, one per gram */
     size_t npost;
 };
 
@@ -196,6 +200,13 @@ static int next_line(Parser *ps) {
     return 0;
 }
 
+/* At the end of the data: report the line that is missing. */
+static int bad_eof(Parser *ps, const char *what) {
+    ps->lineno++;
+    return err_set(ps->err, "%s:%llu: malformed langid model: %s", ps->name,
+                   (unsigned long long)ps->lineno, what);
+}
+
 static int bad(Parser *ps, const char *what) {
     return err_set(ps->err, "%s:%llu: malformed langid model: %s", ps->name,
                    (unsigned long long)ps->lineno, what);
@@ -246,7 +257,7 @@ static int parse_double(const char *f, size_t fl, double *out) {
 
 /* Expect the line `word<TAB>value...` with exactly `nvals` values. */
 static int header(Parser *ps, const char *word, const char **f, size_t *fl, int nvals) {
-    if (!next_line(ps)) return bad(ps, "unexpected end of file");
+    if (!next_line(ps)) return bad_eof(ps, "unexpected end of file");
     int k = split_tabs(ps, f, fl, nvals + 2);
     if (!field_is(f[0], fl[0], word)) {
         char what[96];
@@ -275,7 +286,7 @@ static int parse_model(LangId *m, Parser *ps) {
     size_t rawcap = 0;
     int rc = -1;
 
-    if (!next_line(ps)) return bad(ps, "empty file");
+    if (!next_line(ps)) return bad_eof(ps, "empty file");
     if (split_tabs(ps, f, fl, 3) != 2 || !field_is(f[0], fl[0], LANGID_MAGIC))
         return bad(ps, "not a langid model (first line must be '" LANGID_MAGIC "<TAB>version')");
     if (parse_u64(f[1], fl[1], &v) || v != LANGID_VERSION) return bad(ps, "unsupported version");
@@ -325,11 +336,10 @@ static int parse_model(LangId *m, Parser *ps) {
     while (m->cap < ngrams * 2) m->cap *= 2;
     m->slots = xcalloc(m->cap, sizeof *m->slots);
     size_t postcap = ngrams * 4 + 16;
-    m->plang = xmalloc(postcap * sizeof *m->plang);
-    m->pw = xmalloc(postcap * sizeof *m->pw);
+    m->post = xmalloc(postcap * sizeof *m->post);
     for (size_t g = 0; g < ngrams; g++) {
         if (!next_line(ps)) {
-            bad(ps, "fewer grams than announced");
+            bad_eof(ps, "fewer grams than announced");
             goto done;
         }
         const char *tab = memchr(ps->line, '\t', ps->len);
@@ -392,8 +402,7 @@ static int parse_model(LangId *m, Parser *ps) {
         bg /= m->nlangs;
         if (m->npost + nraw > postcap) {
             while (m->npost + nraw > postcap) postcap *= 2;
-            m->plang = xrealloc(m->plang, postcap * sizeof *m->plang);
-            m->pw = xrealloc(m->pw, postcap * sizeof *m->pw);
+            m->post = xrealloc(m->post, postcap * sizeof *m->post);
         }
         Slot *sl = &m->slots[i];
         sl->key = key;
@@ -401,8 +410,8 @@ static int parse_model(LangId *m, Parser *ps) {
         sl->len = (uint16_t)nraw;
         sl->order = (uint8_t)k;
         for (size_t j = 0; j < nraw; j++) {
-            m->plang[m->npost] = raw[j].lang;
-            m->pw[m->npost] = (float)log1p(raw[j].count / (m->mu[o] * bg));
+            m->post[m->npost].lang = raw[j].lang;
+            m->post[m->npost].w = (float)log1p(raw[j].count / (m->mu[o] * bg));
             m->npost++;
         }
     }
@@ -454,8 +463,7 @@ void langid_free(LangId *m) {
     free(m->codes);
     free(m->pen);
     free(m->slots);
-    free(m->plang);
-    free(m->pw);
+    free(m->post);
     free(m);
 }
 
@@ -475,12 +483,50 @@ double langid_temperature(const LangId *m) { return m->temp; }
 
 /* ---- scoring ---- */
 
+/* Grams are looked up in batches: first every slot of the batch is
+ * prefetched, then the found slots' postings, then the weights are added.
+ * The table is far bigger than the caches, and the batches let the memory
+ * loads overlap instead of waiting for one miss after another. */
+#define BATCH 64
+
+typedef struct Acc {
+    const LangId *m;
+    double *score;
+    size_t nord[LANGID_MAX_ORDER];
+    uint64_t key[BATCH];
+    int n;
+} Acc;
+
+static void acc_flush(Acc *a) {
+    const LangId *m = a->m;
+    const Slot *found[BATCH];
+    int nf = 0;
+    for (int i = 0; i < a->n; i++) {
+        const Slot *s = find_slot(m, a->key[i]);
+        if (!s) continue;
+        found[nf++] = s;
+        __builtin_prefetch(m->post + s->start);
+    }
+    for (int i = 0; i < nf; i++) {
+        const Slot *s = found[i];
+        const Posting *p = m->post + s->start;
+        a->nord[s->order - 1]++;
+        for (unsigned j = 0; j < s->len; j++) a->score[p[j].lang] += p[j].w;
+    }
+    a->n = 0;
+}
+
 int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
     LangIdCursor c;
     uint32_t ring[2 * LANGID_MAX_ORDER];
-    size_t nord[LANGID_MAX_ORDER] = {0}, total = 0;
+    size_t total = 0;
     int have = 0;
     uint32_t cp;
+    Acc a;
+    a.m = m;
+    a.score = score;
+    a.n = 0;
+    memset(a.nord, 0, sizeof a.nord);
     for (int l = 0; l < m->nlangs; l++) score[l] = 0;
     langid_cursor_init(&c, text, n);
     /* ring holds the last `order` code points twice over, so the k newest
@@ -495,20 +541,19 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
             if (k == 1 && cp == ' ') continue;
             uint32_t g[LANGID_MAX_ORDER];
             for (int i = 0; i < k; i++) g[i] = ring[pos + k - 1 - i];
-            const Slot *s = find_slot(m, gram_hash(g, k));
-            if (!s) continue;
-            nord[k - 1]++;
-            const uint16_t *pl = m->plang + s->start;
-            const float *pw = m->pw + s->start;
-            for (unsigned j = 0; j < s->len; j++) score[pl[j]] += pw[j];
+            uint64_t key = gram_hash(g, k);
+            __builtin_prefetch(&m->slots[(size_t)key & (m->cap - 1)]);
+            a.key[a.n++] = key;
         }
+        if (a.n > BATCH - LANGID_MAX_ORDER) acc_flush(&a);
     }
+    acc_flush(&a);
     for (int o = 0; o < order; o++) {
-        if (!nord[o]) continue;
+        if (!a.nord[o]) continue;
         have = 1;
-        total += nord[o];
+        total += a.nord[o];
         const double *pen = m->pen + (size_t)o * m->nlangs;
-        for (int l = 0; l < m->nlangs; l++) score[l] -= (double)nord[o] * pen[l];
+        for (int l = 0; l < m->nlangs; l++) score[l] -= (double)a.nord[o] * pen[l];
     }
     if (ngrams) *ngrams = total;
     if (!have) {

@@ -170,7 +170,7 @@ static void test_errors(void) {
     static const struct {
         const char *text, *where, *why;
     } bad[] = {
-        {"", ":0:", "empty file"},
+        {"", ":1:", "empty file"},
         {"hello\t1\n", ":1:", "not a langid model"},
         {"wikibert-langid\t9\n", ":1:", "unsupported version"},
         {"wikibert-langid\t1\norder\t7\n", ":2:", "order must be"},
@@ -179,7 +179,7 @@ static void test_errors(void) {
         {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t0\n", ":6:", "bad gram total"},
         {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\na\t1:3\n", ":8:",
          "bad posting"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:3\n", ":8:",
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:3\n", ":9:",
          "fewer grams"},
         {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\nab\t0:3\n", ":8:",
          "gram longer"},
