@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/demo.sh - the main job on the samples shipped in tests/data: the prep
 # stage (wiki_dump | wiki_strip) for English and Hungarian Wikipedia pages,
-# in WikiExtractor's doc layout and one article per line.
+# in WikiExtractor's doc layout and one article per line, then the tokenize
+# stage: sentences (sent_split) and the filtered corpus (text_filter).
 #
 #   tests/demo.sh bin          outputs go to out/demo/
 set -eu -o pipefail
@@ -14,9 +15,19 @@ for src in enwiki-206 huwiki-berlin elwikivoyage-17.multistream; do
   "$BIN/wiki_strip" -v -f -o "$OUT/$src.doc.txt" "$OUT/$src.jsonl"
   "$BIN/wiki_strip" -f --format lines -o "$OUT/$src.lines.txt" "$OUT/$src.jsonl"
 done
+# tokenize: BERT's one sentence per line, then filterdocs' checks (Hungarian
+# defaults for the Hungarian page; English alphabet and language for English)
+"$BIN/sent_split" -v -f -l hu -o "$OUT/huwiki-berlin.sentences.txt" "$OUT/huwiki-berlin.doc.txt"
+"$BIN/sent_split" -v -f -l en -o "$OUT/enwiki-206.sentences.txt" "$OUT/enwiki-206.doc.txt"
+"$BIN/text_filter" -f -o "$OUT/huwiki-berlin.filtered.txt" "$OUT/huwiki-berlin.sentences.txt"
+"$BIN/text_filter" -f -l en -W abcdefghijklmnopqrstuvwxyz --dedup docs \
+  --rejected "$OUT/enwiki-206.rejected.txt" -o "$OUT/enwiki-206.filtered.txt" "$OUT/enwiki-206.sentences.txt"
 echo
 echo "demo: outputs in $OUT/:"
 ls -l "$OUT"
 echo
 echo "demo: first article of $OUT/enwiki-206.doc.txt:"
 sed -n '1,/<\/doc>/p' "$OUT/enwiki-206.doc.txt" | cut -c1-200 | sed -n 1,12p
+echo
+echo "demo: first sentences of $OUT/huwiki-berlin.filtered.txt:"
+head -5 "$OUT/huwiki-berlin.filtered.txt"
