@@ -58,7 +58,7 @@ fi
 if command -v taskset >/dev/null 2>&1; then CORE1="taskset -c 0"; else CORE1=""; fi
 
 # Seconds -> MB/s for a file of $1 bytes.
-mbps() { printf '%.2f' "$(echo "$1 / 1000000 / $2" | bc -l)"; }
+mbps() { printf '%.3f' "$(echo "$1 / 1000000 / $2" | bc -l)"; }
 
 # The sentence-splitting and filtering peers in one venv under $W:
 # NLTK (Punkt), pySBD, quntoken (nytud, GPL: used, never copied) and

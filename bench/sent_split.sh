@@ -25,9 +25,9 @@
 #   BIN=/path/to/bin EN_COPIES=4 HU_COPIES=50 REPS=5 bash bench/sent_split.sh
 . "$(dirname "$0")/lib.sh"
 EN_COPIES=${EN_COPIES:-10}
-HU_COPIES=${HU_COPIES:-100}
-SBD_BYTES=${SBD_BYTES:-300000}
-PEER_REPS=${PEER_REPS:-1}
+HU_COPIES=${HU_COPIES:-200}
+SBD_BYTES=${SBD_BYTES:-150000}
+PEER_REPS=${PEER_REPS:-2}
 SS=$BIN/sent_split
 HU_CASES="test_default_snt_boundary.txt test_default_snt_newline.txt test_default_sntcorr_all.txt test_default_sntcorr_segfault.txt"
 
@@ -35,6 +35,9 @@ peers_setup
 punkt_setup
 have_ours=1
 [ -x "$SS" ] || { have_ours=0; echo "bench: $SS is not built: peers only, no ratios" >&2; }
+# wiki_strip -F lines output, named rather than sniffed when sent_split can.
+SSIN=()
+[ $have_ours = 0 ] || ! "$SS" --help | grep -q -e '--input-format' || SSIN=(--input-format lines)
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "peers: $("$PY" -c 'import nltk, pysbd, importlib.metadata as m; print("nltk", nltk.__version__, "pysbd", pysbd.__version__, "quntoken", m.version("quntoken"))')"
@@ -85,8 +88,8 @@ speedup() { # ours_bytes ours_s peer_bytes peer_s -> ours MB/s / peer MB/s
 }
 
 if [ $have_ours = 1 ]; then
-  o_en=$(wall $CORE1 "$SS" --lang en -j1 "$en"); line "sent_split --lang en -j1" en "$en_b" "$o_en" "1.0"
-  o_sbd=$(wall $CORE1 "$SS" --lang en -j1 "$sbd"); line "sent_split --lang en -j1" en-slice "$sbd_b" "$o_sbd" "(slice; start-up dominated)"
+  o_en=$(wall $CORE1 "$SS" "${SSIN[@]}" --lang en -j1 "$en"); line "sent_split --lang en -j1" en "$en_b" "$o_en" "1.0"
+  o_sbd=$(wall $CORE1 "$SS" "${SSIN[@]}" --lang en -j1 "$sbd"); line "sent_split --lang en -j1" en-slice "$sbd_b" "$o_sbd" "(slice; start-up dominated)"
 fi
 p_en=$(REPS=$PEER_REPS wall $CORE1 "$PY" "$ROOT/bench/peer_split.py" punkt "$en")
 line "Punkt (peer_split.py punkt)" en "$en_b" "$p_en" "$([ $have_ours = 1 ] && echo "$(speedup "$en_b" "$o_en" "$en_b" "$p_en") (goal >= 10x)")"
@@ -94,7 +97,7 @@ s_en=$(REPS=$PEER_REPS wall $CORE1 "$PY" "$ROOT/bench/peer_split.py" pysbd "$sbd
 line "pySBD (peer_split.py pysbd)" en-slice "$sbd_b" "$s_en" "$([ $have_ours = 1 ] && echo "$(speedup "$en_b" "$o_en" "$sbd_b" "$s_en") (MB/s vs ours on the full text)")"
 
 if [ $have_ours = 1 ]; then
-  o_hu=$(wall $CORE1 "$SS" --lang hu -j1 "$hut"); line "sent_split --lang hu -j1" hu "$hu_b" "$o_hu" "1.0"
+  o_hu=$(wall $CORE1 "$SS" "${SSIN[@]}" --lang hu -j1 "$hut"); line "sent_split --lang hu -j1" hu "$hu_b" "$o_hu" "1.0"
 fi
 q_hu=$(REPS=$PEER_REPS wall $CORE1 bash -c "'$QUNTOKEN' -f spl -m sentence < '$hut'")
 line "quntoken -f spl -m sentence" hu "$hu_b" "$q_hu" "$([ $have_ours = 1 ] && echo "$(speedup "$hu_b" "$o_hu" "$hu_b" "$q_hu") (goal >= 20x)")"
@@ -103,8 +106,8 @@ line "Punkt, English model" hu "$hu_b" "$p_hu" "$([ $have_ours = 1 ] && speedup 
 
 echo "two cores (not pinned):"
 if [ $have_ours = 1 ]; then
-  o2_en=$(wall "$SS" --lang en -j2 "$en"); line "sent_split --lang en -j2" en "$en_b" "$o2_en" "$(speedup "$en_b" "$o2_en" "$en_b" "$o_en") of -j1"
-  o2_hu=$(wall "$SS" --lang hu -j2 "$hut"); line "sent_split --lang hu -j2" hu "$hu_b" "$o2_hu" "$(speedup "$hu_b" "$o2_hu" "$hu_b" "$o_hu") of -j1"
+  o2_en=$(wall "$SS" "${SSIN[@]}" --lang en -j2 "$en"); line "sent_split --lang en -j2" en "$en_b" "$o2_en" "$(speedup "$en_b" "$o2_en" "$en_b" "$o_en") speed-up over -j1"
+  o2_hu=$(wall "$SS" "${SSIN[@]}" --lang hu -j2 "$hut"); line "sent_split --lang hu -j2" hu "$hu_b" "$o2_hu" "$(speedup "$hu_b" "$o2_hu" "$hu_b" "$o_hu") speed-up over -j1"
 fi
 q2_hu=$(REPS=$PEER_REPS wall bash -c "'$QUNTOKEN' -f spl -m sentence < '$hut'")
 line "quntoken (4-process pipe)" hu "$hu_b" "$q2_hu" "$([ $have_ours = 1 ] && echo "$(speedup "$hu_b" "$o2_hu" "$hu_b" "$q2_hu") (ours -j2)")"
@@ -112,8 +115,8 @@ line "quntoken (4-process pipe)" hu "$hu_b" "$q2_hu" "$([ $have_ours = 1 ] && ec
 if [ $have_ours = 1 ]; then
   for l in en hu; do
     f=$en; [ $l = hu ] && f=$hut
-    "$SS" --lang $l -j1 "$f" >"$W/ss-$l-j1.txt"
-    "$SS" --lang $l -j2 "$f" >"$W/ss-$l-j2.txt"
+    "$SS" "${SSIN[@]}" --lang $l -j1 "$f" >"$W/ss-$l-j1.txt"
+    "$SS" "${SSIN[@]}" --lang $l -j2 "$f" >"$W/ss-$l-j2.txt"
     if cmp -s "$W/ss-$l-j1.txt" "$W/ss-$l-j2.txt"; then
       echo "-j1 and -j2 output identical ($l): yes ($(grep -c . "$W/ss-$l-j1.txt") sentences)"
     else

@@ -97,10 +97,15 @@ def load_quntoken(path):
 # ---- tools: each maps a case text to a list of sentences ----
 
 def tool_ours(binary, lang):
+    cmd = [binary, "--lang", lang]
+    usage = subprocess.run([binary, "--help"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    if b"--input-format" in usage:  # no sniffing: a case may look like JSON
+        cmd += ["--input-format", "text"]
+
     def run(text):
         paras = [" ".join(p.split("\n")) for p in re.split(r"\n[ \t]*\n", text)]
         doc = "".join(p + "\n" for p in paras if p.strip())
-        r = subprocess.run([binary, "--lang", lang], input=doc.encode(),
+        r = subprocess.run(cmd, input=doc.encode(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if r.returncode != 0:
             raise RuntimeError("exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()))

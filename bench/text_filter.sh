@@ -25,7 +25,7 @@
 # TF_HU_COPIES times and the mixed set TF_MIX_COPIES times; then ours -j2.
 #   bash bench/text_filter.sh
 . "$(dirname "$0")/lib.sh"
-TF_HU_COPIES=${TF_HU_COPIES:-40}
+TF_HU_COPIES=${TF_HU_COPIES:-100}
 TF_MIX_COPIES=${TF_MIX_COPIES:-4}
 PEER_REPS=${PEER_REPS:-1}
 TF=$BIN/text_filter
@@ -69,18 +69,19 @@ echo
 fd() { "$PY" "$FILTERDOCS" "${S1_OPTS[@]}" "$@"; }
 
 # The documented way to turn our language check off: the first candidate
-# that keeps an English document which --langdetect hu drops.
+# that exits 0 and keeps an English document (one that --langdetect hu
+# drops, when ours can identify languages at all).
+probe=$W/tf-probe.txt
+printf '%s\n' "The river flows through the middle of the old town and the market." \
+  "Most of the houses along the water were built during the last century." \
+  "Visitors often walk across the bridge in the evening to see the lights." \
+  "There are many small shops and cafes in the streets near the station." "" >"$probe"
 nolang_opts() {
-  local probe=$W/tf-probe.txt c
-  printf '%s\n' "The river flows through the middle of the old town and the market." \
-    "Most of the houses along the water were built during the last century." \
-    "Visitors often walk across the bridge in the evening to see the lights." \
-    "There are many small shops and cafes in the streets near the station." "" >"$probe"
+  local c o
   if [ -n "${TF_NOLANG+x}" ]; then echo "$TF_NOLANG"; return; fi
-  [ -z "$("$TF" -q --langdetect hu "$probe" 2>/dev/null)" ] || { echo "bench: the probe document passes --langdetect hu; set TF_NOLANG" >&2; return 1; }
   for c in "--langdetect none" "--langdetect off" "--no-langdetect" "--langdetect=" "--langdetect -" "--langdetect la"; do
     # shellcheck disable=SC2086
-    if [ -n "$("$TF" -q $c "$probe" 2>/dev/null)" ]; then echo "$c"; return; fi
+    o=$("$TF" -q $c "$probe" 2>/dev/null) && [ -n "$o" ] && { echo "$c"; return; }
   done
   echo "bench: cannot find how to turn off text_filter's language check; set TF_NOLANG" >&2
   return 1
@@ -92,25 +93,43 @@ for set in hu mixed; do
   fd "$f" >"$W/tf-fd-$set-nolang.txt" 2>"$W/tf-fd-$set-nolang.err"
   fd -l hu "$f" >"$W/tf-fd-$set-hu.txt" 2>"$W/tf-fd-$set-hu.err"
 done
+ours_lang=0
 if [ $have_ours = 1 ]; then
   NOLANG=$(nolang_opts)
+  read -r -a nolang <<<"$NOLANG"
   echo "ours with the language check off: text_filter $NOLANG"
+  if o=$("$TF" -q --langdetect hu "$probe" 2>"$W/tf-probe.err"); then
+    ours_lang=1
+    [ -z "$o" ] || echo "bench: note: ours keeps the English probe document with --langdetect hu" >&2
+  else
+    echo "ours with --langdetect hu: not available ($(tail -n1 "$W/tf-probe.err")): (ii) and its timings skipped"
+  fi
   for set in hu mixed; do
     f=$hu; [ $set = mixed ] && f=$mix
-    # shellcheck disable=SC2086
-    "$TF" $NOLANG "$f" >"$W/tf-ours-$set-nolang.txt" 2>"$W/tf-ours-$set-nolang.err"
-    "$TF" --langdetect hu "$f" >"$W/tf-ours-$set-hu.txt" 2>"$W/tf-ours-$set-hu.err"
+    rc=0
+    "$TF" "${nolang[@]}" "$f" >"$W/tf-ours-$set-nolang.txt" 2>"$W/tf-ours-$set-nolang.err" || rc=$?
     echo "(i) $set, language check off (must be identical):"
-    "$PY" "$ROOT/bench/tf_compare.py" --diff "$W/tf-diff-$set-nolang.txt" "$f" filterdocs "$W/tf-fd-$set-nolang.txt" ours "$W/tf-ours-$set-nolang.txt" || echo "  DIFFERENT: see $W/tf-diff-$set-nolang.txt"
-    echo "(ii) $set, --langdetect hu:"
-    "$PY" "$ROOT/bench/tf_compare.py" --diff "$W/tf-diff-$set-hu.txt" "$f" filterdocs "$W/tf-fd-$set-hu.txt" ours "$W/tf-ours-$set-hu.txt" || echo "  (documents on which the two language identifiers disagree: $W/tf-diff-$set-hu.txt)"
+    if [ $rc != 0 ]; then
+      echo "  ours failed (exit $rc): $(tail -n1 "$W/tf-ours-$set-nolang.err")"
+    else
+      "$PY" "$ROOT/bench/tf_compare.py" --diff "$W/tf-diff-$set-nolang.txt" "$f" filterdocs "$W/tf-fd-$set-nolang.txt" ours "$W/tf-ours-$set-nolang.txt" || echo "  DIFFERENT: the documents are in $W/tf-diff-$set-nolang.txt"
+    fi
+    echo "(ii) $set, --langdetect hu: filterdocs $(grep output "$W/tf-fd-$set-hu.err" | sed 's/.*: //')"
+    [ $ours_lang = 1 ] || continue
+    rc=0
+    "$TF" --langdetect hu "$f" >"$W/tf-ours-$set-hu.txt" 2>"$W/tf-ours-$set-hu.err" || rc=$?
+    if [ $rc != 0 ]; then
+      echo "  ours failed (exit $rc): $(tail -n1 "$W/tf-ours-$set-hu.err")"
+    else
+      "$PY" "$ROOT/bench/tf_compare.py" --diff "$W/tf-diff-$set-hu.txt" "$f" filterdocs "$W/tf-fd-$set-hu.txt" ours "$W/tf-ours-$set-hu.txt" || echo "  (the documents on which the two language identifiers disagree: $W/tf-diff-$set-hu.txt)"
+    fi
   done
 else
   for set in hu mixed; do
-    echo "filterdocs on $set: $(tail -n1 "$W/tf-fd-$set-nolang.err" | sed 's/.*: //') without -l, $(grep output "$W/tf-fd-$set-hu.err" | sed 's/.*: //') with -l hu"
+    echo "filterdocs on $set: $(grep output "$W/tf-fd-$set-nolang.err" | sed 's/.*: //') without -l, $(grep output "$W/tf-fd-$set-hu.err" | sed 's/.*: //') with -l hu"
   done
 fi
-echo "(filterdocs' per-test counts: $W/tf-fd-*.err)"
+echo "(filterdocs' per-test counts: $W/tf-fd-*.err; ours: $W/tf-ours-*.err)"
 echo
 
 # ---- speed ----
@@ -119,24 +138,25 @@ for ((i = 0; i < TF_HU_COPIES; i++)); do cat "$hu"; done >"$hux"
 for ((i = 0; i < TF_MIX_COPIES; i++)); do cat "$mix"; done >"$mixx"
 echo "one core: ${CORE1:-no taskset, not pinned}; ours best of $REPS, filterdocs best of $PEER_REPS"
 printf '%-44s %-10s %7s %8s %8s  %s\n' command text MB "wall s" "MB/s" "ours/peer (speed)"
+row() { printf '%-44s %-10s %7.2f %8s %8s  %s\n' "$1" "$2" "$(echo "$3/1000000" | bc -l)" "$4" "$(mbps "$3" "$4")" "${5:-}"; }
 for set in hu mixed; do
   f=$hux; [ $set = mixed ] && f=$mixx
   b=$(wc -c <"$f")
   for lang in off hu; do
-    fo=() oo=()
-    if [ $lang = hu ]; then fo=(-l hu) oo=(--langdetect hu); elif [ $have_ours = 1 ]; then read -r -a oo <<<"$NOLANG"; fi
+    if [ $lang = hu ]; then fo=(-l hu) oo=(--langdetect hu); else fo=() oo=("${nolang[@]}"); fi
     tp=$(REPS=$PEER_REPS wall $CORE1 "$PY" "$FILTERDOCS" "${S1_OPTS[@]}" "${fo[@]}" "$f")
-    printf '%-44s %-10s %7.2f %8s %8s\n' "filterdocs.py (language check $lang)" "$set" "$(echo "$b/1000000" | bc -l)" "$tp" "$(mbps "$b" "$tp")"
-    if [ $have_ours = 1 ]; then
-      to=$(wall $CORE1 "$TF" -j1 "${oo[@]}" "$f")
-      printf '%-44s %-10s %7.2f %8s %8s  %s\n' "text_filter -j1 (language check $lang)" "$set" "$(echo "$b/1000000" | bc -l)" "$to" "$(mbps "$b" "$to")" "$(printf '%.1fx' "$(echo "$tp / $to" | bc -l)")"
-      t2=$(wall "$TF" -j2 "${oo[@]}" "$f")
-      printf '%-44s %-10s %7.2f %8s %8s  %s\n' "text_filter -j2, both cores" "$set" "$(echo "$b/1000000" | bc -l)" "$t2" "$(mbps "$b" "$t2")" "$(printf '%.1fx' "$(echo "$tp / $t2" | bc -l)")"
-    fi
+    row "filterdocs.py (language check $lang)" $set "$b" "$tp"
+    [ $have_ours = 1 ] || continue
+    [ $lang = off ] || [ $ours_lang = 1 ] || continue
+    to=$(wall $CORE1 "$TF" -j1 "${oo[@]}" "$f")
+    row "text_filter -j1 (language check $lang)" $set "$b" "$to" "$(printf '%.1fx' "$(echo "$tp / $to" | bc -l)")"
+    t2=$(wall "$TF" -j2 "${oo[@]}" "$f")
+    row "text_filter -j2, both cores" $set "$b" "$t2" "$(printf '%.1fx' "$(echo "$tp / $t2" | bc -l)")"
   done
 done
 if [ $have_ours = 1 ]; then
-  "$TF" -j1 --langdetect hu "$mixx" >"$W/tf-j1.txt" 2>/dev/null
-  "$TF" -j2 --langdetect hu "$mixx" >"$W/tf-j2.txt" 2>/dev/null
-  cmp -s "$W/tf-j1.txt" "$W/tf-j2.txt" && echo "-j1 and -j2 output identical: yes" || echo "-j1 and -j2 output identical: NO"
+  oo=("${nolang[@]}"); [ $ours_lang = 1 ] && oo=(--langdetect hu)
+  "$TF" -j1 "${oo[@]}" "$mixx" >"$W/tf-j1.txt" 2>/dev/null
+  "$TF" -j2 "${oo[@]}" "$mixx" >"$W/tf-j2.txt" 2>/dev/null
+  if cmp -s "$W/tf-j1.txt" "$W/tf-j2.txt"; then echo "-j1 and -j2 output identical (${oo[*]}): yes"; else echo "-j1 and -j2 output identical (${oo[*]}): NO"; fi
 fi
