@@ -27,7 +27,7 @@
 . "$(dirname "$0")/lib.sh"
 TF_HU_COPIES=${TF_HU_COPIES:-100}
 TF_MIX_COPIES=${TF_MIX_COPIES:-4}
-PEER_REPS=${PEER_REPS:-1}
+PEER_REPS=${PEER_REPS:-2}
 TF=$BIN/text_filter
 S1_OPTS=(--avg-len 4 --digit-ratio 0.075 --foreign-ratio 0.02 --language hu --no-word-ratio 0.2
          --punct-ratio 0.075 --min-sents 3 --max-sents 1000 --min-toks 20 --max-toks 10000
