@@ -4,7 +4,7 @@
 # the ratio. Peers are installed here at bench time, never committed.
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BIN=$ROOT/bin
+BIN=${BIN:-$ROOT/bin}
 W=${BENCH_TMP:-/tmp/wikibert-bench}
 mkdir -p "$W"
 
@@ -46,4 +46,107 @@ bench_dump() { # copies -> prints path prefix
   local n=$1 p=$W/enwiki-x$1
   [ -f "$p.xml.bz2" ] || python3 "$ROOT/bench/make_dump.py" "$ROOT/tests/data/enwiki-206.xml.bz2" "$n" "$p" >&2
   echo "$p"
+}
+
+# Shared test data (never copied into the repo): ../shared/data beside the
+# checkout, else $DATA.
+if [ -z "${DATA:-}" ]; then
+  if [ -d "$ROOT/../shared/data" ]; then DATA=$(cd "$ROOT/../shared/data" && pwd); else DATA=/work/shared/data; fi
+fi
+
+# One core for single-core timings (taskset when present).
+if command -v taskset >/dev/null 2>&1; then CORE1="taskset -c 0"; else CORE1=""; fi
+
+# Seconds -> MB/s for a file of $1 bytes.
+mbps() { printf '%.3f' "$(echo "$1 / 1000000 / $2" | bc -l)"; }
+
+# The sentence-splitting and filtering peers in one venv under $W:
+# NLTK (Punkt), pySBD, quntoken (nytud, GPL: used, never copied) and
+# langdetect. Sets PY and QUNTOKEN.
+PEER_PKGS="nltk==3.10.4 pysbd==0.3.4 quntoken==3.3.2 langdetect==1.0.9"
+peers_setup() {
+  PY=$W/venv3/bin/python
+  QUNTOKEN=$W/venv3/bin/quntoken
+  if ! "$PY" -c 'import nltk, pysbd, quntoken, langdetect' 2>/dev/null; then
+    [ -x "$PY" ] || python3 -m venv "$W/venv3"
+    "$W/venv3/bin/pip" install -q $PEER_PKGS
+  fi
+  "$PY" -c 'import nltk, pysbd, quntoken, langdetect' || { echo "bench: peer packages do not import" >&2; return 1; }
+}
+
+# NLTK's English Punkt model (the punkt_tab tables NLTK >= 3.8.2 loads; the
+# same parameters as english.pickle). Sets and exports NLTK_DATA. Tried in
+# this order:
+#   1. $NLTK_DATA, if it holds tokenizers/punkt_tab/english;
+#   2. $W/nltk_data from an earlier run;
+#   3. nltk.download('punkt_tab') into $W/nltk_data (needs nltk_data's host);
+#   4. the copy of nltk_data's punkt_tab that the PyPI wheel
+#      llama-index-core==0.14.25 ships (llama_index/core/_static/nltk_cache/
+#      tokenizers/punkt_tab/): `pip download --no-deps` the wheel into $W
+#      and unzip only that folder; nothing of llama-index is installed.
+# The model is then checked with nltk.sent_tokenize on a known sentence.
+PUNKT_WHEEL=llama-index-core==0.14.25
+punkt_setup() {
+  local have='import os,sys; sys.exit(not os.path.isfile(os.path.join(sys.argv[1],"tokenizers/punkt_tab/english/ortho_context.tab")))'
+  if [ -n "${NLTK_DATA:-}" ] && "$PY" -c "$have" "$NLTK_DATA"; then
+    PUNKT_FROM="\$NLTK_DATA ($NLTK_DATA)"
+  else
+    NLTK_DATA=$W/nltk_data
+    if "$PY" -c "$have" "$NLTK_DATA"; then
+      PUNKT_FROM="$NLTK_DATA (earlier run)"
+    elif timeout 60 "$PY" -c 'import nltk,sys; sys.exit(not nltk.download("punkt_tab", download_dir=sys.argv[1], quiet=True, raise_on_error=True))' "$NLTK_DATA" >/dev/null 2>&1 \
+         && "$PY" -c "$have" "$NLTK_DATA"; then
+      PUNKT_FROM="nltk.download('punkt_tab')"
+    else
+      rm -rf "$W/punkt_wheel" && mkdir -p "$W/punkt_wheel" "$NLTK_DATA/tokenizers"
+      if "$W/venv3/bin/pip" download -q --no-deps "$PUNKT_WHEEL" -d "$W/punkt_wheel" >&2 \
+         && (cd "$W/punkt_wheel" && unzip -q -o ./*.whl 'llama_index/core/_static/nltk_cache/tokenizers/punkt_tab/*') \
+         && rm -rf "$NLTK_DATA/tokenizers/punkt_tab" \
+         && mv "$W/punkt_wheel/llama_index/core/_static/nltk_cache/tokenizers/punkt_tab" "$NLTK_DATA/tokenizers/" \
+         && "$PY" -c "$have" "$NLTK_DATA"; then
+        PUNKT_FROM="the punkt_tab tables shipped in the $PUNKT_WHEEL wheel"
+      else
+        echo "bench: NLTK's English Punkt model (punkt_tab) cannot be obtained: nltk.download failed and" >&2
+        echo "bench: the $PUNKT_WHEEL wheel could not be fetched. Set NLTK_DATA to a directory holding" >&2
+        echo "bench: tokenizers/punkt_tab/english/ (nltk_data's packages/tokenizers/punkt_tab.zip unzipped)." >&2
+        return 1
+      fi
+      rm -rf "$W/punkt_wheel"
+    fi
+  fi
+  export NLTK_DATA
+  local got
+  got=$("$PY" -c 'import nltk; print("|".join(nltk.sent_tokenize("Mr. Smith went to Washington. He arrived at 5 p.m. on Friday. Was it late? Yes!")))') || got=
+  if [ "$got" != "Mr. Smith went to Washington.|He arrived at 5 p.m. on Friday.|Was it late?|Yes!" ]; then
+    echo "bench: Punkt model in $NLTK_DATA does not work: got '$got'" >&2
+    return 1
+  fi
+}
+
+# TurkuNLP's filterdocs.py (spyysalo/wiki-bert-pipeline scripts/filterdocs.py
+# at the commit the spec describes; the repository carries no licence, so
+# it is fetched at bench time and never committed). Sets FILTERDOCS. Tried
+# in this order: $FILTERDOCS; $W/filterdocs.py from an earlier run; `git
+# show` from a local clone named by $WBP_GIT; a download of the raw file at
+# that commit. Whatever is found must have the recorded sha256.
+WBP_COMMIT=d41970c9e1b71f4f566529cb1221034e42d3c432
+WBP_SHA256=dc5d197ab0e7b7ce14c2af3021b48a8c6bc2aeac027e4c9f46cc974639630e93
+filterdocs_setup() {
+  local f=${FILTERDOCS:-$W/filterdocs.py} g
+  sha_ok() { [ -f "$1" ] && [ "$(sha256sum <"$1" | cut -d' ' -f1)" = "$WBP_SHA256" ]; }
+  if ! sha_ok "$f"; then
+    f=$W/filterdocs.py
+    for g in ${WBP_GIT:-} /work/.mirror/spyysalo+wiki-bert-pipeline/repo; do
+      [ -d "$g" ] && git -C "$g" show "$WBP_COMMIT:scripts/filterdocs.py" >"$f.tmp" 2>/dev/null && mv "$f.tmp" "$f" && break
+    done
+    rm -f "$f.tmp"
+    sha_ok "$f" || curl -fsSL --max-time 30 -o "$f" \
+      "https://raw.githubusercontent.com/spyysalo/wiki-bert-pipeline/$WBP_COMMIT/scripts/filterdocs.py" 2>/dev/null || true
+  fi
+  if ! sha_ok "$f"; then
+    echo "bench: filterdocs.py (spyysalo/wiki-bert-pipeline@$WBP_COMMIT scripts/filterdocs.py) cannot be" >&2
+    echo "bench: obtained: set FILTERDOCS=/path/to/filterdocs.py or WBP_GIT=/path/to/a/clone" >&2
+    return 1
+  fi
+  FILTERDOCS=$f
 }
