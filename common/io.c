@@ -33,6 +33,15 @@ uint64_t file_size_of(FILE *fp) {
     return 0;
 }
 
+uint64_t inputs_total_size(char *const *paths, int n) {
+    uint64_t total = 0;
+    struct stat st;
+    for (int i = 0; i < n; i++)
+        if (strcmp(paths[i], "-") != 0 && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+            total += (uint64_t)st.st_size;
+    return total;
+}
+
 static void reader_close_cur(Reader *r) {
     if (r->fp && r->fp != stdin) fclose(r->fp);
     r->fp = NULL;

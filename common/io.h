@@ -84,4 +84,8 @@ FILE *xfopen_read(const char *path, Err *err);
 /* Size of a regular file, or 0 if unknown (pipe, stdin). */
 uint64_t file_size_of(FILE *fp);
 
+/* Sum of the sizes of the regular files among paths[0..n) ("-" and pipes
+ * count 0): the total a progress meter measures against. */
+uint64_t inputs_total_size(char *const *paths, int n);
+
 #endif

@@ -279,12 +279,7 @@ int main(int argc, char **argv) {
     st.out.keep_partial = 1;
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    uint64_t total = 0;
-    for (int i = optind; i < argc; i++) {
-        FILE *fp = strcmp(argv[i], "-") ? fopen(argv[i], "rb") : NULL;
-        if (fp) total += file_size_of(fp), fclose(fp);
-    }
-    progress_init(&st.progress, total);
+    progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
     double t0 = now_sec();
     PoolOps ops = {fill, work, flush};
     int rc = pool_run(st.nthreads, &ops, &st);

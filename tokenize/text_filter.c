@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -360,60 +359,33 @@ static int flush(void *ctx, Batch *b) {
 
 /* ---- two atomic outputs ---- */
 
-/* The Writer cleans up after one output; with --rejected there are two,
- * so both temp files are removed here on die() and on signals. */
-static char out_tmp[4096], rej_tmp[4096];
-
-static void abort_outputs(void) {
-    writer_abort(&st.rej);
-    writer_abort(&st.out);
-}
-
-static void on_signal(int sig) {
-    if (out_tmp[0]) unlink(out_tmp);
-    if (rej_tmp[0]) unlink(rej_tmp);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
+/* Both are Writers (common/io.h), which remove their temp files on die()
+ * and on signals. */
 static void open_outputs(const char *output, const char *rejected, int force) {
     if (rejected) {
         if (output && strcmp(output, rejected) == 0)
             cli_bad_usage("--rejected and -o name the same file");
         if (strcmp(rejected, "-") == 0) cli_bad_usage("--rejected needs a file name");
         if (writer_open(&st.rej, rejected, force, &st.err)) die("%s", st.err.msg);
-        snprintf(rej_tmp, sizeof rej_tmp, "%s", st.rej.tmp);
     }
     if (writer_open(&st.out, output, force, &st.err)) {
-        abort_outputs();
+        writer_abort(&st.rej);
         die("%s", st.err.msg);
     }
-    if (!rejected) return;
-    if (st.out.tmp) snprintf(out_tmp, sizeof out_tmp, "%s", st.out.tmp);
-    set_die_hook(abort_outputs);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
 }
 
 /* The rejected file first, then the output: a failure of either leaves
- * neither file behind. */
+ * neither (regular) file behind. */
 static void close_outputs(const char *rejected) {
+    int rej_renamed = st.rej.tmp != NULL;
     if (st.rej.fp && writer_close(&st.rej, &st.err)) {
-        abort_outputs();
+        writer_abort(&st.out);
         die("%s", st.err.msg);
     }
-    rej_tmp[0] = '\0';
     if (writer_close(&st.out, &st.err)) {
-        if (rejected) unlink(rejected);
+        if (rejected && rej_renamed) unlink(rejected);
         die("%s", st.err.msg);
     }
-    out_tmp[0] = '\0';
 }
 
 /* ---- report ---- */
@@ -690,12 +662,7 @@ int main(int argc, char **argv) {
     open_outputs(output, rejected, force);
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    uint64_t total = 0;
-    for (int i = 0; i < st.ninputs; i++) {
-        FILE *fp = strcmp(st.inputs[i], "-") ? fopen(st.inputs[i], "rb") : NULL;
-        if (fp) total += file_size_of(fp), fclose(fp);
-    }
-    progress_init(&st.progress, total);
+    progress_init(&st.progress, inputs_total_size(st.inputs, st.ninputs));
     double t0 = now_sec();
     PoolOps ops = {fill, work, flush};
     int rc = pool_run(st.nthreads, &ops, &st);
