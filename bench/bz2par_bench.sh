@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
     return 0;
 }
 EOF
-gcc -O2 -std=gnu11 -pthread -Icommon -Iprep "$work/drv.c" prep/bz2par.c common/*.c -lbz2 \
+gcc -O2 -std=gnu11 -pthread -Icommon -Iprep "$work/drv.c" prep/bz2par.c prep/bzdec.c common/*.c -lbz2 \
     -o "$work/drv"
 drv="$work/drv"
 

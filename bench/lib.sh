@@ -136,7 +136,7 @@ filterdocs_setup() {
   sha_ok() { [ -f "$1" ] && [ "$(sha256sum <"$1" | cut -d' ' -f1)" = "$WBP_SHA256" ]; }
   if ! sha_ok "$f"; then
     f=$W/filterdocs.py
-    for g in ${WBP_GIT:-} /work/.mirror/spyysalo+wiki-bert-pipeline/repo; do
+    for g in ${WBP_GIT:-}; do
       [ -d "$g" ] && git -C "$g" show "$WBP_COMMIT:scripts/filterdocs.py" >"$f.tmp" 2>/dev/null && mv "$f.tmp" "$f" && break
     done
     rm -f "$f.tmp"

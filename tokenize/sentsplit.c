@@ -713,10 +713,11 @@ size_t sentsplit_split(const SentSplitter *ss, const char *text, size_t len, Sen
                 break;
         }
         int attached = m0 > 0 && !is_space_cp(cp_at(s, len, cp_start_before(s, m0), &k));
-        int spaced = 0; /* ". . ." : further dots each after one space */
+        int spaced = 0; /* ". . ." : further dots each after one space (or
+                           line break: '\n' inside a paragraph is white space) */
         if (ndots == 1 && !nq && !nell) {
-            while (r + 1 < len && s[r] == ' ' && s[r + 1] == '.' &&
-                   (r + 2 == len || s[r + 2] == ' ' || s[r + 2] == '.' ||
+            while (r + 1 < len && (s[r] == ' ' || s[r] == '\n') && s[r + 1] == '.' &&
+                   (r + 2 == len || s[r + 2] == ' ' || s[r + 2] == '\n' || s[r + 2] == '.' ||
                     is_closer(cp_at(s, len, r + 2, &k))))
                 spaced++, r += 2;
         }
@@ -730,13 +731,25 @@ size_t sentsplit_split(const SentSplitter *ss, const char *text, size_t len, Sen
         }
         i = e;
         if (e < len && !is_space_cp(cp_at(s, len, e, &k))) continue; /* inside a token */
+        /* Hungarian tokenizers read a period standing alone before more
+         * dots as the end of its sentence and the dots as the next one:
+         * "A kutya ugat . . ." -> "A kutya ugat ." + ". ." (not before a
+         * lower-case word, as everywhere) */
+        int hu_lone = spaced && !attached && ss->lang == SENT_HU;
         size_t nstart = skip_space(s, len, e);
-        if (nstart >= len) break;
+        if (nstart >= len) {
+            if (hu_lone) cut_at(&c, m0 + 1, skip_space(s, len, m0 + 1));
+            break;
+        }
         Next nx;
         next_word(s, len, nstart, &nx);
         if (nx.cls == N_LOWER || nx.cls == N_OTHER || (nx.cls == N_DASH && nx.dash_then_lower))
             continue;
         if (closed_paren && inside_brackets(s, c.sent, m0)) continue;
+        if (hu_lone) {
+            cut_at(&c, m0 + 1, skip_space(s, len, m0 + 1));
+            continue;
+        }
         if (spaced) {
             if (ndots + spaced < 4) continue; /* ". . ." inside a sentence */
             if (attached)

@@ -110,6 +110,11 @@ static void own_hungarian(void) {
     check(hu, "A macska (nem a kutya.) Aludt.", "A macska (nem a kutya.) Aludt.");
     check(hu, "Mi történt? Senki sem tudja… Talán soha.",
           "Mi történt?|Senki sem tudja…|Talán soha.");
+    /* a period standing alone before more dots ends the sentence */
+    check(hu, "Az eső esik . . .", "Az eső esik .|. .");
+    check(hu, "Az eső esik . . . Aztán eláll.", "Az eső esik .|. . Aztán eláll.");
+    check(hu, "Az eső esik . . . de nem sokáig.", "Az eső esik . . . de nem sokáig.");
+    check(hu, "Az eső esik... Aztán eláll.", "Az eső esik...|Aztán eláll.");
     /* URLs, e-mail */
     check(hu, "Honlap: www.pelda.hu. Írj a titkarsag@pelda.hu címre. Köszönjük.",
           "Honlap: www.pelda.hu.|Írj a titkarsag@pelda.hu címre.|Köszönjük.");
