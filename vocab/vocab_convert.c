@@ -114,11 +114,12 @@ int main(int argc, char **argv) {
     if (writer_close(&w, &err)) die("%s", err.msg);
 
     if (st.dropped) {
-        char where[64] = "";
         if (st.first_dropped_line)
-            snprintf(where, sizeof where, " (%.24s:%llu)", name, (unsigned long long)st.first_dropped_line);
-        warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\"%s on", (long long)opts.size,
-             st.dropped, st.with_chars, st.first_dropped, where);
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" (%s:%llu) on", (long long)opts.size,
+                 st.dropped, st.with_chars, st.first_dropped, name, (unsigned long long)st.first_dropped_line);
+        else
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" on", (long long)opts.size,
+                 st.dropped, st.with_chars, st.first_dropped);
     }
     if (st.padded)
         warn("--size %lld: padded %zu tokens with %zu [unusedK] tokens", (long long)opts.size, st.with_chars,
