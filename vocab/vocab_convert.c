@@ -1,0 +1,138 @@
+/* vocab_convert - SentencePiece .vocab to BERT WordPiece vocab.txt.
+ *
+ *   vocab_convert [OPTIONS] [bert.vocab]
+ *   vocab_convert bert.vocab -o vocab.txt
+ *
+ * The sent2wordpiece.py step of the HILBERT workflow (vocabconv.h has the
+ * rules), plus --size to make the vocab exactly as long as the model's
+ * embedding table.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "io.h"
+#include "vocabconv.h"
+
+static void usage(void) {
+    printf("Usage: %s [OPTIONS] [VOCAB]\n"
+           "Turn a SentencePiece vocabulary (VOCAB, lines \"PIECE<TAB>SCORE\", as spm_train\n"
+           "writes it) into a BERT WordPiece vocab.txt, as sent2wordpiece.py does: <unk> <s>\n"
+           "</s> are dropped; a piece starting with \"\xe2\x96\x81\" loses it and becomes a word-initial\n"
+           "token, any other piece gets \"##\"; the bare piece \"\xe2\x96\x81\" disappears. The output starts\n"
+           "with [PAD] [unused0]..[unused99] [UNK] [CLS] [SEP] [MASK], so a 32000-piece model\n"
+           "gives 32101 lines. Reads stdin when VOCAB is absent or -; writes stdout unless -o.\n\n"
+           "Options:\n"
+           "  -c, --add-chars     also add every character of the vocabulary as a token\n"
+           "                      (in code-point order)\n"
+           "  -n, --no-special    do not add [PAD] [unusedN] [UNK] [CLS] [SEP] [MASK]\n"
+           "  -k, --keep-special  keep <unk> <s> </s>\n"
+           "  -u, --unused N      number of [unusedN] tokens (default 100)\n"
+           "      --size N        write exactly N lines: a longer list loses its LAST tokens\n"
+           "                      (in a BPE vocab the rarest single characters, which then\n"
+           "                      become [UNK]; with -c the added characters go first); a\n"
+           "                      shorter one is padded with [unusedK], K counting on from\n"
+           "                      -u's value. Either way a warning says how many. To keep\n"
+           "                      every piece, lower -u instead (e.g. -u 0 with a 32000-piece\n"
+           "                      model and --size 32000 drops 1 piece rather than 101)\n"
+           "  -o, --output FILE   write to FILE atomically\n"
+           "  -f, --force         overwrite an existing output file\n"
+           "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
+           "  -h, --help          show this help; -V, --version: show the version\n\n"
+           "Exit status: 0 ok; 1 a malformed or repeated line (reported as FILE:LINE), a\n"
+           "missing input or a write error; 2 a bad option.\n\n"
+           "Example:\n"
+           "  %s bert.vocab -o vocab.txt\n",
+           progname, progname);
+}
+
+/* Read all of `path` ("-": stdin) into b. Returns 0 or -1 with err set. */
+static int slurp(const char *path, Buf *b, Err *err) {
+    FILE *fp = xfopen_read(path, err);
+    if (!fp) return -1;
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(b, chunk, n);
+    int bad = ferror(fp);
+    if (fp != stdin) fclose(fp);
+    if (bad) return err_set(err, "%s: read error: %s", path, strerror(errno));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    VocabConvOpts opts = VOCABCONV_DEFAULTS;
+    const char *output = NULL;
+    int force = 0;
+    enum { O_SIZE = 256 };
+    static const struct option longopts[] = {
+        {"add-chars", no_argument, 0, 'c'},    {"no-special", no_argument, 0, 'n'},
+        {"keep-special", no_argument, 0, 'k'}, {"unused", required_argument, 0, 'u'},
+        {"size", required_argument, 0, O_SIZE}, {"output", required_argument, 0, 'o'},
+        {"force", no_argument, 0, 'f'},        {"quiet", no_argument, 0, 'q'},
+        {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":cnku:o:fqvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': opts.add_chars = 1; break;
+        case 'n': opts.no_special = 1; break;
+        case 'k': opts.keep_special = 1; break;
+        case 'u': opts.unused = (int)cli_parse_int(optarg, "--unused", 0, 1000000); break;
+        case O_SIZE: opts.size = cli_parse_int(optarg, "--size", 0, 100000000); break;
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'q': display_level--; break;
+        case 'v': display_level++; break;
+        case 'h': usage(); return EXIT_OK;
+        case 'V': cli_version("");
+        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1) cli_bad_usage("one VOCAB file at most, got %d", argc - optind);
+    const char *input = optind < argc ? argv[optind] : "-";
+    const char *name = strcmp(input, "-") ? input : "<stdin>";
+
+    Err err;
+    Buf data = {0};
+    VocabList pieces = {0}, out = {0};
+    VocabConvStats st;
+    if (slurp(input, &data, &err)) die("%s", err.msg);
+    if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err)) die("%s", err.msg);
+    if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);
+
+    Writer w;
+    if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+    for (size_t i = 0; i < out.n; i++) {
+        fwrite(vocablist_at(&out, i), 1, out.len[i], w.fp);
+        putc('\n', w.fp);
+    }
+    if (writer_close(&w, &err)) die("%s", err.msg);
+
+    if (st.dropped) {
+        if (st.first_dropped_line)
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" (%s:%llu) on", (long long)opts.size,
+                 st.dropped, st.with_chars, st.first_dropped, name, (unsigned long long)st.first_dropped_line);
+        else
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" on", (long long)opts.size,
+                 st.dropped, st.with_chars, st.first_dropped);
+    }
+    if (st.padded)
+        warn("--size %lld: padded %zu tokens with %zu [unusedK] tokens", (long long)opts.size, st.with_chars,
+             st.padded);
+    if (st.duplicates)
+        warn("%zu output tokens repeat an earlier one (first: \"%s\"); BERT's load_vocab maps such a token "
+             "to its last line",
+             st.duplicates, st.first_duplicate);
+    info(3, "read %zu pieces from %s; %zu after dropping <unk> <s> </s>; %zu converted; %zu with the BERT "
+            "special tokens; %zu with characters; %zu written",
+         st.read, name, st.filtered, st.converted, st.extended, st.with_chars, st.total);
+    buf_free(&data);
+    vocablist_free(&pieces);
+    vocablist_free(&out);
+    return EXIT_OK;
+}
