@@ -8,8 +8,11 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <unicode/uchar.h>
+#include <unicode/ucasemap.h>
+#include <unicode/unorm2.h>
 #include <unicode/ustring.h>
 #include <unicode/uversion.h>
 
@@ -83,6 +86,120 @@ const char *uni_icu_version(void)
     static char s[U_MAX_VERSION_STRING_LENGTH];
     UVersionInfo v;
     u_getVersion(v);
+    u_versionToString(v, s);
+    return s;
+}
+
+/* ---- general category, lower-casing, NFD ---- */
+
+_Static_assert(UNI_GC_MN == (int)U_NON_SPACING_MARK && UNI_GC_CC == (int)U_CONTROL_CHAR &&
+                   UNI_GC_PO == (int)U_OTHER_PUNCTUATION && UNI_GC_PF == (int)U_FINAL_PUNCTUATION &&
+                   UNI_GC_CS == (int)U_SURROGATE && UNI_GC_ZS == (int)U_SPACE_SEPARATOR,
+               "UNI_GC_* must follow ICU's UCharCategory");
+
+static unsigned char bmp_gc[0x10000];
+static pthread_once_t gc_once = PTHREAD_ONCE_INIT;
+static const UCaseMap *casemap;
+static const UNormalizer2 *nfd;
+static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
+
+static void gc_build(void)
+{
+    for (UChar32 c = 0; c < 0x10000; c++) bmp_gc[c] = (unsigned char)u_charType(c);
+}
+
+static void icu_open(void)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    casemap = ucasemap_open("", 0, &st);
+    if (U_FAILURE(st)) casemap = NULL;
+    st = U_ZERO_ERROR;
+    nfd = unorm2_getNFDInstance(&st);
+    if (U_FAILURE(st)) nfd = NULL;
+}
+
+unsigned uni_gc(uint32_t cp)
+{
+    if (cp < 0x10000) {
+        pthread_once(&gc_once, gc_build);
+        return bmp_gc[cp];
+    }
+    if (cp > 0x10FFFF) return UNI_GC_CN;
+    return (unsigned)u_charType((UChar32)cp);
+}
+
+int uni_append_lower(Buf *out, const char *s, size_t n)
+{
+    pthread_once(&icu_once, icu_open);
+    if (!casemap || n > INT32_MAX / 4) return -1;
+    size_t cap = n * 3 / 2 + 16;
+    for (;;) {
+        UErrorCode st = U_ZERO_ERROR;
+        buf_reserve(out, cap);
+        int32_t m = ucasemap_utf8ToLower(casemap, out->data + out->len, (int32_t)cap, s, (int32_t)n, &st);
+        if (st == U_BUFFER_OVERFLOW_ERROR && (size_t)m > cap) {
+            cap = (size_t)m;
+            continue;
+        }
+        if (U_FAILURE(st)) return -1;
+        out->len += (size_t)m;
+        out->data[out->len] = '\0';
+        return 0;
+    }
+}
+
+/* UTF-16 scratch: on the stack for short strings, else on the heap. */
+enum { NFD_STACK = 512 };
+
+int uni_append_nfd(Buf *out, const char *s, size_t n)
+{
+    pthread_once(&icu_once, icu_open);
+    if (!nfd || n > INT32_MAX / 8) return -1;
+    UChar sbuf[2 * NFD_STACK], *src = sbuf, *dst = sbuf + NFD_STACK, *heap = NULL;
+    /* UTF-16 never has more units than UTF-8 has bytes; NFD grows a code
+     * point to at most 18 (Unicode stability policy caps it), so size by
+     * ICU's preflight when the stack is too small. */
+    int32_t cap = NFD_STACK, len = 0, m;
+    int rc = -1;
+    UErrorCode st = U_ZERO_ERROR;
+    if (n > NFD_STACK) {
+        cap = (int32_t)n;
+        heap = xmalloc(2 * (size_t)cap * sizeof(UChar));
+        src = heap, dst = heap + cap;
+    }
+    u_strFromUTF8(src, cap, &len, s, (int32_t)n, &st);
+    if (U_FAILURE(st)) goto done;
+    m = unorm2_normalize(nfd, src, len, dst, cap, &st);
+    if (st == U_BUFFER_OVERFLOW_ERROR) {
+        UChar *big = xmalloc((size_t)m * sizeof(UChar));
+        st = U_ZERO_ERROR;
+        m = unorm2_normalize(nfd, src, len, big, m, &st);
+        free(heap);
+        heap = big;
+        dst = big;
+        /* src is gone if it was on the heap: not needed any more */
+    }
+    if (U_FAILURE(st)) goto done;
+    int32_t need = 0;
+    st = U_ZERO_ERROR;
+    u_strToUTF8(NULL, 0, &need, dst, m, &st);
+    st = U_ZERO_ERROR;
+    buf_reserve(out, (size_t)need);
+    u_strToUTF8(out->data + out->len, need + 1, NULL, dst, m, &st);
+    if (U_FAILURE(st)) goto done;
+    out->len += (size_t)need;
+    out->data[out->len] = '\0';
+    rc = 0;
+done:
+    free(heap);
+    return rc;
+}
+
+const char *uni_unicode_version(void)
+{
+    static char s[U_MAX_VERSION_STRING_LENGTH];
+    UVersionInfo v;
+    u_getUnicodeVersion(v);
     u_versionToString(v, s);
     return s;
 }

@@ -52,6 +52,40 @@ uint32_t uni_toupper(uint32_t cp);
  * character, root locale; may be several code points, e.g. ß -> SS). */
 void uni_append_upper(Buf *out, uint32_t cp);
 
+/* General categories, numbered as ICU's UCharCategory (Cn is 0). */
+enum {
+    UNI_GC_CN, UNI_GC_LU, UNI_GC_LL, UNI_GC_LT, UNI_GC_LM, UNI_GC_LO, UNI_GC_MN, UNI_GC_ME,
+    UNI_GC_MC, UNI_GC_ND, UNI_GC_NL, UNI_GC_NO, UNI_GC_ZS, UNI_GC_ZL, UNI_GC_ZP, UNI_GC_CC,
+    UNI_GC_CF, UNI_GC_CO, UNI_GC_CS, UNI_GC_PD, UNI_GC_PS, UNI_GC_PE, UNI_GC_PC, UNI_GC_PO,
+    UNI_GC_SM, UNI_GC_SC, UNI_GC_SK, UNI_GC_SO, UNI_GC_PI, UNI_GC_PF,
+};
+
+/* General category of cp (UNI_GC_*; UNI_GC_CN for cp > U+10FFFF), as
+ * Python's unicodedata.category. BMP answers come from a table. */
+unsigned uni_gc(uint32_t cp);
+
+/* Nonzero if general category g is one of C* (Cc Cf Co Cs Cn) or P*. */
+static inline int uni_gc_is_c(unsigned g) {
+    return g == UNI_GC_CN || (g >= UNI_GC_CC && g <= UNI_GC_CS);
+}
+static inline int uni_gc_is_punct(unsigned g) {
+    return (g >= UNI_GC_PD && g <= UNI_GC_PO) || g == UNI_GC_PI || g == UNI_GC_PF;
+}
+
+/* Append the full lower-case form of the valid UTF-8 string s[0..n)
+ * (Python's str.lower: root locale, SpecialCasing included, e.g.
+ * U+0130 -> "i" U+0307, and the Final_Sigma rule applied over the whole
+ * string). Returns 0, or -1 if ICU failed (out unchanged). */
+int uni_append_lower(Buf *out, const char *s, size_t n);
+
+/* Append the canonical decomposition (NFD, Python's
+ * unicodedata.normalize('NFD', s)) of the valid UTF-8 string s[0..n).
+ * Returns 0, or -1 if ICU failed (out unchanged). */
+int uni_append_nfd(Buf *out, const char *s, size_t n);
+
+/* The Unicode version of ICU's tables ("15.0"), for --version lines. */
+const char *uni_unicode_version(void);
+
 /* The ICU version string ("72.1"), for --version lines. */
 const char *uni_icu_version(void);
 

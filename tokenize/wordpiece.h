@@ -1,0 +1,104 @@
+/* wordpiece.h - BERT's tokenizer: BasicTokenizer + WordpieceTokenizer.
+ *
+ * Behaves as NVIDIA's tokenization.py BertTokenizer (the one
+ * create_pretraining_data.py runs), i.e. Google's tokenization.py with
+ * never_split = [UNK] [SEP] [PAD] [CLS] [MASK] and
+ * max_input_chars_per_word = 100:
+ *
+ *   text -> clean (drop NUL, U+FFFD, C* except \t\n\r; whitespace -> ' ')
+ *        -> spaces around CJK ideographs -> str.split()
+ *        -> per token, unless it is a never_split string: str.lower(),
+ *           NFD, drop Mn (only when lower-casing), split off punctuation
+ *        -> per piece: greedy longest-match-first WordPiece ("##" marks a
+ *           continuation; a piece with an unmatchable rest, or longer than
+ *           100 code points, becomes one [UNK]).
+ *
+ * A WordPiece is immutable after creation: any number of threads may use one
+ * at the same time, each with its own WpScratch.
+ *
+ *   Err err;
+ *   WordPiece *wp = wp_create("data/bert/vocab.txt", 1, &err);
+ *   WpScratch sc = {0};
+ *   WpIds ids = {0};
+ *   wp_encode(wp, &sc, "Hello, world!", 13, &ids);   // ids of hello , world !
+ *   wp_ids_free(&ids); wp_scratch_free(&sc); wp_destroy(wp);
+ */
+#ifndef WB_WORDPIECE_H
+#define WB_WORDPIECE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "common.h"
+
+/* tokenization.py's max_input_chars_per_word (Google's original: 200). */
+#define WP_MAX_WORD_CHARS 100
+
+typedef struct WordPiece WordPiece;
+
+/* A growable array of token ids. */
+typedef struct WpIds {
+    int32_t *v;
+    size_t n, cap;
+} WpIds;
+
+/* Per-thread working memory; zero-initialise, reuse across calls, free
+ * with wp_scratch_free(). */
+typedef struct WpScratch {
+    Buf tok, low, nfd;   /* the current token through its folding steps */
+    Buf run;             /* a piece with its Mn marks dropped */
+    Buf pieces;          /* basic tokens of one text, back to back */
+    size_t *ends;        /* end offset of each piece in `pieces` */
+    size_t nends, cap;
+    size_t bad_utf8;     /* invalid UTF-8 sequences met (running total) */
+} WpScratch;
+
+/* Load a vocabulary file as tokenization.py's load_vocab: one token per
+ * line (\n, \r\n and \r end lines), stripped of Python whitespace; the id
+ * of a token is its 0-based line number, the last one where a token occurs
+ * more than once; blank lines are the token "". `lower` is do_lower_case.
+ * Returns the tokenizer (free with wp_destroy) or NULL with err set
+ * ("PATH: No such file or directory", "PATH:LINE: invalid UTF-8"). */
+WordPiece *wp_create(const char *path, int lower, Err *err);
+
+/* The same from a vocabulary held in memory; `name` is used in messages. */
+WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int lower, Err *err);
+
+/* Free a tokenizer (NULL is fine). */
+void wp_destroy(WordPiece *wp);
+
+/* Number of vocabulary lines (ids are 0 .. size-1). */
+size_t wp_vocab_size(const WordPiece *wp);
+
+/* The token of line `id` (NUL-terminated, *len set when len is non-NULL),
+ * or "[UNK]" for WP_UNK_ABSENT, or NULL when id is out of range. */
+const char *wp_id_token(const WordPiece *wp, int32_t id, size_t *len);
+
+/* The id of token s[0..n) (exact match), or -1 if it is not in the vocab. */
+int32_t wp_token_id(const WordPiece *wp, const char *s, size_t n);
+
+/* The id used for [UNK]: the vocab's, or WP_UNK_ABSENT when the vocab has
+ * no "[UNK]" line (the token text is still "[UNK]"; it has no real id). */
+#define WP_UNK_ABSENT INT32_MAX
+int32_t wp_unk_id(const WordPiece *wp);
+
+/* Nonzero if the tokenizer lower-cases and strips accents. */
+int wp_lower(const WordPiece *wp);
+
+/* BasicTokenizer only: append the basic tokens of text[0..len) (any bytes;
+ * invalid UTF-8 counts in sc->bad_utf8 and is dropped as U+FFFD is) to out,
+ * separated by single spaces. Returns the number of tokens. */
+size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, Buf *out);
+
+/* Full tokenization (tokenization.py's BertTokenizer.tokenize followed by
+ * convert_tokens_to_ids): append the ids of text[0..len) to ids. Returns
+ * the number of ids appended. Time is linear in len (each WordPiece step
+ * walks a trie once, at most the longest vocab token's length ahead). */
+size_t wp_encode(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, WpIds *ids);
+
+/* Release an id array / a scratch; both are reusable afterwards. */
+void wp_ids_free(WpIds *ids);
+void wp_scratch_free(WpScratch *sc);
+
+#endif

@@ -1,0 +1,202 @@
+/* wp_tokenize - BERT WordPiece tokenization, one output line per input line.
+ *
+ *   wp_tokenize [--vocab FILE] [--cased] [--ids] [-j N] [-o FILE] [FILE...]
+ *   sent_split -l en wiki.txt | wp_tokenize --ids > wiki.ids
+ *
+ * Writes the WordPiece tokens (or with --ids their vocabulary ids) of each
+ * input line separated by single spaces; an empty line stays empty, so
+ * document boundaries survive. Tokenization is tokenization.py's
+ * BertTokenizer (tokenize/wordpiece.h). Lines are tokenized on -j threads
+ * in batches and written in input order: the output is the same for any -j.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cli.h"
+#include "io.h"
+#include "pool.h"
+#include "uniprop.h"
+#include "wordpiece.h"
+
+#define BATCH_BYTES (256u << 10)
+#define BATCH_LINES 4096
+#define MAX_WORKERS 1024
+#define DEFAULT_VOCAB "bert/vocab.txt"
+
+enum { C_LINES, C_TOKENS, C_UNK, C_BAD };
+
+typedef struct Worker {
+    WpScratch sc;
+    WpIds ids;
+} Worker;
+
+typedef struct State {
+    WordPiece *wp;
+    int ids;
+    Reader rd;
+    Writer out;
+    Err err;
+    Worker workers[MAX_WORKERS];
+    uint64_t counts[4];
+    Progress progress;
+} State;
+
+static void usage(void) {
+    char vocab[4096];
+    printf("Usage: %s [OPTIONS] [FILE...]\n"
+           "Tokenize text into BERT WordPieces, as tokenization.py's BertTokenizer does:\n"
+           "each input line gives one output line of tokens separated by single spaces\n"
+           "(an empty line stays empty). Reads stdin when no FILE (or -) is given; writes\n"
+           "stdout unless -o is given. Invalid UTF-8 is dropped and counted.\n\n"
+           "Options:\n"
+           "      --vocab FILE   WordPiece vocabulary, one token per line, id = line number\n"
+           "                     (default: %s)\n"
+           "      --cased        keep case and accents (do_lower_case=False)\n"
+           "      --ids          write vocabulary ids instead of tokens\n"
+           "  -j, --threads N    worker threads (default: all cores, %d here)\n"
+           "  -o, --output FILE  write to FILE atomically\n"
+           "  -f, --force        overwrite an existing output file\n"
+           "  -q, --quiet        fewer messages; -v, --verbose: summary line at the end\n"
+           "  -h, --help         show this help; -V, --version: show the version\n\n"
+           "Example:\n"
+           "  sent_split -l en wiki.txt | %s --ids -o wiki.ids\n",
+           progname, cli_data_path(DEFAULT_VOCAB, vocab, sizeof vocab), cli_ncpus(), progname);
+}
+
+/* ---- batches: [u64 len][bytes] per line ---- */
+
+static int fill(void *ctx, Batch *b) {
+    State *st = ctx;
+    const char *line;
+    size_t len;
+    int r = 0;
+    b->first_line = st->rd.line + 1;
+    while (b->in.len < BATCH_BYTES && b->nrec < BATCH_LINES &&
+           (r = reader_next_line(&st->rd, &line, &len, &st->err)) == 1) {
+        uint64_t n = len;
+        buf_append(&b->in, &n, sizeof n);
+        buf_append(&b->in, line, len);
+        b->nrec++;
+    }
+    progress_update(&st->progress, st->rd.bytes, st->rd.bytes, st->counts[C_LINES] + b->nrec, "lines");
+    if (r < 0) return -1;
+    return b->nrec > 0;
+}
+
+static void work(void *ctx, int wid, Batch *b) {
+    State *st = ctx;
+    Worker *w = &st->workers[wid];
+    int32_t unk = wp_unk_id(st->wp);
+    const char *p = b->in.data, *end = b->in.data + b->in.len;
+    size_t bad0 = w->sc.bad_utf8;
+    while (p < end) {
+        uint64_t n;
+        memcpy(&n, p, sizeof n);
+        const char *line = p + sizeof n;
+        p = line + n;
+        w->ids.n = 0;
+        wp_encode(st->wp, &w->sc, line, (size_t)n, &w->ids);
+        for (size_t k = 0; k < w->ids.n; k++) {
+            int32_t id = w->ids.v[k];
+            if (k) buf_putc(&b->out, ' ');
+            if (id == unk) b->counts[C_UNK]++;
+            if (!st->ids) {
+                size_t tl;
+                const char *t = wp_id_token(st->wp, id, &tl);
+                buf_append(&b->out, t, tl);
+            } else if (id == WP_UNK_ABSENT) {
+                if (!b->failed)
+                    err_set(&b->err, "%s:%llu: the vocabulary has no [UNK] token to give an id to",
+                            st->rd.name, (unsigned long long)(b->first_line + b->counts[C_LINES]));
+                b->failed = 1;
+            } else {
+                char num[16];
+                int m = snprintf(num, sizeof num, "%d", (int)id);
+                buf_append(&b->out, num, (size_t)m);
+            }
+        }
+        buf_putc(&b->out, '\n');
+        b->counts[C_LINES]++;
+        b->counts[C_TOKENS] += w->ids.n;
+    }
+    b->counts[C_BAD] += w->sc.bad_utf8 - bad0;
+}
+
+static int flush(void *ctx, Batch *b) {
+    State *st = ctx;
+    if (b->failed) {
+        st->err = b->err;
+        return -1;
+    }
+    for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
+    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len)
+        return err_set(&st->err, "write error: %s", strerror(errno));
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static State st;
+    int nthreads = cli_ncpus(), force = 0, cased = 0;
+    const char *output = NULL, *vocab = NULL;
+    char vocab_default[4096];
+    enum { O_VOCAB = 256, O_CASED, O_IDS };
+    static const struct option longopts[] = {
+        {"vocab", required_argument, 0, O_VOCAB}, {"cased", no_argument, 0, O_CASED},
+        {"ids", no_argument, 0, O_IDS},           {"threads", required_argument, 0, 'j'},
+        {"output", required_argument, 0, 'o'},    {"force", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_VOCAB: vocab = optarg; break;
+        case O_CASED: cased = 1; break;
+        case O_IDS: st.ids = 1; break;
+        case 'j': nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS); break;
+        case 'o': output = optarg; break;
+        case 'f': force = 1; break;
+        case 'q': display_level--; break;
+        case 'v': display_level++; break;
+        case 'h': usage(); return EXIT_OK;
+        case 'V': {
+            char f[64];
+            snprintf(f, sizeof f, "icu=%s unicode=%s", uni_icu_version(), uni_unicode_version());
+            cli_version(f);
+        }
+        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!vocab) vocab = cli_data_path(DEFAULT_VOCAB, vocab_default, sizeof vocab_default);
+    st.wp = wp_create(vocab, !cased, &st.err);
+    if (!st.wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st.err.msg);
+    reader_init(&st.rd, argv + optind, argc - optind);
+    if (writer_open(&st.out, output, force, &st.err)) die("%s", st.err.msg);
+    static char obuf[1 << 20];
+    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
+    progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
+    double t0 = now_sec();
+    PoolOps ops = {fill, work, flush};
+    int rc = pool_run(nthreads, &ops, &st);
+    progress_done(&st.progress);
+    if (rc) die("%s", st.err.msg);
+    double dt = now_sec() - t0;
+    info(3, "%llu lines, %llu tokens, %llu [UNK]; %llu invalid UTF-8 replaced; %.1f MB in %.2f s (%.1f MB/s)",
+         (unsigned long long)st.counts[C_LINES], (unsigned long long)st.counts[C_TOKENS],
+         (unsigned long long)st.counts[C_UNK], (unsigned long long)st.counts[C_BAD],
+         (double)st.rd.bytes / 1e6, dt, dt > 0 ? (double)st.rd.bytes / 1e6 / dt : 0.0);
+    if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
+    reader_free(&st.rd);
+    for (int i = 0; i < MAX_WORKERS; i++) {
+        wp_scratch_free(&st.workers[i].sc);
+        wp_ids_free(&st.workers[i].ids);
+    }
+    wp_destroy(st.wp);
+    return EXIT_OK;
+}
