@@ -92,7 +92,7 @@ demo: all
 	$(Q)tests/demo.sh $(BIN)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid
+BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 
@@ -105,7 +105,7 @@ print-config:
 
 ## format: reformat C sources with clang-format
 format:
-	clang-format -i common/*.[ch] prep/*.[ch] tokenize/*.[ch] tests/unit/*.c
+	clang-format -i common/*.[ch] prep/*.[ch] tokenize/*.[ch] vocab/*.[ch] tests/unit/*.c
 
 ## list: list the documented targets
 list:
