@@ -72,6 +72,25 @@ void cli_version(const char *features) {
     exit(EXIT_OK);
 }
 
+void cli_common_init(CliCommon *c) {
+    c->nthreads = cli_ncpus();
+    c->force = 0;
+    c->output = NULL;
+}
+
+void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const char *features) {
+    switch (opt) {
+    case 'j': c->nthreads = (int)cli_parse_int(arg, "-j", 1, 1024); return;
+    case 'o': c->output = arg; return;
+    case 'f': c->force = 1; return;
+    case 'q': display_level--; return;
+    case 'v': display_level++; return;
+    case 'V': cli_version(features ? features : "");
+    case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+    default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+    }
+}
+
 int cli_ncpus(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;

@@ -43,6 +43,23 @@ WB_NORETURN void cli_version(const char *features);
  * the path on failure (exit 2). */
 const char *cli_data_path(const char *rel, char *out, size_t cap);
 
+/* The options every filter shares. */
+typedef struct CliCommon {
+    int nthreads;       /* -j N (default: all cores) */
+    int force;          /* -f */
+    const char *output; /* -o FILE; NULL = stdout */
+} CliCommon;
+
+/* Defaults: all cores, no -f, stdout. */
+void cli_common_init(CliCommon *c);
+
+/* Handle getopt_long's result `opt` when it is one of the shared options
+ * -j -o -f -q -v -V or a getopt error (':' a missing value, anything else
+ * an unknown option). A program's switch handles its own options and -h and
+ * sends the rest here from `default:`. -V prints the version with
+ * `features` and exits 0; errors exit 2. */
+void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const char *features);
+
 /* Number of online CPUs (at least 1): the default for -j. */
 int cli_ncpus(void);
 

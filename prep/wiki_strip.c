@@ -244,9 +244,8 @@ static int flush(void *ctx, Batch *b) {
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     static State st;
-    st.nthreads = cli_ncpus();
-    const char *output = NULL;
-    int force = 0;
+    CliCommon cc;
+    cli_common_init(&cc);
     enum { O_STRICT = 256, O_LISTS };
     static const struct option longopts[] = {
         {"format", required_argument, 0, 'F'}, {"threads", required_argument, 0, 'j'},
@@ -261,21 +260,15 @@ int main(int argc, char **argv) {
         case 'F':
             if (docfmt_parse(optarg, &st.fmt)) cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
             break;
-        case 'j': st.nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
         case O_STRICT: st.strict = 1; break;
         case O_LISTS: st.keep_lists = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
         case 'h': usage(); return EXIT_OK;
-        case 'V': cli_version("");
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        default: cli_common_opt(&cc, c, optarg, argv, "");
         }
     }
+    st.nthreads = cc.nthreads;
     reader_init(&st.rd, argv + optind, argc - optind);
-    if (writer_open(&st.out, output, force, &st.err)) die("%s", st.err.msg);
+    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     st.out.keep_partial = 1;
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);

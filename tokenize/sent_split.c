@@ -161,8 +161,10 @@ static int flush(void *ctx, Batch *b) {
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     static State st;
-    int nthreads = cli_ncpus(), force = 0, nabbrev = 0;
-    const char *output = NULL, *abbrev[MAX_ABBREV];
+    int nabbrev = 0;
+    const char *abbrev[MAX_ABBREV];
+    CliCommon cc;
+    cli_common_init(&cc);
     SentSplitOpts so = {.lang = "en"};
     DocInFormat infmt = DOCIN_AUTO;
     enum { O_KEEP = 256, O_ABBREV };
@@ -205,33 +207,14 @@ int main(int argc, char **argv) {
             if (nabbrev == MAX_ABBREV) cli_bad_usage("at most %d --abbrev files", MAX_ABBREV);
             abbrev[nabbrev++] = optarg;
             break;
-        case 'j':
-            nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS);
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case 'q':
-            display_level--;
-            break;
-        case 'v':
-            display_level++;
-            break;
         case 'h':
             usage();
             return EXIT_OK;
-        case 'V': {
+        default: {
             char feat[64];
-            snprintf(feat, sizeof feat, "(icu=%s)", uni_icu_version());
-            cli_version(feat);
+            snprintf(feat, sizeof feat, "(icu %s)", uni_icu_version());
+            cli_common_opt(&cc, c, optarg, argv, feat);
         }
-        case ':':
-            cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default:
-            cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     so.extra = abbrev;
@@ -242,13 +225,13 @@ int main(int argc, char **argv) {
         die_code(code == SENTSPLIT_EMISSING || code == SENTSPLIT_ELANG ? EXIT_USAGE : EXIT_DATA,
                  "%s", st.err.msg);
     docreader_init(&st.dr, argv + optind, argc - optind, infmt);
-    if (writer_open(&st.out, output, force, &st.err)) die("%s", st.err.msg);
+    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
     progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
     double t0 = now_sec();
     PoolOps ops = {fill, work, flush};
-    int rc = pool_run(nthreads, &ops, &st);
+    int rc = pool_run(cc.nthreads, &ops, &st);
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
     double dt = now_sec() - t0, mb = (double)st.dr.rd.bytes / 1e6;

@@ -464,10 +464,10 @@ static void load_langid(const char *model, const char *lang) {
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     filter_opts_default(&st.fo);
-    st.nthreads = cli_ncpus();
+    CliCommon cc;
+    cli_common_init(&cc);
     st.dedup_memory = DEFAULT_DEDUP_MEMORY;
-    const char *output = NULL, *rejected = NULL, *langdetect = "hu", *model = NULL;
-    int force = 0;
+    const char *rejected = NULL, *langdetect = "hu", *model = NULL;
     int64_t limit = -1;
     enum { O_LANGUAGE = 256, O_MODEL, O_IDENTIFY, O_REJECTED, O_DEDUP, O_DEDUP_MEM };
     static const struct option longopts[] = {{"avg-len", required_argument, 0, 'a'},
@@ -603,33 +603,14 @@ int main(int argc, char **argv) {
             st.dedup_memory = (size_t)v;
             break;
         }
-        case 'j':
-            st.nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS);
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case 'f':
-            force = 1;
-            break;
-        case 'q':
-            display_level--;
-            break;
-        case 'v':
-            display_level++;
-            break;
         case 'h':
             usage();
             return EXIT_OK;
-        case 'V': {
+        default: {
             char feat[64];
-            snprintf(feat, sizeof feat, "icu=%s", uni_icu_version());
-            cli_version(feat);
+            snprintf(feat, sizeof feat, "(icu %s)", uni_icu_version());
+            cli_common_opt(&cc, c, optarg, argv, feat);
         }
-        case ':':
-            cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default:
-            cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     static char *stdin_only[] = {"-"};
@@ -659,7 +640,8 @@ int main(int argc, char **argv) {
     st.ds.sink = sink;
     st.ds.ctx = &st;
 
-    open_outputs(output, rejected, force);
+    st.nthreads = cc.nthreads;
+    open_outputs(cc.output, rejected, cc.force);
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
     progress_init(&st.progress, inputs_total_size(st.inputs, st.ninputs));

@@ -141,8 +141,10 @@ static int flush(void *ctx, Batch *b) {
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     static State st;
-    int nthreads = cli_ncpus(), force = 0, cased = 0;
-    const char *output = NULL, *vocab = NULL;
+    int cased = 0;
+    const char *vocab = NULL;
+    CliCommon cc;
+    cli_common_init(&cc);
     char vocab_default[4096];
     enum { O_VOCAB = 256, O_CASED, O_IDS };
     static const struct option longopts[] = {
@@ -158,32 +160,25 @@ int main(int argc, char **argv) {
         case O_VOCAB: vocab = optarg; break;
         case O_CASED: cased = 1; break;
         case O_IDS: st.ids = 1; break;
-        case 'j': nthreads = (int)cli_parse_int(optarg, "-j", 1, MAX_WORKERS); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
         case 'h': usage(); return EXIT_OK;
-        case 'V': {
+        default: {
             char f[64];
-            snprintf(f, sizeof f, "icu=%s unicode=%s", uni_icu_version(), uni_unicode_version());
-            cli_version(f);
+            snprintf(f, sizeof f, "(icu %s, unicode %s)", uni_icu_version(), uni_unicode_version());
+            cli_common_opt(&cc, c, optarg, argv, f);
         }
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
     if (!vocab) vocab = cli_data_path(DEFAULT_VOCAB, vocab_default, sizeof vocab_default);
     st.wp = wp_create(vocab, !cased, &st.err);
     if (!st.wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st.err.msg);
     reader_init(&st.rd, argv + optind, argc - optind);
-    if (writer_open(&st.out, output, force, &st.err)) die("%s", st.err.msg);
+    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     static char obuf[1 << 20];
     setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
     progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
     double t0 = now_sec();
     PoolOps ops = {fill, work, flush};
-    int rc = pool_run(nthreads, &ops, &st);
+    int rc = pool_run(cc.nthreads, &ops, &st);
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
     double dt = now_sec() - t0;

@@ -10,7 +10,7 @@ ok "help text" grep -q "^Usage: sent_split" "$out"
 ok "help names --keep-paragraphs" grep -q -- "--keep-paragraphs" "$out"
 run $SS -V
 expect_rc "version" 0
-ok "version line" grep -q "^sent_split [0-9.]* (icu=" "$out"
+ok "version line" grep -q "^sent_split [0-9.]* (icu [0-9.]*)" "$out"
 run $SS --bogus
 expect_rc "bad option" 2
 expect_err "bad option message" "*unknown option '--bogus'*Try*"

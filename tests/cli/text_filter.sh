@@ -12,7 +12,7 @@ ok "help text" grep -q "^Usage: text_filter" "$out"
 ok "help documents none" grep -q "'none' to switch it off" "$out"
 run $TF --version
 expect_rc "version" 0
-ok "version line" grep -q "^text_filter [0-9.]* icu=" "$out"
+ok "version line" grep -q "^text_filter [0-9.]* (icu [0-9.]*)" "$out"
 run $TF --bogus
 expect_rc "bad flag" 2
 expect_err "bad flag message" "*unknown option '--bogus'*Try 'text_filter --help'*"

@@ -10,7 +10,7 @@ ok "help text" grep -q "^Usage: wp_tokenize" "$out"
 ok "help names --vocab" grep -q -- "--vocab FILE" "$out"
 run $WP -V
 expect_rc "version" 0
-ok "version line" grep -q "^wp_tokenize [0-9.]* .*icu=[0-9.]* unicode=[0-9.]*" "$out"
+ok "version line" grep -q "^wp_tokenize [0-9.]* (icu [0-9.]*, unicode [0-9.]*)" "$out"
 run $WP --bogus
 expect_rc "bad option" 2
 expect_err "bad option message" "*unknown option '--bogus'*Try*"
