@@ -27,6 +27,18 @@ FILE *xfopen_read(const char *path, Err *err) {
     return fp;
 }
 
+int read_file(const char *path, Buf *out, Err *err) {
+    FILE *fp = xfopen_read(path, err);
+    if (!fp) return -1;
+    char chunk[1 << 16];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(out, chunk, n);
+    int bad = ferror(fp), saved = errno;
+    if (fp != stdin) fclose(fp);
+    if (bad) return err_set(err, "%s: read error: %s", path, strerror(saved));
+    return 0;
+}
+
 uint64_t file_size_of(FILE *fp) {
     struct stat st;
     if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) return (uint64_t)st.st_size;

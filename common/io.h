@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "buf.h"
 #include "common.h"
 
 typedef struct Reader {
@@ -80,6 +81,10 @@ int writer_refuse_tty(Writer *w, Err *err);
 /* Open a file for reading; "-" is stdin. Returns NULL with err filled
  * ("name: No such file or directory"). */
 FILE *xfopen_read(const char *path, Err *err);
+
+/* Append all of `path` ("-": stdin) to out. Returns 0, or -1 with err set
+ * ("path: No such file or directory", "path: read error: ..."). */
+int read_file(const char *path, Buf *out, Err *err);
 
 /* Size of a regular file, or 0 if unknown (pipe, stdin). */
 uint64_t file_size_of(FILE *fp);

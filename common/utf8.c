@@ -121,26 +121,6 @@ size_t utf8_append_repair(Buf *out, const char *s, size_t n) {
 }
 
 void utf8_append_cp(Buf *out, uint32_t cp) {
-    char t[4];
-    size_t k;
-    if (cp < 0x80) {
-        t[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        t[0] = (char)(0xC0 | (cp >> 6));
-        t[1] = (char)(0x80 | (cp & 0x3F));
-        k = 2;
-    } else if (cp < 0x10000) {
-        t[0] = (char)(0xE0 | (cp >> 12));
-        t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[2] = (char)(0x80 | (cp & 0x3F));
-        k = 3;
-    } else {
-        t[0] = (char)(0xF0 | (cp >> 18));
-        t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[3] = (char)(0x80 | (cp & 0x3F));
-        k = 4;
-    }
-    buf_append(out, t, k);
+    unsigned char t[4];
+    buf_append(out, t, utf8_encode(cp, t));
 }

@@ -33,6 +33,31 @@ size_t utf8_bad_len(const unsigned char *s, size_t n);
  * the number of replacements made. */
 size_t utf8_append_repair(Buf *out, const char *s, size_t n);
 
+/* Write code point cp (<= 0x10FFFF) as UTF-8 at p, which has room for 4
+ * bytes; returns the byte count. */
+static inline size_t utf8_encode(uint32_t cp, unsigned char *p) {
+    if (cp < 0x80) {
+        p[0] = (unsigned char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        p[0] = (unsigned char)(0xC0 | (cp >> 6));
+        p[1] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        p[0] = (unsigned char)(0xE0 | (cp >> 12));
+        p[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        p[2] = (unsigned char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    p[0] = (unsigned char)(0xF0 | (cp >> 18));
+    p[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    p[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+    p[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
 /* Append code point cp (must be <= 0x10FFFF) as UTF-8. */
 void utf8_append_cp(Buf *out, uint32_t cp);
 

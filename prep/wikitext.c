@@ -112,6 +112,7 @@
 #include <strings.h>
 
 #include "common.h"
+#include "utf8.h"
 
 /* ---- limits ---- */
 
@@ -220,35 +221,6 @@ static uint32_t u8_dec(const unsigned char *s, const unsigned char *e, size_t *l
     }
     *len = 4;
     return ((c & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
-}
-
-/* Encode code point c at p (room for 4 bytes); returns the byte count. */
-static size_t u8_enc(uint32_t c, unsigned char *p) {
-    if (c < 0x80) {
-        p[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        p[0] = (unsigned char)(0xC0 | (c >> 6));
-        p[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        p[0] = (unsigned char)(0xE0 | (c >> 12));
-        p[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        p[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    p[0] = (unsigned char)(0xF0 | (c >> 18));
-    p[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    p[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    p[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
-static void put_cp(Buf *b, uint32_t c) {
-    unsigned char tmp[4];
-    buf_append(b, tmp, u8_enc(c, tmp));
 }
 
 /* Length of the valid UTF-8 sequence at s, 0 if invalid or truncated. */
@@ -589,7 +561,7 @@ static size_t fold_name(const unsigned char *s, size_t n, char *dst, size_t cap)
         if (w + 6 >= cap) return NOPOS;
         if (space) dst[w++] = ' ';
         space = 0;
-        w += u8_enc(c, (unsigned char *)dst + w);
+        w += utf8_encode(c, (unsigned char *)dst + w);
     }
     dst[w] = '\0';
     return w;
@@ -1660,7 +1632,7 @@ static size_t put_entity(const unsigned char *s, size_t n, size_t i, Buf *out) {
         cp = (uint32_t)v;
         if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
         if ((cp < 32 && cp != '\t' && cp != '\n') || cp == 0x7F) return j + 1;
-        put_cp(out, cp);
+        utf8_append_cp(out, cp);
         return j + 1;
     }
     char name[ENTITY_MAX + 1];
@@ -1670,7 +1642,7 @@ static size_t put_entity(const unsigned char *s, size_t n, size_t i, Buf *out) {
     name[k] = '\0';
     cp = entity_lookup(name);
     if (!cp) return i;
-    put_cp(out, cp);
+    utf8_append_cp(out, cp);
     return j + 1;
 }
 

@@ -437,23 +437,9 @@ LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) 
 }
 
 LangId *langid_load(const char *path, Err *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        err_set(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
     Buf b = {0};
-    char chunk[1 << 16];
-    size_t k;
-    while ((k = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(&b, chunk, k);
-    int ioerr = ferror(fp);
-    fclose(fp);
-    if (ioerr) {
-        err_set(err, "%s: read error", path);
-        buf_free(&b);
-        return NULL;
-    }
-    LangId *m = langid_load_mem(b.data ? b.data : "", b.len, path, err);
+    LangId *m = NULL;
+    if (read_file(path, &b, err) == 0) m = langid_load_mem(b.data ? b.data : "", b.len, path, err);
     buf_free(&b);
     return m;
 }

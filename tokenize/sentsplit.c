@@ -201,17 +201,7 @@ static size_t fold(const unsigned char *s, size_t n, char *out) {
         }
         c = uni_tolower(c);
         if (o + 4 > MAX_WORD) return 0;
-        if (c < 0x800) {
-            out[o++] = (char)(0xC0 | c >> 6);
-        } else if (c < 0x10000) {
-            out[o++] = (char)(0xE0 | c >> 12);
-            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
-        } else {
-            out[o++] = (char)(0xF0 | c >> 18);
-            out[o++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[o++] = (char)(0x80 | ((c >> 6) & 0x3F));
-        }
-        out[o++] = (char)(0x80 | (c & 0x3F));
+        o += utf8_encode(c, (unsigned char *)out + o);
     }
     return o;
 }

@@ -32,10 +32,10 @@
  */
 #include "wordpiece.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "io.h"
 #include "uniprop.h"
 #include "utf8.h"
 
@@ -219,23 +219,10 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
 }
 
 WordPiece *wp_create(const char *path, int lower, Err *err) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        err_set(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
     Buf data = {0};
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(&data, chunk, n);
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        err_set(err, "%s: read error", path);
-        buf_free(&data);
-        return NULL;
-    }
-    WordPiece *wp = wp_create_mem(data.data ? data.data : "", data.len, path, lower, err);
+    WordPiece *wp = NULL;
+    if (read_file(path, &data, err) == 0)
+        wp = wp_create_mem(data.data ? data.data : "", data.len, path, lower, err);
     buf_free(&data);
     return wp;
 }

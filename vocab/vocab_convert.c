@@ -7,7 +7,6 @@
  * rules), plus --size to make the vocab exactly as long as the model's
  * embedding table.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,19 +48,6 @@ static void usage(void) {
            progname, progname);
 }
 
-/* Read all of `path` ("-": stdin) into b. Returns 0 or -1 with err set. */
-static int slurp(const char *path, Buf *b, Err *err) {
-    FILE *fp = xfopen_read(path, err);
-    if (!fp) return -1;
-    char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(b, chunk, n);
-    int bad = ferror(fp);
-    if (fp != stdin) fclose(fp);
-    if (bad) return err_set(err, "%s: read error: %s", path, strerror(errno));
-    return 0;
-}
-
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     VocabConvOpts opts = VOCABCONV_DEFAULTS;
@@ -101,7 +87,7 @@ int main(int argc, char **argv) {
     Buf data = {0};
     VocabList pieces = {0}, out = {0};
     VocabConvStats st;
-    if (slurp(input, &data, &err)) die("%s", err.msg);
+    if (read_file(input, &data, &err)) die("%s", err.msg);
     if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err)) die("%s", err.msg);
     if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);
 
