@@ -348,25 +348,21 @@ static int run(State *st, WikiDump *wd, Err *err) {
 
 int main(int argc, char **argv) {
     cli_init(argv[0]);
-    Config cfg = {.input = "-", .nthreads = cli_ncpus(), .max_text = 32u << 20};
+    Config cfg = {.input = "-", .max_text = 32u << 20};
+    CliCommon cc;
+    cli_common_init(&cc);
     State st = {.cfg = &cfg};
     enum { O_INDEX = 256, O_NS, O_KEEPRED, O_NOSITE, O_STRICT, O_MAXPAGE };
     static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'},  {"force", no_argument, 0, 'f'},
         {"threads", required_argument, 0, 'j'}, {"index", required_argument, 0, O_INDEX},
         {"ns", required_argument, 0, O_NS},     {"keep-redirects", no_argument, 0, O_KEEPRED},
         {"no-siteinfo", no_argument, 0, O_NOSITE}, {"strict", no_argument, 0, O_STRICT},
         {"max-page-bytes", required_argument, 0, O_MAXPAGE},
-        {"quiet", no_argument, 0, 'q'},         {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     int c;
     const char *ns_arg = "0";
     while ((c = getopt_long(argc, argv, ":o:fj:qvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': cfg.output = optarg; break;
-        case 'f': cfg.force = 1; break;
-        case 'j': cfg.nthreads = (int)cli_parse_int(optarg, "-j", 1, 1024); break;
         case O_INDEX: cfg.index = optarg; break;
         case O_NS: ns_arg = optarg; break;
         case O_KEEPRED: cfg.keep_redirects = 1; break;
@@ -375,18 +371,17 @@ int main(int argc, char **argv) {
         case O_MAXPAGE:
             if (cli_parse_u64(optarg, &cfg.max_text)) cli_bad_usage("--max-page-bytes: bad size '%s'", optarg);
             break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
         case 'h': usage(); return EXIT_OK;
-        case 'V': {
+        default: {
             char f[96];
             snprintf(f, sizeof f, "(expat %s, libbz2 %s)", wikidump_expat_version(), bz2par_lib_version());
-            cli_version(f);
+            cli_common_opt(&cc, c, optarg, argv, f);
         }
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
+    cfg.output = cc.output;
+    cfg.force = cc.force;
+    cfg.nthreads = cc.nthreads;
     if (optind < argc) cfg.input = argv[optind++];
     if (optind < argc) cli_bad_usage("only one DUMP may be given (got '%s' too)", argv[optind]);
     parse_ns_list(&st, ns_arg);

@@ -249,11 +249,8 @@ int main(int argc, char **argv) {
     enum { O_STRICT = 256, O_LISTS };
     static const struct option longopts[] = {
         {"format", required_argument, 0, 'F'}, {"threads", required_argument, 0, 'j'},
-        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
         {"strict", no_argument, 0, O_STRICT},  {"lists", no_argument, 0, O_LISTS},
-        {"quiet", no_argument, 0, 'q'},        {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {

@@ -118,20 +118,19 @@ int main(int argc, char **argv) {
     cli_init(argv[0]);
     LangIdTrainOpts o;
     langid_train_defaults(&o);
-    const char *output = NULL, *eval_model = NULL;
+    const char *eval_model = NULL;
+    CliCommon cc;
+    cli_common_init(&cc);
     size_t min_chars = 0;
     char **devs = NULL;
-    int ndev = 0, force = 0, select = -1;
+    int ndev = 0, select = -1;
     enum { O_DEV = 256, O_ORDER, O_TOP, O_MIN, O_MU, O_SELECT, O_EVAL, O_MINCH };
     static const struct option longopts[] = {
         {"dev", required_argument, 0, O_DEV},       {"order", required_argument, 0, O_ORDER},
         {"top", required_argument, 0, O_TOP},       {"min-count", required_argument, 0, O_MIN},
         {"mu", required_argument, 0, O_MU},         {"select", required_argument, 0, O_SELECT},
         {"eval", required_argument, 0, O_EVAL},     {"min-chars", required_argument, 0, O_MINCH},
-        {"output", required_argument, 0, 'o'},      {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},             {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},              {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -156,14 +155,8 @@ int main(int argc, char **argv) {
             break;
         case O_EVAL: eval_model = optarg; break;
         case O_MINCH: min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
         case 'h': usage(&o); return EXIT_OK;
-        case 'V': cli_version("");
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        default: cli_common_opt(&cc, c, optarg, argv, "");
         }
     }
     Err err;
@@ -184,7 +177,7 @@ int main(int argc, char **argv) {
         if (!m) die_code(errno == ENOENT ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
         Writer w;
         Reader rd;
-        if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+        if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
         reader_init(&rd, argv + optind, argc - optind);
         if (evaluate(&rd, m, min_chars, w.fp, &err)) die("%s", err.msg);
         if (writer_close(&w, &err)) die("%s", err.msg);
@@ -196,7 +189,7 @@ int main(int argc, char **argv) {
     double t0 = now_sec();
     LangIdTrainer *t = langid_trainer_create(&o);
     Writer w;
-    if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+    if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
     Reader rd;
     uint64_t ntrain = 0, nheld = 0;
     reader_init(&rd, argv + optind, argc - optind);

@@ -174,13 +174,7 @@ int main(int argc, char **argv) {
                                              {"keep-paragraphs", no_argument, 0, O_KEEP},
                                              {"abbrev", required_argument, 0, O_ABBREV},
                                              {"threads", required_argument, 0, 'j'},
-                                             {"output", required_argument, 0, 'o'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"verbose", no_argument, 0, 'v'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {"version", no_argument, 0, 'V'},
-                                             {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":l:I:F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {

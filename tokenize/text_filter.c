@@ -492,13 +492,7 @@ int main(int argc, char **argv) {
                                              {"dedup", required_argument, 0, O_DEDUP},
                                              {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
                                              {"threads", required_argument, 0, 'j'},
-                                             {"output", required_argument, 0, 'o'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"verbose", no_argument, 0, 'v'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {"version", no_argument, 0, 'V'},
-                                             {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     FilterOpts *fo = &st.fo;
     int c;
     while ((c = getopt_long(argc, argv, ":a:d:F:il:L:n:p:s:S:t:T:u:w:W:j:o:fqvhV", longopts,

@@ -150,10 +150,7 @@ int main(int argc, char **argv) {
     static const struct option longopts[] = {
         {"vocab", required_argument, 0, O_VOCAB}, {"cased", no_argument, 0, O_CASED},
         {"ids", no_argument, 0, O_IDS},           {"threads", required_argument, 0, 'j'},
-        {"output", required_argument, 0, 'o'},    {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},           {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+        CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {

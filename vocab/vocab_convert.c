@@ -51,16 +51,14 @@ static void usage(void) {
 int main(int argc, char **argv) {
     cli_init(argv[0]);
     VocabConvOpts opts = VOCABCONV_DEFAULTS;
-    const char *output = NULL;
-    int force = 0;
+    CliCommon cc;
+    cli_common_init(&cc);
     enum { O_SIZE = 256 };
     static const struct option longopts[] = {
         {"add-chars", no_argument, 0, 'c'},    {"no-special", no_argument, 0, 'n'},
         {"keep-special", no_argument, 0, 'k'}, {"unused", required_argument, 0, 'u'},
-        {"size", required_argument, 0, O_SIZE}, {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'f'},        {"quiet", no_argument, 0, 'q'},
-        {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {0, 0, 0, 0}};
+        {"size", required_argument, 0, O_SIZE},
+        CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":cnku:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -69,14 +67,8 @@ int main(int argc, char **argv) {
         case 'k': opts.keep_special = 1; break;
         case 'u': opts.unused = (int)cli_parse_int(optarg, "--unused", 0, 1000000); break;
         case O_SIZE: opts.size = cli_parse_int(optarg, "--size", 0, 100000000); break;
-        case 'o': output = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': display_level--; break;
-        case 'v': display_level++; break;
         case 'h': usage(); return EXIT_OK;
-        case 'V': cli_version("");
-        case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-        default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+        default: cli_common_opt(&cc, c, optarg, argv, "");
         }
     }
     if (argc - optind > 1) cli_bad_usage("one VOCAB file at most, got %d", argc - optind);
@@ -92,7 +84,7 @@ int main(int argc, char **argv) {
     if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);
 
     Writer w;
-    if (writer_open(&w, output, force, &err)) die("%s", err.msg);
+    if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
     for (size_t i = 0; i < out.n; i++) {
         fwrite(vocablist_at(&out, i), 1, out.len[i], w.fp);
         putc('\n', w.fp);
