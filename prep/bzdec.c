@@ -173,13 +173,12 @@ static inline int huff_decode(const Huff *h, Bits *b) {
 
 /* ---- one block ---- */
 
-static int grow_out(unsigned char **out, size_t *outcap, size_t need) {
-    if (need <= *outcap) return 0;
+static void grow_out(unsigned char **out, size_t *outcap, size_t need) {
+    if (need <= *outcap) return;
     size_t cap = *outcap ? *outcap : 1 << 20;
     while (cap < need) cap *= 2;
     *out = xrealloc(*out, cap);
     *outcap = cap;
-    return 0;
 }
 
 /* Decode the block after its magic; appends to the output and checks the
@@ -376,7 +375,6 @@ int bzdec_stream(BzDec *d, const unsigned char *in, size_t len, unsigned char **
             uint32_t crc;
             if (decode_block(d, &b, nblock_max, out, outlen, outcap, &crc) < 0) goto fail;
             comb = ((comb << 1) | (comb >> 31)) ^ crc;
-            if (bits_consumed(&b) > (uint64_t)len * 8) goto fail;
         } else if (magic == EOS_MAGIC) {
             if (getbits(&b, 32) != comb) goto fail;
             break;

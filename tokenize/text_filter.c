@@ -336,12 +336,13 @@ static int flush(void *ctx, Batch *b) {
             continue;
         }
         if (st.dedup) {
-            if (dedup_has(&st.seen, r.doc_hash)) {
+            int added = dedup_add(&st.seen, r.doc_hash);
+            if (added == 0) {
                 st.dup_docs++;
                 write_rejected(&h, doc, "duplicate");
                 continue;
             }
-            note_full(dedup_add(&st.seen, r.doc_hash));
+            note_full(added);
         }
         if (st.dedup == DEDUP_SENTENCES) {
             if (!write_new_sentences(doc, h.len, hashes, h.nsent)) {

@@ -1,7 +1,8 @@
 /* uniprop.c - Unicode character properties from ICU (see uniprop.h).
  *
- * The one file that includes ICU. The BMP table is 64 KiB, built once with
- * pthread_once on the first query (about 2 ms); astral code points are
+ * The one file that includes ICU. The BMP tables (property bits, general
+ * category; 64 KiB each) are built once with pthread_once on the first
+ * query (a few ms); astral code points are
  * answered by ICU on every call, which is rare in Wikipedia text.
  */
 #include "uniprop.h"
@@ -18,7 +19,8 @@
 
 #include "utf8.h"
 
-static unsigned char bmp[0x10000];
+/* BMP answers: the property bits and the general category. */
+static unsigned char bmp[0x10000], bmp_gc[0x10000];
 static pthread_once_t bmp_once = PTHREAD_ONCE_INIT;
 
 static unsigned icu_props(UChar32 c)
@@ -43,7 +45,10 @@ static unsigned icu_props(UChar32 c)
 
 static void bmp_build(void)
 {
-    for (UChar32 c = 0; c < 0x10000; c++) bmp[c] = (unsigned char)icu_props(c);
+    for (UChar32 c = 0; c < 0x10000; c++) {
+        bmp[c] = (unsigned char)icu_props(c);
+        bmp_gc[c] = (unsigned char)u_charType(c);
+    }
 }
 
 unsigned uni_props(uint32_t cp)
@@ -97,16 +102,9 @@ _Static_assert(UNI_GC_MN == (int)U_NON_SPACING_MARK && UNI_GC_CC == (int)U_CONTR
                    UNI_GC_CS == (int)U_SURROGATE && UNI_GC_ZS == (int)U_SPACE_SEPARATOR,
                "UNI_GC_* must follow ICU's UCharCategory");
 
-static unsigned char bmp_gc[0x10000];
-static pthread_once_t gc_once = PTHREAD_ONCE_INIT;
 static const UCaseMap *casemap;
 static const UNormalizer2 *nfd;
 static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
-
-static void gc_build(void)
-{
-    for (UChar32 c = 0; c < 0x10000; c++) bmp_gc[c] = (unsigned char)u_charType(c);
-}
 
 static void icu_open(void)
 {
@@ -121,7 +119,7 @@ static void icu_open(void)
 unsigned uni_gc(uint32_t cp)
 {
     if (cp < 0x10000) {
-        pthread_once(&gc_once, gc_build);
+        pthread_once(&bmp_once, bmp_build);
         return bmp_gc[cp];
     }
     if (cp > 0x10FFFF) return UNI_GC_CN;
