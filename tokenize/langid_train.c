@@ -47,10 +47,10 @@ static void usage(const LangIdTrainOpts *d) {
            progname, LANGID_MAX_ORDER, d->order, d->top, d->min_count, d->mu[0], progname);
 }
 
-/* Feed every "lang<TAB>text" line of rd to the trainer (or, with select >= 0,
- * copy the lines of that split part to out). Returns 0 or -1 (err set). */
-static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out, uint64_t *nlines,
-                    Err *err) {
+/* Next non-empty "lang<TAB>text" line of rd: 1 with the two fields set,
+ * 0 at the end, -1 on a read error or a line without a language (err set). */
+static int next_tsv(Reader *rd, const char **lang, size_t *lang_len, const char **text,
+                    size_t *text_len, Err *err) {
     const char *line;
     size_t len;
     int r;
@@ -59,8 +59,24 @@ static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out
         const char *tab = memchr(line, '\t', len);
         if (!tab || tab == line)
             return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name, (unsigned long long)rd->line);
-        const char *text = tab + 1;
-        size_t n = len - (size_t)(text - line);
+        *lang = line;
+        *lang_len = (size_t)(tab - line);
+        *text = tab + 1;
+        *text_len = len - *lang_len - 1;
+        return 1;
+    }
+    return r;
+}
+
+/* Feed every "lang<TAB>text" line of rd to the trainer (or, with select >= 0,
+ * copy the lines of that split part to out). Returns 0 or -1 (err set). */
+static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out, uint64_t *nlines,
+                    Err *err) {
+    const char *line, *text;
+    size_t gl, n;
+    int r;
+    while ((r = next_tsv(rd, &line, &gl, &text, &n, err)) == 1) {
+        size_t len = gl + 1 + n;
         (*nlines)++;
         if (select >= 0) {
             if (langid_split_part(text, n) == select && (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF))
@@ -68,7 +84,7 @@ static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out
             continue;
         }
         Err e2;
-        if (langid_trainer_add(t, line, (size_t)(tab - line), text, n, dev, &e2))
+        if (langid_trainer_add(t, line, gl, text, n, dev, &e2))
             return err_set(err, "%s:%llu: %s", rd->name, (unsigned long long)rd->line, e2.msg);
     }
     return r < 0 ? -1 : 0;
@@ -84,18 +100,12 @@ static size_t nchars(const char *s, size_t n) {
 /* --eval: identify every text of rd with m; write one line per text to out.
  * The time counted is that of langid_identify alone. */
 static int evaluate(Reader *rd, const LangId *m, size_t min_chars, FILE *out, Err *err) {
-    const char *line;
-    size_t len;
+    const char *line, *text;
+    size_t gl, tl;
     int r;
     uint64_t n = 0, right = 0, bytes = 0;
     double secs = 0;
-    while ((r = reader_next_line(rd, &line, &len, err)) == 1) {
-        if (!len) continue;
-        const char *tab = memchr(line, '\t', len);
-        if (!tab || tab == line)
-            return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name, (unsigned long long)rd->line);
-        const char *text = tab + 1;
-        size_t tl = len - (size_t)(text - line);
+    while ((r = next_tsv(rd, &line, &gl, &text, &tl, err)) == 1) {
         if (nchars(text, tl) < min_chars) continue;
         LangScore s;
         double t0 = now_sec();
@@ -103,7 +113,6 @@ static int evaluate(Reader *rd, const LangId *m, size_t min_chars, FILE *out, Er
         secs += now_sec() - t0;
         n++;
         bytes += tl;
-        size_t gl = (size_t)(tab - line);
         right += strlen(s.lang) == gl && memcmp(s.lang, line, gl) == 0;
         fprintf(out, "%.*s\t%s\t%.4f\n", (int)gl, line, s.lang, s.conf);
     }
