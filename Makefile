@@ -13,12 +13,12 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=gnu11 $(WARN) -pthread -Icommon -Iprep -Itokenize -Ivocab
+CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab
 # Data files (abbreviation lists, language profiles) are found here unless
 # WIKIBERT_DATA names another directory.
 DATADIR ?= $(abspath data)
 CFLAGS  += -DWB_DATADIR='"$(DATADIR)"'
-LDFLAGS += -pthread
+LDFLAGS += -pthread -fopenmp
 SAN     ?=
 CFLAGS  += $(SAN)
 LDFLAGS += $(SAN)
@@ -29,7 +29,7 @@ BIN     := bin
 # A program is <area>/<name>.c holding main(); every other .c file of an
 # area is library code, archived into libwikibert.a for programs and tests.
 AREAS      := prep tokenize vocab
-PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert
+PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train
 PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
