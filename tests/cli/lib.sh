@@ -6,6 +6,8 @@
 #   expect_rc NAME N        exit code was N
 #   expect_err NAME GLOB    stderr matches the shell glob
 #   done_testing            print "N passed, N failed"
+#   py_with MODULE          print a Python that imports MODULE ($WIKIBERT_PYTHON,
+#                           python3, or the benchmark venv), or nothing
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -32,3 +34,11 @@ expect_err() {
 }
 
 done_testing() { echo "$PASS passed, $FAIL failed"; }
+
+py_with() {
+  local p
+  for p in ${WIKIBERT_PYTHON:-} python3 "${BENCH_TMP:-/tmp/wikibert-bench}/venv3/bin/python"; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c "import $1" >/dev/null 2>&1; then echo "$p"; return 0; fi
+  done
+  return 0
+}
