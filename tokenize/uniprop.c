@@ -201,3 +201,48 @@ const char *uni_unicode_version(void)
     u_versionToString(v, s);
     return s;
 }
+
+/* ---- scripts and ages ---- */
+
+#include <unicode/uscript.h>
+
+_Static_assert((int)USCRIPT_COMMON == UNI_SC_COMMON && (int)USCRIPT_INHERITED == UNI_SC_INHERITED &&
+                   (int)USCRIPT_ARABIC == UNI_SC_ARABIC && (int)USCRIPT_ARMENIAN == UNI_SC_ARMENIAN &&
+                   (int)USCRIPT_DEVANAGARI == UNI_SC_DEVANAGARI && (int)USCRIPT_HAN == UNI_SC_HAN &&
+                   (int)USCRIPT_HIRAGANA == UNI_SC_HIRAGANA && (int)USCRIPT_KATAKANA == UNI_SC_KATAKANA &&
+                   (int)USCRIPT_LATIN == UNI_SC_LATIN && (int)USCRIPT_UNKNOWN == UNI_SC_UNKNOWN,
+               "UNI_SC_* must equal ICU's UScriptCode values");
+
+/* BMP scripts (all codes fit a byte: USCRIPT_CODE_LIMIT is about 200). */
+static unsigned char bmp_script[0x10000];
+static pthread_once_t script_once = PTHREAD_ONCE_INIT;
+
+static int icu_script(UChar32 c)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    UScriptCode s = uscript_getScript(c, &st);
+    return U_FAILURE(st) ? UNI_SC_UNKNOWN : (int)s;
+}
+
+static void script_build(void)
+{
+    for (UChar32 c = 0; c < 0x10000; c++) bmp_script[c] = (unsigned char)icu_script(c);
+}
+
+int uni_script(uint32_t cp)
+{
+    if (cp < 0x10000) {
+        pthread_once(&script_once, script_build);
+        return bmp_script[cp];
+    }
+    if (cp > 0x10FFFF) return UNI_SC_UNKNOWN;
+    return icu_script((UChar32)cp);
+}
+
+unsigned uni_age(uint32_t cp)
+{
+    UVersionInfo v;
+    if (cp > 0x10FFFF) return 0;
+    u_charAge((UChar32)cp, v);
+    return (unsigned)v[0] << 8 | v[1];
+}

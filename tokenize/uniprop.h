@@ -89,4 +89,23 @@ const char *uni_unicode_version(void);
 /* The ICU version string ("72.1"), for --version lines. */
 const char *uni_icu_version(void);
 
+/* Script codes, numbered as ICU's UScriptCode (the values are part of
+ * ICU's stable API; uniprop.c checks them at compile time). Only the ones
+ * callers name are listed; uni_script() returns any code ICU knows. */
+enum {
+    UNI_SC_COMMON = 0, UNI_SC_INHERITED = 1, UNI_SC_ARABIC = 2, UNI_SC_ARMENIAN = 3,
+    UNI_SC_DEVANAGARI = 10, UNI_SC_HAN = 17, UNI_SC_HIRAGANA = 20, UNI_SC_KATAKANA = 22,
+    UNI_SC_LATIN = 25, UNI_SC_UNKNOWN = 103,
+};
+
+/* The Unicode Script property of cp (ICU's uscript_getScript: the
+ * Scripts.txt value, not Script_Extensions): UNI_SC_COMMON, UNI_SC_LATIN,
+ * ...; UNI_SC_UNKNOWN for unassigned code points and cp > U+10FFFF. BMP
+ * answers come from a table built on first use. */
+int uni_script(uint32_t cp);
+
+/* The Unicode version that assigned cp (DerivedAge), as major * 256 +
+ * minor: 0x0901 for 9.1; 0 for an unassigned code point. */
+unsigned uni_age(uint32_t cp);
+
 #endif

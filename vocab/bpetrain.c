@@ -1,0 +1,1399 @@
+/* bpetrain.c - SentencePiece-compatible BPE training; see bpetrain.h.
+ *
+ * Source of the behaviour matched: google/sentencepiece (Apache-2.0, read
+ * for its rules, no code taken), src/trainer_interface.cc (LoadSentences,
+ * SplitIntoWords, IsValidSentencePiece, the character coverage),
+ * src/bpe_model_trainer.cc (the merge loop) and src/util.h (the
+ * reservoir sampler). vocab/NOTES-bpe.md summarises them.
+ *
+ * ==== How spm_train picks a merge, and how it is reproduced ====
+ *
+ * spm_train keeps every bigram symbol it has seen in a hash map (the
+ * "cache"), each with a lazily recomputed frequency, and an "active" set:
+ * every 100 emitted pieces (and again after a skipped duplicate when the
+ * count is still a multiple of 100) the active set becomes the
+ * max(1000, 5% of the cache) most frequent bigrams (std::partial_sort); in
+ * between, bigrams created by a merge join it. Each step scans the active
+ * set for the best symbol: highest frequency, then fewer code points, then
+ * the smaller UTF-8 string. A symbol whose string was already emitted is
+ * dropped without a merge (its occurrences stay unmerged for good).
+ *
+ * Here the frequencies are exact at all times (the lazy recomputation in
+ * spm_train gives the same numbers whenever it looks at them), all live
+ * pairs sit in one indexed max-heap under the same order, and the active
+ * set is implied rather than stored: a pair is active if a merge created it
+ * in the current window, or if its frequency at the last update (kept as a
+ * snapshot the first time it changes in a window) was above the cut. The
+ * cut itself comes from a frequency histogram. So a step pops the heap top
+ * and only looks further when the top is not active, which in practice
+ * happens only when the corpus runs short of pairs.
+ *
+ * What cannot be reproduced exactly: (1) which of several pairs with the
+ * frequency at the cut make it into the active set (spm_train's answer
+ * depends on std::unordered_map iteration order and the heap inside
+ * std::partial_sort); here the ones that sort first by length, string and
+ * age win. It can only matter when the best active pair has fallen to the
+ * cut frequency; BpeStats.cut_ties_used counts the windows where it did.
+ * (2) two different pairs that spell the same string with the same
+ * frequency: spm_train takes the one at the lower heap address, here the
+ * older one. (3) spm_train keeps at most 65535 characters of a word
+ * (positions are 16 bits) and aborts beyond; here words have no limit.
+ *
+ * Memory: the counting phase holds one table of distinct words per
+ * thread; training holds each distinct word once as an array of symbol
+ * ids, and per pair a record of about 100 bytes plus the list of words
+ * it occurs in.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "bpetrain.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "buf.h"
+#include "hash.h"
+#include "io.h"
+#include "pool.h"
+#include "uniprop.h"
+#include "utf8.h"
+
+#define WS_CP 0x2581u  /* "▁": whitespace after escaping */
+#define UNK_CP 0x2585u /* "▅": stands for characters outside the alphabet */
+#define WS_UTF8 "\xe2\x96\x81"
+#define UNK_UTF8 "\xe2\x96\x85"
+#define NUM_META 3     /* <unk> <s> </s> */
+#define MAX_WORKERS 256
+#define BATCH_BYTES (1u << 20)
+#define BATCH_RECORDS 8192
+#define MIN_ACTIVE 1000          /* kMinActiveSymbolsSize */
+#define ACTIVE_RATIO 0.05f       /* kTopFrequentRatio */
+#define UPDATE_INTERVAL 100      /* kUpdateActiveSymbolsInteval */
+
+/* ==== Scripts and piece validity ==== */
+
+int bpe_script(uint32_t cp) {
+    if (cp == 0x30FC) return UNI_SC_HAN; /* KATAKANA-HIRAGANA PROLONGED SOUND MARK */
+    /* Unicode 9.0 values that later versions changed */
+    if (cp == 0x0589 || cp == 0x061C) return UNI_SC_COMMON;
+    if (cp == 0x0953 || cp == 0x0954) return UNI_SC_DEVANAGARI;
+    /* scripts of Unicode 9.0 missing from spm_train's table */
+    if ((cp >= 0x10980 && cp <= 0x1099F) || (cp >= 0x10B40 && cp <= 0x10B7F) ||
+        (cp >= 0x13000 && cp <= 0x1342F) || (cp >= 0x14400 && cp <= 0x1467F))
+        return UNI_SC_COMMON;
+    unsigned age = uni_age(cp);
+    if (age == 0 || age > 0x0900) return UNI_SC_COMMON; /* unassigned in Unicode 9.0 */
+    int s = uni_script(cp);
+    if (s == UNI_SC_HIRAGANA || s == UNI_SC_KATAKANA) return UNI_SC_HAN;
+    if (s == UNI_SC_INHERITED) return BPE_SCRIPT_ANY;
+    if (s == UNI_SC_UNKNOWN) return UNI_SC_COMMON;
+    return s;
+}
+
+/* Script of a character symbol as the validity rules use it. */
+static int char_script(uint32_t cp) { return cp == WS_CP ? BPE_SCRIPT_ANY : bpe_script(cp); }
+
+int bpe_valid_piece(const char *s, size_t n, int max_len) {
+    int script = BPE_SCRIPT_ANY, nchars = 0;
+    size_t i = 0;
+    while (i < n) {
+        uint32_t cp;
+        size_t k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k == 0) return 0;
+        if (cp == UNK_CP || cp == 0 || cp == '\t' || cp == ' ') return 0;
+        if (cp == WS_CP && i > 0) return 0;
+        int sc = char_script(cp);
+        if (sc != BPE_SCRIPT_ANY) {
+            if (script != BPE_SCRIPT_ANY && script != sc) return 0;
+            script = sc;
+        }
+        i += k;
+        nchars++;
+    }
+    return nchars > 0 && nchars <= max_len;
+}
+
+/* ==== std::mt19937 and libstdc++'s uniform_int_distribution<uint64_t> ====
+ *
+ * spm_train's ReservoirSampler draws `std::uniform_int_distribution<uint64>
+ * (0, total - 1)` from a std::mt19937 seeded with 12345678. The engine is
+ * the standard MT19937; the distribution is libstdc++'s: a range that fits
+ * in 32 bits is reduced with Lemire's multiply-and-reject method (what the
+ * PyPI build of sentencepiece 0.2.3 does), a larger one is built from two
+ * draws. */
+
+typedef struct Mt {
+    uint32_t s[624];
+    int i;
+} Mt;
+
+static void mt_seed(Mt *m, uint32_t seed) {
+    m->s[0] = seed;
+    for (int i = 1; i < 624; i++) m->s[i] = 1812433253u * (m->s[i - 1] ^ (m->s[i - 1] >> 30)) + (uint32_t)i;
+    m->i = 624;
+}
+
+static uint32_t mt_next(Mt *m) {
+    if (m->i >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (m->s[k] & 0x80000000u) | (m->s[(k + 1) % 624] & 0x7FFFFFFFu);
+            m->s[k] = m->s[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1) ? 0x9908B0DFu : 0);
+        }
+        m->i = 0;
+    }
+    uint32_t y = m->s[m->i++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9D2C5680u;
+    y ^= (y << 15) & 0xEFC60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* Uniform in [0, hi]. */
+static uint64_t mt_uniform(Mt *m, uint64_t hi) {
+    if (hi < 0xFFFFFFFFull) {
+        uint32_t range = (uint32_t)hi + 1;
+        uint64_t prod = (uint64_t)mt_next(m) * range;
+        uint32_t low = (uint32_t)prod;
+        if (low < range) {
+            uint32_t threshold = (uint32_t)(-range) % range;
+            while (low < threshold) {
+                prod = (uint64_t)mt_next(m) * range;
+                low = (uint32_t)prod;
+            }
+        }
+        return prod >> 32;
+    }
+    if (hi == 0xFFFFFFFFull) return mt_next(m);
+    uint64_t tmp, ret;
+    do {
+        tmp = (1ull << 32) * mt_uniform(m, hi >> 32);
+        ret = tmp + mt_next(m);
+    } while (ret > hi || ret < tmp);
+    return ret;
+}
+
+/* ==== Trainer state ==== */
+
+/* Symbol states. A character symbol is always in the cache; a pair is
+ * LIVE once created, ERASED when merged or dropped as a duplicate, and
+ * DEAD when spm_train would have created it again after a duplicate drop
+ * (in the cache, frequency 0 forever). */
+enum { ST_CHAR, ST_LIVE, ST_DEAD, ST_ERASED };
+enum { SF_WS = 1, SF_UNK = 2, SF_DIRTY = 4, SF_DEFERRED = 8 };
+
+/* The words a pair occurs in (ascending, no repeats; entries may be stale).
+ * One word is stored inline. */
+typedef struct WList {
+    uint32_t n, cap;
+    union {
+        uint32_t one;
+        uint32_t *v;
+    };
+} WList;
+
+typedef struct Sym {
+    int32_t left, right;   /* parts of a pair; -1 for characters */
+    int64_t freq;          /* occurrences weighted by word counts (exact) */
+    int64_t snap;          /* effective freq at the last update, if snap_epoch is current */
+    int64_t hreg;          /* frequency the heap and the histogram hold for this pair */
+    const char *str;       /* UTF-8 (not NUL-terminated) */
+    uint32_t order;        /* creation order: spm_train's allocation order */
+    int32_t heap;          /* index in the heap, -1 if not in it */
+    int32_t hbig;          /* index in the big-frequency list, -1 if not in it */
+    int32_t born, snap_epoch, active_epoch, tie_epoch;
+    int16_t script;        /* one script or BPE_SCRIPT_ANY */
+    uint8_t nbytes, nchars, state, flags;
+    WList words;
+} Sym;
+
+#define SYM_PAGE_BITS 16
+#define SYM_PAGE (1u << SYM_PAGE_BITS)
+#define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
+#define HIST_BLOCK 1024
+
+typedef struct Counter {
+    StrMap words;
+    Buf norm, cooked;
+    uint64_t nwords;
+} Counter;
+
+enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED };
+
+struct BpeTrainer {
+    BpeOpts o;
+    SpNorm *own_norm;
+    BpeStats st;
+    Err err;
+
+    /* counting */
+    Counter *ctr;
+    int nctr;
+    Reader rd;
+    int mode, stop, counts_void;
+    Mt mt;
+    uint64_t *res_idx;   /* RM_SAMPLE_*: sampled line ordinals */
+    uint64_t res_n, sel_pos;
+    char **res_line;     /* RM_SAMPLE_MEM: sampled lines, each [u32 len][bytes] */
+    uint64_t stored_pos;
+    uint64_t last_progress;
+
+    /* training: words */
+    size_t nwords;
+    int32_t *seq;        /* symbols of all words back to back */
+    size_t *woff;
+    uint32_t *wlen;
+    uint64_t *wcount;
+
+    /* training: symbols */
+    Sym **pages;
+    size_t npages, nsym;
+    uint32_t nchar_syms, next_order;
+    uint64_t *pkeys;     /* pair map: (left << 32 | right) -> sym id */
+    int32_t *pvals;
+    size_t pcap, pcount;
+    char *sblock;        /* piece strings, in blocks */
+    size_t sblock_left;
+    char **sblocks;
+    size_t nsblocks;
+
+    /* training: selection */
+    int32_t *heap;
+    size_t nheap, capheap;
+    uint32_t *hist, *hblock;
+    int32_t *big;
+    size_t nbig, capbig;
+    int32_t *dirty, *deferred;
+    size_t ndirty, capdirty, ndeferred, capdeferred;
+    uint64_t cache_size, nlive, ndead;
+    int32_t epoch;
+    int all_active, tie_done;
+    int64_t cut_freq;
+    uint64_t cut_take, cut_total;
+
+    /* result */
+    StrMap emitted;
+    Buf pieces;          /* piece bytes back to back */
+    size_t *poff;
+    uint32_t *plen;
+    size_t npieces, cappieces;
+    uint32_t *req_cp;    /* the alphabet, in output order */
+    size_t nreq;
+    int trained;
+};
+
+static inline Sym *S(const BpeTrainer *t, int32_t id) {
+    return &t->pages[(uint32_t)id >> SYM_PAGE_BITS][(uint32_t)id & (SYM_PAGE - 1)];
+}
+
+BpeTrainer *bpe_create(const BpeOpts *o) {
+    BpeTrainer *t = xcalloc(1, sizeof *t);
+    t->o = *o;
+    if (t->o.nthreads < 1) t->o.nthreads = 1;
+    if (t->o.nthreads > MAX_WORKERS) t->o.nthreads = MAX_WORKERS;
+    if (!t->o.norm) {
+        Err e;
+        t->own_norm = spnorm_new(NULL, 0, NULL, &e);
+        t->o.norm = t->own_norm;
+    }
+    t->nctr = t->o.nthreads;
+    t->ctr = xcalloc((size_t)t->nctr, sizeof *t->ctr);
+    for (int i = 0; i < t->nctr; i++) strmap_init(&t->ctr[i].words, 0);
+    return t;
+}
+
+static void wlist_free(WList *l) {
+    if (l->cap > 1) free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+void bpe_destroy(BpeTrainer *t) {
+    if (!t) return;
+    for (int i = 0; i < t->nctr; i++) {
+        strmap_free(&t->ctr[i].words);
+        buf_free(&t->ctr[i].norm);
+        buf_free(&t->ctr[i].cooked);
+    }
+    free(t->ctr);
+    if (t->own_norm) spnorm_free(t->own_norm);
+    free(t->res_idx);
+    if (t->res_line) {
+        for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
+        free(t->res_line);
+    }
+    free(t->seq), free(t->woff), free(t->wlen), free(t->wcount);
+    for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
+    for (size_t i = 0; i < t->npages; i++) free(t->pages[i]);
+    free(t->pages);
+    free(t->pkeys), free(t->pvals);
+    for (size_t i = 0; i < t->nsblocks; i++) free(t->sblocks[i]);
+    free(t->sblocks);
+    free(t->heap), free(t->hist), free(t->hblock), free(t->big);
+    free(t->dirty), free(t->deferred);
+    if (t->emitted.slots) strmap_free(&t->emitted);
+    buf_free(&t->pieces);
+    free(t->poff), free(t->plen), free(t->req_cp);
+    free(t);
+}
+
+const BpeStats *bpe_stats(const BpeTrainer *t) { return &t->st; }
+
+/* ==== Counting ==== */
+
+/* Replace "<unk>", "<s>" and "</s>" with a TAB, as spm_train's meta-piece
+ * matcher does after normalization. Returns s or the rewritten copy. */
+static const char *replace_meta(Buf *out, const char *s, size_t n, size_t *outn) {
+    if (!memchr(s, '<', n)) {
+        *outn = n;
+        return s;
+    }
+    buf_clear(out);
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == '<') {
+            size_t m = 0;
+            if (n - i >= 5 && memcmp(s + i, "<unk>", 5) == 0) m = 5;
+            else if (n - i >= 3 && memcmp(s + i, "<s>", 3) == 0) m = 3;
+            else if (n - i >= 4 && memcmp(s + i, "</s>", 4) == 0) m = 4;
+            if (m) {
+                buf_putc(out, '\t');
+                i += m;
+                continue;
+            }
+        }
+        buf_putc(out, s[i++]);
+    }
+    *outn = out->len;
+    return out->data;
+}
+
+/* Split normalized text into words (each starts at a U+2581, the first at
+ * the start) as SplitIntoWords does, and count them. */
+static void count_words(Counter *c, const char *s, size_t n) {
+    const char *end = s + n, *w = s;
+    while (w < end) {
+        const char *p = w + 1, *q = end;
+        while (p < end) {
+            const char *e2 = memchr(p, 0xE2, (size_t)(end - p));
+            if (!e2) break;
+            if (end - e2 >= 3 && (unsigned char)e2[1] == 0x96 && (unsigned char)e2[2] == 0x81) {
+                q = e2;
+                break;
+            }
+            p = e2 + 1;
+        }
+        *strmap_slot(&c->words, w, (size_t)(q - w)) += 1;
+        c->nwords++;
+        w = q;
+    }
+}
+
+static void count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
+    buf_clear(&c->norm);
+    spnorm_normalize(t->o.norm, line, len, &c->norm);
+    if (!c->norm.len) return;
+    size_t n;
+    const char *s = replace_meta(&c->cooked, c->norm.data, c->norm.len, &n);
+    count_words(c, s, n);
+}
+
+/* The line filters of LoadSentences: 0 = load it, else the reason. */
+enum { LF_OK, LF_EMPTY, LF_LONG, LF_RESERVED };
+static int line_filter(const BpeTrainer *t, const char *line, size_t len) {
+    if (len == 0) return LF_EMPTY;
+    if (len > t->o.max_sentence_length) return LF_LONG;
+    if (len >= 3 && memmem(line, len, UNK_UTF8, 3)) return LF_RESERVED;
+    return LF_OK;
+}
+
+static void note_filtered(BpeTrainer *t, int f) {
+    if (f == LF_EMPTY) t->st.empty++;
+    else if (f == LF_LONG) t->st.too_long++;
+    else t->st.reserved++;
+}
+
+void bpe_add_line(BpeTrainer *t, const char *line, size_t len) {
+    t->st.lines++;
+    int f = line_filter(t, line, len);
+    if (f != LF_OK) {
+        note_filtered(t, f);
+        return;
+    }
+    t->st.loadable++;
+    t->st.sentences++;
+    count_line(t, &t->ctr[0], line, len);
+}
+
+void bpe_add_word(BpeTrainer *t, const char *word, size_t len, uint64_t count) {
+    if (!len || !count) return;
+    *strmap_slot(&t->ctr[0].words, word, len) += count;
+    t->ctr[0].nwords += count;
+}
+
+static void batch_add(Batch *b, const char *line, size_t len) {
+    uint32_t n = (uint32_t)len;
+    buf_append(&b->in, &n, sizeof n);
+    buf_append(&b->in, line, len);
+    b->nrec++;
+}
+
+static void show_reading(BpeTrainer *t) {
+    if (t->o.progress && t->st.lines - t->last_progress >= 65536) {
+        t->last_progress = t->st.lines;
+        t->o.progress(t->o.progress_ctx, "reading", t->st.lines, 0);
+    }
+}
+
+/* Keep a copy of a line for the in-memory sample. */
+static char *line_copy(const char *line, size_t len) {
+    char *p = xmalloc(sizeof(uint32_t) + len);
+    uint32_t n = (uint32_t)len;
+    memcpy(p, &n, sizeof n);
+    memcpy(p + sizeof n, line, len);
+    return p;
+}
+
+/* One loadable line number `ord` arrived: the sampler's decision. Returns
+ * 1 if the line goes to counting now. */
+static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len) {
+    uint64_t N = t->o.input_sentence_size;
+    switch (t->mode) {
+    case RM_ALL: return 1;
+    case RM_FIRST:
+        if (ord + 1 >= N) t->stop = 1;
+        return 1;
+    case RM_SAMPLE_IDX:
+        if (ord < N) return !t->counts_void;
+        if (!t->counts_void) { /* more lines than N: from now on only line numbers */
+            t->counts_void = 1;
+            t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
+            for (uint64_t i = 0; i < N; i++) t->res_idx[i] = i;
+            t->res_n = N;
+        }
+        {
+            uint64_t k = mt_uniform(&t->mt, ord);
+            if (k < N) t->res_idx[k] = ord;
+        }
+        return 0;
+    case RM_SAMPLE_SEL:
+        if (t->sel_pos < t->res_n && t->res_idx[t->sel_pos] == ord) {
+            if (++t->sel_pos == t->res_n) t->stop = 1;
+            return 1;
+        }
+        return 0;
+    case RM_SAMPLE_MEM:
+        if (ord < N) {
+            if (t->res_n == 0 || (t->res_n & (t->res_n - 1)) == 0)
+                t->res_line = xrealloc(t->res_line, (size_t)(t->res_n ? 2 * t->res_n : 1) * sizeof *t->res_line);
+            t->res_line[t->res_n++] = line_copy(line, len);
+        } else {
+            uint64_t k = mt_uniform(&t->mt, ord);
+            if (k < N) {
+                free(t->res_line[k]);
+                t->res_line[k] = line_copy(line, len);
+            }
+        }
+        return 0;
+    }
+    return 0;
+}
+
+static int fill(void *ctx, Batch *b) {
+    BpeTrainer *t = ctx;
+    if (t->mode == RM_STORED) {
+        while (t->stored_pos < t->res_n && b->in.len < BATCH_BYTES && b->nrec < BATCH_RECORDS) {
+            const char *p = t->res_line[t->stored_pos++];
+            uint32_t n;
+            memcpy(&n, p, sizeof n);
+            batch_add(b, p + sizeof n, n);
+        }
+        return b->nrec > 0;
+    }
+    const char *line;
+    size_t len;
+    int r = 0;
+    int second = t->mode == RM_SAMPLE_SEL; /* lines were counted in pass 1 */
+    while (!t->stop && b->in.len < BATCH_BYTES && b->nrec < BATCH_RECORDS &&
+           (r = reader_next_line(&t->rd, &line, &len, &t->err)) == 1) {
+        int f = line_filter(t, line, len);
+        if (!second) {
+            t->st.lines++;
+            show_reading(t);
+            if (f != LF_OK) {
+                note_filtered(t, f);
+                continue;
+            }
+        } else if (f != LF_OK) {
+            continue;
+        }
+        /* ordinal among loadable lines (pass 2 counts them again in stored_pos) */
+        uint64_t ord = second ? t->stored_pos++ : t->st.loadable++;
+        if (sample_line(t, ord, line, len)) batch_add(b, line, len);
+    }
+    if (r < 0) return -1;
+    return b->nrec > 0;
+}
+
+static void work(void *ctx, int wid, Batch *b) {
+    BpeTrainer *t = ctx;
+    Counter *c = &t->ctr[wid];
+    const char *p = b->in.data, *end = b->in.data + b->in.len;
+    while (p < end) {
+        uint32_t n;
+        memcpy(&n, p, sizeof n);
+        p += sizeof n;
+        count_line(t, c, p, n);
+        p += n;
+    }
+    b->counts[0] = b->nrec;
+}
+
+static int flush(void *ctx, Batch *b) {
+    BpeTrainer *t = ctx;
+    if (!t->counts_void) t->st.sentences += b->counts[0];
+    return 0;
+}
+
+static int u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void reset_counts(BpeTrainer *t) {
+    for (int i = 0; i < t->nctr; i++) {
+        strmap_free(&t->ctr[i].words);
+        strmap_init(&t->ctr[i].words, 0);
+        t->ctr[i].nwords = 0;
+    }
+    t->st.sentences = 0;
+}
+
+/* Check that every input can be opened, before any reading: -2 with err
+ * set for one that cannot (missing, unreadable, a directory). */
+static int check_inputs(char **inputs, int n, int *all_regular, Err *err) {
+    *all_regular = n > 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(inputs[i], "-") == 0) {
+            *all_regular = 0;
+            continue;
+        }
+        struct stat sb;
+        if (stat(inputs[i], &sb) != 0) return err_set(err, "%s: %s", inputs[i], strerror(errno)) - 1;
+        if (S_ISDIR(sb.st_mode)) return err_set(err, "%s: %s", inputs[i], strerror(EISDIR)) - 1;
+        FILE *fp = fopen(inputs[i], "rb");
+        if (!fp) return err_set(err, "%s: %s", inputs[i], strerror(errno)) - 1;
+        fclose(fp);
+        if (!S_ISREG(sb.st_mode)) *all_regular = 0;
+    }
+    return 0;
+}
+
+static int run_pass(BpeTrainer *t, char **inputs, int n) {
+    static const PoolOps ops = {fill, work, flush};
+    t->stop = 0;
+    if (t->mode != RM_STORED) reader_init(&t->rd, inputs, n);
+    int rc = pool_run(t->o.nthreads, &ops, t);
+    if (t->mode != RM_STORED) reader_free(&t->rd);
+    return rc;
+}
+
+int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
+    int all_regular;
+    if (check_inputs(inputs, n, &all_regular, err)) return -2;
+    uint64_t N = t->o.input_sentence_size;
+    mt_seed(&t->mt, (uint32_t)t->o.seed);
+    t->mode = N == 0 ? RM_ALL : !t->o.shuffle ? RM_FIRST : all_regular ? RM_SAMPLE_IDX : RM_SAMPLE_MEM;
+    t->counts_void = 0;
+    if (run_pass(t, inputs, n)) goto fail;
+    if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
+        /* more loadable lines than N: count the sampled ones in a second pass */
+        reset_counts(t);
+        qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
+        t->mode = RM_SAMPLE_SEL;
+        t->sel_pos = 0;
+        t->stored_pos = 0;
+        t->counts_void = 0;
+        t->st.sampled = 1;
+        if (run_pass(t, inputs, n)) goto fail;
+        free(t->res_idx);
+        t->res_idx = NULL;
+    } else if (t->mode == RM_SAMPLE_MEM) {
+        t->st.sampled = t->st.loadable > N;
+        t->mode = RM_STORED;
+        t->stored_pos = 0;
+        if (run_pass(t, inputs, n)) goto fail;
+        for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
+        free(t->res_line);
+        t->res_line = NULL;
+        t->res_n = 0;
+    }
+    return 0;
+fail:
+    *err = t->err;
+    return -1;
+}
+
+/* ==== Training: symbols, pair map, piece strings ==== */
+
+static inline int64_t eff(const Sym *s) { return s->state == ST_DEAD ? 0 : s->freq; }
+
+static int32_t sym_new(BpeTrainer *t) {
+    if (t->nsym == t->npages * SYM_PAGE) {
+        if (t->nsym >= (size_t)INT32_MAX - SYM_PAGE) die("bpe: more than 2^31 symbols");
+        t->pages = xrealloc(t->pages, (t->npages + 1) * sizeof *t->pages);
+        t->pages[t->npages++] = xmalloc(SYM_PAGE * sizeof(Sym));
+    }
+    int32_t id = (int32_t)t->nsym++;
+    Sym *s = S(t, id);
+    memset(s, 0, sizeof *s);
+    s->left = s->right = -1;
+    s->heap = s->hbig = -1;
+    s->order = t->next_order++;
+    s->born = t->epoch;
+    s->snap_epoch = s->active_epoch = s->tie_epoch = -1;
+    return id;
+}
+
+/* Copy a[0..na) b[0..nb) into the string store. */
+static const char *str_store(BpeTrainer *t, const char *a, size_t na, const char *b, size_t nb) {
+    size_t n = na + nb;
+    if (t->sblock_left < n) {
+        size_t sz = n > (1u << 20) ? n : (1u << 20);
+        t->sblocks = xrealloc(t->sblocks, (t->nsblocks + 1) * sizeof *t->sblocks);
+        t->sblocks[t->nsblocks++] = t->sblock = xmalloc(sz);
+        t->sblock_left = sz;
+    }
+    char *p = t->sblock;
+    memcpy(p, a, na);
+    if (nb) memcpy(p + na, b, nb);
+    t->sblock += n;
+    t->sblock_left -= n;
+    return p;
+}
+
+static inline uint64_t pkey(int32_t a, int32_t b) { return (uint64_t)(uint32_t)a << 32 | (uint32_t)b; }
+
+static inline size_t pslot(uint64_t k, size_t cap) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (size_t)k & (cap - 1);
+}
+
+static int32_t pmap_get(const BpeTrainer *t, uint64_t key) {
+    if (!t->pcap) return -1;
+    for (size_t i = pslot(key, t->pcap);; i = (i + 1) & (t->pcap - 1)) {
+        if (t->pvals[i] < 0) return -1;
+        if (t->pkeys[i] == key) return t->pvals[i];
+    }
+}
+
+static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id);
+
+static void pmap_grow(BpeTrainer *t) {
+    size_t oldcap = t->pcap;
+    uint64_t *ok = t->pkeys;
+    int32_t *ov = t->pvals;
+    t->pcap = oldcap ? 2 * oldcap : 1024;
+    t->pkeys = xmalloc(t->pcap * sizeof *t->pkeys);
+    t->pvals = xmalloc(t->pcap * sizeof *t->pvals);
+    memset(t->pvals, 0xFF, t->pcap * sizeof *t->pvals);
+    t->pcount = 0;
+    for (size_t i = 0; i < oldcap; i++)
+        if (ov[i] >= 0) pmap_put(t, ok[i], ov[i]);
+    free(ok);
+    free(ov);
+}
+
+static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
+    if ((t->pcount + 1) * 2 > t->pcap) pmap_grow(t);
+    size_t i = pslot(key, t->pcap);
+    while (t->pvals[i] >= 0) i = (i + 1) & (t->pcap - 1);
+    t->pkeys[i] = key;
+    t->pvals[i] = id;
+    t->pcount++;
+}
+
+static void wlist_push(WList *l, uint32_t w) {
+    if (l->n == 0) {
+        l->one = w;
+        l->n = l->cap = 1;
+        return;
+    }
+    uint32_t last = l->cap == 1 ? l->one : l->v[l->n - 1];
+    if (last == w) return;
+    if (l->cap == 1) {
+        uint32_t *v = xmalloc(4 * sizeof *v);
+        v[0] = l->one;
+        l->v = v;
+        l->cap = 4;
+    } else if (l->n == l->cap) {
+        l->cap *= 2;
+        l->v = xrealloc(l->v, (size_t)l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = w;
+}
+
+/* ==== Training: the heap and the frequency histogram ====
+ *
+ * The heap holds every live pair not deferred, ordered as spm_train ranks
+ * candidates: frequency (descending), code points, UTF-8 bytes, age. It
+ * orders by the frequency registered in `hreg`, which fix_dirty() brings
+ * up to date after each merge one pair at a time, so the heap stays
+ * consistent while a merge changes many counts. The
+ * histogram counts live pairs per frequency (exactly below HIST_SMALL, in
+ * a list above it) so that the frequency at the active-set cut is found
+ * without a sort. */
+
+static int better(const Sym *a, const Sym *b) {
+    int64_t fa = a->hreg, fb = b->hreg;
+    if (fa != fb) return fa > fb;
+    if (a->nchars != b->nchars) return a->nchars < b->nchars;
+    size_t n = a->nbytes < b->nbytes ? a->nbytes : b->nbytes;
+    int c = memcmp(a->str, b->str, n);
+    if (c) return c < 0;
+    if (a->nbytes != b->nbytes) return a->nbytes < b->nbytes;
+    return a->order < b->order;
+}
+
+static inline void heap_set(BpeTrainer *t, size_t i, int32_t id) {
+    t->heap[i] = id;
+    S(t, id)->heap = (int32_t)i;
+}
+
+static void sift_up(BpeTrainer *t, size_t i) {
+    int32_t id = t->heap[i];
+    const Sym *s = S(t, id);
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!better(s, S(t, t->heap[p]))) break;
+        heap_set(t, i, t->heap[p]);
+        i = p;
+    }
+    heap_set(t, i, id);
+}
+
+static void sift_down(BpeTrainer *t, size_t i) {
+    int32_t id = t->heap[i];
+    const Sym *s = S(t, id);
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= t->nheap) break;
+        if (c + 1 < t->nheap && better(S(t, t->heap[c + 1]), S(t, t->heap[c]))) c++;
+        if (!better(S(t, t->heap[c]), s)) break;
+        heap_set(t, i, t->heap[c]);
+        i = c;
+    }
+    heap_set(t, i, id);
+}
+
+static void heap_push(BpeTrainer *t, int32_t id) {
+    if (t->nheap == t->capheap) {
+        t->capheap = t->capheap ? 2 * t->capheap : 1024;
+        t->heap = xrealloc(t->heap, t->capheap * sizeof *t->heap);
+    }
+    t->heap[t->nheap] = id;
+    sift_up(t, t->nheap++);
+}
+
+static void heap_remove(BpeTrainer *t, int32_t id) {
+    Sym *s = S(t, id);
+    size_t i = (size_t)s->heap;
+    s->heap = -1;
+    if (i == --t->nheap) return;
+    int32_t moved = t->heap[t->nheap];
+    heap_set(t, i, moved);
+    sift_up(t, i);
+    sift_down(t, (size_t)S(t, moved)->heap);
+}
+
+/* Restore the heap order around a pair whose frequency changed. */
+static void heap_fix(BpeTrainer *t, int32_t id) {
+    size_t i = (size_t)S(t, id)->heap;
+    sift_up(t, i);
+    sift_down(t, (size_t)S(t, id)->heap);
+}
+
+static void hist_add(BpeTrainer *t, Sym *s, int32_t id, int64_t f) {
+    s->hreg = f;
+    if (f < HIST_SMALL) {
+        t->hist[f]++;
+        t->hblock[f / HIST_BLOCK]++;
+        return;
+    }
+    if (t->nbig == t->capbig) {
+        t->capbig = t->capbig ? 2 * t->capbig : 256;
+        t->big = xrealloc(t->big, t->capbig * sizeof *t->big);
+    }
+    s->hbig = (int32_t)t->nbig;
+    t->big[t->nbig++] = id;
+}
+
+static void hist_del(BpeTrainer *t, Sym *s) {
+    int64_t f = s->hreg;
+    if (f < HIST_SMALL) {
+        t->hist[f]--;
+        t->hblock[f / HIST_BLOCK]--;
+        return;
+    }
+    int32_t last = t->big[--t->nbig];
+    if ((size_t)s->hbig != t->nbig) {
+        t->big[s->hbig] = last;
+        S(t, last)->hbig = s->hbig;
+    }
+    s->hbig = -1;
+}
+
+static void mark_dirty(BpeTrainer *t, Sym *s, int32_t id) {
+    if (s->flags & SF_DIRTY) return;
+    s->flags |= SF_DIRTY;
+    if (t->ndirty == t->capdirty) {
+        t->capdirty = t->capdirty ? 2 * t->capdirty : 1024;
+        t->dirty = xrealloc(t->dirty, t->capdirty * sizeof *t->dirty);
+    }
+    t->dirty[t->ndirty++] = id;
+}
+
+/* Bring the histogram and the heap up to date with the changed pairs. */
+static void fix_dirty(BpeTrainer *t) {
+    for (size_t k = 0; k < t->ndirty; k++) {
+        int32_t id = t->dirty[k];
+        Sym *s = S(t, id);
+        s->flags &= (uint8_t)~SF_DIRTY;
+        if (s->state != ST_LIVE) continue;
+        if (s->freq != s->hreg) {
+            hist_del(t, s);
+            hist_add(t, s, id, s->freq);
+        }
+        if (s->heap >= 0) heap_fix(t, id);
+        else if (!(s->flags & SF_DEFERRED)) heap_push(t, id);
+    }
+    t->ndirty = 0;
+}
+
+/* ==== Training: pair bookkeeping (spm_train's GetPairSymbol, AddNewPair,
+ * ResetFreq with exact counts) ==== */
+
+static int pair_valid(const BpeTrainer *t, const Sym *a, const Sym *b) {
+    if ((a->flags | b->flags) & SF_UNK) return 0;
+    if (b->flags & SF_WS) return 0; /* U+2581 only as the first character */
+    if ((int)a->nchars + (int)b->nchars > t->o.max_piece_length) return 0;
+    return a->script == BPE_SCRIPT_ANY || b->script == BPE_SCRIPT_ANY || a->script == b->script;
+}
+
+/* Put a pair that entered the cache into the histogram and the heap (once
+ * training is under way; the initial pairs are added in bulk). */
+static void cache_enter(BpeTrainer *t, Sym *s, int32_t id, int ready) {
+    t->cache_size++;
+    if (s->state == ST_LIVE) t->nlive++;
+    else t->ndead++;
+    if (!ready) return;
+    hist_add(t, s, id, eff(s));
+    heap_push(t, id);
+}
+
+static void cache_leave(BpeTrainer *t, Sym *s, int32_t id) {
+    if (s->heap >= 0) heap_remove(t, id);
+    hist_del(t, s);
+    t->cache_size--;
+    if (s->state == ST_LIVE) t->nlive--;
+    else t->ndead--;
+    s->state = ST_ERASED;
+    s->flags &= (uint8_t)~SF_DEFERRED;
+    wlist_free(&s->words);
+}
+
+static int32_t pair_create(BpeTrainer *t, int32_t a, int32_t b, uint64_t key, int ready) {
+    int32_t id = sym_new(t);
+    Sym *s = S(t, id);
+    const Sym *x = S(t, a), *y = S(t, b);
+    s->left = a;
+    s->right = b;
+    s->state = ST_LIVE;
+    s->nchars = (uint8_t)(x->nchars + y->nchars);
+    s->nbytes = (uint8_t)(x->nbytes + y->nbytes);
+    s->str = str_store(t, x->str, x->nbytes, y->str, y->nbytes);
+    s->script = x->script != BPE_SCRIPT_ANY ? x->script : y->script;
+    s->flags = x->flags & SF_WS;
+    pmap_put(t, key, id);
+    cache_enter(t, s, id, ready);
+    if (t->cache_size - t->nchar_syms > t->st.pairs) t->st.pairs = t->cache_size - t->nchar_syms;
+    return id;
+}
+
+static inline void freq_add(BpeTrainer *t, Sym *s, int32_t id, int64_t d, int ready) {
+    if (ready && s->state == ST_LIVE) {
+        if (s->snap_epoch != t->epoch) {
+            s->snap = s->freq;
+            s->snap_epoch = t->epoch;
+        }
+        mark_dirty(t, s, id);
+    }
+    s->freq += d;
+}
+
+/* AddNewPair: the pair a b now occurs in word w (count c). */
+static void pair_add(BpeTrainer *t, int32_t a, int32_t b, int64_t c, uint32_t w, int ready) {
+    if (!pair_valid(t, S(t, a), S(t, b))) return;
+    uint64_t key = pkey(a, b);
+    int32_t id = pmap_get(t, key);
+    if (id < 0) {
+        id = pair_create(t, a, b, key, ready);
+    } else if (S(t, id)->state == ST_ERASED) {
+        /* not reached (a new pair always holds the symbol just merged); kept
+         * for completeness: spm_train would start a new symbol */
+        Sym *s = S(t, id);
+        s->state = ST_LIVE;
+        s->freq = 0;
+        s->order = t->next_order++;
+        s->born = t->epoch;
+        cache_enter(t, s, id, ready);
+    }
+    Sym *s = S(t, id);
+    s->active_epoch = t->epoch;
+    freq_add(t, s, id, c, ready);
+    wlist_push(&s->words, w);
+}
+
+/* ResetFreq: the pair a b loses an occurrence (count c). A pair dropped as
+ * a duplicate comes back into spm_train's cache here, with frequency 0. */
+static void pair_reset(BpeTrainer *t, int32_t a, int32_t b, int64_t c) {
+    int32_t id = pmap_get(t, pkey(a, b));
+    if (id < 0) return; /* not a valid piece */
+    Sym *s = S(t, id);
+    if (s->state == ST_ERASED) {
+        s->state = ST_DEAD;
+        s->order = t->next_order++;
+        s->born = t->epoch;
+        cache_enter(t, s, id, 1);
+    }
+    freq_add(t, s, id, -c, 1);
+}
+
+/* ==== Training: the active set ==== */
+
+static int64_t freq_at_update(const BpeTrainer *t, const Sym *s) {
+    return s->snap_epoch == t->epoch ? s->snap : eff(s);
+}
+
+/* UpdateActiveSymbols: a new window; find the cut frequency. */
+static void update_active(BpeTrainer *t) {
+    t->epoch++;
+    for (size_t k = 0; k < t->ndeferred; k++) {
+        int32_t id = t->deferred[k];
+        Sym *s = S(t, id);
+        if (!(s->flags & SF_DEFERRED)) continue;
+        s->flags &= (uint8_t)~SF_DEFERRED;
+        if (s->heap < 0 && (s->state == ST_LIVE || s->state == ST_DEAD)) heap_push(t, id);
+    }
+    t->ndeferred = 0;
+    t->tie_done = 0;
+    uint64_t nlist = t->nlive + t->ndead;
+    int k = (int)((float)t->cache_size * ACTIVE_RATIO);
+    uint64_t K = (uint64_t)(k < MIN_ACTIVE ? MIN_ACTIVE : k);
+    if (K >= nlist) {
+        t->all_active = 1;
+        return;
+    }
+    t->all_active = 0;
+    uint64_t nbig = t->nbig;
+    if (K <= nbig) {
+        int64_t *f = xmalloc(nbig * sizeof *f);
+        for (size_t i = 0; i < nbig; i++) f[i] = eff(S(t, t->big[i]));
+        /* descending */
+        for (size_t i = 1; i < nbig; i++) {
+            int64_t v = f[i];
+            size_t j = i;
+            while (j > 0 && f[j - 1] < v) f[j] = f[j - 1], j--;
+            f[j] = v;
+        }
+        t->cut_freq = f[K - 1];
+        uint64_t greater = 0, equal = 0;
+        for (size_t i = 0; i < nbig; i++) greater += f[i] > t->cut_freq, equal += f[i] == t->cut_freq;
+        t->cut_take = K - greater;
+        t->cut_total = equal;
+        free(f);
+    } else {
+        uint64_t need = K - nbig;
+        size_t blk = HIST_SMALL / HIST_BLOCK;
+        while (blk > 0 && t->hblock[blk - 1] < need) need -= t->hblock[--blk];
+        size_t f = blk * HIST_BLOCK - 1;
+        while (t->hist[f] < need) need -= t->hist[f--];
+        t->cut_freq = (int64_t)f;
+        t->cut_take = need;
+        t->cut_total = t->hist[f];
+    }
+    if (t->cut_take < t->cut_total) t->st.cut_ties++;
+}
+
+/* Rank pairs by length, string and age (the order below frequency). */
+static int rank_cmp(const void *a, const void *b, void *ctx) {
+    const BpeTrainer *t = ctx;
+    const Sym *x = S(t, *(const int32_t *)a), *y = S(t, *(const int32_t *)b);
+    if (x->nchars != y->nchars) return x->nchars < y->nchars ? -1 : 1;
+    size_t n = x->nbytes < y->nbytes ? x->nbytes : y->nbytes;
+    int c = memcmp(x->str, y->str, n);
+    if (c) return c;
+    if (x->nbytes != y->nbytes) return x->nbytes < y->nbytes ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Decide which pairs at the cut frequency are in this window's active set:
+ * the first cut_take by length, string and age (spm_train's choice is
+ * implementation-defined). Done once per window, and only when needed. */
+static void compute_ties(BpeTrainer *t) {
+    t->tie_done = 1;
+    t->st.cut_ties_used++;
+    int32_t *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t id = t->nchar_syms; id < t->nsym; id++) {
+        Sym *s = S(t, (int32_t)id);
+        if ((s->state != ST_LIVE && s->state != ST_DEAD) || s->born == t->epoch) continue;
+        if (freq_at_update(t, s) != t->cut_freq) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            v = xrealloc(v, cap * sizeof *v);
+        }
+        v[n++] = (int32_t)id;
+    }
+    if (n) qsort_r(v, n, sizeof *v, rank_cmp, t);
+    for (size_t i = 0; i < n; i++) S(t, v[i])->tie_epoch = i < t->cut_take ? t->epoch : -1;
+    free(v);
+}
+
+static int is_active(BpeTrainer *t, const Sym *s) {
+    if (s->active_epoch == t->epoch) return 1; /* a merge made it in this window */
+    if (s->born == t->epoch) return 0;         /* came back after a duplicate drop */
+    if (t->all_active) return 1;
+    int64_t fa = freq_at_update(t, s);
+    if (fa != t->cut_freq) return fa > t->cut_freq;
+    if (!t->tie_done) compute_ties(t);
+    return s->tie_epoch == t->epoch;
+}
+
+/* The best active pair, or -1. Pairs outside the active set that reach the
+ * heap top wait (deferred) until the next window. */
+static int32_t select_best(BpeTrainer *t) {
+    int skipped = 0;
+    while (t->nheap) {
+        int32_t id = t->heap[0];
+        Sym *s = S(t, id);
+        if (is_active(t, s)) {
+            t->st.window_skips += skipped;
+            return id;
+        }
+        heap_remove(t, id);
+        s->flags |= SF_DEFERRED;
+        if (t->ndeferred == t->capdeferred) {
+            t->capdeferred = t->capdeferred ? 2 * t->capdeferred : 1024;
+            t->deferred = xrealloc(t->deferred, t->capdeferred * sizeof *t->deferred);
+        }
+        t->deferred[t->ndeferred++] = id;
+        skipped = 1;
+    }
+    return -1;
+}
+
+/* Replace every occurrence of pair `best` (left to right, as spm_train's
+ * ordered position list does) in the words it occurs in, keeping the
+ * neighbouring pairs' counts exact. */
+static void merge(BpeTrainer *t, int32_t best) {
+    Sym *b = S(t, best);
+    int32_t L = b->left, R = b->right;
+    WList wl = b->words;
+    for (uint32_t k = 0; k < wl.n; k++) {
+        uint32_t w = wl.cap == 1 ? wl.one : wl.v[k];
+        int32_t *s = t->seq + t->woff[w];
+        uint32_t n = t->wlen[w], out = 0, i = 0;
+        int64_t c = (int64_t)t->wcount[w];
+        while (i < n) {
+            if (s[i] == L && i + 1 < n && s[i + 1] == R) {
+                int32_t prev = out > 0 ? s[out - 1] : -1;
+                int32_t next = i + 2 < n ? s[i + 2] : -1;
+                if (prev >= 0) pair_reset(t, prev, L, c);
+                if (next >= 0) pair_reset(t, R, next, c);
+                s[out++] = best;
+                if (prev >= 0) pair_add(t, prev, best, c, w, 1);
+                if (next >= 0) pair_add(t, best, next, c, w, 1);
+                i += 2;
+            } else {
+                s[out++] = s[i++];
+            }
+        }
+        t->wlen[w] = out;
+    }
+}
+
+/* ==== Training: alphabet and words ==== */
+
+typedef struct CharCount {
+    uint32_t cp;
+    uint64_t n;
+} CharCount;
+
+static int charcount_cmp(const void *a, const void *b) {
+    const CharCount *x = a, *y = b;
+    if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    return x->cp < y->cp ? -1 : x->cp > y->cp;
+}
+
+typedef struct WordEnt {
+    const char *key;
+    uint32_t len;
+    uint64_t count;
+} WordEnt;
+
+static int wordent_cmp(const void *a, const void *b) {
+    const WordEnt *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->key, y->key, n);
+    if (c) return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Next code point of s[i..n) (an invalid byte reads as U+FFFD). */
+static inline uint32_t next_cp(const char *s, size_t n, size_t *i) {
+    uint32_t cp;
+    size_t k = utf8_decode((const unsigned char *)s + *i, n - *i, &cp);
+    if (k == 0) {
+        cp = 0xFFFD;
+        k = 1;
+    }
+    *i += k;
+    return cp;
+}
+
+/* Add the per-thread word tables into the first one (in thread order). */
+static StrMap *merge_counters(BpeTrainer *t) {
+    StrMap *m = &t->ctr[0].words;
+    for (int i = 1; i < t->nctr; i++) {
+        StrMap *o = &t->ctr[i].words;
+        for (size_t j = 0; j < o->cap; j++)
+            if (o->slots[j].key) *strmap_slot(m, o->slots[j].key, o->slots[j].len) += o->slots[j].value;
+        t->ctr[0].nwords += t->ctr[i].nwords;
+        strmap_free(o);
+        strmap_init(o, 0);
+    }
+    return m;
+}
+
+/* Character counts, the alphabet by coverage (the characters taken while
+ * the share covered so far, computed as spm_train does in float, is below
+ * character_coverage), rare characters replaced by U+2585 and the words
+ * counted again into `out`. */
+static int build_alphabet(BpeTrainer *t, StrMap *words, StrMap *out, Err *err) {
+    uint64_t *cc = xcalloc(0x110000, sizeof *cc);
+    uint64_t all = 0;
+    for (size_t j = 0; j < words->cap; j++) {
+        const StrMapEntry *e = &words->slots[j];
+        if (!e->key) continue;
+        for (size_t i = 0; i < e->len;) {
+            uint32_t cp = next_cp(e->key, e->len, &i);
+            if (cp == 0 || cp == ' ') continue;
+            cc[cp] += e->value;
+            all += e->value;
+        }
+    }
+    size_t nc = 0;
+    for (uint32_t cp = 0; cp < 0x110000; cp++) nc += cc[cp] != 0;
+    CharCount *v = xmalloc((nc ? nc : 1) * sizeof *v);
+    nc = 0;
+    for (uint32_t cp = 0; cp < 0x110000; cp++)
+        if (cc[cp]) v[nc++] = (CharCount){cp, cc[cp]};
+    qsort(v, nc, sizeof *v, charcount_cmp);
+    uint8_t *req = xcalloc(0x110000, 1);
+    uint64_t acc = 0;
+    t->req_cp = xmalloc((nc ? nc : 1) * sizeof *t->req_cp);
+    for (size_t i = 0; i < nc; i++) {
+        float coverage = (float)(1.0 * (double)acc / (double)all);
+        if (coverage >= t->o.character_coverage) break;
+        acc += v[i].n;
+        if (v[i].cp == '\t') continue; /* a meta piece's stand-in, never a piece */
+        req[v[i].cp] = 1;
+        t->req_cp[t->nreq++] = v[i].cp;
+    }
+    t->st.chars = all;
+    t->st.alphabet = t->nreq;
+    t->st.coverage = all ? (double)acc / (double)all : 0;
+    free(v);
+    int rc = 0;
+    if (!req[WS_CP]) {
+        rc = err_set(err, "the word boundary U+2581 is not among the %zu most frequent characters; "
+                          "raise the character coverage", t->nreq);
+    } else if ((uint64_t)t->o.vocab_size < NUM_META + t->nreq) {
+        rc = err_set(err, "vocabulary size %d is too small for the %d meta pieces and the %zu characters that "
+                          "cover %g of the text: it must be at least %zu (or lower the character coverage)",
+                     t->o.vocab_size, NUM_META, t->nreq, (double)t->o.character_coverage, NUM_META + t->nreq);
+    }
+    if (rc) goto done;
+    Buf tmp = {0};
+    for (size_t j = 0; j < words->cap; j++) {
+        const StrMapEntry *e = &words->slots[j];
+        if (!e->key) continue;
+        int rare = 0;
+        for (size_t i = 0; i < e->len && !rare;) rare = !req[next_cp(e->key, e->len, &i)];
+        if (!rare) {
+            *strmap_slot(out, e->key, e->len) += e->value;
+            continue;
+        }
+        buf_clear(&tmp);
+        for (size_t i = 0; i < e->len;) {
+            uint32_t cp = next_cp(e->key, e->len, &i);
+            utf8_append_cp(&tmp, req[cp] ? cp : UNK_CP);
+        }
+        *strmap_slot(out, tmp.data, tmp.len) += e->value;
+    }
+    buf_free(&tmp);
+done:
+    free(req);
+    free(cc);
+    return rc;
+}
+
+/* Lay the words out as symbol-id arrays in spm_train's order (count
+ * descending, then bytes) and create the character symbols in order of
+ * first appearance. */
+static void build_words(BpeTrainer *t, StrMap *words) {
+    size_t nw = words->count;
+    WordEnt *we = xmalloc((nw ? nw : 1) * sizeof *we);
+    size_t k = 0;
+    for (size_t j = 0; j < words->cap; j++)
+        if (words->slots[j].key) we[k++] = (WordEnt){words->slots[j].key, words->slots[j].len, words->slots[j].value};
+    qsort(we, nw, sizeof *we, wordent_cmp);
+    t->nwords = nw;
+    t->woff = xmalloc((nw ? nw : 1) * sizeof *t->woff);
+    t->wlen = xmalloc((nw ? nw : 1) * sizeof *t->wlen);
+    t->wcount = xmalloc((nw ? nw : 1) * sizeof *t->wcount);
+    int32_t *csym = xmalloc(0x110000 * sizeof *csym);
+    memset(csym, 0xFF, 0x110000 * sizeof *csym);
+    size_t cap = 1024, len = 0;
+    t->seq = xmalloc(cap * sizeof *t->seq);
+    for (size_t w = 0; w < nw; w++) {
+        t->woff[w] = len;
+        t->wcount[w] = we[w].count;
+        for (size_t i = 0; i < we[w].len;) {
+            size_t at = i;
+            uint32_t cp = next_cp(we[w].key, we[w].len, &i);
+            if (csym[cp] < 0) {
+                int32_t id = sym_new(t);
+                Sym *s = S(t, id);
+                s->state = ST_CHAR;
+                s->nchars = 1;
+                s->nbytes = (uint8_t)(i - at);
+                s->str = str_store(t, we[w].key + at, i - at, NULL, 0);
+                s->script = (int16_t)char_script(cp);
+                s->flags = (uint8_t)((cp == WS_CP ? SF_WS : 0) | (cp == UNK_CP ? SF_UNK : 0));
+                csym[cp] = id;
+                t->cache_size++;
+            }
+            if (len == cap) t->seq = xrealloc(t->seq, (cap *= 2) * sizeof *t->seq);
+            t->seq[len++] = csym[cp];
+        }
+        t->wlen[w] = (uint32_t)(len - t->woff[w]);
+    }
+    t->nchar_syms = (uint32_t)t->nsym;
+    free(csym);
+    free(we);
+}
+
+static void emit_piece(BpeTrainer *t, const char *s, size_t n) {
+    if (t->npieces == t->cappieces) {
+        t->cappieces = t->cappieces ? 2 * t->cappieces : 1024;
+        t->poff = xrealloc(t->poff, t->cappieces * sizeof *t->poff);
+        t->plen = xrealloc(t->plen, t->cappieces * sizeof *t->plen);
+    }
+    t->poff[t->npieces] = t->pieces.len;
+    t->plen[t->npieces] = (uint32_t)n;
+    t->npieces++;
+    buf_append(&t->pieces, s, n);
+}
+
+int bpe_train(BpeTrainer *t, Err *err) {
+    if (t->trained) return err_set(err, "bpe_train: already trained");
+    t->trained = 1;
+    StrMap *words = merge_counters(t);
+    t->st.words = t->ctr[0].nwords;
+    if (words->count == 0)
+        return err_set(err, "no text to train on (%llu lines read: %llu empty, %llu too long, %llu with U+2585)",
+                       (unsigned long long)t->st.lines, (unsigned long long)t->st.empty,
+                       (unsigned long long)t->st.too_long, (unsigned long long)t->st.reserved);
+    StrMap cooked;
+    strmap_init(&cooked, words->count);
+    if (build_alphabet(t, words, &cooked, err)) {
+        strmap_free(&cooked);
+        return -1;
+    }
+    strmap_free(words);
+    strmap_init(words, 0);
+    t->st.distinct_words = cooked.count;
+    build_words(t, &cooked);
+
+    /* every adjacent pair, in spm_train's order (words, then positions) */
+    for (size_t w = 0; w < t->nwords; w++) {
+        const int32_t *s = t->seq + t->woff[w];
+        for (uint32_t i = 1; i < t->wlen[w]; i++) pair_add(t, s[i - 1], s[i], (int64_t)t->wcount[w], (uint32_t)w, 0);
+    }
+    strmap_free(&cooked);
+    t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
+    t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
+    t->capheap = t->nlive ? t->nlive : 1;
+    t->heap = xmalloc(t->capheap * sizeof *t->heap);
+    for (size_t id = t->nchar_syms; id < t->nsym; id++) {
+        Sym *s = S(t, (int32_t)id);
+        hist_add(t, s, (int32_t)id, eff(s));
+        heap_set(t, t->nheap++, (int32_t)id);
+    }
+    for (size_t i = t->nheap / 2; i-- > 0;) sift_down(t, i);
+
+    strmap_init(&t->emitted, 0);
+    uint64_t nmerges = (uint64_t)t->o.vocab_size - NUM_META - t->nreq;
+    while (t->st.merges < nmerges) {
+        if (t->st.merges % UPDATE_INTERVAL == 0) {
+            update_active(t);
+            if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
+        }
+        int32_t best = select_best(t);
+        if (best < 0) break;
+        Sym *b = S(t, best);
+        uint64_t *seen = strmap_slot(&t->emitted, b->str, b->nbytes);
+        if (*seen) { /* the same string from other parts: drop it, merge nothing */
+            t->st.duplicates++;
+            cache_leave(t, b, best);
+            continue;
+        }
+        *seen = 1;
+        if (getenv("BPE_DEBUG")) fprintf(stderr, "%llu %.*s %lld\n", (unsigned long long)t->st.merges, (int)b->nbytes, b->str, (long long)b->freq);
+        emit_piece(t, b->str, b->nbytes);
+        t->st.merges++;
+        merge(t, best);
+        cache_leave(t, b, best);
+        fix_dirty(t);
+    }
+    if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
+    if (t->st.merges < nmerges)
+        return err_set(err, "vocabulary size %d is too high for this text: it gives at most %llu pieces",
+                       t->o.vocab_size, (unsigned long long)(NUM_META + t->st.merges + t->nreq));
+    for (size_t i = 0; i < t->nreq; i++) {
+        unsigned char u[4];
+        emit_piece(t, (const char *)u, utf8_encode(t->req_cp[i], u));
+    }
+    return 0;
+}
+
+size_t bpe_npieces(const BpeTrainer *t) { return t->npieces; }
+
+const char *bpe_piece(const BpeTrainer *t, size_t i, size_t *len, float *score) {
+    if (len) *len = t->plen[i];
+    if (score) *score = -(float)i;
+    return t->pieces.data + t->poff[i];
+}
+
+void bpe_model(const BpeTrainer *t, SpModel *m) {
+    spmodel_add_piece(m, "<unk>", 5, 0, SP_UNKNOWN);
+    spmodel_add_piece(m, "<s>", 3, 0, SP_CONTROL);
+    spmodel_add_piece(m, "</s>", 4, 0, SP_CONTROL);
+    for (size_t i = 0; i < t->npieces; i++) spmodel_add_piece(m, t->pieces.data + t->poff[i], t->plen[i], -(float)i, SP_NORMAL);
+}

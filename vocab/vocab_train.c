@@ -1,0 +1,404 @@
+/* vocab_train - train a subword vocabulary from sentences.
+ *
+ *   vocab_train [OPTIONS] -o PREFIX [FILE...]
+ *   vocab_train -o bert --vocab-size 32000 --character-coverage 0.9999 corpus.txt
+ *   vocab_train --input=corpus.txt --model_prefix=bert --vocab_size=32000 \
+ *       --character_coverage=0.9999 --model_type=bpe      (spm_train's spelling)
+ *
+ * --model bpe (the default) learns the pieces spm_train --model_type=bpe
+ * learns (bpetrain.h) and writes PREFIX.model and PREFIX.vocab as
+ * SentencePiece does (spmodel.h); --wordpiece also writes the BERT
+ * vocab.txt that vocab_convert would make from PREFIX.vocab.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "bpetrain.h"
+#include "buf.h"
+#include "cli.h"
+#include "io.h"
+#include "spmodel.h"
+#include "spnorm.h"
+#include "uniprop.h"
+#include "vocabconv.h"
+
+#define MAX_INPUTS 4096
+
+typedef struct Config {
+    const char *model;       /* "bpe" or "wordpiece" */
+    const char *prefix;      /* -o */
+    int force, nthreads;
+    BpeOpts bpe;
+    const char *normalization;  /* nmt_nfkc | identity */
+    const char *norm_model;     /* --normalizer-model */
+    const char *wordpiece;      /* --wordpiece FILE */
+    long wordpiece_size;        /* -1: vocab_convert's default */
+    char *inputs[MAX_INPUTS];
+    int ninputs;
+    /* options given explicitly, recorded in trainer_spec as spm_train does */
+    int set_sentence_size, set_shuffle, set_max_sentence, set_max_piece;
+} Config;
+
+static void usage(void) {
+    printf("Usage: %s [OPTIONS] -o PREFIX [FILE...]\n"
+           "Train a subword vocabulary on FILEs (one sentence per line; stdin when none\n"
+           "or -). With --model bpe, learn the pieces SentencePiece's spm_train\n"
+           "--model_type=bpe learns on the same text and options, and write PREFIX.model\n"
+           "and PREFIX.vocab in its formats.\n\n"
+           "Options:\n"
+           "      --model M                bpe (default) or wordpiece\n"
+           "  -o, --output PREFIX          write PREFIX.model and PREFIX.vocab (required)\n"
+           "      --vocab-size N           pieces in the model, <unk> <s> </s> included\n"
+           "                               (default 32000)\n"
+           "      --character-coverage F   share of character occurrences the alphabet\n"
+           "                               must cover; rarer characters become <unk>\n"
+           "                               (default 0.9995)\n"
+           "      --input-sentence-size N  use at most N sentences: a random sample (the\n"
+           "                               one spm_train draws with the same --seed) or,\n"
+           "                               with --no-shuffle, the first N (default 0: all).\n"
+           "                               Sampling reads regular files twice; from stdin\n"
+           "                               it keeps up to N sentences in memory\n"
+           "      --shuffle, --no-shuffle  how --input-sentence-size picks (default shuffle)\n"
+           "      --seed N                 sampling seed (default 12345678, spm_train's)\n"
+           "      --max-sentence-length N  skip longer lines, in bytes (default 4192)\n"
+           "      --max-piece-length N     longest piece in characters (default 16)\n"
+           "      --normalization R        nmt_nfkc (default: NFKC and whitespace clean-up)\n"
+           "                               or identity (whitespace clean-up only)\n"
+           "      --normalizer-model FILE  take the normalization (rule name and compiled\n"
+           "                               table) from an existing SentencePiece model\n"
+           "      --wordpiece FILE         also write the BERT WordPiece vocab.txt that\n"
+           "                               vocab_convert makes from PREFIX.vocab\n"
+           "      --wordpiece-size N       ... with exactly N lines (vocab_convert --size)\n"
+           "  -j, --threads N              threads for reading (default: all cores, %d here)\n"
+           "  -f, --force                  overwrite existing output files\n"
+           "  -q, --quiet                  no summary; -v, --verbose: more detail, -vv progress\n"
+           "  -h, --help                   show this help; -V, --version: show the version\n\n"
+           "spm_train's spellings work too: --input=FILE[,FILE...] --model_prefix=PREFIX\n"
+           "--model_type=bpe --vocab_size=N --character_coverage=F --input_sentence_size=N\n"
+           "--shuffle_input_sentence=true|false --max_sentence_length=N\n"
+           "--max_sentencepiece_length=N --normalization_rule_name=R --num_threads=N.\n\n"
+           "Exit status: 0 ok; 1 a data error (no text, a vocabulary size that does not\n"
+           "fit the text, a read or write error); 2 a bad option or a missing file.\n\n"
+           "Example (the HILBERT workflow's spmtrain.py call):\n"
+           "  %s --input=hu.txt --model_prefix=bert --vocab_size=32000 \\\n"
+           "      --input_sentence_size=100000000 --shuffle_input_sentence=true \\\n"
+           "      --character_coverage=0.9999 --model_type=bpe --wordpiece vocab.txt\n",
+           progname, cli_ncpus(), progname);
+}
+
+/* ---- the one dispatch point for other models ---- */
+
+static int train_wordpiece(const Config *c) {
+    (void)c;
+    fprintf(stderr, "%s: --model wordpiece: not available\n", progname);
+    return EXIT_USAGE;
+}
+
+/* ---- progress ---- */
+
+typedef struct Prog {
+    int enabled, tty, shown;
+    double start, last;
+} Prog;
+
+static void show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+    Prog *p = ctx;
+    if (!p->enabled) return;
+    double t = now_sec();
+    if (t - p->last < 0.166 && !(total && done == total)) return;
+    p->last = t;
+    if (total)
+        fprintf(stderr, "%s%s: %s: %llu of %llu (%.0f%%), %.0f s", p->tty ? "\r" : "", progname, phase,
+                (unsigned long long)done, (unsigned long long)total, 100.0 * (double)done / (double)total,
+                t - p->start);
+    else
+        fprintf(stderr, "%s%s: %s: %llu lines, %.0f s", p->tty ? "\r" : "", progname, phase,
+                (unsigned long long)done, t - p->start);
+    fputs(p->tty ? " \033[K" : "\n", stderr);
+    p->shown = 1;
+}
+
+static void progress_clear(Prog *p) {
+    if (p->shown && p->tty) fputs("\r\033[K", stderr);
+    p->shown = 0;
+}
+
+/* ---- options ---- */
+
+static int parse_bool(const char *s, const char *what) {
+    if (!s || !strcasecmp(s, "true") || !strcmp(s, "1")) return 1;
+    if (!strcasecmp(s, "false") || !strcmp(s, "0")) return 0;
+    cli_bad_usage("%s: expected true or false, got '%s'", what, s);
+}
+
+static void add_input(Config *c, char *name) {
+    if (c->ninputs == MAX_INPUTS) cli_bad_usage("more than %d input files", MAX_INPUTS);
+    c->inputs[c->ninputs++] = name;
+}
+
+static uint64_t parse_count(const char *s, const char *what, uint64_t lo, uint64_t hi) {
+    uint64_t v;
+    if (cli_parse_u64(s, &v) || v < lo || v > hi)
+        cli_bad_usage("%s: expected a whole number from %llu to %llu, got '%s'", what, (unsigned long long)lo,
+                      (unsigned long long)hi, s);
+    return v;
+}
+
+static void parse_args(Config *c, int argc, char **argv) {
+    enum {
+        O_MODEL = 256, O_VOCAB, O_COVER, O_NSENT, O_SHUFFLE, O_NOSHUFFLE, O_SEED, O_MAXSENT, O_MAXPIECE,
+        O_NORM, O_NORMMODEL, O_WP, O_WPSIZE, O_INPUT, O_SPMSHUFFLE,
+    };
+    static const struct option longopts[] = {
+        {"model", required_argument, 0, O_MODEL},
+        {"model_type", required_argument, 0, O_MODEL},
+        {"model_prefix", required_argument, 0, 'o'},
+        {"vocab-size", required_argument, 0, O_VOCAB},
+        {"vocab_size", required_argument, 0, O_VOCAB},
+        {"character-coverage", required_argument, 0, O_COVER},
+        {"character_coverage", required_argument, 0, O_COVER},
+        {"input-sentence-size", required_argument, 0, O_NSENT},
+        {"input_sentence_size", required_argument, 0, O_NSENT},
+        {"shuffle", no_argument, 0, O_SHUFFLE},
+        {"no-shuffle", no_argument, 0, O_NOSHUFFLE},
+        {"shuffle_input_sentence", optional_argument, 0, O_SPMSHUFFLE},
+        {"seed", required_argument, 0, O_SEED},
+        {"max-sentence-length", required_argument, 0, O_MAXSENT},
+        {"max_sentence_length", required_argument, 0, O_MAXSENT},
+        {"max-piece-length", required_argument, 0, O_MAXPIECE},
+        {"max_sentencepiece_length", required_argument, 0, O_MAXPIECE},
+        {"normalization", required_argument, 0, O_NORM},
+        {"normalization_rule_name", required_argument, 0, O_NORM},
+        {"normalizer-model", required_argument, 0, O_NORMMODEL},
+        {"wordpiece", required_argument, 0, O_WP},
+        {"wordpiece-size", required_argument, 0, O_WPSIZE},
+        {"input", required_argument, 0, O_INPUT},
+        {"threads", required_argument, 0, 'j'},
+        {"num_threads", required_argument, 0, 'j'},
+        CLI_LONGOPTS_COMMON};
+    CliCommon cc;
+    cli_common_init(&cc);
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case O_MODEL:
+            if (strcmp(optarg, "bpe") && strcmp(optarg, "wordpiece"))
+                cli_bad_usage("--model: expected bpe or wordpiece, got '%s'", optarg);
+            c->model = optarg;
+            break;
+        case O_VOCAB: c->bpe.vocab_size = (int)parse_count(optarg, "--vocab-size", 1, 100000000); break;
+        case O_COVER: {
+            char *end;
+            float f = strtof(optarg, &end);
+            if (end == optarg || *end || !(f > 0 && f <= 1))
+                cli_bad_usage("--character-coverage: expected a number in (0, 1], got '%s'", optarg);
+            c->bpe.character_coverage = f;
+            break;
+        }
+        case O_NSENT:
+            c->bpe.input_sentence_size = parse_count(optarg, "--input-sentence-size", 0, UINT64_MAX / 16);
+            c->set_sentence_size = 1;
+            break;
+        case O_SHUFFLE: c->bpe.shuffle = 1, c->set_shuffle = 1; break;
+        case O_NOSHUFFLE: c->bpe.shuffle = 0, c->set_shuffle = 1; break;
+        case O_SPMSHUFFLE: c->bpe.shuffle = parse_bool(optarg, "--shuffle_input_sentence"), c->set_shuffle = 1; break;
+        case O_SEED: c->bpe.seed = parse_count(optarg, "--seed", 0, UINT32_MAX); break;
+        case O_MAXSENT:
+            c->bpe.max_sentence_length = parse_count(optarg, "--max-sentence-length", 1, 1u << 30);
+            c->set_max_sentence = 1;
+            break;
+        case O_MAXPIECE:
+            c->bpe.max_piece_length = (int)parse_count(optarg, "--max-piece-length", 1, 255);
+            c->set_max_piece = 1;
+            break;
+        case O_NORM:
+            if (strcmp(optarg, "nmt_nfkc") && strcmp(optarg, "identity"))
+                cli_bad_usage("--normalization: expected nmt_nfkc or identity, got '%s'", optarg);
+            c->normalization = optarg;
+            break;
+        case O_NORMMODEL: c->norm_model = optarg; break;
+        case O_WP: c->wordpiece = optarg; break;
+        case O_WPSIZE: c->wordpiece_size = (long)parse_count(optarg, "--wordpiece-size", 0, 100000000); break;
+        case O_INPUT:
+            for (char *s = optarg, *comma; s; s = comma ? comma + 1 : NULL) {
+                comma = strchr(s, ',');
+                if (comma) *comma = '\0';
+                if (*s) add_input(c, s);
+            }
+            break;
+        case 'h': usage(); exit(EXIT_OK);
+        case 'V': {
+            char feat[64];
+            snprintf(feat, sizeof feat, "icu=%s", uni_icu_version());
+            cli_version(feat);
+        }
+        default: cli_common_opt(&cc, opt, optarg, argv, "");
+        }
+    }
+    for (int i = optind; i < argc; i++) add_input(c, argv[i]);
+    c->prefix = cc.output;
+    c->force = cc.force;
+    c->nthreads = cc.nthreads;
+    if (!strcmp(c->model, "bpe")) {
+        if (!c->prefix) cli_bad_usage("-o PREFIX is required (the model goes to PREFIX.model and PREFIX.vocab)");
+        if (c->wordpiece_size >= 0 && !c->wordpiece) cli_bad_usage("--wordpiece-size needs --wordpiece FILE");
+    }
+}
+
+/* ---- bpe ---- */
+
+/* The normalizer: from --normalizer-model, or built in. Sets name/blob for
+ * the model's normalizer_spec (blob points into *model). */
+static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name, const char **blob,
+                               size_t *blob_len) {
+    Err err;
+    *blob = NULL;
+    *blob_len = 0;
+    if (c->norm_model) {
+        Buf data = {0};
+        if (read_file(c->norm_model, &data, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+        if (spmodel_read(from, data.data ? data.data : "", data.len, &err))
+            die_code(EXIT_USAGE, "%s: not a SentencePiece model: %s", c->norm_model, err.msg);
+        buf_free(&data);
+        const SpField *nf = spmsg_get(&from->normalizer, SPN_NAME);
+        const SpField *cf = spmsg_get(&from->normalizer, SPN_PRECOMPILED_CHARSMAP);
+        static char nm[128];
+        snprintf(nm, sizeof nm, "%.*s", nf ? (int)nf->len : 0, nf ? from->normalizer.data.data + nf->off : "");
+        *name = nm[0] ? nm : "identity";
+        if (cf && cf->len) {
+            *blob = from->normalizer.data.data + cf->off;
+            *blob_len = cf->len;
+        }
+    } else if (!strcmp(c->normalization, "identity")) {
+        *name = "identity";
+    } else {
+        die_code(EXIT_USAGE, "the nmt_nfkc table is not built into this version: give --normalizer-model "
+                             "FILE.model (any model spm_train wrote) or --normalization identity");
+    }
+    SpNorm *sn = spnorm_new(*blob, *blob_len, NULL, &err);
+    if (!sn) die_code(EXIT_USAGE, "%s: %s", c->norm_model ? c->norm_model : "nmt_nfkc", err.msg);
+    return sn;
+}
+
+static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w) {
+    Err err;
+    VocabList pieces = {0}, out = {0};
+    VocabConvOpts vo = VOCABCONV_DEFAULTS;
+    VocabConvStats st;
+    vo.size = c->wordpiece_size;
+    if (spm_vocab_parse(vocab->data, vocab->len, "vocab", &pieces, NULL, &err) ||
+        vocab_convert(&pieces, &vo, &out, &st, &err))
+        die("%s: %s", c->wordpiece, err.msg);
+    for (size_t i = 0; i < out.n; i++) {
+        fwrite(vocablist_at(&out, i), 1, out.len[i], w->fp);
+        putc('\n', w->fp);
+    }
+    if (st.dropped) warn("--wordpiece-size %ld: dropped the last %zu of %zu tokens", c->wordpiece_size, st.dropped, st.with_chars);
+    if (st.padded) warn("--wordpiece-size %ld: padded %zu tokens with %zu [unusedK] tokens", c->wordpiece_size, st.with_chars, st.padded);
+    size_t n = out.n;
+    vocablist_free(&pieces);
+    vocablist_free(&out);
+    return (int)n;
+}
+
+static int train_bpe(Config *c) {
+    SpModel from, model;
+    spmodel_init(&from);
+    spmodel_init(&model);
+    const char *norm_name, *blob;
+    size_t blob_len;
+    SpNorm *sn = load_normalizer(c, &from, &norm_name, &blob, &blob_len);
+
+    /* outputs first, so that a refused file is reported before the work */
+    Err err;
+    size_t plen = strlen(c->prefix) + 8;
+    char *model_path = xmalloc(plen), *vocab_path = xmalloc(plen);
+    snprintf(model_path, plen, "%s.model", c->prefix);
+    snprintf(vocab_path, plen, "%s.vocab", c->prefix);
+    Writer wm, wv, ww;
+    if (writer_open(&wm, model_path, c->force, &err)) die("%s", err.msg);
+    if (writer_refuse_tty(&wm, &err)) die("%s", err.msg);
+    if (writer_open(&wv, vocab_path, c->force, &err)) die("%s", err.msg);
+    if (c->wordpiece && writer_open(&ww, c->wordpiece, c->force, &err)) die("%s", err.msg);
+
+    Prog prog = {0};
+    prog.tty = isatty(2);
+    prog.enabled = display_level >= 2 && (prog.tty || display_level >= 4);
+    prog.start = now_sec();
+    c->bpe.norm = sn;
+    c->bpe.nthreads = c->nthreads;
+    c->bpe.progress = show_progress;
+    c->bpe.progress_ctx = &prog;
+    BpeTrainer *t = bpe_create(&c->bpe);
+    int rc = bpe_read(t, c->inputs, c->ninputs, &err);
+    progress_clear(&prog);
+    if (rc) die_code(rc == -2 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
+    const BpeStats *st = bpe_stats(t);
+    info(3, "read %llu lines: %llu sentences%s, %llu empty, %llu longer than %zu bytes, %llu with U+2585 "
+            "(skipped); %.1f s",
+         (unsigned long long)st->lines, (unsigned long long)st->sentences, st->sampled ? " (sampled)" : "",
+         (unsigned long long)st->empty, (unsigned long long)st->too_long, c->bpe.max_sentence_length,
+         (unsigned long long)st->reserved, now_sec() - prog.start);
+    if (bpe_train(t, &err)) {
+        progress_clear(&prog);
+        die("%s", err.msg);
+    }
+    progress_clear(&prog);
+
+    bpe_model(t, &model);
+    spmodel_set_bpe_trainer(&model, NULL, c->prefix, c->bpe.vocab_size, c->bpe.character_coverage);
+    for (int i = 0; i < c->ninputs; i++)
+        spmsg_add_bytes(&model.trainer, SPT_INPUT, c->inputs[i], strlen(c->inputs[i]));
+    if (c->set_sentence_size) spmsg_set_varint(&model.trainer, SPT_INPUT_SENTENCE_SIZE, (int64_t)c->bpe.input_sentence_size);
+    if (c->set_shuffle) spmsg_set_varint(&model.trainer, SPT_SHUFFLE_INPUT_SENTENCE, c->bpe.shuffle);
+    if (c->set_max_sentence) spmsg_set_varint(&model.trainer, 18, (int64_t)c->bpe.max_sentence_length);
+    if (c->set_max_piece) spmsg_set_varint(&model.trainer, 20, c->bpe.max_piece_length);
+    spmodel_set_normalizer(&model, norm_name, blob, blob_len);
+
+    Buf mb = {0}, vb = {0};
+    spmodel_write(&model, &mb);
+    spmodel_write_vocab(&model, &vb);
+    if (fwrite(mb.data, 1, mb.len, wm.fp) != mb.len || fwrite(vb.data, 1, vb.len, wv.fp) != vb.len)
+        die("write error");
+    int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww) : 0;
+    if (writer_close(&wm, &err) || writer_close(&wv, &err) || (c->wordpiece && writer_close(&ww, &err)))
+        die("%s", err.msg);
+
+    info(3, "%llu characters, alphabet %llu (coverage %.6f); %llu words, %llu distinct; %llu merges, %llu "
+            "duplicate pieces skipped; %llu pairs at most; active-set window: %llu picks changed, %llu ties at "
+            "the cut decided by rank",
+         (unsigned long long)st->chars, (unsigned long long)st->alphabet, st->coverage,
+         (unsigned long long)st->words, (unsigned long long)st->distinct_words, (unsigned long long)st->merges,
+         (unsigned long long)st->duplicates, (unsigned long long)st->pairs, (unsigned long long)st->window_skips,
+         (unsigned long long)st->cut_ties_used);
+    char wp[64] = "";
+    if (c->wordpiece) snprintf(wp, sizeof wp, ", %d WordPiece tokens", nwp);
+    info(2, "%llu sentences, %llu words, %llu lines skipped, alphabet %llu, %zu pieces%s, %.1f s",
+         (unsigned long long)st->sentences, (unsigned long long)st->words,
+         (unsigned long long)(st->too_long + st->reserved), (unsigned long long)st->alphabet, model.n, wp,
+         now_sec() - prog.start);
+    buf_free(&mb);
+    buf_free(&vb);
+    bpe_destroy(t);
+    spnorm_free(sn);
+    spmodel_free(&model);
+    spmodel_free(&from);
+    free(model_path);
+    free(vocab_path);
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static Config c;
+    c.model = "bpe";
+    c.normalization = "nmt_nfkc";
+    c.wordpiece_size = -1;
+    c.bpe = (BpeOpts)BPE_OPTS_DEFAULT;
+    parse_args(&c, argc, argv);
+    if (!strcmp(c.model, "wordpiece")) return train_wordpiece(&c);
+    return train_bpe(&c);
+}
