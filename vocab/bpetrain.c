@@ -200,6 +200,7 @@ typedef struct Sym {
     int64_t snap;          /* effective freq at the last update, if snap_epoch is current */
     int64_t hreg;          /* frequency the heap and the histogram hold for this pair */
     const char *str;       /* UTF-8 (not NUL-terminated) */
+    uint64_t pfx;          /* its first 8 bytes, big-endian, zero-padded: a fast first compare */
     uint32_t order;        /* creation order: spm_train's allocation order */
     int32_t heap;          /* index in the heap, -1 if not in it */
     int32_t hbig;          /* index in the big-frequency list, -1 if not in it */
@@ -214,8 +215,39 @@ typedef struct Sym {
 #define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
 #define HIST_BLOCK 1024
 
+/* One slot of the pair map; id < 0 marks an empty slot. */
+typedef struct PSlot {
+    uint64_t key;
+    int32_t id;
+} PSlot;
+
+/* Byte blocks for strings that live as long as their owner. */
+typedef struct Bytes {
+    char *blk;
+    size_t left;
+    char **blks;
+    size_t n;
+} Bytes;
+
+/* Word counts: open addressing with linear probing, load at most 1/2.
+ * Keys of up to WT_INLINE bytes sit in the slot (one cache line holds two
+ * slots), longer ones in the table's byte blocks. */
+#define WT_INLINE 12
+typedef struct WSlot {
+    uint64_t h;      /* 0: empty (hashes are never 0) */
+    uint64_t count;
+    uint32_t len;
+    char in[WT_INLINE]; /* the key, or a pointer to it when longer */
+} WSlot;
+
+typedef struct WordTable {
+    WSlot *s;
+    size_t cap, n;
+    Bytes keys;
+} WordTable;
+
 typedef struct Counter {
-    StrMap words;
+    WordTable words;
     Buf norm, cooked;
     uint64_t nwords;
 } Counter;
@@ -225,6 +257,7 @@ enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED 
 struct BpeTrainer {
     BpeOpts o;
     SpNorm *own_norm;
+    uint8_t plain[128];  /* ASCII characters the normalizer leaves alone */
     BpeStats st;
     Err err;
 
@@ -251,13 +284,9 @@ struct BpeTrainer {
     Sym **pages;
     size_t npages, nsym;
     uint32_t nchar_syms, next_order;
-    uint64_t *pkeys;     /* pair map: (left << 32 | right) -> sym id */
-    int32_t *pvals;
+    PSlot *pmap;         /* pair map: (left << 32 | right) -> sym id */
     size_t pcap, pcount;
-    char *sblock;        /* piece strings, in blocks */
-    size_t sblock_left;
-    char **sblocks;
-    size_t nsblocks;
+    Bytes strs;          /* piece strings */
 
     /* training: selection */
     int32_t *heap;
@@ -288,6 +317,117 @@ static inline Sym *S(const BpeTrainer *t, int32_t id) {
     return &t->pages[(uint32_t)id >> SYM_PAGE_BITS][(uint32_t)id & (SYM_PAGE - 1)];
 }
 
+/* ==== Byte blocks and word tables ==== */
+
+static char *bytes_alloc(Bytes *b, size_t n) {
+    if (b->left < n) {
+        size_t sz = n > (1u << 20) ? n : (1u << 20);
+        b->blks = xrealloc(b->blks, (b->n + 1) * sizeof *b->blks);
+        b->blks[b->n++] = b->blk = xmalloc(sz);
+        b->left = sz;
+    }
+    char *p = b->blk;
+    b->blk += n;
+    b->left -= n;
+    return p;
+}
+
+static void bytes_free(Bytes *b) {
+    for (size_t i = 0; i < b->n; i++) free(b->blks[i]);
+    free(b->blks);
+    memset(b, 0, sizeof *b);
+}
+
+/* A 64-bit hash of s[0..n), never 0. Stable across runs and machines; the
+ * order of a table never shows in the output, which is sorted. */
+static inline uint64_t whash(const char *s, size_t n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, s, 8);
+        h = (h ^ v) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ v) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h | 1;
+}
+
+static inline const char *wt_key(const WSlot *e) {
+    if (e->len <= WT_INLINE) return e->in;
+    const char *p;
+    memcpy(&p, e->in, sizeof p);
+    return p;
+}
+
+static void wt_init(WordTable *t, size_t expect) {
+    memset(t, 0, sizeof *t);
+    t->cap = 1024;
+    while (t->cap < 2 * expect) t->cap *= 2;
+    t->s = xcalloc(t->cap, sizeof *t->s);
+}
+
+static void wt_free(WordTable *t) {
+    free(t->s);
+    bytes_free(&t->keys);
+    memset(t, 0, sizeof *t);
+}
+
+static void wt_grow(WordTable *t) {
+    size_t cap = t->cap * 2;
+    WSlot *s = xcalloc(cap, sizeof *s);
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->s[i].h) continue;
+        size_t j = t->s[i].h & (cap - 1);
+        while (s[j].h) j = (j + 1) & (cap - 1);
+        s[j] = t->s[i];
+    }
+    free(t->s);
+    t->s = s;
+    t->cap = cap;
+}
+
+/* Add `count` to the key k[0..n) with hash h. */
+static void wt_add_h(WordTable *t, const char *k, size_t n, uint64_t h, uint64_t count) {
+    size_t i = h & (t->cap - 1);
+    char pad[WT_INLINE] = {0}; /* a short key as it sits in a slot, zero-padded */
+    if (n <= WT_INLINE) memcpy(pad, k, n);
+    for (;; i = (i + 1) & (t->cap - 1)) {
+        WSlot *e = &t->s[i];
+        if (!e->h) break;
+        if (e->h == h && e->len == n &&
+            (n <= WT_INLINE ? memcmp(e->in, pad, WT_INLINE) == 0 : memcmp(wt_key(e), k, n) == 0)) {
+            e->count += count;
+            return;
+        }
+    }
+    if ((t->n + 1) * 2 > t->cap) {
+        wt_grow(t);
+        i = h & (t->cap - 1);
+        while (t->s[i].h) i = (i + 1) & (t->cap - 1);
+    }
+    WSlot *e = &t->s[i];
+    e->h = h;
+    e->count = count;
+    e->len = (uint32_t)n;
+    if (n <= WT_INLINE) {
+        memcpy(e->in, k, n);
+    } else {
+        char *p = bytes_alloc(&t->keys, n);
+        memcpy(p, k, n);
+        memcpy(e->in, &p, sizeof p);
+    }
+    t->n++;
+}
+
+static inline void wt_add(WordTable *t, const char *k, size_t n, uint64_t count) { wt_add_h(t, k, n, whash(k, n), count); }
+
 BpeTrainer *bpe_create(const BpeOpts *o) {
     BpeTrainer *t = xcalloc(1, sizeof *t);
     t->o = *o;
@@ -298,9 +438,16 @@ BpeTrainer *bpe_create(const BpeOpts *o) {
         t->own_norm = spnorm_new(NULL, 0, NULL, &e);
         t->o.norm = t->own_norm;
     }
+    for (int b = 0x20; b < 0x7F; b++) {
+        char ch = (char)b;
+        const char *rep;
+        size_t rlen;
+        size_t k = spnorm_prefix(t->o.norm, &ch, 1, &rep, &rlen);
+        t->plain[b] = k == 1 && rlen == 1 && rep[0] == ch && !spnorm_key_continues_ascii(t->o.norm, (unsigned char)b);
+    }
     t->nctr = t->o.nthreads;
     t->ctr = xcalloc((size_t)t->nctr, sizeof *t->ctr);
-    for (int i = 0; i < t->nctr; i++) strmap_init(&t->ctr[i].words, 0);
+    for (int i = 0; i < t->nctr; i++) wt_init(&t->ctr[i].words, 0);
     return t;
 }
 
@@ -312,7 +459,7 @@ static void wlist_free(WList *l) {
 void bpe_destroy(BpeTrainer *t) {
     if (!t) return;
     for (int i = 0; i < t->nctr; i++) {
-        strmap_free(&t->ctr[i].words);
+        wt_free(&t->ctr[i].words);
         buf_free(&t->ctr[i].norm);
         buf_free(&t->ctr[i].cooked);
     }
@@ -327,9 +474,8 @@ void bpe_destroy(BpeTrainer *t) {
     for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
     for (size_t i = 0; i < t->npages; i++) free(t->pages[i]);
     free(t->pages);
-    free(t->pkeys), free(t->pvals);
-    for (size_t i = 0; i < t->nsblocks; i++) free(t->sblocks[i]);
-    free(t->sblocks);
+    free(t->pmap);
+    bytes_free(&t->strs);
     free(t->heap), free(t->hist), free(t->hblock), free(t->big);
     free(t->dirty), free(t->deferred);
     if (t->emitted.slots) strmap_free(&t->emitted);
@@ -371,28 +517,108 @@ static const char *replace_meta(Buf *out, const char *s, size_t n, size_t *outn)
 
 /* Split normalized text into words (each starts at a U+2581, the first at
  * the start) as SplitIntoWords does, and count them. */
+/* Split normalized text into words (each starts at a U+2581, the first at
+ * the start) as SplitIntoWords does, and count them. The slots of a group
+ * of words are prefetched before they are counted, so that their cache
+ * misses overlap. */
+#define WORD_GROUP 32
 static void count_words(Counter *c, const char *s, size_t n) {
     const char *end = s + n, *w = s;
+    const char *wp[WORD_GROUP];
+    size_t wl[WORD_GROUP];
+    uint64_t wh[WORD_GROUP];
     while (w < end) {
-        const char *p = w + 1, *q = end;
-        while (p < end) {
-            const char *e2 = memchr(p, 0xE2, (size_t)(end - p));
-            if (!e2) break;
-            if (end - e2 >= 3 && (unsigned char)e2[1] == 0x96 && (unsigned char)e2[2] == 0x81) {
-                q = e2;
-                break;
+        int k = 0;
+        for (; k < WORD_GROUP && w < end; k++) {
+            const char *p = w + 1, *q = end;
+            while (p < end) {
+                const char *e2 = memchr(p, 0xE2, (size_t)(end - p));
+                if (!e2) break;
+                if (end - e2 >= 3 && (unsigned char)e2[1] == 0x96 && (unsigned char)e2[2] == 0x81) {
+                    q = e2;
+                    break;
+                }
+                p = e2 + 1;
             }
-            p = e2 + 1;
+            wp[k] = w;
+            wl[k] = (size_t)(q - w);
+            wh[k] = whash(w, wl[k]);
+            __builtin_prefetch(&c->words.s[wh[k] & (c->words.cap - 1)]);
+            w = q;
         }
-        *strmap_slot(&c->words, w, (size_t)(q - w)) += 1;
-        c->nwords++;
-        w = q;
+        for (int i = 0; i < k; i++) wt_add_h(&c->words, wp[i], wl[i], wh[i], 1);
+        c->nwords += (uint64_t)k;
     }
+}
+
+/* spnorm_normalize() with the default switches, faster: a printable ASCII
+ * character that the map leaves alone (t->plain) and that no longer key
+ * can extend is copied without a trie lookup when the next byte is ASCII
+ * too. Everything else goes through spnorm_prefix(), and the whitespace
+ * rules are the same: leading and trailing spaces dropped, runs collapsed,
+ * a U+2581 in front and for every space. The unit tests hold it to
+ * spnorm_normalize() on real text. */
+static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
+    static const char kSpace[] = WS_UTF8;
+    const SpNorm *sn = t->o.norm;
+    const char *rep;
+    size_t rlen;
+    while (n > 0) { /* leading whitespace */
+        unsigned char b = (unsigned char)s[0];
+        if (b == ' ' && t->plain[' '] && (n == 1 || (unsigned char)s[1] < 0x80)) {
+            s++, n--;
+            continue;
+        }
+        size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+        if (!(rlen == 1 && rep[0] == ' ')) break;
+        s += k;
+        n -= k;
+    }
+    if (n == 0) return;
+    size_t start = out->len;
+    buf_reserve(out, 3 * n + 3);
+    memcpy(out->data + out->len, kSpace, 3);
+    out->len += 3;
+    int prev_space = 1;
+    while (n > 0) {
+        unsigned char b = (unsigned char)s[0];
+        if (b < 0x80 && t->plain[b] && (n == 1 || (unsigned char)s[1] < 0x80)) {
+            if (b != ' ') {
+                out->data[out->len++] = (char)b; /* room: 3 bytes per input byte */
+                prev_space = 0;
+            } else if (!prev_space) {
+                memcpy(out->data + out->len, kSpace, 3);
+                out->len += 3;
+                prev_space = 1;
+            }
+            s++, n--;
+            continue;
+        }
+        size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+        if (prev_space)
+            while (rlen > 0 && rep[0] == ' ') rep++, rlen--;
+        if (rlen > 0) {
+            buf_reserve(out, 3 * rlen + 3 * n);
+            for (size_t i = 0; i < rlen; i++) {
+                if (rep[i] == ' ') {
+                    memcpy(out->data + out->len, kSpace, 3);
+                    out->len += 3;
+                } else {
+                    out->data[out->len++] = rep[i];
+                }
+            }
+            prev_space = rep[rlen - 1] == ' ';
+        }
+        s += k;
+        n -= k;
+    }
+    while (out->len - start >= 3 && memcmp(out->data + out->len - 3, kSpace, 3) == 0) out->len -= 3;
+    out->data[out->len] = '\0';
 }
 
 static void count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
     buf_clear(&c->norm);
-    spnorm_normalize(t->o.norm, line, len, &c->norm);
+    normalize(t, line, len, &c->norm);
     if (!c->norm.len) return;
     size_t n;
     const char *s = replace_meta(&c->cooked, c->norm.data, c->norm.len, &n);
@@ -428,7 +654,7 @@ void bpe_add_line(BpeTrainer *t, const char *line, size_t len) {
 
 void bpe_add_word(BpeTrainer *t, const char *word, size_t len, uint64_t count) {
     if (!len || !count) return;
-    *strmap_slot(&t->ctr[0].words, word, len) += count;
+    wt_add(&t->ctr[0].words, word, len, count);
     t->ctr[0].nwords += count;
 }
 
@@ -563,8 +789,8 @@ static int u64_cmp(const void *a, const void *b) {
 
 static void reset_counts(BpeTrainer *t) {
     for (int i = 0; i < t->nctr; i++) {
-        strmap_free(&t->ctr[i].words);
-        strmap_init(&t->ctr[i].words, 0);
+        wt_free(&t->ctr[i].words);
+        wt_init(&t->ctr[i].words, 0);
         t->ctr[i].nwords = 0;
     }
     t->st.sentences = 0;
@@ -601,6 +827,7 @@ static int run_pass(BpeTrainer *t, char **inputs, int n) {
 
 int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     int all_regular;
+    double t0 = now_sec();
     if (check_inputs(inputs, n, &all_regular, err)) return -2;
     uint64_t N = t->o.input_sentence_size;
     mt_seed(&t->mt, (uint32_t)t->o.seed);
@@ -629,6 +856,7 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
         t->res_line = NULL;
         t->res_n = 0;
     }
+    t->st.sec_read += now_sec() - t0;
     return 0;
 fail:
     *err = t->err;
@@ -658,18 +886,15 @@ static int32_t sym_new(BpeTrainer *t) {
 
 /* Copy a[0..na) b[0..nb) into the string store. */
 static const char *str_store(BpeTrainer *t, const char *a, size_t na, const char *b, size_t nb) {
-    size_t n = na + nb;
-    if (t->sblock_left < n) {
-        size_t sz = n > (1u << 20) ? n : (1u << 20);
-        t->sblocks = xrealloc(t->sblocks, (t->nsblocks + 1) * sizeof *t->sblocks);
-        t->sblocks[t->nsblocks++] = t->sblock = xmalloc(sz);
-        t->sblock_left = sz;
-    }
-    char *p = t->sblock;
+    char *p = bytes_alloc(&t->strs, na + nb);
     memcpy(p, a, na);
     if (nb) memcpy(p + na, b, nb);
-    t->sblock += n;
-    t->sblock_left -= n;
+    return p;
+}
+
+static uint64_t str_prefix(const char *s, size_t n) {
+    uint64_t p = 0;
+    for (size_t i = 0; i < 8; i++) p = p << 8 | (i < n ? (unsigned char)s[i] : 0);
     return p;
 }
 
@@ -685,8 +910,9 @@ static inline size_t pslot(uint64_t k, size_t cap) {
 static int32_t pmap_get(const BpeTrainer *t, uint64_t key) {
     if (!t->pcap) return -1;
     for (size_t i = pslot(key, t->pcap);; i = (i + 1) & (t->pcap - 1)) {
-        if (t->pvals[i] < 0) return -1;
-        if (t->pkeys[i] == key) return t->pvals[i];
+        const PSlot *e = &t->pmap[i];
+        if (e->id < 0) return -1;
+        if (e->key == key) return e->id;
     }
 }
 
@@ -694,25 +920,22 @@ static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id);
 
 static void pmap_grow(BpeTrainer *t) {
     size_t oldcap = t->pcap;
-    uint64_t *ok = t->pkeys;
-    int32_t *ov = t->pvals;
+    PSlot *old = t->pmap;
     t->pcap = oldcap ? 2 * oldcap : 1024;
-    t->pkeys = xmalloc(t->pcap * sizeof *t->pkeys);
-    t->pvals = xmalloc(t->pcap * sizeof *t->pvals);
-    memset(t->pvals, 0xFF, t->pcap * sizeof *t->pvals);
+    t->pmap = xmalloc(t->pcap * sizeof *t->pmap);
+    for (size_t i = 0; i < t->pcap; i++) t->pmap[i].id = -1;
     t->pcount = 0;
     for (size_t i = 0; i < oldcap; i++)
-        if (ov[i] >= 0) pmap_put(t, ok[i], ov[i]);
-    free(ok);
-    free(ov);
+        if (old[i].id >= 0) pmap_put(t, old[i].key, old[i].id);
+    free(old);
 }
 
 static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
     if ((t->pcount + 1) * 2 > t->pcap) pmap_grow(t);
     size_t i = pslot(key, t->pcap);
-    while (t->pvals[i] >= 0) i = (i + 1) & (t->pcap - 1);
-    t->pkeys[i] = key;
-    t->pvals[i] = id;
+    while (t->pmap[i].id >= 0) i = (i + 1) & (t->pcap - 1);
+    t->pmap[i].key = key;
+    t->pmap[i].id = id;
     t->pcount++;
 }
 
@@ -747,15 +970,23 @@ static void wlist_push(WList *l, uint32_t w) {
  * a list above it) so that the frequency at the active-set cut is found
  * without a sort. */
 
-static int better(const Sym *a, const Sym *b) {
-    int64_t fa = a->hreg, fb = b->hreg;
-    if (fa != fb) return fa > fb;
-    if (a->nchars != b->nchars) return a->nchars < b->nchars;
-    size_t n = a->nbytes < b->nbytes ? a->nbytes : b->nbytes;
-    int c = memcmp(a->str, b->str, n);
-    if (c) return c < 0;
-    if (a->nbytes != b->nbytes) return a->nbytes < b->nbytes;
-    return a->order < b->order;
+/* Below frequency: fewer code points, then the smaller UTF-8 string, then
+ * the older symbol. Negative if a ranks first. */
+static inline int rank(const Sym *a, const Sym *b) {
+    if (a->nchars != b->nchars) return a->nchars < b->nchars ? -1 : 1;
+    if (a->pfx != b->pfx) return a->pfx < b->pfx ? -1 : 1;
+    if (a->nbytes > 8 && b->nbytes > 8) {
+        size_t n = (a->nbytes < b->nbytes ? a->nbytes : b->nbytes) - 8;
+        int c = memcmp(a->str + 8, b->str + 8, n);
+        if (c) return c;
+    }
+    if (a->nbytes != b->nbytes) return a->nbytes < b->nbytes ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static inline int better(const Sym *a, const Sym *b) {
+    if (a->hreg != b->hreg) return a->hreg > b->hreg;
+    return rank(a, b) < 0;
 }
 
 static inline void heap_set(BpeTrainer *t, size_t i, int32_t id) {
@@ -763,11 +994,15 @@ static inline void heap_set(BpeTrainer *t, size_t i, int32_t id) {
     S(t, id)->heap = (int32_t)i;
 }
 
+/* A 4-ary heap: half the depth of a binary one, and the four children of
+ * a node share a cache line of ids. */
+#define HEAP_D 4
+
 static void sift_up(BpeTrainer *t, size_t i) {
     int32_t id = t->heap[i];
     const Sym *s = S(t, id);
     while (i > 0) {
-        size_t p = (i - 1) / 2;
+        size_t p = (i - 1) / HEAP_D;
         if (!better(s, S(t, t->heap[p]))) break;
         heap_set(t, i, t->heap[p]);
         i = p;
@@ -779,12 +1014,18 @@ static void sift_down(BpeTrainer *t, size_t i) {
     int32_t id = t->heap[i];
     const Sym *s = S(t, id);
     for (;;) {
-        size_t c = 2 * i + 1;
+        size_t c = HEAP_D * i + 1;
         if (c >= t->nheap) break;
-        if (c + 1 < t->nheap && better(S(t, t->heap[c + 1]), S(t, t->heap[c]))) c++;
-        if (!better(S(t, t->heap[c]), s)) break;
-        heap_set(t, i, t->heap[c]);
-        i = c;
+        size_t end = c + HEAP_D < t->nheap ? c + HEAP_D : t->nheap;
+        size_t best = c;
+        const Sym *bs = S(t, t->heap[c]);
+        for (size_t j = c + 1; j < end; j++) {
+            const Sym *js = S(t, t->heap[j]);
+            if (better(js, bs)) best = j, bs = js;
+        }
+        if (!better(bs, s)) break;
+        heap_set(t, i, t->heap[best]);
+        i = best;
     }
     heap_set(t, i, id);
 }
@@ -915,6 +1156,7 @@ static int32_t pair_create(BpeTrainer *t, int32_t a, int32_t b, uint64_t key, in
     s->nchars = (uint8_t)(x->nchars + y->nchars);
     s->nbytes = (uint8_t)(x->nbytes + y->nbytes);
     s->str = str_store(t, x->str, x->nbytes, y->str, y->nbytes);
+    s->pfx = str_prefix(s->str, s->nbytes);
     s->script = x->script != BPE_SCRIPT_ANY ? x->script : y->script;
     s->flags = x->flags & SF_WS;
     pmap_put(t, key, id);
@@ -1031,13 +1273,7 @@ static void update_active(BpeTrainer *t) {
 /* Rank pairs by length, string and age (the order below frequency). */
 static int rank_cmp(const void *a, const void *b, void *ctx) {
     const BpeTrainer *t = ctx;
-    const Sym *x = S(t, *(const int32_t *)a), *y = S(t, *(const int32_t *)b);
-    if (x->nchars != y->nchars) return x->nchars < y->nchars ? -1 : 1;
-    size_t n = x->nbytes < y->nbytes ? x->nbytes : y->nbytes;
-    int c = memcmp(x->str, y->str, n);
-    if (c) return c;
-    if (x->nbytes != y->nbytes) return x->nbytes < y->nbytes ? -1 : 1;
-    return x->order < y->order ? -1 : x->order > y->order;
+    return rank(S(t, *(const int32_t *)a), S(t, *(const int32_t *)b));
 }
 
 /* Decide which pairs at the cut frequency are in this window's active set:
@@ -1156,6 +1392,7 @@ static int wordent_cmp(const void *a, const void *b) {
 
 /* Next code point of s[i..n) (an invalid byte reads as U+FFFD). */
 static inline uint32_t next_cp(const char *s, size_t n, size_t *i) {
+    if ((unsigned char)s[*i] < 0x80) return (unsigned char)s[(*i)++];
     uint32_t cp;
     size_t k = utf8_decode((const unsigned char *)s + *i, n - *i, &cp);
     if (k == 0) {
@@ -1167,34 +1404,38 @@ static inline uint32_t next_cp(const char *s, size_t n, size_t *i) {
 }
 
 /* Add the per-thread word tables into the first one (in thread order). */
-static StrMap *merge_counters(BpeTrainer *t) {
-    StrMap *m = &t->ctr[0].words;
+static WordTable *merge_counters(BpeTrainer *t) {
+    WordTable *m = &t->ctr[0].words;
     for (int i = 1; i < t->nctr; i++) {
-        StrMap *o = &t->ctr[i].words;
+        WordTable *o = &t->ctr[i].words;
         for (size_t j = 0; j < o->cap; j++)
-            if (o->slots[j].key) *strmap_slot(m, o->slots[j].key, o->slots[j].len) += o->slots[j].value;
+            if (o->s[j].h) wt_add_h(m, wt_key(&o->s[j]), o->s[j].len, o->s[j].h, o->s[j].count);
         t->ctr[0].nwords += t->ctr[i].nwords;
-        strmap_free(o);
-        strmap_init(o, 0);
+        wt_free(o);
+        wt_init(o, 0);
     }
     return m;
 }
 
 /* Character counts, the alphabet by coverage (the characters taken while
  * the share covered so far, computed as spm_train does in float, is below
- * character_coverage), rare characters replaced by U+2585 and the words
- * counted again into `out`. */
-static int build_alphabet(BpeTrainer *t, StrMap *words, StrMap *out, Err *err) {
+ * character_coverage), and the word list with rare characters replaced by
+ * U+2585: words without one point into `words`, the others are counted
+ * again in `rare` (a replaced word always holds U+2585, which no other
+ * word does, so the two sets never share a word). */
+static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, WordEnt **list, size_t *nlist,
+                          Err *err) {
     uint64_t *cc = xcalloc(0x110000, sizeof *cc);
     uint64_t all = 0;
     for (size_t j = 0; j < words->cap; j++) {
-        const StrMapEntry *e = &words->slots[j];
-        if (!e->key) continue;
+        const WSlot *e = &words->s[j];
+        if (!e->h) continue;
+        const char *k = wt_key(e);
         for (size_t i = 0; i < e->len;) {
-            uint32_t cp = next_cp(e->key, e->len, &i);
+            uint32_t cp = next_cp(k, e->len, &i);
             if (cp == 0 || cp == ' ') continue;
-            cc[cp] += e->value;
-            all += e->value;
+            cc[cp] += e->count;
+            all += e->count;
         }
     }
     size_t nc = 0;
@@ -1220,7 +1461,9 @@ static int build_alphabet(BpeTrainer *t, StrMap *words, StrMap *out, Err *err) {
     t->st.coverage = all ? (double)acc / (double)all : 0;
     free(v);
     int rc = 0;
-    if (!req[WS_CP]) {
+    if (req[UNK_CP]) {
+        rc = err_set(err, "the text holds U+2585, which stands for rare characters");
+    } else if (!req[WS_CP]) {
         rc = err_set(err, "the word boundary U+2581 is not among the %zu most frequent characters; "
                           "raise the character coverage", t->nreq);
     } else if ((uint64_t)t->o.vocab_size < NUM_META + t->nreq) {
@@ -1229,24 +1472,32 @@ static int build_alphabet(BpeTrainer *t, StrMap *words, StrMap *out, Err *err) {
                      t->o.vocab_size, NUM_META, t->nreq, (double)t->o.character_coverage, NUM_META + t->nreq);
     }
     if (rc) goto done;
+    WordEnt *we = xmalloc((words->n ? words->n : 1) * sizeof *we);
+    size_t n = 0;
     Buf tmp = {0};
     for (size_t j = 0; j < words->cap; j++) {
-        const StrMapEntry *e = &words->slots[j];
-        if (!e->key) continue;
-        int rare = 0;
-        for (size_t i = 0; i < e->len && !rare;) rare = !req[next_cp(e->key, e->len, &i)];
-        if (!rare) {
-            *strmap_slot(out, e->key, e->len) += e->value;
+        const WSlot *e = &words->s[j];
+        if (!e->h) continue;
+        const char *k = wt_key(e);
+        int has_rare = 0;
+        for (size_t i = 0; i < e->len && !has_rare;) has_rare = !req[next_cp(k, e->len, &i)];
+        if (!has_rare) {
+            we[n++] = (WordEnt){k, e->len, e->count};
             continue;
         }
         buf_clear(&tmp);
         for (size_t i = 0; i < e->len;) {
-            uint32_t cp = next_cp(e->key, e->len, &i);
+            uint32_t cp = next_cp(k, e->len, &i);
             utf8_append_cp(&tmp, req[cp] ? cp : UNK_CP);
         }
-        *strmap_slot(out, tmp.data, tmp.len) += e->value;
+        wt_add(rare, tmp.data, tmp.len, e->count);
     }
     buf_free(&tmp);
+    we = xrealloc(we, (n + rare->n + 1) * sizeof *we);
+    for (size_t j = 0; j < rare->cap; j++)
+        if (rare->s[j].h) we[n++] = (WordEnt){wt_key(&rare->s[j]), rare->s[j].len, rare->s[j].count};
+    *list = we;
+    *nlist = n;
 done:
     free(req);
     free(cc);
@@ -1256,12 +1507,7 @@ done:
 /* Lay the words out as symbol-id arrays in spm_train's order (count
  * descending, then bytes) and create the character symbols in order of
  * first appearance. */
-static void build_words(BpeTrainer *t, StrMap *words) {
-    size_t nw = words->count;
-    WordEnt *we = xmalloc((nw ? nw : 1) * sizeof *we);
-    size_t k = 0;
-    for (size_t j = 0; j < words->cap; j++)
-        if (words->slots[j].key) we[k++] = (WordEnt){words->slots[j].key, words->slots[j].len, words->slots[j].value};
+static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
     qsort(we, nw, sizeof *we, wordent_cmp);
     t->nwords = nw;
     t->woff = xmalloc((nw ? nw : 1) * sizeof *t->woff);
@@ -1284,6 +1530,7 @@ static void build_words(BpeTrainer *t, StrMap *words) {
                 s->nchars = 1;
                 s->nbytes = (uint8_t)(i - at);
                 s->str = str_store(t, we[w].key + at, i - at, NULL, 0);
+                s->pfx = str_prefix(s->str, s->nbytes);
                 s->script = (int16_t)char_script(cp);
                 s->flags = (uint8_t)((cp == WS_CP ? SF_WS : 0) | (cp == UNK_CP ? SF_UNK : 0));
                 csym[cp] = id;
@@ -1296,7 +1543,6 @@ static void build_words(BpeTrainer *t, StrMap *words) {
     }
     t->nchar_syms = (uint32_t)t->nsym;
     free(csym);
-    free(we);
 }
 
 static void emit_piece(BpeTrainer *t, const char *s, size_t n) {
@@ -1314,29 +1560,34 @@ static void emit_piece(BpeTrainer *t, const char *s, size_t n) {
 int bpe_train(BpeTrainer *t, Err *err) {
     if (t->trained) return err_set(err, "bpe_train: already trained");
     t->trained = 1;
-    StrMap *words = merge_counters(t);
+    double t0 = now_sec();
+    WordTable *words = merge_counters(t);
     t->st.words = t->ctr[0].nwords;
-    if (words->count == 0)
+    if (words->n == 0)
         return err_set(err, "no text to train on (%llu lines read: %llu empty, %llu too long, %llu with U+2585)",
                        (unsigned long long)t->st.lines, (unsigned long long)t->st.empty,
                        (unsigned long long)t->st.too_long, (unsigned long long)t->st.reserved);
-    StrMap cooked;
-    strmap_init(&cooked, words->count);
-    if (build_alphabet(t, words, &cooked, err)) {
-        strmap_free(&cooked);
+    WordTable rare;
+    wt_init(&rare, 0);
+    WordEnt *we = NULL;
+    size_t nw = 0;
+    if (build_alphabet(t, words, &rare, &we, &nw, err)) {
+        wt_free(&rare);
         return -1;
     }
-    strmap_free(words);
-    strmap_init(words, 0);
-    t->st.distinct_words = cooked.count;
-    build_words(t, &cooked);
+    t->st.distinct_words = nw;
+    build_words(t, we, nw);
+    free(we);
+    wt_free(&rare);
+    for (int i = 0; i < t->nctr; i++) wt_free(&t->ctr[i].words);
+    double t1 = now_sec();
+    t->st.sec_alphabet = t1 - t0;
 
     /* every adjacent pair, in spm_train's order (words, then positions) */
     for (size_t w = 0; w < t->nwords; w++) {
         const int32_t *s = t->seq + t->woff[w];
         for (uint32_t i = 1; i < t->wlen[w]; i++) pair_add(t, s[i - 1], s[i], (int64_t)t->wcount[w], (uint32_t)w, 0);
     }
-    strmap_free(&cooked);
     t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
     t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
     t->capheap = t->nlive ? t->nlive : 1;
@@ -1346,9 +1597,11 @@ int bpe_train(BpeTrainer *t, Err *err) {
         hist_add(t, s, (int32_t)id, eff(s));
         heap_set(t, t->nheap++, (int32_t)id);
     }
-    for (size_t i = t->nheap / 2; i-- > 0;) sift_down(t, i);
+    for (size_t i = t->nheap / HEAP_D + 1; i-- > 0;) sift_down(t, i);
 
     strmap_init(&t->emitted, 0);
+    double t2 = now_sec();
+    t->st.sec_pairs = t2 - t1;
     uint64_t nmerges = (uint64_t)t->o.vocab_size - NUM_META - t->nreq;
     while (t->st.merges < nmerges) {
         if (t->st.merges % UPDATE_INTERVAL == 0) {
@@ -1373,6 +1626,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
         fix_dirty(t);
     }
     if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
+    t->st.sec_merges = now_sec() - t2;
     if (t->st.merges < nmerges)
         return err_set(err, "vocabulary size %d is too high for this text: it gives at most %llu pieces",
                        t->o.vocab_size, (unsigned long long)(NUM_META + t->st.merges + t->nreq));

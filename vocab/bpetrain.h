@@ -87,6 +87,7 @@ typedef struct BpeStats {
     uint64_t window_skips;   /* best pair skipped because it was outside the active set */
     uint64_t cut_ties;       /* active-set updates whose cut split a tie */
     uint64_t cut_ties_used;  /* ... where the choice at that cut mattered */
+    double sec_read, sec_alphabet, sec_pairs, sec_merges; /* wall time per phase */
 } BpeStats;
 
 typedef struct BpeTrainer BpeTrainer;

@@ -143,3 +143,15 @@ void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out) {
         out->data[out->len] = '\0';
     }
 }
+
+int spnorm_key_continues_ascii(const SpNorm *sn, unsigned char c) {
+    if (!sn->units || sn->nunits == 0) return 0;
+    size_t p = u_offset(sn->units[0]) ^ c;
+    if (p >= sn->nunits || u_label(sn->units[p]) != c) return 0;
+    size_t base = p ^ u_offset(sn->units[p]);
+    for (uint32_t c2 = 1; c2 < 0x80; c2++) {
+        size_t q = base ^ c2;
+        if (q < sn->nunits && u_label(sn->units[q]) == c2) return 1;
+    }
+    return 0;
+}

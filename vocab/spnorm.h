@@ -66,4 +66,10 @@ size_t spnorm_prefix(const SpNorm *sn, const char *s, size_t n, const char **rep
  * tests. */
 int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *key, size_t n, size_t *len);
 
+/* Nonzero if some key of the compiled map is longer than one byte, starts
+ * with byte c and continues with a byte below 0x80: the test a caller needs
+ * before copying an ASCII character c that is followed by ASCII without
+ * asking the map. 0 for the identity rule. */
+int spnorm_key_continues_ascii(const SpNorm *sn, unsigned char c);
+
 #endif

@@ -374,6 +374,8 @@ static int train_bpe(Config *c) {
          (unsigned long long)st->words, (unsigned long long)st->distinct_words, (unsigned long long)st->merges,
          (unsigned long long)st->duplicates, (unsigned long long)st->pairs, (unsigned long long)st->window_skips,
          (unsigned long long)st->cut_ties_used);
+    info(3, "seconds: reading %.2f, alphabet and words %.2f, pairs %.2f, merges %.2f", st->sec_read,
+         st->sec_alphabet, st->sec_pairs, st->sec_merges);
     char wp[64] = "";
     if (c->wordpiece) snprintf(wp, sizeof wp, ", %d WordPiece tokens", nwp);
     info(2, "%llu sentences, %llu words, %llu lines skipped, alphabet %llu, %zu pieces%s, %.1f s",
