@@ -616,6 +616,8 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
     out->data[out->len] = '\0';
 }
 
+void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) { normalize(t, s, n, out); }
+
 static void count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
     buf_clear(&c->norm);
     normalize(t, line, len, &c->norm);

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "common.h"
 #include "spmodel.h"
 #include "spnorm.h"
@@ -59,7 +60,9 @@ typedef struct BpeOpts {
     uint64_t seed;                /* for the sampler */
     size_t max_sentence_length;   /* longer lines (in bytes) are skipped */
     int nthreads;                 /* counting threads */
-    const SpNorm *norm;           /* normalizer (borrowed); NULL = identity rule */
+    const SpNorm *norm;           /* normalizer (borrowed; made with the default
+                                   * switches, as spm_train's BPE needs them);
+                                   * NULL = the identity rule */
     /* Called now and then during long phases (may be NULL): phase is
      * "reading" (done = lines, total = 0) or "merging" (done of total). */
     void (*progress)(void *ctx, const char *phase, uint64_t done, uint64_t total);
@@ -111,6 +114,11 @@ void bpe_add_line(BpeTrainer *t, const char *line, size_t len);
  * (UTF-8; a word should start with U+2581 and hold no other U+2581). For
  * tests that need exact word counts. */
 void bpe_add_word(BpeTrainer *t, const char *word, size_t len, uint64_t count);
+
+/* The normalization bpe_add_line() applies to a line (spnorm_normalize()
+ * of o->norm, computed with a faster path for ASCII), appended to out.
+ * Exposed for tests. */
+void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out);
 
 /* Train: alphabet, merges, final piece list. Returns 0, or -1 with err set
  * when there is nothing to train on, when vocab_size is smaller than the
