@@ -10,6 +10,7 @@
  * SentencePiece does (spmodel.h); --wordpiece also writes the BERT
  * vocab.txt that vocab_convert would make from PREFIX.vocab.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -361,8 +362,8 @@ static int train_bpe(Config *c) {
     Buf mb = {0}, vb = {0};
     spmodel_write(&model, &mb);
     spmodel_write_vocab(&model, &vb);
-    if (fwrite(mb.data, 1, mb.len, wm.fp) != mb.len || fwrite(vb.data, 1, vb.len, wv.fp) != vb.len)
-        die("write error");
+    if (fwrite(mb.data, 1, mb.len, wm.fp) != mb.len) die("%s: write error: %s", model_path, strerror(errno));
+    if (fwrite(vb.data, 1, vb.len, wv.fp) != vb.len) die("%s: write error: %s", vocab_path, strerror(errno));
     int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww) : 0;
     if (writer_close(&wm, &err) || writer_close(&wv, &err) || (c->wordpiece && writer_close(&ww, &err)))
         die("%s", err.msg);

@@ -1,0 +1,184 @@
+# CLI tests for vocab_train: usage and exit codes, the outputs and their
+# atomic writing, determinism across -j, stdin vs files, spm_train's option
+# spellings, --wordpiece against vocab_convert, I/O errors; and, when a
+# Python with sentencepiece is found, the .vocab and .model against
+# spm_train's on real text (Wikipedia samples through our prep stage), and
+# SentencePiece encoding held-out text with our model.
+. "$TESTS/cli/lib.sh"
+VT=$BIN/vocab_train
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
+run $VT --help
+expect_rc "help" 0
+ok "help text" grep -q "^Usage: vocab_train" "$out"
+ok "help lists spm_train's spellings" grep -q -- "--model_prefix=PREFIX" "$out"
+run $VT -V
+expect_rc "version" 0
+ok "version line" grep -q "^vocab_train [0-9.]* icu=" "$out"
+run $VT --bogus
+expect_rc "bad option" 2
+expect_err "bad option message" "*unknown option '--bogus'*Try*"
+run $VT --identity x
+expect_rc "unknown option" 2
+run $VT --vocab-size x -o "$T/m"
+expect_rc "bad --vocab-size" 2
+expect_err "bad --vocab-size message" "*--vocab-size: expected a whole number*'x'*"
+run $VT --character-coverage 1.5 -o "$T/m"
+expect_rc "bad --character-coverage" 2
+run $VT --shuffle_input_sentence=maybe -o "$T/m"
+expect_rc "bad --shuffle_input_sentence" 2
+run $VT --model foo -o "$T/m"
+expect_rc "bad --model" 2
+run $VT --model_type=unigram -o "$T/m"
+expect_rc "--model_type=unigram refused" 2
+run $VT --model wordpiece -o "$T/m"
+expect_rc "--model wordpiece" 2
+expect_err "--model wordpiece message" "vocab_train: --model wordpiece: not available*"
+run $VT --normalization identity "$T/nope.txt"
+expect_rc "-o missing" 2
+expect_err "-o missing message" "*-o PREFIX is required*"
+run $VT --normalization identity -o "$T/m" "$T/nope.txt"
+expect_rc "missing input" 2
+expect_err "missing input message" "vocab_train: */nope.txt: No such file or directory*"
+ok "missing input: no output" bash -c "! ls '$T'/m.* 2>/dev/null"
+run $VT --normalization identity -o "$T/m" "$T"
+expect_rc "directory as input" 2
+run $VT --normalizer-model "$T/nope.model" -o "$T/m" /dev/null
+expect_rc "missing --normalizer-model" 2
+printf 'not a model' >"$T/bad.model"
+run $VT --normalizer-model "$T/bad.model" -o "$T/m" /dev/null
+expect_rc "bad --normalizer-model" 2
+
+# a small corpus from our own samples
+$BIN/wiki_dump "$DATA/enwiki-206.xml.bz2" | $BIN/wiki_strip -F lines | $BIN/sent_split -j1 -l en >"$T/en.txt"
+$BIN/wiki_dump "$DATA/huwiki-berlin.xml.bz2" | $BIN/wiki_strip -F lines | $BIN/sent_split -j1 -l hu >"$T/hu.txt"
+cat "$T/en.txt" "$T/hu.txt" >"$T/c.txt"
+ok "corpus" [ "$(wc -l <"$T/c.txt")" -gt 1000 ]
+ID="--normalization identity"
+
+run $VT $ID -o "$T/m" --vocab-size 1000 "$T/c.txt"
+expect_rc "train" 0
+ok "PREFIX.model written" [ -s "$T/m.model" ]
+ok "PREFIX.vocab: 1000 lines" [ "$(wc -l <"$T/m.vocab")" -eq 1000 ]
+ok ".vocab starts with the meta pieces" cmp -s <(head -3 "$T/m.vocab") <(printf '<unk>\t0\n<s>\t0\n</s>\t0\n')
+ok ".vocab scores count down from -0" bash -c "sed -n '4p;1000p' '$T/m.vocab' | cut -f2 | tr '\n' ' ' | grep -qx -- '-0 -996 '"
+ok ".vocab: no repeated piece" [ "$(cut -f1 "$T/m.vocab" | sort | uniq -d | wc -l)" -eq 0 ]
+ok ".vocab: U+2581 only at the start of a piece" bash -c "! cut -f1 '$T/m.vocab' | grep -q '.▁'"
+ok "no temp files left" bash -c "! ls '$T'/m.*tmp* 2>/dev/null"
+expect_err "summary line" "vocab_train: * sentences, * words, 0 lines skipped, alphabet *, 1000 pieces, * s*"
+run $VT -q $ID -o "$T/m" --vocab-size 1000 "$T/c.txt"
+expect_rc "existing output without -f" 1
+expect_err "existing output message" "*m.model: already exists (use -f to overwrite)*"
+cp "$T/m.model" "$T/keep.model"
+run $VT -q -f $ID -o "$T/m" --vocab-size 1000 "$T/c.txt"
+expect_rc "-f overwrites" 0
+ok "-q: silent" [ ! -s "$err" ]
+ok "same input, same model" cmp -s "$T/m.model" "$T/keep.model"
+run $VT $ID -o "$T/v" -v --vocab-size 1000 "$T/c.txt"
+expect_err "-v: detail lines" "*read * lines: * sentences*seconds: reading*"
+
+# determinism: threads, stdin, spm_train's spellings
+mkdir -p "$T/a" "$T/b"
+run bash -c "cd '$T/a' && $VT -q $ID -j1 -o m --vocab-size 1500 ../c.txt"
+run bash -c "cd '$T/b' && $VT -q $ID -j2 -o m --vocab-size 1500 ../c.txt"
+ok "-j1 and -j2: the same .model" cmp -s "$T/a/m.model" "$T/b/m.model"
+ok "-j1 and -j2: the same .vocab" cmp -s "$T/a/m.vocab" "$T/b/m.vocab"
+cp "$T/a/m.vocab" "$T/j1.vocab"
+run bash -c "$VT -q $ID -o '$T/in' --vocab-size 1500 < '$T/c.txt'"
+ok "stdin gives the same pieces" cmp -s "$T/in.vocab" "$T/j1.vocab"
+run $VT -q $ID -o "$T/two" --vocab-size 1500 "$T/en.txt" - <"$T/hu.txt"
+ok "FILE - reads both" cmp -s "$T/two.vocab" "$T/j1.vocab"
+run $VT -q --input="$T/en.txt,$T/hu.txt" --model_prefix="$T/spm" --vocab_size=1500 --character_coverage=0.9995 \
+  --model_type=bpe --normalization_rule_name=identity --num_threads=2
+expect_rc "spm_train's spellings" 0
+ok "spm_train's spellings: the same pieces" cmp -s "$T/spm.vocab" "$T/j1.vocab"
+
+# sampling: the first N, or a seeded random N, from a file or a pipe
+run $VT -q $ID -o "$T/first" --vocab-size 500 --input-sentence-size 2000 --no-shuffle "$T/c.txt"
+run $VT -q $ID -o "$T/s1" --vocab-size 500 --input-sentence-size 2000 "$T/c.txt"
+expect_rc "sample" 0
+run bash -c "cat '$T/c.txt' | $VT -q $ID -o '$T/s2' --vocab-size 500 --input-sentence-size 2000"
+ok "a sample from a pipe equals the one from the file" cmp -s "$T/s1.vocab" "$T/s2.vocab"
+run $VT -q $ID -o "$T/s3" --vocab-size 500 --input-sentence-size 2000 --seed 7 "$T/c.txt"
+ok "another seed, another sample" bash -c "! cmp -s '$T/s1.vocab' '$T/s3.vocab'"
+ok "a sample differs from the first N" bash -c "! cmp -s '$T/s1.vocab' '$T/first.vocab'"
+
+# errors that depend on the text
+: >"$T/empty.txt"
+run $VT $ID -o "$T/e" "$T/empty.txt"
+expect_rc "empty corpus" 1
+expect_err "empty corpus message" "*no text to train on (0 lines read*"
+ok "empty corpus: no output" bash -c "! ls '$T'/e.* 2>/dev/null"
+run $VT $ID -o "$T/e" --vocab-size 20 "$T/c.txt"
+expect_rc "vocabulary too small" 1
+expect_err "vocabulary too small message" "*vocabulary size 20 is too small*it must be at least *"
+printf 'hello world\nhello there\n' >"$T/tiny.txt"
+run $VT $ID -o "$T/e" --vocab-size 100 "$T/tiny.txt"
+expect_rc "vocabulary too large" 1
+expect_err "vocabulary too large message" "*vocabulary size 100 is too high for this text: it gives at most 42 pieces*"
+ok "failed training: no output" bash -c "! ls '$T'/e.* 2>/dev/null"
+
+# --wordpiece: vocab_convert's output on PREFIX.vocab
+run $VT -q $ID -o "$T/w" --vocab-size 1500 --wordpiece "$T/w.txt" "$T/c.txt"
+expect_rc "--wordpiece" 0
+ok "--wordpiece equals vocab_convert" cmp -s "$T/w.txt" <($BIN/vocab_convert "$T/w.vocab" 2>/dev/null)
+run $VT -q $ID -f -o "$T/w" --vocab-size 1500 --wordpiece "$T/w.txt" --wordpiece-size 1500 "$T/c.txt"
+ok "--wordpiece-size equals vocab_convert --size" cmp -s "$T/w.txt" <($BIN/vocab_convert --size 1500 "$T/w.vocab" 2>/dev/null)
+ok "--wordpiece-size: 1500 lines" [ "$(wc -l <"$T/w.txt")" -eq 1500 ]
+run $VT $ID -o "$T/w2" --wordpiece-size 10 "$T/c.txt"
+expect_rc "--wordpiece-size without --wordpiece" 2
+
+# a full disk: exit 1, a message, no output
+if [ -f "${INJECT:-}" ]; then
+  for call in fwrite fclose; do
+    run env WB_INJECT=$call LD_PRELOAD="$INJECT" $VT -q $ID -o "$T/FAILME" --vocab-size 500 "$T/c.txt"
+    expect_rc "$call fails" 1
+    expect_err "$call message" "*No space left on device*"
+    ok "$call: no output" bash -c "! ls '$T'/FAILME* 2>/dev/null"
+  done
+fi
+
+# against SentencePiece itself
+PY=$(py_with sentencepiece)
+SHARED=${WIKIBERT_SHARED:-$TESTS/../../shared}
+if [ -z "$PY" ]; then
+  echo "not run: comparison with spm_train (no Python with the sentencepiece package)"
+else
+  if [ -f "$SHARED/data/wiki-en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2" ]; then
+    $BIN/wiki_dump "$SHARED/data/wiki-en/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2" |
+      $BIN/wiki_strip -F lines | $BIN/sent_split -l en >"$T/real.txt"
+    $BIN/wiki_dump "$SHARED/data/wiki-hu/wiki.xml.bz2" | $BIN/wiki_strip -F lines | $BIN/sent_split -l hu >>"$T/real.txt"
+  else
+    echo "note: $SHARED/data absent, comparing on tests/data only"
+    cp "$T/c.txt" "$T/real.txt"
+  fi
+  mkdir -p "$T/ref" "$T/ours"
+  # every 20th line is held out for encoding
+  awk 'NR % 20 == 0' "$T/real.txt" >"$T/held.txt"
+  awk 'NR % 20 != 0' "$T/real.txt" >"$T/ref/train.txt"
+  cp "$T/ref/train.txt" "$T/ours/train.txt"
+  for v in 2000 8000; do
+    opts="--input=train.txt --model_prefix=m$v --vocab_size=$v --character_coverage=0.9999 --model_type=bpe"
+    (cd "$T/ref" && "$PY" -c "import sentencepiece as s; s.SentencePieceTrainer.Train('$opts --minloglevel=2')" 2>/dev/null)
+    ok "spm_train $v" [ -s "$T/ref/m$v.vocab" ]
+    run bash -c "cd '$T/ours' && $VT -q $opts --normalizer-model ../ref/m$v.model"
+    expect_rc "vocab_train $v" 0
+    ok "vocab $v: the .vocab is spm_train's" cmp -s "$T/ours/m$v.vocab" "$T/ref/m$v.vocab"
+    if ! cmp -s "$T/ours/m$v.vocab" "$T/ref/m$v.vocab"; then
+      echo "  identical pieces: $(comm -12 <(cut -f1 "$T/ours/m$v.vocab" | sort) <(cut -f1 "$T/ref/m$v.vocab" | sort) | wc -l) of $v"
+    fi
+    ok "vocab $v: the .model is spm_train's byte for byte" cmp -s "$T/ours/m$v.model" "$T/ref/m$v.model"
+    run "$PY" -c "
+import sentencepiece as s
+a = s.SentencePieceProcessor(model_file='$T/ref/m$v.model')
+b = s.SentencePieceProcessor(model_file='$T/ours/m$v.model')
+lines = [l.rstrip('\n') for l in open('$T/held.txt', encoding='utf-8')]
+assert b.get_piece_size() == $v
+assert len(lines) > 100
+assert a.encode(lines) == b.encode(lines)
+assert b.decode(b.encode(lines[7])) == ' '.join(lines[7].split())
+"
+    expect_rc "vocab $v: SentencePiece encodes held-out text with our model as with its own" 0
+  done
+fi
+done_testing
