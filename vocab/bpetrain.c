@@ -215,6 +215,12 @@ typedef struct Sym {
 #define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
 #define HIST_BLOCK 1024
 
+/* A heap entry: a pair and the frequency it was last filed under. */
+typedef struct HeapEnt {
+    int64_t key;
+    int32_t id;
+} HeapEnt;
+
 /* One slot of the pair map; id < 0 marks an empty slot. */
 typedef struct PSlot {
     uint64_t key;
@@ -289,7 +295,7 @@ struct BpeTrainer {
     Bytes strs;          /* piece strings */
 
     /* training: selection */
-    int32_t *heap;
+    HeapEnt *heap;
     size_t nheap, capheap;
     uint32_t *hist, *hblock;
     int32_t *big;
@@ -986,50 +992,44 @@ static inline int rank(const Sym *a, const Sym *b) {
     return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static inline int better(const Sym *a, const Sym *b) {
-    if (a->hreg != b->hreg) return a->hreg > b->hreg;
-    return rank(a, b) < 0;
+/* Heap order: the registered key (a frequency), then rank(). */
+static inline int better(const BpeTrainer *t, HeapEnt a, HeapEnt b) {
+    if (a.key != b.key) return a.key > b.key;
+    return rank(S(t, a.id), S(t, b.id)) < 0;
 }
 
-static inline void heap_set(BpeTrainer *t, size_t i, int32_t id) {
-    t->heap[i] = id;
-    S(t, id)->heap = (int32_t)i;
+static inline void heap_put(BpeTrainer *t, size_t i, HeapEnt e) {
+    t->heap[i] = e;
+    S(t, e.id)->heap = (int32_t)i;
 }
 
-/* A 4-ary heap: half the depth of a binary one, and the four children of
- * a node share a cache line of ids. */
+/* A 4-ary heap: half the depth of a binary one. */
 #define HEAP_D 4
 
 static void sift_up(BpeTrainer *t, size_t i) {
-    int32_t id = t->heap[i];
-    const Sym *s = S(t, id);
+    HeapEnt e = t->heap[i];
     while (i > 0) {
         size_t p = (i - 1) / HEAP_D;
-        if (!better(s, S(t, t->heap[p]))) break;
-        heap_set(t, i, t->heap[p]);
+        if (!better(t, e, t->heap[p])) break;
+        heap_put(t, i, t->heap[p]);
         i = p;
     }
-    heap_set(t, i, id);
+    heap_put(t, i, e);
 }
 
 static void sift_down(BpeTrainer *t, size_t i) {
-    int32_t id = t->heap[i];
-    const Sym *s = S(t, id);
+    HeapEnt e = t->heap[i];
     for (;;) {
         size_t c = HEAP_D * i + 1;
         if (c >= t->nheap) break;
-        size_t end = c + HEAP_D < t->nheap ? c + HEAP_D : t->nheap;
-        size_t best = c;
-        const Sym *bs = S(t, t->heap[c]);
-        for (size_t j = c + 1; j < end; j++) {
-            const Sym *js = S(t, t->heap[j]);
-            if (better(js, bs)) best = j, bs = js;
-        }
-        if (!better(bs, s)) break;
-        heap_set(t, i, t->heap[best]);
+        size_t end = c + HEAP_D < t->nheap ? c + HEAP_D : t->nheap, best = c;
+        for (size_t j = c + 1; j < end; j++)
+            if (better(t, t->heap[j], t->heap[best])) best = j;
+        if (!better(t, t->heap[best], e)) break;
+        heap_put(t, i, t->heap[best]);
         i = best;
     }
-    heap_set(t, i, id);
+    heap_put(t, i, e);
 }
 
 static void heap_push(BpeTrainer *t, int32_t id) {
@@ -1037,7 +1037,7 @@ static void heap_push(BpeTrainer *t, int32_t id) {
         t->capheap = t->capheap ? 2 * t->capheap : 1024;
         t->heap = xrealloc(t->heap, t->capheap * sizeof *t->heap);
     }
-    t->heap[t->nheap] = id;
+    t->heap[t->nheap] = (HeapEnt){eff(S(t, id)), id};
     sift_up(t, t->nheap++);
 }
 
@@ -1046,17 +1046,10 @@ static void heap_remove(BpeTrainer *t, int32_t id) {
     size_t i = (size_t)s->heap;
     s->heap = -1;
     if (i == --t->nheap) return;
-    int32_t moved = t->heap[t->nheap];
-    heap_set(t, i, moved);
+    HeapEnt moved = t->heap[t->nheap];
+    heap_put(t, i, moved);
     sift_up(t, i);
-    sift_down(t, (size_t)S(t, moved)->heap);
-}
-
-/* Restore the heap order around a pair whose frequency changed. */
-static void heap_fix(BpeTrainer *t, int32_t id) {
-    size_t i = (size_t)S(t, id)->heap;
-    sift_up(t, i);
-    sift_down(t, (size_t)S(t, id)->heap);
+    sift_down(t, (size_t)S(t, moved.id)->heap);
 }
 
 static void hist_add(BpeTrainer *t, Sym *s, int32_t id, int64_t f) {
@@ -1110,8 +1103,16 @@ static void fix_dirty(BpeTrainer *t) {
             hist_del(t, s);
             hist_add(t, s, id, s->freq);
         }
-        if (s->heap >= 0) heap_fix(t, id);
-        else if (!(s->flags & SF_DEFERRED)) heap_push(t, id);
+        /* a rise is filed at once; a fall waits until the pair reaches the
+         * top (select_best), as its key only overstates it meanwhile */
+        if (s->heap >= 0) {
+            if (s->freq > t->heap[s->heap].key) {
+                t->heap[s->heap].key = s->freq;
+                sift_up(t, (size_t)s->heap);
+            }
+        } else if (!(s->flags & SF_DEFERRED)) {
+            heap_push(t, id);
+        }
     }
     t->ndirty = 0;
 }
@@ -1316,8 +1317,13 @@ static int is_active(BpeTrainer *t, const Sym *s) {
 static int32_t select_best(BpeTrainer *t) {
     int skipped = 0;
     while (t->nheap) {
-        int32_t id = t->heap[0];
+        int32_t id = t->heap[0].id;
         Sym *s = S(t, id);
+        if (t->heap[0].key != eff(s)) { /* filed under an older, higher count */
+            t->heap[0].key = eff(s);
+            sift_down(t, 0);
+            continue;
+        }
         if (is_active(t, s)) {
             t->st.window_skips += skipped;
             return id;
@@ -1597,7 +1603,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     for (size_t id = t->nchar_syms; id < t->nsym; id++) {
         Sym *s = S(t, (int32_t)id);
         hist_add(t, s, (int32_t)id, eff(s));
-        heap_set(t, t->nheap++, (int32_t)id);
+        heap_put(t, t->nheap++, (HeapEnt){eff(s), (int32_t)id});
     }
     for (size_t i = t->nheap / HEAP_D + 1; i-- > 0;) sift_down(t, i);
 
