@@ -215,6 +215,13 @@ typedef struct Sym {
 #define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
 #define HIST_BLOCK 1024
 
+/* A distinct word: where its symbols start in seq/pid, how many there
+ * are now, and how often the word occurs. */
+typedef struct WordRec {
+    uint64_t off, count;
+    uint32_t len;
+} WordRec;
+
 /* A heap entry: a pair and the frequency it was last filed under. */
 typedef struct HeapEnt {
     int64_t key;
@@ -282,9 +289,8 @@ struct BpeTrainer {
     /* training: words */
     size_t nwords;
     int32_t *seq;        /* symbols of all words back to back */
-    size_t *woff;
-    uint32_t *wlen;
-    uint64_t *wcount;
+    int32_t *pid;        /* beside each symbol: the pair it forms with the next */
+    WordRec *words;
 
     /* training: symbols */
     Sym **pages;
@@ -476,7 +482,7 @@ void bpe_destroy(BpeTrainer *t) {
         for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
         free(t->res_line);
     }
-    free(t->seq), free(t->woff), free(t->wlen), free(t->wcount);
+    free(t->seq), free(t->pid), free(t->words);
     for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
     for (size_t i = 0; i < t->npages; i++) free(t->pages[i]);
     free(t->pages);
@@ -1179,9 +1185,10 @@ static inline void freq_add(BpeTrainer *t, Sym *s, int32_t id, int64_t d, int re
     s->freq += d;
 }
 
-/* AddNewPair: the pair a b now occurs in word w (count c). */
-static void pair_add(BpeTrainer *t, int32_t a, int32_t b, int64_t c, uint32_t w, int ready) {
-    if (!pair_valid(t, S(t, a), S(t, b))) return;
+/* AddNewPair: the pair a b now occurs in word w (count c). Returns the
+ * pair's id, or -1 when a b is not a valid piece. */
+static int32_t pair_add(BpeTrainer *t, int32_t a, int32_t b, int64_t c, uint32_t w, int ready) {
+    if (!pair_valid(t, S(t, a), S(t, b))) return -1;
     uint64_t key = pkey(a, b);
     int32_t id = pmap_get(t, key);
     if (id < 0) {
@@ -1200,13 +1207,12 @@ static void pair_add(BpeTrainer *t, int32_t a, int32_t b, int64_t c, uint32_t w,
     s->active_epoch = t->epoch;
     freq_add(t, s, id, c, ready);
     wlist_push(&s->words, w);
+    return id;
 }
 
-/* ResetFreq: the pair a b loses an occurrence (count c). A pair dropped as
- * a duplicate comes back into spm_train's cache here, with frequency 0. */
-static void pair_reset(BpeTrainer *t, int32_t a, int32_t b, int64_t c) {
-    int32_t id = pmap_get(t, pkey(a, b));
-    if (id < 0) return; /* not a valid piece */
+/* ResetFreq: pair `id` loses an occurrence (count c). A pair dropped as a
+ * duplicate comes back into spm_train's cache here, with frequency 0. */
+static void pair_reset(BpeTrainer *t, int32_t id, int64_t c) {
     Sym *s = S(t, id);
     if (s->state == ST_ERASED) {
         s->state = ST_DEAD;
@@ -1342,31 +1348,41 @@ static int32_t select_best(BpeTrainer *t) {
 
 /* Replace every occurrence of pair `best` (left to right, as spm_train's
  * ordered position list does) in the words it occurs in, keeping the
- * neighbouring pairs' counts exact. */
+ * neighbouring pairs' counts exact. A word is rewritten in place: s[] its
+ * symbols, p[] the pair each one forms with the next (p[k] is the pair
+ * (s[k], s[k + 1]), or -1 when that is no valid piece), so that the pairs
+ * that lose an occurrence need no lookup. */
 static void merge(BpeTrainer *t, int32_t best) {
-    Sym *b = S(t, best);
-    int32_t L = b->left, R = b->right;
-    WList wl = b->words;
+    WList wl = S(t, best)->words;
     for (uint32_t k = 0; k < wl.n; k++) {
         uint32_t w = wl.cap == 1 ? wl.one : wl.v[k];
-        int32_t *s = t->seq + t->woff[w];
-        uint32_t n = t->wlen[w], out = 0, i = 0;
-        int64_t c = (int64_t)t->wcount[w];
+        WordRec *wr = &t->words[w];
+        int32_t *s = t->seq + wr->off, *p = t->pid + wr->off;
+        uint32_t n = wr->len, i = 0;
+        while (i + 1 < n && p[i] != best) i++;
+        if (i + 1 >= n) continue; /* no longer there */
+        int64_t c = (int64_t)wr->count;
+        uint32_t out = i;
+        /* invariant: p[out - 1] is the pair of s[out - 1] and s[i] */
         while (i < n) {
-            if (s[i] == L && i + 1 < n && s[i + 1] == R) {
-                int32_t prev = out > 0 ? s[out - 1] : -1;
-                int32_t next = i + 2 < n ? s[i + 2] : -1;
-                if (prev >= 0) pair_reset(t, prev, L, c);
-                if (next >= 0) pair_reset(t, R, next, c);
-                s[out++] = best;
-                if (prev >= 0) pair_add(t, prev, best, c, w, 1);
-                if (next >= 0) pair_add(t, best, next, c, w, 1);
+            if (i + 1 < n && p[i] == best) {
+                int has_next = i + 2 < n;
+                int32_t next = has_next ? s[i + 2] : -1, next_pair = p[i + 1];
+                if (out > 0 && p[out - 1] >= 0) pair_reset(t, p[out - 1], c);
+                if (has_next && next_pair >= 0) pair_reset(t, next_pair, c);
+                s[out] = best;
+                if (out > 0) p[out - 1] = pair_add(t, s[out - 1], best, c, w, 1);
+                p[out] = has_next ? pair_add(t, best, next, c, w, 1) : -1;
+                out++;
                 i += 2;
             } else {
-                s[out++] = s[i++];
+                s[out] = s[i];
+                p[out] = p[i];
+                out++;
+                i++;
             }
         }
-        t->wlen[w] = out;
+        wr->len = out;
     }
 }
 
@@ -1518,16 +1534,14 @@ done:
 static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
     qsort(we, nw, sizeof *we, wordent_cmp);
     t->nwords = nw;
-    t->woff = xmalloc((nw ? nw : 1) * sizeof *t->woff);
-    t->wlen = xmalloc((nw ? nw : 1) * sizeof *t->wlen);
-    t->wcount = xmalloc((nw ? nw : 1) * sizeof *t->wcount);
+    t->words = xmalloc((nw ? nw : 1) * sizeof *t->words);
     int32_t *csym = xmalloc(0x110000 * sizeof *csym);
     memset(csym, 0xFF, 0x110000 * sizeof *csym);
     size_t cap = 1024, len = 0;
     t->seq = xmalloc(cap * sizeof *t->seq);
     for (size_t w = 0; w < nw; w++) {
-        t->woff[w] = len;
-        t->wcount[w] = we[w].count;
+        t->words[w].off = len;
+        t->words[w].count = we[w].count;
         for (size_t i = 0; i < we[w].len;) {
             size_t at = i;
             uint32_t cp = next_cp(we[w].key, we[w].len, &i);
@@ -1547,9 +1561,11 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
             if (len == cap) t->seq = xrealloc(t->seq, (cap *= 2) * sizeof *t->seq);
             t->seq[len++] = csym[cp];
         }
-        t->wlen[w] = (uint32_t)(len - t->woff[w]);
+        t->words[w].len = (uint32_t)(len - t->words[w].off);
     }
     t->nchar_syms = (uint32_t)t->nsym;
+    t->seq = xrealloc(t->seq, (len ? len : 1) * sizeof *t->seq);
+    t->pid = xmalloc((len ? len : 1) * sizeof *t->pid);
     free(csym);
 }
 
@@ -1593,8 +1609,11 @@ int bpe_train(BpeTrainer *t, Err *err) {
 
     /* every adjacent pair, in spm_train's order (words, then positions) */
     for (size_t w = 0; w < t->nwords; w++) {
-        const int32_t *s = t->seq + t->woff[w];
-        for (uint32_t i = 1; i < t->wlen[w]; i++) pair_add(t, s[i - 1], s[i], (int64_t)t->wcount[w], (uint32_t)w, 0);
+        const WordRec *wr = &t->words[w];
+        const int32_t *s = t->seq + wr->off;
+        int32_t *p = t->pid + wr->off;
+        for (uint32_t i = 1; i < wr->len; i++) p[i - 1] = pair_add(t, s[i - 1], s[i], (int64_t)wr->count, (uint32_t)w, 0);
+        if (wr->len) p[wr->len - 1] = -1;
     }
     t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
     t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
