@@ -198,7 +198,7 @@ typedef struct Sym {
     int32_t left, right;   /* parts of a pair; -1 for characters */
     int64_t freq;          /* occurrences weighted by word counts (exact) */
     int64_t snap;          /* effective freq at the last update, if snap_epoch is current */
-    int64_t hreg;          /* frequency the heap and the histogram hold for this pair */
+    int64_t hreg;          /* frequency the histogram holds for this pair */
     const char *str;       /* UTF-8 (not NUL-terminated) */
     uint64_t pfx;          /* its first 8 bytes, big-endian, zero-padded: a fast first compare */
     uint32_t order;        /* creation order: spm_train's allocation order */
@@ -206,12 +206,11 @@ typedef struct Sym {
     int32_t hbig;          /* index in the big-frequency list, -1 if not in it */
     int32_t born, snap_epoch, active_epoch, tie_epoch;
     int16_t script;        /* one script or BPE_SCRIPT_ANY */
-    uint8_t nbytes, nchars, state, flags;
+    uint16_t nbytes, nchars;
+    uint8_t state, flags;
     WList words;
 } Sym;
 
-#define SYM_PAGE_BITS 16
-#define SYM_PAGE (1u << SYM_PAGE_BITS)
 #define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
 #define HIST_BLOCK 1024
 
@@ -270,7 +269,7 @@ enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED 
 struct BpeTrainer {
     BpeOpts o;
     SpNorm *own_norm;
-    uint8_t plain[128];  /* ASCII characters the normalizer leaves alone */
+    uint8_t plain[256];  /* ASCII characters the normalizer leaves alone */
     BpeStats st;
     Err err;
 
@@ -293,8 +292,8 @@ struct BpeTrainer {
     WordRec *words;
 
     /* training: symbols */
-    Sym **pages;
-    size_t npages, nsym;
+    Sym *syms;           /* all symbols, by id (pointers into it die when it grows) */
+    size_t nsym, capsym;
     uint32_t nchar_syms, next_order;
     PSlot *pmap;         /* pair map: (left << 32 | right) -> sym id */
     size_t pcap, pcount;
@@ -326,7 +325,7 @@ struct BpeTrainer {
 };
 
 static inline Sym *S(const BpeTrainer *t, int32_t id) {
-    return &t->pages[(uint32_t)id >> SYM_PAGE_BITS][(uint32_t)id & (SYM_PAGE - 1)];
+    return &t->syms[id];
 }
 
 /* ==== Byte blocks and word tables ==== */
@@ -484,8 +483,7 @@ void bpe_destroy(BpeTrainer *t) {
     }
     free(t->seq), free(t->pid), free(t->words);
     for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
-    for (size_t i = 0; i < t->npages; i++) free(t->pages[i]);
-    free(t->pages);
+    free(t->syms);
     free(t->pmap);
     bytes_free(&t->strs);
     free(t->heap), free(t->hist), free(t->hblock), free(t->big);
@@ -593,12 +591,20 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
     out->len += 3;
     int prev_space = 1;
     while (n > 0) {
-        unsigned char b = (unsigned char)s[0];
-        if (b < 0x80 && t->plain[b] && (n == 1 || (unsigned char)s[1] < 0x80)) {
-            if (b != ' ') {
-                out->data[out->len++] = (char)b; /* room: 3 bytes per input byte */
-                prev_space = 0;
-            } else if (!prev_space) {
+        /* a run of plain characters other than the space: copied, except
+         * its last one when a non-ASCII byte follows (a key may join them) */
+        size_t r = 0;
+        while (r < n && t->plain[(unsigned char)s[r]] && s[r] != ' ') r++;
+        if (r > 0 && r < n && (unsigned char)s[r] >= 0x80) r--;
+        if (r > 0) {
+            memcpy(out->data + out->len, s, r); /* room: 3 bytes per input byte */
+            out->len += r;
+            prev_space = 0;
+            s += r, n -= r;
+            continue;
+        }
+        if (s[0] == ' ' && t->plain[' '] && (n == 1 || (unsigned char)s[1] < 0x80)) {
+            if (!prev_space) {
                 memcpy(out->data + out->len, kSpace, 3);
                 out->len += 3;
                 prev_space = 1;
@@ -644,7 +650,8 @@ enum { LF_OK, LF_EMPTY, LF_LONG, LF_RESERVED };
 static int line_filter(const BpeTrainer *t, const char *line, size_t len) {
     if (len == 0) return LF_EMPTY;
     if (len > t->o.max_sentence_length) return LF_LONG;
-    if (len >= 3 && memmem(line, len, UNK_UTF8, 3)) return LF_RESERVED;
+    for (const char *p = line, *end = line + len; (p = memchr(p, 0xE2, (size_t)(end - p))) != NULL; p++)
+        if (end - p >= 3 && (unsigned char)p[1] == 0x96 && (unsigned char)p[2] == 0x85) return LF_RESERVED;
     return LF_OK;
 }
 
@@ -882,10 +889,10 @@ fail:
 static inline int64_t eff(const Sym *s) { return s->state == ST_DEAD ? 0 : s->freq; }
 
 static int32_t sym_new(BpeTrainer *t) {
-    if (t->nsym == t->npages * SYM_PAGE) {
-        if (t->nsym >= (size_t)INT32_MAX - SYM_PAGE) die("bpe: more than 2^31 symbols");
-        t->pages = xrealloc(t->pages, (t->npages + 1) * sizeof *t->pages);
-        t->pages[t->npages++] = xmalloc(SYM_PAGE * sizeof(Sym));
+    if (t->nsym == t->capsym) {
+        if (t->capsym >= (size_t)INT32_MAX / 2) die("bpe: more than 2^30 symbols");
+        t->capsym = t->capsym ? t->capsym + t->capsym / 2 : 4096;
+        t->syms = xrealloc(t->syms, t->capsym * sizeof *t->syms);
     }
     int32_t id = (int32_t)t->nsym++;
     Sym *s = S(t, id);
@@ -976,13 +983,14 @@ static void wlist_push(WList *l, uint32_t w) {
 /* ==== Training: the heap and the frequency histogram ====
  *
  * The heap holds every live pair not deferred, ordered as spm_train ranks
- * candidates: frequency (descending), code points, UTF-8 bytes, age. It
- * orders by the frequency registered in `hreg`, which fix_dirty() brings
- * up to date after each merge one pair at a time, so the heap stays
- * consistent while a merge changes many counts. The
- * histogram counts live pairs per frequency (exactly below HIST_SMALL, in
- * a list above it) so that the frequency at the active-set cut is found
- * without a sort. */
+ * candidates: frequency (descending), code points, UTF-8 bytes, age. Each
+ * entry carries the frequency it is filed under. After a merge,
+ * fix_dirty() files every rise at once, one pair at a time, so the heap
+ * stays consistent while a merge changes many counts; a fall is left for
+ * select_best() to notice when the pair reaches the top (the key then
+ * overstates the count, never understates it). The histogram counts live
+ * pairs per frequency (exactly below HIST_SMALL, in a list above it) so
+ * that the frequency at the active-set cut is found without a sort. */
 
 /* Below frequency: fewer code points, then the smaller UTF-8 string, then
  * the older symbol. Negative if a ranks first. */
@@ -1162,8 +1170,8 @@ static int32_t pair_create(BpeTrainer *t, int32_t a, int32_t b, uint64_t key, in
     s->left = a;
     s->right = b;
     s->state = ST_LIVE;
-    s->nchars = (uint8_t)(x->nchars + y->nchars);
-    s->nbytes = (uint8_t)(x->nbytes + y->nbytes);
+    s->nchars = (uint16_t)(x->nchars + y->nchars);
+    s->nbytes = (uint16_t)(x->nbytes + y->nbytes);
     s->str = str_store(t, x->str, x->nbytes, y->str, y->nbytes);
     s->pfx = str_prefix(s->str, s->nbytes);
     s->script = x->script != BPE_SCRIPT_ANY ? x->script : y->script;
@@ -1400,18 +1408,57 @@ static int charcount_cmp(const void *a, const void *b) {
 }
 
 typedef struct WordEnt {
+    uint64_t count;
+    uint64_t pfx;      /* first 8 bytes of the key, big-endian, zero-padded */
     const char *key;
     uint32_t len;
-    uint64_t count;
 } WordEnt;
 
-static int wordent_cmp(const void *a, const void *b) {
-    const WordEnt *x = a, *y = b;
-    if (x->count != y->count) return x->count > y->count ? -1 : 1;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->key, y->key, n);
-    if (c) return c;
-    return x->len < y->len ? -1 : x->len > y->len;
+/* Count descending, then the bytes (std::string's order). */
+static inline int word_before(const WordEnt *x, const WordEnt *y) {
+    if (x->count != y->count) return x->count > y->count;
+    if (x->pfx != y->pfx) return x->pfx < y->pfx;
+    if (x->len > 8 && y->len > 8) {
+        int c = memcmp(x->key + 8, y->key + 8, (x->len < y->len ? x->len : y->len) - 8);
+        if (c) return c < 0;
+    }
+    return x->len < y->len;
+}
+
+/* Sort the words into spm_train's order: quicksort (median of three,
+ * smaller side first) with insertion sort for short runs. */
+static void sort_words(WordEnt *v, size_t n) {
+    while (n > 16) {
+        WordEnt *a = &v[0], *b = &v[n / 2], *c = &v[n - 1], tmp;
+        if (word_before(b, a)) tmp = *a, *a = *b, *b = tmp;
+        if (word_before(c, b)) {
+            tmp = *b, *b = *c, *c = tmp;
+            if (word_before(b, a)) tmp = *a, *a = *b, *b = tmp;
+        }
+        WordEnt pivot = *b;
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (word_before(&v[i], &pivot)) i++;
+            while (word_before(&pivot, &v[j])) j--;
+            if (i >= j) break;
+            tmp = v[i], v[i] = v[j], v[j] = tmp;
+            i++, j--;
+        }
+        size_t left = j + 1;
+        if (left < n - left) {
+            sort_words(v, left);
+            v += left, n -= left;
+        } else {
+            sort_words(v + left, n - left);
+            n = left;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        WordEnt x = v[i];
+        size_t j = i;
+        while (j > 0 && word_before(&x, &v[j - 1])) v[j] = v[j - 1], j--;
+        v[j] = x;
+    }
 }
 
 /* Next code point of s[i..n) (an invalid byte reads as U+FFFD). */
@@ -1506,7 +1553,7 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
         int has_rare = 0;
         for (size_t i = 0; i < e->len && !has_rare;) has_rare = !req[next_cp(k, e->len, &i)];
         if (!has_rare) {
-            we[n++] = (WordEnt){k, e->len, e->count};
+            we[n++] = (WordEnt){.count = e->count, .key = k, .len = e->len};
             continue;
         }
         buf_clear(&tmp);
@@ -1519,7 +1566,7 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
     buf_free(&tmp);
     we = xrealloc(we, (n + rare->n + 1) * sizeof *we);
     for (size_t j = 0; j < rare->cap; j++)
-        if (rare->s[j].h) we[n++] = (WordEnt){wt_key(&rare->s[j]), rare->s[j].len, rare->s[j].count};
+        if (rare->s[j].h) we[n++] = (WordEnt){.count = rare->s[j].count, .key = wt_key(&rare->s[j]), .len = rare->s[j].len};
     *list = we;
     *nlist = n;
 done:
@@ -1532,7 +1579,8 @@ done:
  * descending, then bytes) and create the character symbols in order of
  * first appearance. */
 static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
-    qsort(we, nw, sizeof *we, wordent_cmp);
+    for (size_t w = 0; w < nw; w++) we[w].pfx = str_prefix(we[w].key, we[w].len);
+    sort_words(we, nw);
     t->nwords = nw;
     t->words = xmalloc((nw ? nw : 1) * sizeof *t->words);
     int32_t *csym = xmalloc(0x110000 * sizeof *csym);
@@ -1550,7 +1598,7 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
                 Sym *s = S(t, id);
                 s->state = ST_CHAR;
                 s->nchars = 1;
-                s->nbytes = (uint8_t)(i - at);
+                s->nbytes = (uint16_t)(i - at);
                 s->str = str_store(t, we[w].key + at, i - at, NULL, 0);
                 s->pfx = str_prefix(s->str, s->nbytes);
                 s->script = (int16_t)char_script(cp);
@@ -1645,11 +1693,10 @@ int bpe_train(BpeTrainer *t, Err *err) {
             continue;
         }
         *seen = 1;
-        if (getenv("BPE_DEBUG")) fprintf(stderr, "%llu %.*s %lld\n", (unsigned long long)t->st.merges, (int)b->nbytes, b->str, (long long)b->freq);
         emit_piece(t, b->str, b->nbytes);
         t->st.merges++;
         merge(t, best);
-        cache_leave(t, b, best);
+        cache_leave(t, S(t, best), best); /* merge() may have moved the symbols */
         fix_dirty(t);
     }
     if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
