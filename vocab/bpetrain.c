@@ -48,6 +48,7 @@
 #include "bpetrain.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,7 @@
 #define MAX_WORKERS 256
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 8192
+#define FLUSH_WORDS (1u << 18) /* a thread's table holds at most this many words */
 #define MIN_ACTIVE 1000          /* kMinActiveSymbolsSize */
 #define ACTIVE_RATIO 0.05f       /* kTopFrequentRatio */
 #define UPDATE_INTERVAL 100      /* kUpdateActiveSymbolsInteval */
@@ -273,9 +275,11 @@ struct BpeTrainer {
     BpeStats st;
     Err err;
 
-    /* counting */
+    /* counting: per-thread tables, emptied into `all` when they grow */
     Counter *ctr;
     int nctr;
+    WordTable all;
+    pthread_mutex_t all_mu;
     Reader rd;
     int mode, stop, counts_void;
     Mt mt;
@@ -439,6 +443,14 @@ static void wt_add_h(WordTable *t, const char *k, size_t n, uint64_t h, uint64_t
 
 static inline void wt_add(WordTable *t, const char *k, size_t n, uint64_t count) { wt_add_h(t, k, n, whash(k, n), count); }
 
+/* Add every count of `from` to `to` and empty `from`. */
+static void wt_merge(WordTable *to, WordTable *from) {
+    for (size_t j = 0; j < from->cap; j++)
+        if (from->s[j].h) wt_add_h(to, wt_key(&from->s[j]), from->s[j].len, from->s[j].h, from->s[j].count);
+    wt_free(from);
+    wt_init(from, 0);
+}
+
 BpeTrainer *bpe_create(const BpeOpts *o) {
     BpeTrainer *t = xcalloc(1, sizeof *t);
     t->o = *o;
@@ -459,6 +471,8 @@ BpeTrainer *bpe_create(const BpeOpts *o) {
     t->nctr = t->o.nthreads;
     t->ctr = xcalloc((size_t)t->nctr, sizeof *t->ctr);
     for (int i = 0; i < t->nctr; i++) wt_init(&t->ctr[i].words, 0);
+    wt_init(&t->all, 0);
+    pthread_mutex_init(&t->all_mu, NULL);
     return t;
 }
 
@@ -475,6 +489,8 @@ void bpe_destroy(BpeTrainer *t) {
         buf_free(&t->ctr[i].cooked);
     }
     free(t->ctr);
+    wt_free(&t->all);
+    pthread_mutex_destroy(&t->all_mu);
     if (t->own_norm) spnorm_free(t->own_norm);
     free(t->res_idx);
     if (t->res_line) {
@@ -795,6 +811,11 @@ static void work(void *ctx, int wid, Batch *b) {
         p += n;
     }
     b->counts[0] = b->nrec;
+    if (c->words.n > FLUSH_WORDS) {
+        pthread_mutex_lock(&t->all_mu);
+        wt_merge(&t->all, &c->words);
+        pthread_mutex_unlock(&t->all_mu);
+    }
 }
 
 static int flush(void *ctx, Batch *b) {
@@ -809,6 +830,8 @@ static int u64_cmp(const void *a, const void *b) {
 }
 
 static void reset_counts(BpeTrainer *t) {
+    wt_free(&t->all);
+    wt_init(&t->all, 0);
     for (int i = 0; i < t->nctr; i++) {
         wt_free(&t->ctr[i].words);
         wt_init(&t->ctr[i].words, 0);
@@ -1474,18 +1497,14 @@ static inline uint32_t next_cp(const char *s, size_t n, size_t *i) {
     return cp;
 }
 
-/* Add the per-thread word tables into the first one (in thread order). */
+/* Add the per-thread word tables into the shared one. */
 static WordTable *merge_counters(BpeTrainer *t) {
-    WordTable *m = &t->ctr[0].words;
-    for (int i = 1; i < t->nctr; i++) {
-        WordTable *o = &t->ctr[i].words;
-        for (size_t j = 0; j < o->cap; j++)
-            if (o->s[j].h) wt_add_h(m, wt_key(&o->s[j]), o->s[j].len, o->s[j].h, o->s[j].count);
-        t->ctr[0].nwords += t->ctr[i].nwords;
-        wt_free(o);
-        wt_init(o, 0);
+    for (int i = 0; i < t->nctr; i++) {
+        wt_merge(&t->all, &t->ctr[i].words);
+        t->st.words += t->ctr[i].nwords;
+        t->ctr[i].nwords = 0;
     }
-    return m;
+    return &t->all;
 }
 
 /* Character counts, the alphabet by coverage (the characters taken while
@@ -1634,7 +1653,6 @@ int bpe_train(BpeTrainer *t, Err *err) {
     t->trained = 1;
     double t0 = now_sec();
     WordTable *words = merge_counters(t);
-    t->st.words = t->ctr[0].nwords;
     if (words->n == 0)
         return err_set(err, "no text to train on (%llu lines read: %llu empty, %llu too long, %llu with U+2585)",
                        (unsigned long long)t->st.lines, (unsigned long long)t->st.empty,
@@ -1651,7 +1669,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     build_words(t, we, nw);
     free(we);
     wt_free(&rare);
-    for (int i = 0; i < t->nctr; i++) wt_free(&t->ctr[i].words);
+    wt_free(&t->all);
     double t1 = now_sec();
     t->st.sec_alphabet = t1 - t0;
 
