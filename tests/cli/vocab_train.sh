@@ -180,5 +180,13 @@ assert b.decode(b.encode(lines[7])) == ' '.join(lines[7].split())
 "
     expect_rc "vocab $v: SentencePiece encodes held-out text with our model as with its own" 0
   done
+  # the built-in nmt_nfkc table, when this build has one, gives the same model
+  run bash -c "cd '$T/ours' && $VT -q -f --input=train.txt --model_prefix=m2000 --vocab_size=2000 --character_coverage=0.9999 --model_type=bpe"
+  if [ "$rc" -eq 0 ]; then
+    ok "built-in nmt_nfkc: the .model is spm_train's byte for byte" cmp -s "$T/ours/m2000.model" "$T/ref/m2000.model"
+  else
+    expect_rc "no built-in nmt_nfkc table: a usage error" 2
+    expect_err "no built-in nmt_nfkc table: the message names the way out" "*--normalizer-model FILE.model*--normalization identity*"
+  fi
 fi
 done_testing
