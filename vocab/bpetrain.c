@@ -24,9 +24,12 @@
  * set is implied rather than stored: a pair is active if a merge created it
  * in the current window, or if its frequency at the last update (kept as a
  * snapshot the first time it changes in a window) was above the cut. The
- * cut itself comes from a frequency histogram. So a step pops the heap top
- * and only looks further when the top is not active, which in practice
- * happens only when the corpus runs short of pairs.
+ * cut itself comes from a frequency histogram. So a step looks at the heap
+ * top and only looks further when the top is not active, which in practice
+ * happens only when the corpus runs short of pairs. (sentencepiece 0.2.3
+ * dropped the window for a global priority queue; the two agree whenever
+ * the window never hides the best pair, which BpeStats.window_skips
+ * counts. NOTES-bpe.md lists where releases differ.)
  *
  * What cannot be reproduced exactly: (1) which of several pairs with the
  * frequency at the cut make it into the active set (spm_train's answer
@@ -39,12 +42,12 @@
  * older one. (3) spm_train keeps at most 65535 characters of a word
  * (positions are 16 bits) and aborts beyond; here words have no limit.
  *
- * Memory: the counting phase holds one table of distinct words per
- * thread; training holds each distinct word once as an array of symbol
- * ids, and per pair a record of about 100 bytes plus the list of words
- * it occurs in.
+ * Memory: the counting phase holds the distinct words once in a shared
+ * table plus a bounded table per thread; training holds each distinct word
+ * once as arrays of symbol and pair ids, and per pair a record of about
+ * 100 bytes plus the list of words it occurs in.
  */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* qsort_r */
 #include "bpetrain.h"
 
 #include <errno.h>
@@ -119,12 +122,13 @@ int bpe_valid_piece(const char *s, size_t n, int max_len) {
 
 /* ==== std::mt19937 and libstdc++'s uniform_int_distribution<uint64_t> ====
  *
- * spm_train's ReservoirSampler draws `std::uniform_int_distribution<uint64>
- * (0, total - 1)` from a std::mt19937 seeded with 12345678. The engine is
- * the standard MT19937; the distribution is libstdc++'s: a range that fits
- * in 32 bits is reduced with Lemire's multiply-and-reject method (what the
- * PyPI build of sentencepiece 0.2.3 does), a larger one is built from two
- * draws. */
+ * spm_train's ReservoirSampler (releases up to 0.2.1) draws
+ * `std::uniform_int_distribution<uint64>(0, total - 1)` from a std::mt19937
+ * seeded with 12345678. The engine is the standard MT19937; the
+ * distribution is libstdc++'s: a range that fits in 32 bits is reduced with
+ * Lemire's multiply-and-reject method, a larger one is built from two
+ * draws. The same sample as Debian's spm_train 0.1.97 (tested); 0.2.3 draws
+ * from absl::BitGen instead (NOTES-bpe.md). */
 
 typedef struct Mt {
     uint32_t s[624];
