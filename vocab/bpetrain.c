@@ -1264,6 +1264,11 @@ static int64_t freq_at_update(const BpeTrainer *t, const Sym *s) {
     return s->snap_epoch == t->epoch ? s->snap : eff(s);
 }
 
+static int i64_desc(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
 /* UpdateActiveSymbols: a new window; find the cut frequency. */
 static void update_active(BpeTrainer *t) {
     t->epoch++;
@@ -1288,13 +1293,7 @@ static void update_active(BpeTrainer *t) {
     if (K <= nbig) {
         int64_t *f = xmalloc(nbig * sizeof *f);
         for (size_t i = 0; i < nbig; i++) f[i] = eff(S(t, t->big[i]));
-        /* descending */
-        for (size_t i = 1; i < nbig; i++) {
-            int64_t v = f[i];
-            size_t j = i;
-            while (j > 0 && f[j - 1] < v) f[j] = f[j - 1], j--;
-            f[j] = v;
-        }
+        qsort(f, nbig, sizeof *f, i64_desc);
         t->cut_freq = f[K - 1];
         uint64_t greater = 0, equal = 0;
         for (size_t i = 0; i < nbig; i++) greater += f[i] > t->cut_freq, equal += f[i] == t->cut_freq;
