@@ -74,8 +74,14 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
 ## test: build and run every unit and CLI test (the CI gate)
-test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
+
+# Optional packages for the comparison tests: tried once, never fatal.
+$(BUILD)/.testdeps-tried:
+	$(Q)mkdir -p $(@D)
+	$(Q)mk/testdeps.sh
+	$(Q)touch $@
 
 ## check: same as test
 check: test
