@@ -9,6 +9,7 @@
  * its whitespace switches). The output is what spm_train counts characters
  * and pieces in, and what a model with that normalizer encodes.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,7 +136,7 @@ int main(int argc, char **argv) {
         buf_clear(&out);
         spnorm_normalize(sn, line, len, &out);
         buf_putc(&out, '\n');
-        fwrite(out.data, 1, out.len, w.fp);
+        if (fwrite(out.data, 1, out.len, w.fp) != out.len) die("write error: %s", strerror(errno));
         lines++;
         bytes_out += out.len;
     }

@@ -55,6 +55,19 @@ printf ' \xef\xbc\xa1  b \n' >"$T/sp.txt"
 run $SN -n "$T/sp.txt"
 ok "--map-only: spaces kept, no prefix" cmp -s "$out" <(printf ' A  b \n')
 
+# a full disk: exit 1, a message, no output file
+run bash -c "$SN '$T/in.txt' >/dev/full"
+expect_rc "stdout on a full disk" 1
+expect_err "full disk message" "*No space left on device*"
+if [ -f "${INJECT:-}" ]; then
+  export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+  for call in fwrite fclose; do
+    run env WB_INJECT=$call LD_PRELOAD="$INJECT" $SN -o "$T/FAILME.txt" "$T/in.txt"
+    expect_rc "-o: $call fails" 1
+    ok "-o: $call leaves no output" bash -c "! ls '$T'/FAILME.txt* 2>/dev/null"
+  done
+fi
+
 PY=$(py_with sentencepiece)
 if [ -z "$PY" ]; then
   echo "not run: the comparisons with SentencePiece (no Python with the sentencepiece package)"
