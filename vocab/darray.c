@@ -138,28 +138,31 @@ static void path_close(Automaton *a, OpenNode *path, size_t *top, size_t depth) 
     }
 }
 
-static const char *const *sort_keys_;
-static const size_t *sort_lens_;
+/* A key to sort: bytes, length, input index (the tie-break). */
+typedef struct {
+    const char *k;
+    size_t len, i;
+} SortKey;
 
-static int key_cmp(size_t i, size_t j) {
-    size_t li = sort_lens_[i], lj = sort_lens_[j];
-    int c = memcmp(sort_keys_[i], sort_keys_[j], li < lj ? li : lj);
-    return c ? c : (li > lj) - (li < lj);
+static int bytes_cmp(const char *a, size_t la, const char *b, size_t lb) {
+    int c = memcmp(a, b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
 }
 
-static int idx_cmp(const void *x, const void *y) {
-    size_t i = *(const size_t *)x, j = *(const size_t *)y;
-    int c = key_cmp(i, j);
-    return c ? c : (i > j) - (i < j);
+static int sortkey_cmp(const void *x, const void *y) {
+    const SortKey *a = x, *b = y;
+    int c = bytes_cmp(a->k, a->len, b->k, b->len);
+    return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
 /* Build the automaton of the keys; returns the root state, or -1 with err. */
 static int64_t automaton_build(Automaton *a, size_t n, const char *const *keys, const size_t *lens,
                                const int32_t *values, Err *err) {
-    size_t *idx = xmalloc((n ? n : 1) * sizeof *idx), maxlen = 0;
+    SortKey *idx = xmalloc((n ? n : 1) * sizeof *idx);
+    size_t maxlen = 0;
     int sorted = 1;
     for (size_t i = 0; i < n; i++) {
-        idx[i] = i;
+        idx[i] = (SortKey){keys[i], lens[i], i};
         if (lens[i] == 0) {
             free(idx);
             return err_set(err, "key %zu is empty", i);
@@ -174,16 +177,15 @@ static int64_t automaton_build(Automaton *a, size_t n, const char *const *keys, 
         }
         if (lens[i] > maxlen) maxlen = lens[i];
     }
-    sort_keys_ = keys, sort_lens_ = lens;
-    for (size_t i = 1; i < n && sorted; i++) sorted = key_cmp(i - 1, i) < 0;
-    if (!sorted) qsort(idx, n, sizeof *idx, idx_cmp);
+    for (size_t i = 1; i < n && sorted; i++) sorted = bytes_cmp(keys[i - 1], lens[i - 1], keys[i], lens[i]) < 0;
+    if (!sorted) qsort(idx, n, sizeof *idx, sortkey_cmp);
 
     OpenNode *path = xcalloc(maxlen + 1, sizeof *path);
     size_t top = 0, prev_len = 0;
     const char *prev = NULL;
     int64_t rc = 0;
     for (size_t r = 0; r < n; r++) {
-        size_t i = idx[r], len = lens[i];
+        size_t i = idx[r].i, len = lens[i];
         const unsigned char *k = (const unsigned char *)keys[i];
         size_t p = 0;
         if (prev) {

@@ -41,6 +41,35 @@ static void norm_is(const SpNorm *sn, const char *what, const char *in, size_t n
 /* in and want are string literals (they may hold NUL bytes) */
 #define NORM(sn, what, in, want) norm_is(sn, what, in, sizeof in - 1, want, sizeof want - 1)
 
+/* The ICU wrappers the table is built from (uniprop.h). */
+static void test_uniprop_nfk(void) {
+    uint32_t out[32];
+    const uint32_t e_acute[] = {'e', 0x301}, precomposed = 0xE9, fi = 0xFB01, ga = 0xAC00, sur = 0xD800;
+    test_cond("NFKC composes e + U+0301", uni_nfkc(e_acute, 2, out, 32) == 1 && out[0] == 0xE9);
+    test_cond("NFKD decomposes U+00E9", uni_nfkd(&precomposed, 1, out, 32) == 2 && out[0] == 'e' && out[1] == 0x301);
+    test_cond("NFKC of the ligature fi", uni_nfkc(&fi, 1, out, 32) == 2 && out[0] == 'f' && out[1] == 'i');
+    test_cond("too small a buffer: the length needed", uni_nfkc(&fi, 1, out, 1) == 2);
+    test_cond("a surrogate is refused", uni_nfkc(&sur, 1, out, 32) == -1);
+    test_cond("empty input", uni_nfkd(e_acute, 0, out, 32) == 0);
+    test_cond("uni_nfkd_cp: fi", uni_nfkd_cp(0xFB01, out, 32) == 2 && out[0] == 'f');
+    test_cond("uni_nfkd_cp: Hangul syllable to jamo", uni_nfkd_cp(ga, out, 32) == 2 && out[0] == 0x1100 && out[1] == 0x1161);
+    test_cond("uni_nfkd_cp: U+FDFA is 18 long", uni_nfkd_cp(0xFDFA, out, 32) == 18);
+    test_cond("uni_nfkd_cp: too small a buffer", uni_nfkd_cp(0xFDFA, out, 4) == -1);
+    test_cond("uni_nfkd_cp: 'a' has no decomposition", uni_nfkd_cp('a', out, 32) == 0);
+    test_cond("next decomposable from 'A' is U+00A0", uni_next_decomposable('A') == 0xA0);
+    test_cond("next decomposable from U+00A1 is U+00A8", uni_next_decomposable(0xA1) == 0xA8);
+    test_cond("next decomposable from U+AC00 is itself", uni_next_decomposable(0xAC00) == 0xAC00);
+    test_cond("none after the CJK compatibility supplement", uni_next_decomposable(0x2FA1E) == 0x110000 &&
+                                                                 uni_next_decomposable(0x110000) == 0x110000);
+    size_t visited = 0, all = 0, agree = 1;
+    for (uint32_t c = uni_next_decomposable(1); c <= 0x10FFFF; c = uni_next_decomposable(c + 1)) {
+        visited++;
+        agree &= uni_nfkd_cp(c, out, 32) > 0;
+    }
+    for (uint32_t c = 1; c <= 0x10FFFF; c++) all += uni_nfkd_cp(c, out, 32) > 0;
+    test_cond("the walk visits decomposable code points only, and all of them", agree && visited == all && all > 15000);
+}
+
 static void test_vectors(void) {
     Err err;
     SpNorm *sn = spnorm_new(blob.data, blob.len, NULL, &err);
@@ -495,6 +524,7 @@ int main(void) {
     }
     printf("test_charsmap: nmt_nfkc table: %zu bytes in %.3f s (ICU %s, Unicode %s)\n", blob.len, t1 - t0,
            uni_icu_version(), uni_unicode_version());
+    test_uniprop_nfk();
     test_vectors();
     test_layout();
     test_against_spm();
