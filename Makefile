@@ -29,7 +29,7 @@ BIN     := bin
 # A program is <area>/<name>.c holding main(); every other .c file of an
 # area is library code, archived into libwikibert.a for programs and tests.
 AREAS      := prep tokenize vocab shard hdf5gen
-PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check
+PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize
 PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))

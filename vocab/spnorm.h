@@ -55,7 +55,7 @@ void spnorm_free(SpNorm *sn);
 void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out);
 
 /* Apply only the character map to the longest known prefix of s[0..n)
- * (n > 0): sets *rep/*rep_len to its replacement (which may be empty) and
+ * (n > 0): sets *rep and *rep_len to its replacement (which may be empty) and
  * returns the number of input bytes consumed (>= 1). Unknown characters
  * map to themselves, an invalid UTF-8 byte to U+FFFD. */
 size_t spnorm_prefix(const SpNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len);
