@@ -68,9 +68,10 @@ if [ -f "${INJECT:-}" ]; then
   done
 fi
 
-PY=$(py_with sentencepiece)
+# SentencePieceNormalizer exists from sentencepiece 0.2.0 on (Debian 12 has 0.1.97)
+PY=$(py_with "sentencepiece; sentencepiece.SentencePieceNormalizer")
 if [ -z "$PY" ]; then
-  echo "not run: the comparisons with SentencePiece (no Python with the sentencepiece package)"
+  echo "not run: the comparisons with SentencePiece (no Python with sentencepiece >= 0.2)"
 else
   D=${WIKIBERT_SHARED:-$TESTS/../../shared}/data
   if [ -d "$D/langid" ]; then

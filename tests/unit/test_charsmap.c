@@ -177,8 +177,8 @@ static const char *find_python(char *buf, size_t cap) {
     const char *bt = getenv("BENCH_TMP");
     char venv[512];
     snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {env, "python3", venv};
-    for (int i = 0; i < 3; i++) {
+    const char *cands[] = {env, getenv("WIKIBERT_PYTHON"), "python3", venv};
+    for (int i = 0; i < 4; i++) {
         if (!cands[i] || !*cands[i]) continue;
         snprintf(buf, cap, "'%s' -c 'import sentencepiece' >/dev/null 2>&1", cands[i]);
         if (system(buf) == 0) {
