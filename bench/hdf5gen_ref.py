@@ -4,9 +4,10 @@ committed) with its phases timed, and print its HDF5 output as text.
     python hdf5gen_ref.py run NV_DIR [--google-wwm GOOGLE_FILE] -- ARGS...
         Imports create_pretraining_data from NV_DIR and runs its main() with
         ARGS (its own command line). Prints on stderr:
-            ref: instances S s, write S s, total S s
+            ref: instances S s, write S s, total S s (cpu: instances S s, write S s, total S s)
         (instances = reading, tokenization and create_training_instances;
-        write = write_instance_to_example_file, the HDF5 part).
+        write = write_instance_to_example_file, the HDF5 part; wall clock,
+        then process CPU time).
         --google-wwm swaps in create_masked_lm_predictions of Google's
         create_pretraining_data.py (google-research/bert, GOOGLE_FILE) with
         do_whole_word_mask=True; tensorflow is replaced by a stub that
@@ -60,21 +61,22 @@ def run(argv):
 
     def timed(name, fn):
         def wrapper(*a, **k):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 return fn(*a, **k)
             finally:
-                times[name] = time.perf_counter() - t
+                times[name] = (time.perf_counter() - t, time.process_time() - c)
         return wrapper
 
     cpd.create_training_instances = timed("instances", cpd.create_training_instances)
     cpd.write_instance_to_example_file = timed("write", cpd.write_instance_to_example_file)
     sys.argv = ["create_pretraining_data.py"] + rest
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     cpd.main()
-    total = time.perf_counter() - t0
-    print("ref: instances %.3f s, write %.3f s, total %.3f s"
-          % (times.get("instances", 0), times.get("write", 0), total), file=sys.stderr)
+    total, ctotal = time.perf_counter() - t0, time.process_time() - c0
+    ti, tw = times.get("instances", (0, 0)), times.get("write", (0, 0))
+    print("ref: instances %.3f s, write %.3f s, total %.3f s (cpu: instances %.3f s, write %.3f s, total %.3f s)"
+          % (ti[0], tw[0], total, ti[1], tw[1], ctotal), file=sys.stderr)
 
 
 def dump(path):

@@ -9,13 +9,15 @@
  *   input_ids (space-separated)  segment_ids (a string of 0/1 digits)
  *   masked_lm_positions  masked_lm_ids  next_sentence_label
  * With --tokens the ids of the first and fourth field are written as their
- * vocabulary tokens. --time prints the read and build times on stderr,
+ * vocabulary tokens. --time prints the read and build times (wall clock
+ * and process CPU time) on stderr,
  * --stats the counts.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common.h"
 #include "instances.h"
@@ -24,7 +26,7 @@
 static void usage(FILE *fp) {
     fprintf(fp,
             "Usage: inst_dump [OPTIONS] FILE...\n"
-            "  --vocab FILE     vocabulary (default data/bert/vocab.txt)\n"
+            "  --vocab FILE     vocabulary (default: the shipped data/bert/vocab.txt)\n"
             "  --seq N          max_seq_length (128)\n"
             "  --max-pred N     max_predictions_per_seq (20)\n"
             "  --mlm-prob P     masked_lm_prob (0.15)\n"
@@ -42,6 +44,13 @@ static void usage(FILE *fp) {
             "  --stats          counts on stderr\n");
 }
 
+/* CPU seconds used by the process (all threads). */
+static double cpu_sec(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static void put_tok(const WordPiece *wp, int32_t id, int tokens) {
     if (tokens) {
         size_t n;
@@ -56,7 +65,7 @@ int main(int argc, char **argv) {
     progname = "inst_dump";
     InstOpts o;
     inst_opts_default(&o);
-    const char *vocab = "data/bert/vocab.txt";
+    const char *vocab = WB_DATADIR "/bert/vocab.txt";
     int cased = 0, tokens = 0, timing = 0, stats = 0;
     enum { O_VOCAB = 256, O_SEQ, O_PRED, O_MLM, O_SHORT, O_DUPE, O_SEED, O_CASED, O_WWM, O_NOMASK, O_NONSP,
            O_STRICT, O_TOKENS, O_TIME, O_STATS };
@@ -100,11 +109,11 @@ int main(int argc, char **argv) {
     if (inst_opts_check(&o, &err)) die_code(EXIT_USAGE, "%s", err.msg);
     InstDocs d;
     InstSet s;
-    double t0 = now_sec();
+    double t0 = now_sec(), c0 = cpu_sec();
     if (inst_docs_read(&d, wp, argv + optind, argc - optind, &o, &err)) die("%s", err.msg);
-    double t1 = now_sec();
+    double t1 = now_sec(), c1 = cpu_sec();
     if (inst_build(&s, &d, wp, &o, &err)) die("%s", err.msg);
-    double t2 = now_sec();
+    double t2 = now_sec(), c2 = cpu_sec();
     for (size_t r = 0; r < s.n; r++) {
         InstView v;
         inst_view(&s, r, &v);
@@ -123,7 +132,9 @@ int main(int argc, char **argv) {
         }
         printf("\t%d\n", v.next_sentence_label);
     }
-    if (timing) fprintf(stderr, "inst_dump: read %.3f s, build %.3f s\n", t1 - t0, t2 - t1);
+    if (timing)
+        fprintf(stderr, "inst_dump: read %.3f s, build %.3f s (cpu: read %.3f s, build %.3f s)\n", t1 - t0, t2 - t1,
+                c1 - c0, c2 - c1);
     if (stats)
         fprintf(stderr,
                 "inst_dump: %llu lines, %zu documents, %zu sentences, %zu tokens, %llu invalid UTF-8; "
