@@ -17,8 +17,9 @@
  *   randint(a, b)           a + _randbelow(b - a + 1)
  *   shuffle(x)  for i = len - 1 down to 1: swap x[i], x[_randbelow(i + 1)]
  *
- * This is CPython 3.2 through 3.12 (Modules/_randommodule.c, Lib/random.py;
- * 3.6 is what the NGC container of the original ran).
+ * This is CPython 3.6 through 3.12 (Modules/_randommodule.c, Lib/random.py;
+ * 3.6 is what the NGC container of the original ran; the vectors in
+ * tests/unit/test_pyrandom.c come from 3.11).
  *
  *   PyRandom r;
  *   pyrandom_seed(&r, 12345);
