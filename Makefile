@@ -36,6 +36,8 @@ LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIBS       := -lbz2 -lexpat -licuuc -licudata -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+# Test drivers (tests/unit/*.c not named test_*): built for the CLI tests, not run as suites.
+TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/test_*.c),$(wildcard tests/unit/*.c)))
 
 DEPS_OK := $(BUILD)/.deps-ok
 
@@ -74,7 +76,7 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
 ## test: build and run every unit and CLI test (the CI gate)
-test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
 
 # Optional packages for the comparison tests: tried once, never fatal.
@@ -98,7 +100,7 @@ demo: all
 	$(Q)tests/demo.sh $(BIN)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize
+BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 
