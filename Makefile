@@ -13,7 +13,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab
+CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab -Ishard -Ihdf5gen
 # Data files (abbreviation lists, language profiles) are found here unless
 # WIKIBERT_DATA names another directory.
 DATADIR ?= $(abspath data)
@@ -28,14 +28,16 @@ BIN     := bin
 
 # A program is <area>/<name>.c holding main(); every other .c file of an
 # area is library code, archived into libwikibert.a for programs and tests.
-AREAS      := prep tokenize vocab
-PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train
+AREAS      := prep tokenize vocab shard hdf5gen
+PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize
 PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIBS       := -lbz2 -lexpat -licuuc -licudata -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+# Test drivers (tests/unit/*.c not named test_*): built for the CLI tests, not run as suites.
+TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/test_*.c),$(wildcard tests/unit/*.c)))
 
 DEPS_OK := $(BUILD)/.deps-ok
 
@@ -74,8 +76,14 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
 ## test: build and run every unit and CLI test (the CI gate)
-test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
+
+# Optional packages for the comparison tests: tried once, never fatal.
+$(BUILD)/.testdeps-tried:
+	$(Q)mkdir -p $(@D)
+	$(Q)mk/testdeps.sh
+	$(Q)touch $@
 
 ## check: same as test
 check: test
@@ -92,7 +100,7 @@ demo: all
 	$(Q)tests/demo.sh $(BIN)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize
+BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 

@@ -14,8 +14,8 @@
 # installed (0.1.97 there), tokenizers' SentencePieceBPETokenizer.
 # Reported: wall time and peak RSS (/usr/bin/time), the share of our pieces
 # that each peer also has, tokens per word on the held-out lines, ratios.
-# vocab_train takes the nmt_nfkc table from sentencepiece's model
-# (--normalizer-model) so that both normalize alike.
+# vocab_train uses its built-in nmt_nfkc table (charsmap.c, built from ICU
+# at start-up; the same rules as sentencepiece's table).
 #   bash bench/vocab_train.sh            (BPE_MB=60 BPE_VOCAB=32000)
 . "$(dirname "$0")/lib.sh"
 BPE_MB=${BPE_MB:-60}
@@ -69,8 +69,8 @@ measure() {
 
 echo "== training (one run each; the machine is shared, so the times are indicative)"
 measure spm "$D/spm" "$PY" "$CMP" spm --input=../corpus.txt --model_prefix=spm $OPTS --minloglevel=2
-measure ours "$D/ours" "$VT" -f -q --input=../corpus.txt --model_prefix=ours $OPTS --normalizer-model ../spm/spm.model
-measure ours1 "$D/ours1" "$VT" -f -q -j1 --input=../corpus.txt --model_prefix=ours $OPTS --normalizer-model ../spm/spm.model
+measure ours "$D/ours" "$VT" -f -q --input=../corpus.txt --model_prefix=ours $OPTS
+measure ours1 "$D/ours1" "$VT" -f -q -j1 --input=../corpus.txt --model_prefix=ours $OPTS
 HAVE_DEB=0
 if command -v spm_train >/dev/null; then
   measure deb "$D/deb" spm_train --input=../corpus.txt --model_prefix=deb $OPTS --minloglevel=2 && HAVE_DEB=1

@@ -183,6 +183,136 @@ static void grow_out(unsigned char **out, size_t *outcap, size_t need) {
 
 /* Decode the block after its magic; appends to the output and checks the
  * block CRC. Returns 0 and sets *crc_out, or -1. */
+/* ---- inverse BWT ---- */
+
+/* The successor links form one cycle through all rows; the text is read by
+ * walking it from psi(origPtr). One walk is a chain of dependent cache
+ * misses, so the cycle is cut at fixed rows into segments (about WALK_SEG
+ * bytes each) and WALK_K of them are walked at once, each into its own
+ * chunks of a pool. A walk stops at the next marked row, which names the
+ * segment that follows; the segments are then read in that order. Rows
+ * are visited exactly once whatever the data, so a damaged block cannot
+ * loop or overflow: its segments just fail to add up to the block. */
+#define WALK_K 6
+#define WALK_CHUNK 4096u
+#define WALK_SEG 8192u
+#define ROW_MASK 0xFFFFFu /* psi < 900000 < 2^20 */
+#define ROW_MARK 0x80000000u
+
+static uint32_t walk_nseg(uint32_t nblock) { return nblock / WALK_SEG + 1; }
+
+static void walk_alloc(BzDec *d, uint32_t nblock_max) {
+    uint32_t nseg = walk_nseg(nblock_max);
+    size_t nchunks = nblock_max / WALK_CHUNK + nseg + 2;
+    free(d->tt);
+    free(d->pool);
+    free(d->link);
+    free(d->seg);
+    free(d->srow);
+    d->tt = xmalloc((size_t)nblock_max * sizeof *d->tt);
+    d->pool = xmalloc(nchunks * WALK_CHUNK);
+    d->link = xmalloc(nchunks * sizeof *d->link);
+    d->seg = xmalloc(nseg * sizeof *d->seg);
+    d->srow = xmalloc(nseg * 2 * sizeof *d->srow);
+    d->nchunks = nchunks;
+    d->tt_cap = nblock_max;
+}
+
+/* The segment starting at row r (a marked row). */
+static uint32_t seg_of_row(const BzDec *d, uint32_t ns, uint32_t r) {
+    uint32_t lo = 0, hi = ns; /* srow[2i] = row, srow[2i+1] = segment, by row */
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (d->srow[2 * mid] <= r) lo = mid; else hi = mid;
+    }
+    return d->srow[2 * lo + 1];
+}
+
+static int walk(BzDec *d, uint32_t *tt, uint32_t nblock, uint32_t f0) {
+    WalkSeg *seg = d->seg;
+    uint32_t nseg = walk_nseg(nblock), ns = 0;
+    if (nseg > nblock) nseg = nblock;
+    /* segment 0 starts the text; the others at evenly spaced rows */
+    tt[f0] |= ROW_MARK;
+    seg[ns++] = (WalkSeg){f0, 0, 0, 0};
+    for (uint32_t i = 1; i < nseg; i++) {
+        uint32_t r = (uint32_t)((uint64_t)i * nblock / nseg);
+        if (tt[r] & ROW_MARK) continue;
+        tt[r] |= ROW_MARK;
+        seg[ns++] = (WalkSeg){r, 0, 0, 0};
+    }
+    /* rows of segments 1.. are increasing: insert segment 0 in order */
+    uint32_t k = 0;
+    for (uint32_t i = 1, put = 0; i <= ns; i++) {
+        if (!put && (i == ns || seg[i].row > f0)) {
+            d->srow[2 * k] = f0, d->srow[2 * k + 1] = 0, k++;
+            put = 1;
+        }
+        if (i < ns) d->srow[2 * k] = seg[i].row, d->srow[2 * k + 1] = i, k++;
+    }
+
+    unsigned char *pool = d->pool;
+    uint32_t *link = d->link, nextchunk = 0, nextseg = 0;
+    unsigned char *p[WALK_K], *e[WALK_K];
+    uint32_t f[WALK_K], cs[WALK_K], cc[WALK_K], done[WALK_K];
+    int act[WALK_K], na = 0;
+
+#define START(c)                                                        \
+    do {                                                                \
+        uint32_t s_ = nextseg++, ch_ = nextchunk++;                     \
+        seg[s_].first = ch_;                                            \
+        cs[c] = s_, cc[c] = ch_, done[c] = 0;                           \
+        p[c] = pool + (size_t)ch_ * WALK_CHUNK;                         \
+        e[c] = p[c] + WALK_CHUNK;                                       \
+        uint32_t v_ = tt[seg[s_].row];                                  \
+        *p[c]++ = (unsigned char)v_;                                    \
+        f[c] = (v_ >> 8) & ROW_MASK;                                    \
+    } while (0)
+
+    for (int c = 0; c < WALK_K && nextseg < ns; c++) {
+        START(c);
+        act[na++] = c;
+    }
+    while (na > 0) {
+        for (int a = 0; a < na; a++) {
+            int c = act[a];
+            uint32_t v = tt[f[c]];
+            if (__builtin_expect((v & ROW_MARK) != 0, 0)) {
+                WalkSeg *sg = &seg[cs[c]];
+                sg->len = done[c] + (uint32_t)(p[c] - (pool + (size_t)cc[c] * WALK_CHUNK));
+                sg->next = seg_of_row(d, ns, f[c]);
+                if (nextseg < ns) {
+                    START(c);
+                } else {
+                    act[a] = act[--na];
+                    a--;
+                }
+                continue;
+            }
+            *p[c]++ = (unsigned char)v;
+            f[c] = (v >> 8) & ROW_MASK;
+            if (__builtin_expect(p[c] == e[c], 0)) {
+                if (nextchunk >= d->nchunks) return -1;
+                uint32_t ch = nextchunk++;
+                link[cc[c]] = ch;
+                cc[c] = ch;
+                done[c] += WALK_CHUNK;
+                p[c] = pool + (size_t)ch * WALK_CHUNK;
+                e[c] = p[c] + WALK_CHUNK;
+            }
+        }
+    }
+#undef START
+    /* the chain of segments from segment 0 must cover the block */
+    uint64_t total = 0;
+    uint32_t s = 0, hops = 0;
+    do {
+        total += seg[s].len;
+        s = seg[s].next;
+    } while (s != 0 && ++hops < ns);
+    return s == 0 && total == nblock ? 0 : -1;
+}
+
 static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **out,
                         size_t *outlen, size_t *outcap, uint32_t *crc_out) {
     uint32_t crc = getbits(b, 32);
@@ -233,15 +363,7 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
         if (huff_build(&huff[t], len, alpha) < 0) return -1;
     }
 
-    if (d->tt_cap < nblock_max) {
-        free(d->tt);
-        free(d->lf);
-        free(d->raw);
-        d->tt = xmalloc(nblock_max * sizeof *d->tt);
-        d->lf = xmalloc(nblock_max * sizeof *d->lf);
-        d->raw = xmalloc(nblock_max);
-        d->tt_cap = nblock_max;
-    }
+    if (d->tt_cap < nblock_max) walk_alloc(d, nblock_max);
     uint32_t *tt = d->tt;
     uint32_t nblock = 0, count[256] = {0};
     unsigned char mtf[256];
@@ -301,58 +423,57 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
         cf[i] = sum;
         sum += count[i];
     }
-    /* tt[j] >> 8 = psi(j), the row after row j; lf[i] = LF(i) << 8 | L[i],
-     * the row before row i with row i's last byte */
-    uint32_t *lf = d->lf;
+    /* tt[j] >> 8 = psi(j), the row after row j (bits 8..27); bit 31 marks
+     * the rows where walk segments start */
     for (uint32_t i = 0; i < nblock; i++) {
         uint32_t c = tt[i] & 0xff, j = cf[c]++;
         tt[j] |= i << 8;
-        lf[i] = j << 8 | c;
     }
+    if (walk(d, tt, nblock, tt[orig] >> 8) < 0) return -1;
 
-    /* Walk the text from both ends at once: forward along psi from the
-     * start, backward along LF from the end. The two chains of dependent
-     * cache misses overlap, which is where the time goes. */
-    unsigned char *raw = d->raw;
-    uint32_t f = tt[orig] >> 8, x = orig, half = nblock / 2;
-    for (uint32_t k = 0; k < half; k++) {
-        uint32_t v = tt[f], w = lf[x];
-        raw[k] = (unsigned char)v;
-        f = v >> 8;
-        raw[nblock - 1 - k] = (unsigned char)w;
-        x = w >> 8;
-    }
-    if (nblock & 1) raw[half] = (unsigned char)tt[f];
-
-    /* undo the initial run-length step: 4 equal bytes, then a count byte */
+    /* undo the initial run-length step: 4 equal bytes, then a count byte;
+     * the text is the walk's segments in chain order */
     grow_out(out, outcap, *outlen + nblock + 256);
     unsigned char *base = *out, *op = base + *outlen, *end = base + *outcap;
     int last = -1, run = 0;
-    for (uint32_t i = 0; i < nblock; i++) {
-        unsigned ch = raw[i];
-        if (run == 4) {
-            if (ch) {
-                if ((size_t)(end - op) < ch + (nblock - i)) {
-                    size_t at = (size_t)(op - base);
-                    grow_out(out, outcap, at + ch + (nblock - i) + 256);
-                    base = *out;
-                    op = base + at;
-                    end = base + *outcap;
+    uint32_t left = nblock;
+    for (uint32_t s = 0;;) {
+        const WalkSeg *sg = &d->seg[s];
+        uint32_t slen = sg->len;
+        for (uint32_t ch_i = sg->first; slen > 0; ch_i = d->link[ch_i]) {
+            const unsigned char *rp = d->pool + (size_t)ch_i * WALK_CHUNK;
+            uint32_t m = slen < WALK_CHUNK ? slen : WALK_CHUNK;
+            slen -= m;
+            left -= m;
+            for (uint32_t i = 0; i < m; i++) {
+                unsigned ch = rp[i];
+                if (run == 4) {
+                    if (ch) {
+                        if ((size_t)(end - op) < ch + (size_t)left + (m - i)) {
+                            size_t at = (size_t)(op - base);
+                            grow_out(out, outcap, at + ch + left + (m - i) + 256);
+                            base = *out;
+                            op = base + at;
+                            end = base + *outcap;
+                        }
+                        memset(op, last, ch);
+                        op += ch;
+                    }
+                    run = 0;
+                    last = -1;
+                    continue;
                 }
-                memset(op, last, ch);
-                op += ch;
+                if ((int)ch == last)
+                    run++;
+                else {
+                    last = (int)ch;
+                    run = 1;
+                }
+                *op++ = (unsigned char)ch;
             }
-            run = 0;
-            last = -1;
-            continue;
         }
-        if ((int)ch == last)
-            run++;
-        else {
-            last = (int)ch;
-            run = 1;
-        }
-        *op++ = (unsigned char)ch;
+        s = sg->next;
+        if (s == 0) break;
     }
     size_t start = *outlen, n = (size_t)(op - base) - start;
     if (~bzdec_crc_update(0xffffffffu, base + start, n) != crc) return -1;
@@ -393,7 +514,9 @@ fail:
 
 void bzdec_free(BzDec *d) {
     free(d->tt);
-    free(d->lf);
-    free(d->raw);
+    free(d->pool);
+    free(d->link);
+    free(d->seg);
+    free(d->srow);
     memset(d, 0, sizeof *d);
 }

@@ -4,7 +4,8 @@
  * multistream dump, or single blocks re-framed as streams) and decodes them
  * on worker threads. This decoder does that decoding about twice as fast as
  * libbz2's BZ2_bzDecompress: table-driven Huffman decoding instead of a
- * bit-at-a-time state machine, a fused inverse-BWT + run-length loop, and a
+ * bit-at-a-time state machine, an inverse BWT walked in many segments at
+ * once (independent chains of cache misses overlap), and a
  * slicing-by-8 CRC. It is strict: anything unusual (a randomised block, a
  * malformed table, a CRC mismatch, truncation) makes it return -1 without
  * explanation, and bz2par then decodes the same bytes with libbz2, which
@@ -23,12 +24,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Per-thread decoder state: the block arrays (9 bytes per block byte),
- * reused between calls. */
+/* One piece of the inverse-BWT walk: its first row, first pool chunk,
+ * length in bytes and the segment that follows it. */
+typedef struct WalkSeg {
+    uint32_t row, first, len, next;
+} WalkSeg;
+
+/* Per-thread decoder state: the block arrays (about 5 bytes per block
+ * byte), reused between calls. */
 typedef struct BzDec {
-    uint32_t *tt, *lf;
-    unsigned char *raw;
-    size_t tt_cap;
+    uint32_t *tt;          /* symbols, then successor links */
+    unsigned char *pool;   /* walk output, in WALK_CHUNK-byte chunks */
+    uint32_t *link;        /* next chunk of the same segment */
+    WalkSeg *seg;
+    uint32_t *srow;        /* (row, segment) pairs sorted by row */
+    size_t tt_cap, nchunks;
 } BzDec;
 
 /* Decode the one bzip2 stream at in[0..len) ("BZh" + level, blocks, end of

@@ -9,6 +9,7 @@ testdir=$1
 export BIN=$(cd "$2" && pwd)
 export TESTS=$(cd "$(dirname "$0")" && pwd)
 export INJECT=$(cd "$testdir" && pwd)/inject.so
+export TESTBIN=$(cd "$testdir" && pwd) # test drivers such as inst_dump
 passed=0 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -202,6 +202,111 @@ const char *uni_unicode_version(void)
     return s;
 }
 
+/* ---- NFKC and NFKD of code-point sequences ---- */
+
+#include <unicode/ucpmap.h> /* here, so that this section stands alone */
+
+static const UNormalizer2 *nfkc_n2, *nfkd_n2;
+static pthread_once_t nfk_once = PTHREAD_ONCE_INIT;
+
+static const UCPMap *dt_map;
+
+static void nfk_open(void)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    dt_map = u_getIntPropertyMap(UCHAR_DECOMPOSITION_TYPE, &st);
+    if (U_FAILURE(st)) dt_map = NULL;
+    st = U_ZERO_ERROR;
+    nfkc_n2 = unorm2_getNFKCInstance(&st);
+    if (U_FAILURE(st)) nfkc_n2 = NULL;
+    st = U_ZERO_ERROR;
+    nfkd_n2 = unorm2_getNFKDInstance(&st);
+    if (U_FAILURE(st)) nfkd_n2 = NULL;
+}
+
+/* UTF-16 scratch on the stack for short sequences. */
+enum { NFK_STACK = 128 };
+
+/* Normalize in[0..n) with n2 into out[0..cap); see uni_nfkc. */
+static long nfk_run(const UNormalizer2 *n2, const uint32_t *in, size_t n, uint32_t *out, size_t cap)
+{
+    if (!n2 || n > INT32_MAX / 8) return -1;
+    UChar sbuf[2 * NFK_STACK], *src = sbuf, *dst = sbuf + NFK_STACK, *heap = NULL;
+    int32_t scap = NFK_STACK, len = 0, m;
+    long rc = -1;
+    UErrorCode st = U_ZERO_ERROR;
+    if (2 * n > NFK_STACK) {
+        scap = (int32_t)(2 * n);
+        heap = xmalloc((size_t)scap * sizeof(UChar));
+        src = heap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (in[i] > 0x10FFFF || U_IS_SURROGATE(in[i])) goto done;
+        U16_APPEND_UNSAFE(src, len, (UChar32)in[i]);
+    }
+    int32_t dcap = src == sbuf ? NFK_STACK : 0;
+    m = unorm2_normalize(n2, src, len, dcap ? dst : NULL, dcap, &st);
+    if (st == U_BUFFER_OVERFLOW_ERROR) {
+        UChar *big = xmalloc((size_t)m * sizeof(UChar));
+        st = U_ZERO_ERROR;
+        m = unorm2_normalize(n2, src, len, big, m, &st);
+        free(heap);
+        heap = big;
+        dst = big;
+    }
+    if (U_FAILURE(st)) goto done;
+    long k = 0;
+    for (int32_t i = 0; i < m; k++) {
+        UChar32 c;
+        U16_NEXT(dst, i, m, c);
+        if ((size_t)k < cap) out[k] = (uint32_t)c;
+    }
+    rc = k;
+done:
+    free(heap);
+    return rc;
+}
+
+long uni_nfkc(const uint32_t *in, size_t n, uint32_t *out, size_t cap)
+{
+    pthread_once(&nfk_once, nfk_open);
+    return nfk_run(nfkc_n2, in, n, out, cap);
+}
+
+long uni_nfkd(const uint32_t *in, size_t n, uint32_t *out, size_t cap)
+{
+    pthread_once(&nfk_once, nfk_open);
+    return nfk_run(nfkd_n2, in, n, out, cap);
+}
+
+int uni_nfkd_cp(uint32_t cp, uint32_t *out, size_t cap)
+{
+    pthread_once(&nfk_once, nfk_open);
+    if (!nfkc_n2 || cp > 0x10FFFF) return -1;
+    /* getDecomposition is a table lookup that answers "none" without
+     * building strings; only code points with a mapping pay for a real
+     * NFKD run (which also applies canonical ordering). */
+    UChar tmp[32];
+    UErrorCode st = U_ZERO_ERROR;
+    if (unorm2_getDecomposition(nfkc_n2, (UChar32)cp, tmp, 32, &st) < 0) return 0;
+    long k = nfk_run(nfkd_n2, &cp, 1, out, cap);
+    return k < 0 || (size_t)k > cap ? -1 : (int)k;
+}
+
+uint32_t uni_next_decomposable(uint32_t cp)
+{
+    pthread_once(&nfk_once, nfk_open);
+    while (cp <= 0x10FFFF) {
+        uint32_t v = U_DT_NONE;
+        UChar32 end = dt_map ? ucpmap_getRange(dt_map, (UChar32)cp, UCPMAP_RANGE_NORMAL, 0, NULL, NULL, &v)
+                             : (UChar32)cp;
+        if (!dt_map || v != U_DT_NONE) return cp; /* without the map: every code point is a candidate */
+        if (end < (UChar32)cp) break;
+        cp = (uint32_t)end + 1;
+    }
+    return 0x110000;
+}
+
 /* ---- scripts and ages ---- */
 
 #include <unicode/uscript.h>

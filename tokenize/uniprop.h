@@ -89,6 +89,30 @@ const char *uni_unicode_version(void);
 /* The ICU version string ("72.1"), for --version lines. */
 const char *uni_icu_version(void);
 
+/* ---- NFKC and NFKD of code-point sequences ---- */
+
+/* The compatibility decomposition (NFKD) of the one code point cp, when it
+ * has one: written to out[0..cap), and its length returned (NFKD output of
+ * one code point is at most 18 long). Returns 0 when cp has no
+ * decomposition, i.e. NFKD and NFKC of cp are cp itself (the fast answer
+ * for almost every code point), and -1 when ICU failed or cap is too
+ * small. */
+int uni_nfkd_cp(uint32_t cp, uint32_t *out, size_t cap);
+
+/* The smallest code point >= cp that has a decomposition mapping
+ * (Decomposition_Type other than None), or 0x110000 when none is left: a
+ * way to visit the ~17,000 code points that NFKD changes without asking
+ * about the other million one by one. */
+uint32_t uni_next_decomposable(uint32_t cp);
+
+/* NFKC (uni_nfkc) or NFKD (uni_nfkd) of the code points in[0..n): the
+ * result goes to out[0..cap) and its length is returned. A length above
+ * cap means out was too small (its contents are then undefined; call again
+ * with at least that much room). Returns -1 when ICU failed or in holds a
+ * surrogate or a value above U+10FFFF. */
+long uni_nfkc(const uint32_t *in, size_t n, uint32_t *out, size_t cap);
+long uni_nfkd(const uint32_t *in, size_t n, uint32_t *out, size_t cap);
+
 /* Script codes, numbered as ICU's UScriptCode (the values are part of
  * ICU's stable API; uniprop.c checks them at compile time). Only the ones
  * callers name are listed; uni_script() returns any code ICU knows. */

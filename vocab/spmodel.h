@@ -25,16 +25,17 @@
  * The nmt_nfkc normalizer needs precompiled_charsmap, a compiled
  * normalization table (a 4-byte little-endian trie size, a double-array
  * trie over the UTF-8 input, then the NUL-separated replacement strings).
- * spm_train copies it from tables built into the library; this module
- * does not generate it. A caller either takes it from an existing model
- * (spmodel_read, then spmodel_set_normalizer with its bytes) or writes the
- * "identity" normalizer, which needs no table. See NOTES-bpe.md.
+ * spm_train copies it from tables built into the library; here it is
+ * generated from ICU by charsmap_nmt_nfkc() (charsmap.h) and passed to
+ * spmodel_set_normalizer. A table taken from an existing model works the
+ * same way, and the "identity" normalizer needs none. See NOTES-bpe.md.
  *
  *   SpModel m;
  *   spmodel_init(&m);
  *   spmodel_add_piece(&m, "<unk>", 5, 0, SP_UNKNOWN);
  *   spmodel_set_bpe_trainer(&m, "corpus.txt", "bert", 32000, 0.9999f);
- *   spmodel_set_normalizer(&m, "nmt_nfkc", charsmap, charsmap_len);
+ *   charsmap_nmt_nfkc(&charsmap, &err);
+ *   spmodel_set_normalizer(&m, "nmt_nfkc", charsmap.data, charsmap.len);
  *   spmodel_write(&m, &buf);  spmodel_write_vocab(&m, &vbuf);
  *   spmodel_free(&m);
  */

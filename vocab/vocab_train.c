@@ -19,6 +19,7 @@
 
 #include "bpetrain.h"
 #include "buf.h"
+#include "charsmap.h"
 #include "cli.h"
 #include "io.h"
 #include "spmodel.h"
@@ -66,7 +67,8 @@ static void usage(void) {
            "      --seed N                 sampling seed (default 12345678, spm_train's)\n"
            "      --max-sentence-length N  skip longer lines, in bytes (default 4192)\n"
            "      --max-piece-length N     longest piece in characters (default 16)\n"
-           "      --normalization R        nmt_nfkc (default: NFKC and whitespace clean-up)\n"
+           "      --normalization R        nmt_nfkc (default: NFKC and whitespace clean-up,\n"
+           "                               SentencePiece's rule, table built from ICU)\n"
            "                               or identity (whitespace clean-up only)\n"
            "      --normalizer-model FILE  take the normalization (rule name and compiled\n"
            "                               table) from an existing SentencePiece model\n"
@@ -252,14 +254,8 @@ static void parse_args(Config *c, int argc, char **argv) {
 /* ---- bpe ---- */
 
 /* The compiled nmt_nfkc table for the default normalization (appended to
- * blob). XXX: the table builder, charsmap_nmt_nfkc() of charsmap.h, is not
- * part of this tree yet; this is the one place that will call it. Until
- * then the table comes from a model (--normalizer-model). */
-static int builtin_nmt_nfkc(Buf *blob, Err *err) {
-    (void)blob;
-    return err_set(err, "the nmt_nfkc table is not built into this version: give --normalizer-model FILE.model "
-                        "(any model spm_train wrote) or --normalization identity");
-}
+ * blob): built from the linked ICU by charsmap.c. */
+static int builtin_nmt_nfkc(Buf *blob, Err *err) { return charsmap_nmt_nfkc(blob, err); }
 
 /* The normalizer: from --normalizer-model, or built in. Sets name/blob for
  * the model's normalizer_spec (blob points into *model). */
@@ -287,7 +283,7 @@ static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name
         *name = "identity";
     } else {
         static Buf table;
-        if (builtin_nmt_nfkc(&table, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+        if (builtin_nmt_nfkc(&table, &err)) die("nmt_nfkc table: %s", err.msg);
         *name = "nmt_nfkc";
         *blob = table.data;
         *blob_len = table.len;

@@ -7,7 +7,8 @@
 #   expect_err NAME GLOB    stderr matches the shell glob
 #   done_testing            print "N passed, N failed"
 #   py_with MODULE          print a Python that imports MODULE ($WIKIBERT_PYTHON,
-#                           python3, or the benchmark venv), or nothing
+#                           python3, /usr/bin/python3 (Debian packages) or
+#                           the benchmark venv), or nothing
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -37,7 +38,7 @@ done_testing() { echo "$PASS passed, $FAIL failed"; }
 
 py_with() {
   local p
-  for p in ${WIKIBERT_PYTHON:-} python3 "${BENCH_TMP:-/tmp/wikibert-bench}/venv3/bin/python"; do
+  for p in ${WIKIBERT_PYTHON:-} python3 /usr/bin/python3 "${BENCH_TMP:-/tmp/wikibert-bench}/venv3/bin/python"; do
     if command -v "$p" >/dev/null 2>&1 && "$p" -c "import $1" >/dev/null 2>&1; then echo "$p"; return 0; fi
   done
   return 0

@@ -6,9 +6,9 @@
  * U+2585 stand-in, the piece validity rules (U+2581 only first, one script,
  * digits, length, U+2585), spm_train's script table, errors, the same
  * pieces for 1 and 4 threads and for stdin-like and file input, and the
- * fast normalization against spnorm_normalize() with the identity rule.
- * When a Python with sentencepiece is found: the same normalization
- * comparison with the nmt_nfkc table of a model it trains. Without it that
+ * fast normalization against spnorm_normalize() with the identity rule and
+ * the built-in nmt_nfkc table. When a Python with sentencepiece is found:
+ * the same comparison with the table of a model it trains. Without it that
  * check prints that it did not run and counts nothing.
  */
 #include <stdio.h>
@@ -17,6 +17,7 @@
 
 #include "../test.h"
 #include "bpetrain.h"
+#include "charsmap.h"
 #include "io.h"
 #include "rng.h"
 #include "spmodel.h"
@@ -402,6 +403,17 @@ static void test_normalize(void) {
     SpNorm *id = spnorm_new(NULL, 0, NULL, &err);
     test_cond("identity rule: fast normalization == spnorm_normalize", compare_norm(id, "identity") == 0);
     spnorm_free(id);
+    Buf table = {0};
+    test_cond("built-in nmt_nfkc table", charsmap_nmt_nfkc(&table, &err) == 0);
+    SpNorm *nfkc = spnorm_new(table.data, table.len, NULL, &err);
+    test_cond("built-in table loads", nfkc != NULL);
+    if (nfkc) {
+        test_cond("built-in nmt_nfkc: fast normalization == spnorm_normalize", compare_norm(nfkc, "built-in") == 0);
+        test_cond("built-in nmt_nfkc leaves letters and digits alone",
+                  !spnorm_key_continues_ascii(nfkc, 'a') && !spnorm_key_continues_ascii(nfkc, '7'));
+    }
+    spnorm_free(nfkc);
+    buf_free(&table);
 
     char pybuf[1024];
     const char *py = find_python(pybuf, sizeof pybuf);

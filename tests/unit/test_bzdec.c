@@ -116,6 +116,19 @@ static void test_shapes(BzDec *d) {
         b[i] = (unsigned char)(s * 7 + (rnd() % 3));
     }
     test_cond("skewed distribution (long codes)", roundtrip(d, b, n, 9));
+
+    /* the inverse BWT is walked in segments of about 8 KB: block sizes
+     * around one and several segments, random and repetitive text */
+    static const size_t sizes[] = {2, 3, 7, 255, 8191, 8192, 8193, 16383, 16384, 16385, 49152, 65537, 131071};
+    int all = 1;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        for (size_t j = 0; j < sizes[i]; j++) b[j] = i % 2 ? (unsigned char)rnd() : (unsigned char)"abcab"[rnd() % 5];
+        if (!roundtrip(d, b, sizes[i], 1)) {
+            fprintf(stderr, "  block of %zu bytes\n", sizes[i]);
+            all = 0;
+        }
+    }
+    test_cond("blocks of 2..131071 bytes around walk segment sizes", all);
     free(b);
 }
 

@@ -2,7 +2,8 @@
  *
  * Always: hand-checked wire bytes, write -> read -> write round trips, the
  * .vocab number format, malformed input. When a Python with the
- * sentencepiece package is found (WIKIBERT_SPM_PYTHON, python3, or the
+ * sentencepiece package is found (WIKIBERT_SPM_PYTHON, WIKIBERT_PYTHON,
+ * python3, /usr/bin/python3 or the
  * bench venv) and run.sh's BIN/TESTS are set: spm_train's BPE model on text
  * from our prep stage is compared field by field with what we write from
  * its pieces, and SentencePiece itself loads and encodes with our model.
@@ -154,8 +155,8 @@ static const char *find_python(char *buf, size_t cap) {
     const char *bt = getenv("BENCH_TMP");
     char venv[512];
     snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {env, "python3", venv};
-    for (int i = 0; i < 3; i++) {
+    const char *cands[] = {env, getenv("WIKIBERT_PYTHON"), "python3", "/usr/bin/python3", venv};
+    for (int i = 0; i < 5; i++) {
         if (!cands[i] || !*cands[i]) continue;
         snprintf(buf, cap, "'%s' -c 'import sentencepiece' >/dev/null 2>&1", cands[i]);
         if (system(buf) == 0) {

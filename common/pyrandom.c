@@ -1,0 +1,84 @@
+/* pyrandom.c - MT19937 seeding and state refill for pyrandom.h.
+ *
+ * The algorithm is the reference one of Matsumoto and Nishimura
+ * (mt19937ar.c, 2002: init_genrand, init_by_array, genrand_int32), which
+ * CPython's _randommodule.c uses unchanged; see pyrandom.h for how random()
+ * and friends derive from it.
+ */
+#include "pyrandom.h"
+
+#include <string.h>
+
+#define MT_M 397
+#define MT_MATRIX_A 0x9908b0dfu
+#define MT_UPPER 0x80000000u
+#define MT_LOWER 0x7fffffffu
+
+/* mt19937ar's init_genrand(s). */
+static void init_genrand(PyRandom *r, uint32_t s) {
+    uint32_t *mt = r->mt;
+    mt[0] = s;
+    for (int i = 1; i < PYRANDOM_N; i++) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    r->mti = PYRANDOM_N;
+}
+
+void pyrandom_seed_limbs(PyRandom *r, const uint32_t *key, size_t n) {
+    static const uint32_t zero = 0;
+    if (!n) key = &zero, n = 1;
+    uint32_t *mt = r->mt;
+    init_genrand(r, 19650218u);
+    size_t i = 1, j = 0;
+    for (size_t k = PYRANDOM_N > n ? PYRANDOM_N : n; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        i++, j++;
+        if (i >= PYRANDOM_N) mt[0] = mt[PYRANDOM_N - 1], i = 1;
+        if (j >= n) j = 0;
+    }
+    for (size_t k = PYRANDOM_N - 1; k; k--) {
+        mt[i] = (mt[i] ^ ((mt[i - 1] ^ (mt[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        i++;
+        if (i >= PYRANDOM_N) mt[0] = mt[PYRANDOM_N - 1], i = 1;
+    }
+    mt[0] = 0x80000000u; /* non-zero initial state */
+    r->mti = PYRANDOM_N;
+}
+
+void pyrandom_seed(PyRandom *r, uint64_t seed) {
+    uint32_t key[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    pyrandom_seed_limbs(r, key, key[1] ? 2 : 1);
+}
+
+void pyrandom_seed_i64(PyRandom *r, int64_t seed) {
+    pyrandom_seed(r, seed < 0 ? 0 - (uint64_t)seed : (uint64_t)seed);
+}
+
+void pyrandom_regen(PyRandom *r) {
+    uint32_t *mt = r->mt, y;
+    int k;
+    for (k = 0; k < PYRANDOM_N - MT_M; k++) {
+        y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+        mt[k] = mt[k + MT_M] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
+    }
+    for (; k < PYRANDOM_N - 1; k++) {
+        y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
+        mt[k] = mt[k + (MT_M - PYRANDOM_N)] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
+    }
+    y = (mt[PYRANDOM_N - 1] & MT_UPPER) | (mt[0] & MT_LOWER);
+    mt[PYRANDOM_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
+    r->mti = 0;
+}
+
+void pyrandom_shuffle(PyRandom *r, void *base, size_t n, size_t size) {
+    unsigned char *p = base, tmp[64];
+    for (size_t i = n; i-- > 1;) {
+        size_t j = (size_t)pyrandom_below(r, (uint64_t)i + 1);
+        if (j == i) continue;
+        unsigned char *a = p + i * size, *b = p + j * size;
+        for (size_t off = 0; off < size; off += sizeof tmp) {
+            size_t c = size - off < sizeof tmp ? size - off : sizeof tmp;
+            memcpy(tmp, a + off, c);
+            memcpy(a + off, b + off, c);
+            memcpy(b + off, tmp, c);
+        }
+    }
+}

@@ -1,0 +1,564 @@
+/* instances.c - masked-LM / next-sentence instances, draw for draw as
+ * NVIDIA's create_pretraining_data.py (DeepLearningExamples 4733603,
+ * PyTorch/LanguageModeling/BERT; the same file as Google's
+ * google-research/bert create_pretraining_data.py apart from never_split in
+ * the tokenizer and the same-document rule noted below). See instances.h
+ * for the outline; the comments here name the original's variables.
+ *
+ * Exactness rests on three things: the same documents (tokenize/wordpiece.h
+ * is tokenization.py), the same generator (common/pyrandom.h is CPython's
+ * random.Random) and the same sequence of draws, which is:
+ *
+ *   shuffle(all_documents)
+ *   per document, dupe_factor times over:
+ *     random() < short_seq_prob [-> randint(2, max_num_tokens)]
+ *     per chunk: [randint(1, len(chunk) - 1) if >= 2 sentences]
+ *                [random() < 0.5 unless the chunk has 1 sentence]
+ *                random next: randint(0, ndocs - 1) up to 10 times until it
+ *                             differs, randint(0, len(doc) - 1) for the start
+ *                truncate: random() < 0.5 per removed token
+ *                mask: shuffle(cand_indexes); per masked token random() < 0.8
+ *                      [random() < 0.5 [randint(0, len(vocab_words) - 1)]]
+ *   shuffle(instances)
+ *
+ * Segments A and B are always runs of whole consecutive sentences of one
+ * document, so both are ranges of InstDocs.tok; truncation only moves range
+ * ends, and the instance is written once, straight into InstSet.tok.
+ */
+#include "instances.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "io.h"
+#include "pool.h"
+#include "pyrandom.h"
+#include "uniprop.h"
+#include "utf8.h"
+
+#define BATCH_BYTES (256u << 10)
+#define BATCH_LINES 4096
+#define MAX_THREADS 256
+#define RANDOM_DOC_TRIES 10 /* the original's `for _ in range(10)` */
+
+void inst_opts_default(InstOpts *o) {
+    memset(o, 0, sizeof *o);
+    o->max_seq_length = 128;
+    o->max_predictions = 20;
+    o->masked_lm_prob = 0.15;
+    o->short_seq_prob = 0.1;
+    o->dupe_factor = 10;
+    o->seed = 12345;
+}
+
+int inst_opts_check(const InstOpts *o, Err *err) {
+    if (o->max_seq_length < 5 || o->max_seq_length > (1 << 24))
+        return err_set(err, "max_seq_length %d: must be 5 .. %d", o->max_seq_length, 1 << 24);
+    if (o->max_predictions < 0 || o->max_predictions > 65535)
+        return err_set(err, "max_predictions_per_seq %d: must be 0 .. 65535", o->max_predictions);
+    if (!(o->masked_lm_prob >= 0 && o->masked_lm_prob <= 1))
+        return err_set(err, "masked_lm_prob %g: must be in [0, 1]", o->masked_lm_prob);
+    if (!(o->short_seq_prob >= 0 && o->short_seq_prob <= 1))
+        return err_set(err, "short_seq_prob %g: must be in [0, 1]", o->short_seq_prob);
+    if (o->dupe_factor < 0) return err_set(err, "dupe_factor %d: must be >= 0", o->dupe_factor);
+    return 0;
+}
+
+/* ==== Reading ==== */
+
+/* Batches carry records [u32 input][u64 line][u64 len][bytes]; the result
+ * per record is one int32: -1 for a blank line, else the token count n,
+ * followed by the n ids. */
+
+typedef struct RecHdr {
+    uint32_t input;
+    uint64_t line;
+    uint64_t len;
+} RecHdr;
+
+typedef struct ReadWorker {
+    WpScratch sc;
+    WpIds ids;
+} ReadWorker;
+
+typedef struct ReadCtx {
+    const WordPiece *wp;
+    const InstOpts *o;
+    char **names;
+    Reader rd;
+    InstDocs *d;
+    ReadWorker *workers;
+    Err err;
+    uint64_t lines;
+} ReadCtx;
+
+enum { RC_BAD_UTF8 };
+
+/* Python's `not line.strip()`: every code point is whitespace. Invalid
+ * UTF-8 makes a line non-blank (it would not even decode there). */
+static int is_blank(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            unsigned c = p[i];
+            if (!(c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F))) return 0;
+            i++;
+            continue;
+        }
+        uint32_t cp;
+        size_t l = utf8_decode(p + i, n - i, &cp);
+        if (!l || !uni_is(cp, UNI_SPACE)) return 0;
+        i += l;
+    }
+    return 1;
+}
+
+static void add_record(ReadCtx *c, Batch *b, const char *s, size_t n) {
+    RecHdr h = {(uint32_t)(c->rd.cur < 0 ? 0 : c->rd.cur), c->rd.line, n};
+    buf_append(&b->in, &h, sizeof h);
+    buf_append(&b->in, s, n);
+    b->nrec++;
+    c->lines++;
+}
+
+/* Split one '\n'-terminated line further as Python's universal newlines do:
+ * a '\r' before the '\n' belongs to it, every other '\r' ends a line. */
+static int fill(void *ctx, Batch *b) {
+    ReadCtx *c = ctx;
+    const char *line;
+    size_t len;
+    int r = 0;
+    while (b->in.len < BATCH_BYTES && b->nrec < BATCH_LINES &&
+           (r = reader_next_line(&c->rd, &line, &len, &c->err)) == 1) {
+        if (len && line[len - 1] == '\r') len--;
+        const char *cr;
+        while ((cr = memchr(line, '\r', len))) {
+            add_record(c, b, line, (size_t)(cr - line));
+            len -= (size_t)(cr - line) + 1;
+            line = cr + 1;
+        }
+        add_record(c, b, line, len);
+    }
+    if (c->o->on_read) c->o->on_read(c->o->on_read_arg, c->rd.bytes, c->lines);
+    if (r < 0) return -1;
+    return b->nrec > 0;
+}
+
+static void work(void *ctx, int wid, Batch *b) {
+    ReadCtx *c = ctx;
+    ReadWorker *w = &c->workers[wid];
+    const char *p = b->in.data, *end = b->in.data + b->in.len;
+    int need_unk = wp_unk_id(c->wp) == WP_UNK_ABSENT;
+    while (p < end && !b->failed) {
+        RecHdr h;
+        memcpy(&h, p, sizeof h);
+        const char *s = p + sizeof h;
+        p = s + h.len;
+        int32_t n = -1;
+        if (is_blank(s, h.len)) {
+            buf_append(&b->out, &n, sizeof n);
+            continue;
+        }
+        size_t bad0 = w->sc.bad_utf8;
+        w->ids.n = 0;
+        wp_encode(c->wp, &w->sc, s, h.len, &w->ids);
+        if (w->sc.bad_utf8 != bad0) {
+            b->counts[RC_BAD_UTF8] += w->sc.bad_utf8 - bad0;
+            if (c->o->strict) {
+                err_set(&b->err, "%s:%llu: invalid UTF-8", c->names[h.input], (unsigned long long)h.line);
+                b->failed = 1;
+            }
+        }
+        if (need_unk)
+            for (size_t k = 0; k < w->ids.n && !b->failed; k++)
+                if (w->ids.v[k] == WP_UNK_ABSENT) {
+                    err_set(&b->err, "%s:%llu: the vocabulary has no [UNK] token", c->names[h.input],
+                            (unsigned long long)h.line);
+                    b->failed = 1;
+                }
+        if (w->ids.n > INT32_MAX) {
+            err_set(&b->err, "%s:%llu: line too long", c->names[h.input], (unsigned long long)h.line);
+            b->failed = 1;
+        }
+        n = (int32_t)w->ids.n;
+        buf_append(&b->out, &n, sizeof n);
+        buf_append(&b->out, w->ids.v, w->ids.n * sizeof *w->ids.v);
+    }
+}
+
+static void docs_close_doc(InstDocs *d) {
+    if (d->nsent == d->doc[d->ndoc]) return; /* empty documents are dropped */
+    if (d->ndoc + 2 > d->doccap) {
+        d->doccap = d->doccap ? 2 * d->doccap : 1024;
+        d->doc = xrealloc(d->doc, d->doccap * sizeof *d->doc);
+    }
+    d->doc[++d->ndoc] = d->nsent;
+}
+
+static int flush(void *ctx, Batch *b) {
+    ReadCtx *c = ctx;
+    InstDocs *d = c->d;
+    if (b->failed) {
+        c->err = b->err;
+        return -1;
+    }
+    d->bad_utf8 += b->counts[RC_BAD_UTF8];
+    const char *p = b->out.data, *end = b->out.data + b->out.len;
+    while (p < end) {
+        int32_t n;
+        memcpy(&n, p, sizeof n);
+        p += sizeof n;
+        if (n < 0) {
+            docs_close_doc(d);
+            continue;
+        }
+        if (!n) continue; /* a line that tokenizes to nothing: no sentence, no boundary */
+        if (d->ntok + (size_t)n > d->tokcap) {
+            size_t cap = d->tokcap ? d->tokcap : 1 << 16;
+            while (cap < d->ntok + (size_t)n) cap *= 2;
+            d->tok = xrealloc(d->tok, cap * sizeof *d->tok);
+            d->tokcap = cap;
+        }
+        memcpy(d->tok + d->ntok, p, (size_t)n * sizeof *d->tok);
+        p += (size_t)n * sizeof *d->tok;
+        d->ntok += (size_t)n;
+        if (d->nsent + 2 > d->sentcap) {
+            d->sentcap = d->sentcap ? 2 * d->sentcap : 4096;
+            d->sent = xrealloc(d->sent, d->sentcap * sizeof *d->sent);
+        }
+        d->sent[++d->nsent] = d->ntok;
+    }
+    return 0;
+}
+
+int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o, Err *err) {
+    memset(d, 0, sizeof *d);
+    d->sentcap = 4096;
+    d->sent = xcalloc(d->sentcap, sizeof *d->sent);
+    d->doccap = 1024;
+    d->doc = xcalloc(d->doccap, sizeof *d->doc);
+    static char *stdin_name[] = {"-"};
+    ReadCtx c = {.wp = wp, .o = o, .d = d, .names = n ? paths : stdin_name};
+    int nthreads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+    c.workers = xcalloc((size_t)nthreads, sizeof *c.workers);
+    reader_init(&c.rd, paths, n);
+    PoolOps ops = {fill, work, flush};
+    int rc = pool_run(nthreads, &ops, &c);
+    if (rc == 0) docs_close_doc(d);
+    d->lines = c.lines;
+    d->bytes = c.rd.bytes;
+    reader_free(&c.rd);
+    for (int i = 0; i < nthreads; i++) {
+        wp_scratch_free(&c.workers[i].sc);
+        wp_ids_free(&c.workers[i].ids);
+    }
+    free(c.workers);
+    if (rc) {
+        *err = c.err;
+        inst_docs_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+void inst_docs_free(InstDocs *d) {
+    free(d->tok);
+    free(d->sent);
+    free(d->doc);
+    memset(d, 0, sizeof *d);
+}
+
+/* ==== Building ==== */
+
+typedef struct Builder {
+    const InstDocs *docs;
+    const InstOpts *o;
+    InstSet *s;
+    PyRandom rng;
+    size_t *perm;          /* all_documents[k] is document perm[k] */
+    int32_t *vocab_words;  /* ids of the distinct tokens, first-occurrence order */
+    size_t nvocab_words;
+    uint8_t *cont;         /* per id: the token starts with "##" (whole_word) */
+    int32_t cls, sep, mask;
+    int max_num_tokens;
+    /* masking scratch, max_seq_length entries each */
+    int32_t *cand;
+    int32_t *group;        /* whole_word: group g is cand[group[g] .. group[g + 1]) */
+    int32_t *gorder;
+    int32_t *orig;         /* original id at a masked position */
+    uint8_t *masked;       /* position is masked */
+} Builder;
+
+static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
+
+static void set_reserve(InstSet *s, size_t ntok, size_t nmask) {
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 4096;
+        s->inst = xrealloc(s->inst, s->cap * sizeof *s->inst);
+    }
+    if (s->ntok + ntok > s->tokcap) {
+        size_t cap = s->tokcap ? s->tokcap : 1 << 16;
+        while (cap < s->ntok + ntok) cap *= 2;
+        s->tok = xrealloc(s->tok, cap * sizeof *s->tok);
+        s->tokcap = cap;
+    }
+    if (s->nmask + nmask > s->maskcap) {
+        size_t cap = s->maskcap ? s->maskcap : 1 << 14;
+        while (cap < s->nmask + nmask) cap *= 2;
+        s->mpos = xrealloc(s->mpos, cap * sizeof *s->mpos);
+        s->mlab = xrealloc(s->mlab, cap * sizeof *s->mlab);
+        s->maskcap = cap;
+    }
+}
+
+size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_predictions) {
+    double x = nearbyint((double)len * masked_lm_prob); /* default rounding: ties to even */
+    size_t num = x < 1 ? 1 : (size_t)x;
+    return num > (size_t)max_predictions ? (size_t)max_predictions : num;
+}
+
+/* Fisher-Yates exactly as random.shuffle, on int32 elements. */
+static void shuffle_i32(PyRandom *r, int32_t *x, size_t n) {
+    for (size_t i = n; i-- > 1;) {
+        size_t j = (size_t)pyrandom_below(r, (uint64_t)i + 1);
+        int32_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+static void shuffle_size(PyRandom *r, size_t *x, size_t n) {
+    for (size_t i = n; i-- > 1;) {
+        size_t j = (size_t)pyrandom_below(r, (uint64_t)i + 1);
+        size_t t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+    }
+}
+
+/* One masked token (the body of the original's loop): tok[pos] becomes
+ * [MASK] (80 %), stays (10 %) or becomes a random vocabulary word (10 %). */
+static void mask_one(Builder *B, int32_t *tok, int32_t pos) {
+    B->orig[pos] = tok[pos];
+    B->masked[pos] = 1;
+    if (pyrandom_random(&B->rng) < 0.8)
+        tok[pos] = B->mask;
+    else if (pyrandom_random(&B->rng) < 0.5)
+        ; /* keep the original */
+    else
+        tok[pos] = B->vocab_words[pyrandom_below(&B->rng, B->nvocab_words)];
+}
+
+/* create_masked_lm_predictions on tok[0..len) in place; appends the sorted
+ * positions and original ids to the set and returns their number. */
+static size_t mask_instance(Builder *B, int32_t *tok, size_t len) {
+    InstSet *s = B->s;
+    size_t ncand = 0, ngroup = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (tok[i] == B->cls || tok[i] == B->sep) continue;
+        if (B->o->whole_word && !(ncand && B->cont[tok[i]])) B->group[ngroup++] = (int32_t)ncand;
+        B->cand[ncand++] = (int32_t)i;
+    }
+    size_t num = inst_num_to_predict(len, B->o->masked_lm_prob, B->o->max_predictions);
+    size_t nm = 0;
+    if (!B->o->whole_word) {
+        shuffle_i32(&B->rng, B->cand, ncand);
+        for (size_t k = 0; k < ncand && nm < num; k++, nm++) mask_one(B, tok, B->cand[k]);
+    } else {
+        B->group[ngroup] = (int32_t)ncand;
+        for (size_t g = 0; g < ngroup; g++) B->gorder[g] = (int32_t)g;
+        shuffle_i32(&B->rng, B->gorder, ngroup);
+        for (size_t k = 0; k < ngroup && nm < num; k++) {
+            int32_t g = B->gorder[k];
+            size_t gl = (size_t)(B->group[g + 1] - B->group[g]);
+            if (nm + gl > num) continue; /* the whole word would not fit */
+            for (int32_t c = B->group[g]; c < B->group[g + 1]; c++, nm++) mask_one(B, tok, B->cand[c]);
+        }
+    }
+    /* positions in increasing order (the original sorts its records) */
+    size_t out = s->nmask, found = 0;
+    for (size_t i = 0; found < nm; i++)
+        if (B->masked[i]) {
+            B->masked[i] = 0;
+            s->mpos[out + found] = (int32_t)i;
+            s->mlab[out + found] = B->orig[i];
+            found++;
+        }
+    s->nmask += nm;
+    return nm;
+}
+
+/* Append [CLS] A [SEP] B [SEP] (no B and one [SEP] when nb < 0), mask it,
+ * and record the instance. */
+static void emit(Builder *B, const int32_t *a, size_t na, const int32_t *b, long nb, int next) {
+    InstSet *s = B->s;
+    size_t len = na + (nb < 0 ? 2 : (size_t)nb + 3);
+    set_reserve(s, len, B->o->no_mask ? 0 : (size_t)B->o->max_predictions);
+    Inst *in = &s->inst[s->n++];
+    int32_t *t = s->tok + s->ntok;
+    in->tok = s->ntok;
+    in->len = (uint32_t)len;
+    in->seg0 = (uint32_t)(na + 2);
+    in->next = (int8_t)next;
+    t[0] = B->cls;
+    memcpy(t + 1, a, na * sizeof *t);
+    t[na + 1] = B->sep;
+    if (nb >= 0) {
+        memcpy(t + na + 2, b, (size_t)nb * sizeof *t);
+        t[len - 1] = B->sep;
+    }
+    s->ntok += len;
+    in->mask = s->nmask;
+    in->nmask = B->o->no_mask ? 0 : (uint16_t)mask_instance(B, t, len);
+    s->st.instances++;
+    s->st.tokens += len;
+    s->st.masked += in->nmask;
+    s->st.random_next += (uint64_t)next;
+}
+
+/* truncate_seq_pair on the ranges [*alo, *ahi) and [*blo, *bhi): trim the
+ * longer one (B on ties) at a random end until the total fits. */
+static void truncate_pair(Builder *B, size_t *alo, size_t *ahi, size_t *blo, size_t *bhi, size_t max) {
+    for (;;) {
+        size_t na = *ahi - *alo, nb = *bhi - *blo;
+        if (na + nb <= max) return;
+        size_t *lo = na > nb ? alo : blo, *hi = na > nb ? ahi : bhi;
+        if (pyrandom_random(&B->rng) < 0.5)
+            ++*lo;
+        else
+            --*hi;
+        B->s->st.truncated++;
+    }
+}
+
+/* create_instances_from_document(all_documents, k, ...). */
+static void from_document(Builder *B, size_t k) {
+    const InstDocs *D = B->docs;
+    size_t doc = B->perm[k];
+    size_t first = D->doc[doc], ns = D->doc[doc + 1] - first;
+    size_t max_num = (size_t)B->max_num_tokens;
+    size_t target = max_num;
+    if (pyrandom_random(&B->rng) < B->o->short_seq_prob) target = (size_t)pyrandom_randint(&B->rng, 2, (int64_t)max_num);
+
+    size_t chunk0 = 0, nchunk = 0, chunk_len = 0;
+    for (size_t i = 0; i < ns; i++) {
+        if (!nchunk) chunk0 = i;
+        nchunk++;
+        chunk_len += sent_len(D, first + i);
+        if (!(i == ns - 1 || chunk_len >= target)) continue;
+
+        if (B->o->no_nsp) {
+            size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + nchunk], blo = 0, bhi = 0;
+            truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
+            emit(B, D->tok + alo, ahi - alo, NULL, -1, 0);
+            nchunk = chunk_len = 0;
+            continue;
+        }
+        size_t a_end = 1;
+        if (nchunk >= 2) a_end = (size_t)pyrandom_randint(&B->rng, 1, (int64_t)nchunk - 1);
+        size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + a_end];
+        size_t blo, bhi;
+        int next;
+        if (nchunk == 1 || pyrandom_random(&B->rng) < 0.5) {
+            next = 1;
+            long target_b = (long)target - (long)(ahi - alo);
+            size_t r = 0, ndoc = D->ndoc;
+            for (int t = 0; t < RANDOM_DOC_TRIES; t++) {
+                r = (size_t)pyrandom_below(&B->rng, ndoc);
+                if (r != k) break;
+            }
+            if (r == k) { /* NVIDIA's addition: not a random pair after all */
+                next = 0;
+                B->s->st.same_doc++;
+            }
+            size_t rdoc = B->perm[r], rfirst = D->doc[rdoc], rns = D->doc[rdoc + 1] - rfirst;
+            size_t j = (size_t)pyrandom_below(&B->rng, rns);
+            blo = D->sent[rfirst + j];
+            for (; j < rns; j++)
+                if ((long)(D->sent[rfirst + j + 1] - blo) >= target_b) break;
+            bhi = D->sent[rfirst + (j < rns ? j + 1 : rns)];
+            i -= nchunk - a_end; /* put the unused sentences back */
+        } else {
+            next = 0;
+            blo = ahi;
+            bhi = D->sent[first + chunk0 + nchunk];
+        }
+        truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
+        emit(B, D->tok + alo, ahi - alo, D->tok + blo, (long)(bhi - blo), next);
+        nchunk = chunk_len = 0;
+    }
+}
+
+static int special_id(const WordPiece *wp, const char *name, int32_t *id, Err *err) {
+    *id = wp_token_id(wp, name, strlen(name));
+    if (*id < 0) return err_set(err, "the vocabulary has no %s token", name);
+    return 0;
+}
+
+int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err) {
+    memset(s, 0, sizeof *s);
+    if (inst_opts_check(o, err)) return -1;
+    Builder B = {.docs = docs, .o = o, .s = s};
+    if (special_id(wp, "[CLS]", &B.cls, err) || special_id(wp, "[SEP]", &B.sep, err)) return -1;
+    if (!o->no_mask && special_id(wp, "[MASK]", &B.mask, err)) return -1;
+
+    /* vocab_words = list(vocab.keys()): distinct tokens, first occurrence
+     * first; a token's id is its last line (load_vocab overwrites). */
+    size_t nv = wp_vocab_size(wp);
+    uint8_t *seen = xcalloc(nv ? nv : 1, 1);
+    B.vocab_words = xmalloc((nv ? nv : 1) * sizeof *B.vocab_words);
+    B.cont = xcalloc(nv ? nv : 1, 1);
+    for (size_t i = 0; i < nv; i++) {
+        size_t tl;
+        const char *t = wp_id_token(wp, (int32_t)i, &tl);
+        int32_t id = wp_token_id(wp, t, tl);
+        if (id < 0) id = (int32_t)i; /* a token with a NUL byte: not reachable by text */
+        B.cont[i] = tl >= 2 && t[0] == '#' && t[1] == '#';
+        if (!seen[id]) seen[id] = 1, B.vocab_words[B.nvocab_words++] = id;
+    }
+    free(seen);
+
+    B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
+    size_t L = (size_t)o->max_seq_length;
+    B.cand = xmalloc(L * sizeof *B.cand);
+    B.group = xmalloc((L + 1) * sizeof *B.group);
+    B.gorder = xmalloc(L * sizeof *B.gorder);
+    B.orig = xmalloc(L * sizeof *B.orig);
+    B.masked = xcalloc(L, 1);
+
+    pyrandom_seed(&B.rng, o->seed);
+    B.perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B.perm);
+    for (size_t k = 0; k < docs->ndoc; k++) B.perm[k] = k;
+    shuffle_size(&B.rng, B.perm, docs->ndoc);
+
+    for (int dup = 0; dup < o->dupe_factor; dup++)
+        for (size_t k = 0; k < docs->ndoc; k++) from_document(&B, k);
+
+    s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
+    for (size_t r = 0; r < s->n; r++) s->order[r] = r;
+    shuffle_size(&B.rng, s->order, s->n);
+
+    free(B.perm), free(B.vocab_words), free(B.cont);
+    free(B.cand), free(B.group), free(B.gorder), free(B.orig), free(B.masked);
+    return 0;
+}
+
+int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err) {
+    InstDocs d;
+    char *paths[1] = {(char *)shard_path};
+    memset(out, 0, sizeof *out);
+    if (inst_opts_check(o, err)) return -1;
+    if (inst_docs_read(&d, wp, paths, 1, o, err)) return -1;
+    int rc = inst_build(out, &d, wp, o, err);
+    inst_docs_free(&d);
+    return rc;
+}
+
+void inst_set_free(InstSet *s) {
+    free(s->inst);
+    free(s->order);
+    free(s->tok);
+    free(s->mpos);
+    free(s->mlab);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,177 @@
+/* instances.h - BERT pretraining instances (masked LM + next sentence), as
+ * NVIDIA's create_pretraining_data.py makes them, without the HDF5 part.
+ *
+ * Input: text with one sentence per line and blank lines between documents
+ * (several files are one stream, as the original's directory input). The
+ * output is the list of instances the original writes, in its row order and
+ * identical to it id for id, for the same vocabulary, seed and parameters
+ * (DeepLearningExamples PyTorch/LanguageModeling/BERT at 4733603, which runs
+ * on CPython's random.Random, common/pyrandom.h):
+ *
+ *   1. read: each line (\n, \r\n and a lone \r end lines) that is blank
+ *      after Python's str.strip() ends the current document; any other line
+ *      is tokenized (tokenize/wordpiece.h) and, if that gives tokens, is one
+ *      sentence of the current document. Empty documents are dropped.
+ *   2. build: seed; shuffle the documents; dupe_factor passes over them,
+ *      each document cut into instances (create_instances_from_document,
+ *      with its random next-sentence pairs, the skipped draw for one-sentence
+ *      chunks, NVIDIA's same-document rule and truncate_seq_pair), each
+ *      instance masked (create_masked_lm_predictions: candidate shuffle,
+ *      80/10/10, random words from the vocabulary's distinct tokens in
+ *      first-occurrence order); finally shuffle all instances.
+ *
+ * Everything is kept in id space: all sentence tokens of the input in one
+ * int32 array (InstDocs), all instance tokens in another (InstSet), and the
+ * final shuffle permutes row indices only.
+ *
+ * Switches beyond the original (all off by default = the original):
+ *   whole_word  Google's --do_whole_word_mask: a "##" piece joins the group
+ *               of the piece before it; groups are shuffled and masked whole
+ *               (google-research/bert create_pretraining_data.py)
+ *   no_mask     no masking at all (and no draws for it): input_ids are the
+ *               plain tokens, no masked positions
+ *   no_nsp      one segment per instance: [CLS] A [SEP] with A a run of
+ *               whole sentences up to the target length (max_seq_length - 2),
+ *               segment ids all 0, next_sentence_label 0, no pair draws
+ * Case is the tokenizer's business: a WordPiece made with lower = 0 keeps
+ * case and accents (the original always lower-cases, whatever it is told).
+ *
+ *   InstOpts o; inst_opts_default(&o);
+ *   o.max_seq_length = 512; o.max_predictions = 80; o.dupe_factor = 5;
+ *   InstSet s = {0};
+ *   if (inst_generate(&o, wp, "shard_0.txt", &s, &err)) die("%s", err.msg);
+ *   for (size_t r = 0; r < s.n; r++) { InstView v; inst_view(&s, r, &v); ... }
+ *   inst_set_free(&s);
+ */
+#ifndef WB_INSTANCES_H
+#define WB_INSTANCES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "wordpiece.h"
+
+typedef struct InstOpts {
+    int max_seq_length;       /* 128 (original default; bertPrep passes 128 or 512) */
+    int max_predictions;      /* max_predictions_per_seq: 20 */
+    double masked_lm_prob;    /* 0.15 */
+    double short_seq_prob;    /* 0.1 */
+    int dupe_factor;          /* 10 (bertPrep passes 5) */
+    uint64_t seed;            /* random_seed: 12345 (abs() of a negative one) */
+    int whole_word;           /* see the file comment; 0 */
+    int no_mask;              /* 0 */
+    int no_nsp;               /* 0 */
+    int strict;               /* invalid UTF-8 is an error (the original raises);
+                                 otherwise it is dropped and counted */
+    int threads;              /* tokenization threads (the result does not
+                                 depend on it); 0 or 1: the calling thread */
+    /* Called from the reading thread after each batch of lines (may be NULL):
+     * bytes and lines read so far. */
+    void (*on_read)(void *arg, uint64_t bytes, uint64_t lines);
+    void *on_read_arg;
+} InstOpts;
+
+/* Fill o with the original's defaults (listed above). */
+void inst_opts_default(InstOpts *o);
+
+/* Check o for values the algorithm cannot run with (max_seq_length < 5,
+ * max_predictions < 0 or > 65535, probabilities outside [0, 1] or NaN,
+ * dupe_factor < 0). Returns 0, or -1 with err naming the option. */
+int inst_opts_check(const InstOpts *o, Err *err);
+
+/* num_to_predict: min(max_predictions, max(1, round(len * masked_lm_prob)))
+ * with Python's round() (ties to even: 30 * 0.15 = 4.5 -> 4). */
+size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_predictions);
+
+/* The documents of a shard, tokenized. Sentence k is
+ * tok[sent[k] .. sent[k + 1]), document d is sentences doc[d] .. doc[d + 1]
+ * (in input order; build shuffles an index, not this). */
+typedef struct InstDocs {
+    int32_t *tok;
+    size_t ntok, tokcap;
+    size_t *sent; /* nsent + 1 offsets */
+    size_t nsent, sentcap;
+    size_t *doc;  /* ndoc + 1 sentence indices */
+    size_t ndoc, doccap;
+    uint64_t lines;    /* text lines read (universal newlines) */
+    uint64_t bytes;    /* input bytes */
+    uint64_t bad_utf8; /* invalid UTF-8 sequences dropped */
+} InstDocs;
+
+/* Read and tokenize `n` inputs ("-" = stdin) into d (zero-initialised or
+ * freed before). Returns 0, or -1 with err set ("FILE: No such file or
+ * directory", "FILE:LINE: invalid UTF-8" when strict, "FILE:LINE: the
+ * vocabulary has no [UNK] token" when one is needed). Free with
+ * inst_docs_free(). */
+int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o, Err *err);
+
+/* Release d; it is reusable (empty) afterwards. */
+void inst_docs_free(InstDocs *d);
+
+/* One instance: ids tok[tok .. tok + len) of InstSet.tok are
+ * [CLS] A [SEP] B [SEP] after masking; the first seg0 have segment id 0, the
+ * rest 1; masked positions (increasing) and the original ids there are
+ * mpos/mlab[mask .. mask + nmask). */
+typedef struct Inst {
+    uint64_t tok;
+    uint64_t mask;
+    uint32_t len;
+    uint32_t seg0;
+    uint16_t nmask;
+    int8_t next; /* next_sentence_label: 1 = B is a random segment */
+} Inst;
+
+typedef struct InstStats {
+    uint64_t instances, tokens, masked, random_next;
+    uint64_t truncated;  /* tokens removed by truncate_seq_pair */
+    uint64_t same_doc;   /* random-next pairs turned into label 0 (NVIDIA rule) */
+} InstStats;
+
+typedef struct InstSet {
+    Inst *inst;       /* in creation order */
+    size_t n, cap;
+    size_t *order;    /* output row r is inst[order[r]] */
+    int32_t *tok;
+    size_t ntok, tokcap;
+    int32_t *mpos, *mlab;
+    size_t nmask, maskcap;
+    InstStats st;
+} InstSet;
+
+/* Build the instances of docs into s (zero-initialised or freed before):
+ * seeds the generator with o->seed and makes exactly the original's random
+ * draws. The vocabulary must hold [CLS] and [SEP], and [MASK] unless
+ * no_mask. Returns 0, or -1 with err set. Free with inst_set_free(). */
+int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err);
+
+/* inst_docs_read of one file then inst_build. */
+int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err);
+
+/* Release s; it is reusable (empty) afterwards. */
+void inst_set_free(InstSet *s);
+
+/* An output row, unpadded, pointing into the InstSet. */
+typedef struct InstView {
+    const int32_t *input_ids;     /* len ids */
+    size_t len;
+    size_t seg0;                  /* segment_ids: seg0 zeros, then ones */
+    const int32_t *positions;     /* masked_lm_positions, nmask of them */
+    const int32_t *label_ids;     /* masked_lm_ids */
+    size_t nmask;
+    int next_sentence_label;
+} InstView;
+
+/* Row r (0 <= r < s->n) of the output, in the original's order. */
+static inline void inst_view(const InstSet *s, size_t r, InstView *v) {
+    const Inst *in = &s->inst[s->order[r]];
+    v->input_ids = s->tok + in->tok;
+    v->len = in->len;
+    v->seg0 = in->seg0;
+    v->positions = s->mpos + in->mask;
+    v->label_ids = s->mlab + in->mask;
+    v->nmask = in->nmask;
+    v->next_sentence_label = in->next;
+}
+
+#endif
