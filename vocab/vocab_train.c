@@ -253,11 +253,8 @@ static void parse_args(Config *c, int argc, char **argv) {
 
 /* ---- bpe ---- */
 
-/* The compiled nmt_nfkc table for the default normalization (appended to
- * blob): built from the linked ICU by charsmap.c. */
-static int builtin_nmt_nfkc(Buf *blob, Err *err) { return charsmap_nmt_nfkc(blob, err); }
-
-/* The normalizer: from --normalizer-model, or built in. Sets name/blob for
+/* The normalizer: from --normalizer-model, or built in (nmt_nfkc: the
+ * table charsmap.c builds from the linked ICU). Sets name/blob for
  * the model's normalizer_spec (blob points into *model). */
 static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name, const char **blob,
                                size_t *blob_len) {
@@ -283,7 +280,7 @@ static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name
         *name = "identity";
     } else {
         static Buf table;
-        if (builtin_nmt_nfkc(&table, &err)) die("nmt_nfkc table: %s", err.msg);
+        if (charsmap_nmt_nfkc(&table, &err)) die("nmt_nfkc table: %s", err.msg);
         *name = "nmt_nfkc";
         *blob = table.data;
         *blob_len = table.len;
