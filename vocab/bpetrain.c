@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "buf.h"
@@ -220,8 +221,15 @@ typedef struct Sym {
 #define HIST_SMALL (1u << 20) /* exact histogram below this frequency */
 #define HIST_BLOCK 1024
 
-/* A distinct word: where its symbols start in seq/pid, how many there
- * are now, and how often the word occurs. */
+/* One symbol of a word, and the pair it forms with the next symbol (-1:
+ * none, or not a valid piece): kept side by side so that a word is read
+ * with as few cache misses as possible. */
+typedef struct Cell {
+    int32_t sym, pair;
+} Cell;
+
+/* A distinct word: where its cells start, how many there are now, and how
+ * often the word occurs. */
 typedef struct WordRec {
     uint64_t off, count;
     uint32_t len;
@@ -295,8 +303,8 @@ struct BpeTrainer {
 
     /* training: words */
     size_t nwords;
-    int32_t *seq;        /* symbols of all words back to back */
-    int32_t *pid;        /* beside each symbol: the pair it forms with the next */
+    Cell *cells;         /* symbols of all words back to back, each with its pair */
+    size_t capcells;
     WordRec *words;
 
     /* training: symbols */
@@ -334,6 +342,45 @@ struct BpeTrainer {
 
 static inline Sym *S(const BpeTrainer *t, int32_t id) {
     return &t->syms[id];
+}
+
+/* ==== Large tables ==== */
+
+/* Zeroed memory for a table of n bytes; free it with big_free(p, n).
+ * Tables of several megabytes are probed at random, so they come straight
+ * from mmap, aligned to 2 MiB and offered to the kernel as transparent
+ * huge pages (madvise; the kernel may decline), which spares most TLB
+ * misses; and they go back to the system when freed, whichever thread
+ * freed them. Smaller ones come from calloc. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define BIG_MIN (2 * HUGE_PAGE)
+static inline size_t big_size(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1); }
+
+static void *big_calloc(size_t n) {
+    if (n < BIG_MIN) return xcalloc(1, n ? n : 1);
+    size_t sz = big_size(n);
+    char *p = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) die("out of memory (%zu bytes)", sz);
+    char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+    if (a > p) munmap(p, (size_t)(a - p));
+    if (a + sz < p + sz + HUGE_PAGE) munmap(a + sz, (size_t)(p + sz + HUGE_PAGE - (a + sz)));
+    madvise(a, sz, MADV_HUGEPAGE);
+    return a;
+}
+
+static void big_free(void *p, size_t n) {
+    if (!p) return;
+    if (n < BIG_MIN) free(p);
+    else munmap(p, big_size(n));
+}
+
+/* Grow a big_calloc() table of `old` bytes to `n` bytes (the new part
+ * zeroed). */
+static void *big_realloc(void *p, size_t old, size_t n) {
+    void *q = big_calloc(n);
+    if (p) memcpy(q, p, old < n ? old : n);
+    big_free(p, old);
+    return q;
 }
 
 /* ==== Byte blocks and word tables ==== */
@@ -389,25 +436,25 @@ static void wt_init(WordTable *t, size_t expect) {
     memset(t, 0, sizeof *t);
     t->cap = 1024;
     while (t->cap < 2 * expect) t->cap *= 2;
-    t->s = xcalloc(t->cap, sizeof *t->s);
+    t->s = big_calloc(t->cap * sizeof *t->s);
 }
 
 static void wt_free(WordTable *t) {
-    free(t->s);
+    big_free(t->s, t->cap * sizeof *t->s);
     bytes_free(&t->keys);
     memset(t, 0, sizeof *t);
 }
 
 static void wt_grow(WordTable *t) {
     size_t cap = t->cap * 2;
-    WSlot *s = xcalloc(cap, sizeof *s);
+    WSlot *s = big_calloc(cap * sizeof *s);
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->s[i].h) continue;
         size_t j = t->s[i].h & (cap - 1);
         while (s[j].h) j = (j + 1) & (cap - 1);
         s[j] = t->s[i];
     }
-    free(t->s);
+    big_free(t->s, t->cap * sizeof *t->s);
     t->s = s;
     t->cap = cap;
 }
@@ -501,12 +548,12 @@ void bpe_destroy(BpeTrainer *t) {
         for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
         free(t->res_line);
     }
-    free(t->seq), free(t->pid), free(t->words);
+    big_free(t->cells, t->capcells * sizeof *t->cells), big_free(t->words, t->nwords * sizeof *t->words);
     for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
-    free(t->syms);
-    free(t->pmap);
+    big_free(t->syms, t->capsym * sizeof *t->syms);
+    big_free(t->pmap, t->pcap * sizeof *t->pmap);
     bytes_free(&t->strs);
-    free(t->heap), free(t->hist), free(t->hblock), free(t->big);
+    big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
     free(t->dirty), free(t->deferred);
     if (t->emitted.slots) strmap_free(&t->emitted);
     buf_free(&t->pieces);
@@ -918,8 +965,9 @@ static inline int64_t eff(const Sym *s) { return s->state == ST_DEAD ? 0 : s->fr
 static int32_t sym_new(BpeTrainer *t) {
     if (t->nsym == t->capsym) {
         if (t->capsym >= (size_t)INT32_MAX / 2) die("bpe: more than 2^30 symbols");
-        t->capsym = t->capsym ? t->capsym + t->capsym / 2 : 4096;
-        t->syms = xrealloc(t->syms, t->capsym * sizeof *t->syms);
+        size_t cap = t->capsym ? t->capsym + t->capsym / 2 : 4096;
+        t->syms = big_realloc(t->syms, t->capsym * sizeof *t->syms, cap * sizeof *t->syms);
+        t->capsym = cap;
     }
     int32_t id = (int32_t)t->nsym++;
     Sym *s = S(t, id);
@@ -970,12 +1018,12 @@ static void pmap_grow(BpeTrainer *t) {
     size_t oldcap = t->pcap;
     PSlot *old = t->pmap;
     t->pcap = oldcap ? 2 * oldcap : 1024;
-    t->pmap = xmalloc(t->pcap * sizeof *t->pmap);
+    t->pmap = big_calloc(t->pcap * sizeof *t->pmap);
     for (size_t i = 0; i < t->pcap; i++) t->pmap[i].id = -1;
     t->pcount = 0;
     for (size_t i = 0; i < oldcap; i++)
         if (old[i].id >= 0) pmap_put(t, old[i].key, old[i].id);
-    free(old);
+    big_free(old, oldcap * sizeof *old);
 }
 
 static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
@@ -1075,8 +1123,9 @@ static void sift_down(BpeTrainer *t, size_t i) {
 
 static void heap_push(BpeTrainer *t, int32_t id) {
     if (t->nheap == t->capheap) {
-        t->capheap = t->capheap ? 2 * t->capheap : 1024;
-        t->heap = xrealloc(t->heap, t->capheap * sizeof *t->heap);
+        size_t cap = t->capheap ? 2 * t->capheap : 1024;
+        t->heap = big_realloc(t->heap, t->capheap * sizeof *t->heap, cap * sizeof *t->heap);
+        t->capheap = cap;
     }
     t->heap[t->nheap] = (HeapEnt){eff(S(t, id)), id};
     sift_up(t, t->nheap++);
@@ -1382,38 +1431,39 @@ static int32_t select_best(BpeTrainer *t) {
 
 /* Replace every occurrence of pair `best` (left to right, as spm_train's
  * ordered position list does) in the words it occurs in, keeping the
- * neighbouring pairs' counts exact. A word is rewritten in place: s[] its
- * symbols, p[] the pair each one forms with the next (p[k] is the pair
- * (s[k], s[k + 1]), or -1 when that is no valid piece), so that the pairs
- * that lose an occurrence need no lookup. */
+ * neighbouring pairs' counts exact. A word is rewritten in place; its cells
+ * carry the pair each symbol forms with the next, so that the pairs that
+ * lose an occurrence need no lookup. The words are visited in list order
+ * with the next ones prefetched. */
 static void merge(BpeTrainer *t, int32_t best) {
     WList wl = S(t, best)->words;
+    const uint32_t *wv = wl.cap == 1 ? &wl.one : wl.v;
+    enum { AHEAD = 8 }; /* the record of word k + 2 AHEAD, the cells of word k + AHEAD */
     for (uint32_t k = 0; k < wl.n; k++) {
-        uint32_t w = wl.cap == 1 ? wl.one : wl.v[k];
+        if (k + 2 * AHEAD < wl.n) __builtin_prefetch(&t->words[wv[k + 2 * AHEAD]]);
+        if (k + AHEAD < wl.n) __builtin_prefetch(t->cells + t->words[wv[k + AHEAD]].off);
+        uint32_t w = wv[k];
         WordRec *wr = &t->words[w];
-        int32_t *s = t->seq + wr->off, *p = t->pid + wr->off;
+        Cell *c = t->cells + wr->off;
         uint32_t n = wr->len, i = 0;
-        while (i + 1 < n && p[i] != best) i++;
+        while (i + 1 < n && c[i].pair != best) i++;
         if (i + 1 >= n) continue; /* no longer there */
-        int64_t c = (int64_t)wr->count;
+        int64_t cnt = (int64_t)wr->count;
         uint32_t out = i;
-        /* invariant: p[out - 1] is the pair of s[out - 1] and s[i] */
+        /* invariant: c[out - 1].pair is the pair of c[out - 1].sym and c[i].sym */
         while (i < n) {
-            if (i + 1 < n && p[i] == best) {
+            if (i + 1 < n && c[i].pair == best) {
                 int has_next = i + 2 < n;
-                int32_t next = has_next ? s[i + 2] : -1, next_pair = p[i + 1];
-                if (out > 0 && p[out - 1] >= 0) pair_reset(t, p[out - 1], c);
-                if (has_next && next_pair >= 0) pair_reset(t, next_pair, c);
-                s[out] = best;
-                if (out > 0) p[out - 1] = pair_add(t, s[out - 1], best, c, w, 1);
-                p[out] = has_next ? pair_add(t, best, next, c, w, 1) : -1;
+                int32_t next = has_next ? c[i + 2].sym : -1, next_pair = c[i + 1].pair;
+                if (out > 0 && c[out - 1].pair >= 0) pair_reset(t, c[out - 1].pair, cnt);
+                if (has_next && next_pair >= 0) pair_reset(t, next_pair, cnt);
+                c[out].sym = best;
+                if (out > 0) c[out - 1].pair = pair_add(t, c[out - 1].sym, best, cnt, w, 1);
+                c[out].pair = has_next ? pair_add(t, best, next, cnt, w, 1) : -1;
                 out++;
                 i += 2;
             } else {
-                s[out] = s[i];
-                p[out] = p[i];
-                out++;
-                i++;
+                c[out++] = c[i++];
             }
         }
         wr->len = out;
@@ -1604,11 +1654,13 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
     for (size_t w = 0; w < nw; w++) we[w].pfx = str_prefix(we[w].key, we[w].len);
     sort_words(we, nw);
     t->nwords = nw;
-    t->words = xmalloc((nw ? nw : 1) * sizeof *t->words);
+    t->words = big_calloc(nw * sizeof *t->words);
     int32_t *csym = xmalloc(0x110000 * sizeof *csym);
     memset(csym, 0xFF, 0x110000 * sizeof *csym);
-    size_t cap = 1024, len = 0;
-    t->seq = xmalloc(cap * sizeof *t->seq);
+    size_t cap = 0, len = 0;
+    for (size_t w = 0; w < nw; w++) cap += we[w].len; /* at least one byte per character */
+    t->capcells = cap;
+    t->cells = big_calloc(cap * sizeof *t->cells);
     for (size_t w = 0; w < nw; w++) {
         t->words[w].off = len;
         t->words[w].count = we[w].count;
@@ -1628,14 +1680,11 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
                 csym[cp] = id;
                 t->cache_size++;
             }
-            if (len == cap) t->seq = xrealloc(t->seq, (cap *= 2) * sizeof *t->seq);
-            t->seq[len++] = csym[cp];
+            t->cells[len++] = (Cell){csym[cp], -1};
         }
         t->words[w].len = (uint32_t)(len - t->words[w].off);
     }
     t->nchar_syms = (uint32_t)t->nsym;
-    t->seq = xrealloc(t->seq, (len ? len : 1) * sizeof *t->seq);
-    t->pid = xmalloc((len ? len : 1) * sizeof *t->pid);
     free(csym);
 }
 
@@ -1679,15 +1728,14 @@ int bpe_train(BpeTrainer *t, Err *err) {
     /* every adjacent pair, in spm_train's order (words, then positions) */
     for (size_t w = 0; w < t->nwords; w++) {
         const WordRec *wr = &t->words[w];
-        const int32_t *s = t->seq + wr->off;
-        int32_t *p = t->pid + wr->off;
-        for (uint32_t i = 1; i < wr->len; i++) p[i - 1] = pair_add(t, s[i - 1], s[i], (int64_t)wr->count, (uint32_t)w, 0);
-        if (wr->len) p[wr->len - 1] = -1;
+        Cell *c = t->cells + wr->off;
+        for (uint32_t i = 1; i < wr->len; i++)
+            c[i - 1].pair = pair_add(t, c[i - 1].sym, c[i].sym, (int64_t)wr->count, (uint32_t)w, 0);
     }
     t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
     t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
     t->capheap = t->nlive ? t->nlive : 1;
-    t->heap = xmalloc(t->capheap * sizeof *t->heap);
+    t->heap = big_calloc(t->capheap * sizeof *t->heap);
     for (size_t id = t->nchar_syms; id < t->nsym; id++) {
         Sym *s = S(t, (int32_t)id);
         hist_add(t, s, (int32_t)id, eff(s));
