@@ -593,8 +593,6 @@ static const char *replace_meta(Buf *out, const char *s, size_t n, size_t *outn)
 }
 
 /* Split normalized text into words (each starts at a U+2581, the first at
- * the start) as SplitIntoWords does, and count them. */
-/* Split normalized text into words (each starts at a U+2581, the first at
  * the start) as SplitIntoWords does, and count them. The slots of a group
  * of words are prefetched before they are counted, so that their cache
  * misses overlap. */
