@@ -550,7 +550,7 @@ void bpe_destroy(BpeTrainer *t) {
     }
     big_free(t->cells, t->capcells * sizeof *t->cells), big_free(t->words, t->nwords * sizeof *t->words);
     for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
-    big_free(t->syms, t->capsym * sizeof *t->syms);
+    free(t->syms);
     big_free(t->pmap, t->pcap * sizeof *t->pmap);
     bytes_free(&t->strs);
     big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
@@ -963,8 +963,9 @@ static inline int64_t eff(const Sym *s) { return s->state == ST_DEAD ? 0 : s->fr
 static int32_t sym_new(BpeTrainer *t) {
     if (t->nsym == t->capsym) {
         if (t->capsym >= (size_t)INT32_MAX / 2) die("bpe: more than 2^30 symbols");
+        /* realloc: large blocks grow by mremap, without a copy */
         size_t cap = t->capsym ? t->capsym + t->capsym / 2 : 4096;
-        t->syms = big_realloc(t->syms, t->capsym * sizeof *t->syms, cap * sizeof *t->syms);
+        t->syms = xrealloc(t->syms, cap * sizeof *t->syms);
         t->capsym = cap;
     }
     int32_t id = (int32_t)t->nsym++;
