@@ -571,17 +571,18 @@ static int read_at(const ShardInput *in, uint64_t off, char *dst, size_t n, Err 
     return 0;
 }
 
-/* Write document id to fp: its lines (stripped when flagged) and an empty
- * line. Adds the bytes written to *bytes. */
-static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id, FILE *fp, char *chunk, Buf *doc,
-                     uint64_t *bytes, Err *err) {
+/* Write document id to fp (the shard `out`, for messages): its lines,
+ * stripped when flagged, and an empty line. Adds the bytes to *bytes. */
+static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id, FILE *fp, const char *out,
+                     char *chunk, Buf *doc, uint64_t *bytes, Err *err) {
     const ShardInput *in = &inputs[ix->input[id]];
     uint64_t off = ix->off[id], len = ix->len[id] & ~SHARD_LEN_STRIP;
+    int bad = 0;
     if (!(ix->len[id] & SHARD_LEN_STRIP)) {
-        for (uint64_t done = 0; done < len;) {
+        for (uint64_t done = 0; done < len && !bad;) {
             size_t n = len - done < COPY_CHUNK ? (size_t)(len - done) : COPY_CHUNK;
             if (read_at(in, off + done, chunk, n, err)) return -1;
-            fwrite(chunk, 1, n, fp);
+            bad = fwrite(chunk, 1, n, fp) != n;
             done += n;
         }
         *bytes += len;
@@ -590,20 +591,19 @@ static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id
         buf_reserve(doc, (size_t)len);
         if (read_at(in, off, doc->data, (size_t)len, err)) return -1;
         const char *p = doc->data, *end = doc->data + len;
-        while (p < end) {
+        while (p < end && !bad) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
-            const char *next = nl ? nl + 1 : end;
             const char *s = p;
             size_t m = (size_t)((nl ? nl : end) - p);
             shard_strip(&s, &m);
-            fwrite(s, 1, m, fp);
-            putc('\n', fp);
+            bad = fwrite(s, 1, m, fp) != m || putc('\n', fp) == EOF;
             *bytes += m + 1;
-            p = next;
+            p = nl ? nl + 1 : end;
         }
     }
-    putc('\n', fp);
+    bad = bad || putc('\n', fp) == EOF;
     *bytes += 1;
+    if (bad) return err_set(err, "%s: write error: %s", out, strerror(errno));
     return 0;
 }
 
@@ -677,7 +677,7 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
             break;
         }
         for (uint64_t j = plan->first[s]; j < plan->first[s + 1] && !rc; j++)
-            rc = write_doc(ix, inputs, plan->ids[j], fp, chunk, &doc, &ws->bytes, err);
+            rc = write_doc(ix, inputs, plan->ids[j], fp, final[s], chunk, &doc, &ws->bytes, err);
         int bad = fflush(fp) != 0 || ferror(fp);
         int saved = errno;
         if (fclose(fp) != 0 && !bad) bad = 1, saved = errno;

@@ -55,7 +55,8 @@ static void usage(void) {
            "  -f, --force           write into a DIR that is not empty: shards of the same\n"
            "                        names are replaced and NAME_training_/NAME_test_ files\n"
            "                        numbered beyond this run's counts are deleted\n"
-           "  -q, --quiet           fewer messages; -v, --verbose: balancing details\n"
+           "  -q, --quiet           fewer messages; -v, --verbose: a summary line at the end\n"
+           "                        (-vv: balancing details)\n"
            "  -h, --help            show this help; -V, --version: show the version\n\n"
            "Documents: nvidia: runs of non-blank lines, one sentence per line. hu: the\n"
            "sharding.py rule: a blank line ends a document, or, after another blank line,\n"
@@ -248,7 +249,7 @@ int main(int argc, char **argv) {
     ShardPlan plan;
     if (shard_balance(ix.nsent, ix.ndocs, &spec, &plan, &err)) die("%s", err.msg);
     const ShardStats *bs = &plan.st;
-    info(3, "nominal sentences per shard: training %llu -> %llu, test %llu -> %llu; %llu documents longer "
+    info(4, "nominal sentences per shard: training %llu -> %llu, test %llu -> %llu; %llu documents longer "
             "than that in the first pass; %llu passes (%llu empty ones not run); %llu empty documents",
          (unsigned long long)bs->nominal_train0, (unsigned long long)bs->nominal_train,
          (unsigned long long)bs->nominal_test0, (unsigned long long)bs->nominal_test,
@@ -273,7 +274,7 @@ int main(int argc, char **argv) {
         char sp[80];
         snprintf(te, sizeof te, ", test %s", spread(plan.nsent + plan.ntrain, plan.ntest, sp, sizeof sp));
     }
-    info(2, "%zu documents, %llu sentences, %.1f MB -> %u shards in %s (%u training, %u test); sentences per "
+    info(3, "%zu documents, %llu sentences, %.1f MB -> %u shards in %s (%u training, %u test); sentences per "
             "shard min/median/max: training %s%s; %.2f s",
          ix.ndocs, (unsigned long long)ix.sentences, (double)ws.bytes / 1e6, plan.ntrain + plan.ntest, dir,
          plan.ntrain, plan.ntest, tr, te, now_sec() - t0);
