@@ -40,7 +40,8 @@ static void usage(void) {
            "                          DIR/NAME_training_<i>.txt and DIR/NAME_test_<i>.txt\n"
            "                        hu: training shards only, DIR/NAME_training_<i>.txt\n"
            "                          (sharding.py writes formatted_text/formatted_text_...)\n"
-           "  -n, --train N         training shards (default %d; sharding.py's --num_shards)\n"
+           "  -n, --train N         training shards (default %d; also --num-shards, as\n"
+           "                        sharding.py's --num_shards)\n"
            "  -t, --test M          test shards (default %d; 0: none; nvidia only)\n"
            "  -F, --test-fraction F share of sentences meant for the test shards (default\n"
            "                        %g as in bertPrep.py since July 2020; 0.2 before, at the\n"
@@ -64,19 +65,21 @@ static void usage(void) {
            "trailing white space. A document never spans two INPUT files.\n\n"
            "Where this differs from the originals (their assignment is kept otherwise):\n"
            "  - sharding.py drops the last document of a file that does not end with a\n"
-           "    blank line; here it is kept, so every later document is assigned anew;\n"
-           "  - where the originals never finish (a document without sentences, possible\n"
-           "    only through the library) or take millions of passes to fit a long\n"
-           "    document, the result is computed directly; it is what they would reach;\n"
-           "  - fewer documents than shards is an error message, not an assertion;\n"
+           "    blank line; here it is kept (so the assignment can differ from theirs);\n"
+           "  - when no document fits, the originals grow the nominal shard size by one\n"
+           "    per pass, millions of passes with long documents; here it grows at once\n"
+           "    to the size they would reach, with the same result;\n"
+           "  - documents without sentences (only possible through the library) made\n"
+           "    the originals loop forever; here they go to the training shards last;\n"
+           "  - fewer documents than shards is an error naming both counts, not an\n"
+           "    assertion; --test 0 is allowed (TextSharding.py needs a test shard);\n"
            "  - TextSharding.py splits one-article-per-line text with NLTK Punkt itself;\n"
            "    here the input is already split (sent_split), one sentence per line;\n"
            "  - shards appear only when all are complete (temp files, then rename).\n\n"
            "Exit status: 0 ok; 1 an unreadable input, fewer documents than shards, or a\n"
            "write error; 2 a bad option, or DIR not empty without -f.\n\n"
            "Example:\n"
-           "  sent_split -l en en.txt | %s -n 256 -t 256 -o sharded_training_shards_256_\\\n"
-           "    test_shards_256_fraction_0.1/wikicorpus_en\n",
+           "  sent_split -l en en.txt | %s -n 256 -t 256 -o sharded/wikicorpus_en\n",
            progname, DEFAULT_SHARDS, DEFAULT_SHARDS, DEFAULT_FRACTION, progname);
 }
 
