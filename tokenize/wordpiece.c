@@ -273,7 +273,8 @@ int32_t wp_token_id(const WordPiece *wp, const char *s, size_t n) {
 static inline int is_cjk(uint32_t cp, int hf) {
     return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
            (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
-           (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= (hf ? 0x2B920u : 0x2B820u) && cp <= 0x2CEAF) ||
+           (cp >= 0x2B740 && cp <= 0x2B81F) ||
+           (cp >= (hf ? 0x2B920u : 0x2B820u) && cp <= 0x2CEAF) ||
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
@@ -359,7 +360,8 @@ static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
     char *t = sc->tok.data;
     size_t n = sc->tok.len;
     if (!n) return;
-    for (size_t k = 0; wp->flavor == WP_FLAVOR_BERT && k < sizeof never_split / sizeof *never_split; k++) {
+    size_t nnever = wp->flavor == WP_FLAVOR_BERT ? sizeof never_split / sizeof *never_split : 0;
+    for (size_t k = 0; k < nnever; k++) {
         if (strlen(never_split[k]) == n && memcmp(never_split[k], t, n) == 0) {
             add_piece(sc, t, n);
             return;
@@ -410,7 +412,9 @@ static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text,
             continue;
         }
         unsigned g = uni_gc(cp);
-        if (cp == 0xFFFD || (hf ? g == UNI_GC_CC || g == UNI_GC_CF || g == UNI_GC_CO : uni_gc_is_c(g))) {
+        /* HF: Cc Cf Co (unicode_categories' is_other); tokenization.py: C* */
+        int ctrl = hf ? g == UNI_GC_CC || g == UNI_GC_CF || g == UNI_GC_CO : uni_gc_is_c(g);
+        if (cp == 0xFFFD || ctrl) {
             /* deleted */
         } else if (g == UNI_GC_ZS || uni_is(cp, UNI_SPACE)) {
             basic_token(wp, sc, ascii);

@@ -95,7 +95,8 @@ static void wt_grow(WordTab *t) {
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->slot[i].count) continue;
         size_t j = (size_t)t->slot[i].hash & (cap - 1);
-        while (s[j].count) j = (j + 1) & (cap - 1);
+        while (s[j].count)
+            j = (j + 1) & (cap - 1);
         s[j] = t->slot[i];
     }
     free(t->slot);
@@ -142,7 +143,8 @@ WpCounts *wpcounts_create(void) { return xcalloc(1, sizeof(WpCounts)); }
 
 void wpcounts_destroy(WpCounts *c) {
     if (!c) return;
-    for (int s = 0; s < NSHARD; s++) wt_free(&c->shard[s]);
+    for (int s = 0; s < NSHARD; s++)
+        wt_free(&c->shard[s]);
     free(c);
 }
 
@@ -156,12 +158,14 @@ void wpcounts_add(WpCounts *c, const char *w, size_t n, uint64_t count) {
 
 size_t wpcounts_distinct(const WpCounts *c) {
     size_t n = 0;
-    for (int s = 0; s < NSHARD; s++) n += c->shard[s].n;
+    for (int s = 0; s < NSHARD; s++)
+        n += c->shard[s].n;
     return n;
 }
 
 /* Count the pre-tokenizer pieces of text[0..len) into t. */
-static size_t count_text(WordTab *t, const WordPiece *basic, WpScratch *sc, const char *text, size_t len) {
+static size_t count_text(WordTab *t, const WordPiece *basic, WpScratch *sc, const char *text,
+                         size_t len) {
     size_t n = wp_basic_pieces(basic, sc, text, len), start = 0;
     for (size_t k = 0; k < n; k++) {
         const char *p = sc->pieces.data + start;
@@ -179,8 +183,8 @@ size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int cased) {
     size_t n = count_text(&t, basic, &sc, text, len);
     for (size_t i = 0; i < t.cap; i++)
         if (t.slot[i].count)
-            wt_add(shard_of(c, t.slot[i].hash), t.keys.data + t.slot[i].off, t.slot[i].len, t.slot[i].hash,
-                   t.slot[i].count);
+            wt_add(shard_of(c, t.slot[i].hash), t.keys.data + t.slot[i].off, t.slot[i].len,
+                   t.slot[i].hash, t.slot[i].count);
     wt_free(&t);
     wp_scratch_free(&sc);
     wp_destroy(basic);
@@ -199,7 +203,8 @@ typedef struct Counter {
 static void counter_free(Counter *k) {
     wp_scratch_free(&k->sc);
     wt_free(&k->tab);
-    for (int s = 0; s < NSHARD; s++) free(k->idx[s]);
+    for (int s = 0; s < NSHARD; s++)
+        free(k->idx[s]);
 }
 
 /* Start of the line holding byte `at` of text[0..len): the byte after the
@@ -332,7 +337,8 @@ void wpcounts_dump(const WpCounts *c, Buf *out) {
         char num[32];
         buf_append(out, r[i].w, r[i].len);
         buf_putc(out, '\t');
-        buf_append(out, num, (size_t)snprintf(num, sizeof num, "%llu\n", (unsigned long long)r[i].count));
+        buf_append(out, num,
+                   (size_t)snprintf(num, sizeof num, "%llu\n", (unsigned long long)r[i].count));
     }
     free(r);
 }
@@ -362,7 +368,8 @@ static void ki_grow(KeyIdx *m) {
     for (size_t i = 0; i < m->cap; i++) {
         if (m->key[i] == UINT64_MAX) continue;
         size_t j = key_hash(m->key[i], cap);
-        while (key[j] != UINT64_MAX) j = (j + 1) & (cap - 1);
+        while (key[j] != UINT64_MAX)
+            j = (j + 1) & (cap - 1);
         key[j] = m->key[i], val[j] = m->val[i];
     }
     free(m->key), free(m->val);
@@ -489,20 +496,22 @@ typedef struct Trainer {
     size_t nch, capch;
     uint32_t *made; /* pair indices made in this step */
     size_t nmade, capmade;
-    size_t ccap;    /* capacity of v->count */
+    size_t ccap; /* capacity of v->count */
 } Trainer;
 
 static void pairs_reserve(Trainer *tr, size_t n) {
     if (n <= tr->pcap) return;
     size_t cap = tr->pcap ? tr->pcap : 4096;
-    while (cap < n) cap *= 2;
+    while (cap < n)
+        cap *= 2;
     tr->pkey = xrealloc(tr->pkey, cap * sizeof *tr->pkey);
     tr->pcount = xrealloc(tr->pcount, cap * sizeof *tr->pcount);
     tr->stamp = xrealloc(tr->stamp, cap * sizeof *tr->stamp);
     tr->last = xrealloc(tr->last, cap * sizeof *tr->last);
     tr->npos = xrealloc(tr->npos, cap * sizeof *tr->npos);
     tr->fill = xrealloc(tr->fill, cap * sizeof *tr->fill);
-    for (size_t i = tr->pcap; i < cap; i++) tr->stamp[i] = 0;
+    for (size_t i = tr->pcap; i < cap; i++)
+        tr->stamp[i] = 0;
     tr->pcap = cap;
 }
 
@@ -603,7 +612,8 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
             int added;
             uint32_t k = ki_get(&chars, cp, &added);
             if (added) {
-                if (k >= ccap) ccap = ccap ? 2 * ccap : 1024, ccount = xrealloc(ccount, ccap * sizeof *ccount);
+                if (k >= ccap)
+                    ccap = ccap ? 2 * ccap : 1024, ccount = xrealloc(ccount, ccap * sizeof *ccount);
                 ccount[k] = 0;
             }
             ccount[k] += wr[i].count;
@@ -616,7 +626,8 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
     size_t na = chars.n;
     CharCount *cc = xmalloc((na + 1) * sizeof *cc);
     for (size_t j = 0; j < chars.cap; j++)
-        if (chars.key[j] != UINT64_MAX) cc[chars.val[j]] = (CharCount){ccount[chars.val[j]], chars.key[j]};
+        if (chars.key[j] != UINT64_MAX)
+            cc[chars.val[j]] = (CharCount){ccount[chars.val[j]], chars.key[j]};
     size_t drop = o->limit_alphabet && na > o->limit_alphabet ? na - o->limit_alphabet : 0;
     size_t nk, ncont_order = 0;
     uint64_t *kept = xmalloc((na + 1) * sizeof *kept), *cont_order = kept;
@@ -626,7 +637,8 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
         for (size_t k = 0; k < o->initial->n; k++) {
             const char *t = vocablist_at(o->initial, k);
             uint32_t cp, len = o->initial->len[k];
-            if (one_char(t, len, &cp) && ki_find(&chars, cp) != UINT32_MAX) kept[nk++] = cp;
+            if (one_char(t, len, &cp) && ki_find(&chars, cp) != UINT32_MAX)
+                kept[nk++] = cp;
             else if (len > 2 && memcmp(t, CONT_PREFIX, 2) == 0 && one_char(t + 2, len - 2, &cp))
                 cont_order[ncont_order++] = cp;
         }
@@ -634,14 +646,16 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
     } else {
         if (drop) qsort(cc, na, sizeof *cc, cmp_rarest);
         nk = na - drop;
-        for (size_t k = 0; k < nk; k++) kept[k] = cc[drop + k].cp;
+        for (size_t k = 0; k < nk; k++)
+            kept[k] = cc[drop + k].cp;
         qsort(kept, nk, sizeof *kept, cmp_u64);
         ncont_order = nk;
     }
     tr->v->dropped_chars = drop;
     /* alphabet ids; cont[] marks characters seen after a word's first */
     uint32_t *alpha = xmalloc((na + 1) * sizeof *alpha), *cont = xmalloc((na + 1) * sizeof *cont);
-    for (size_t k = 0; k < na; k++) alpha[k] = cont[k] = UINT32_MAX;
+    for (size_t k = 0; k < na; k++)
+        alpha[k] = cont[k] = UINT32_MAX;
     for (size_t k = 0; k < nk; k++) {
         unsigned char u[4];
         size_t l = utf8_encode((uint32_t)kept[k], u);
@@ -712,33 +726,44 @@ static uint32_t *count_pairs(Trainer *tr) {
     }
     /* words per pair, each once (stamp: the last word + 1 that counted) */
     size_t np = tr->pairs.n, total = 0;
-    for (size_t p = 0; p < np; p++) tr->npos[p] = 0, tr->stamp[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        tr->npos[p] = 0, tr->stamp[p] = 0;
     for (size_t w = 0; w < tr->nwords; w++) {
         const uint32_t *s = tr->sym + tr->start[w];
         for (uint32_t i = 0; i + 1 < tr->len[w]; i++) {
             uint32_t p = ki_find(&tr->pairs, pair_key(s[i], s[i + 1]));
-            if (tr->stamp[p] != (uint32_t)w + 1) tr->stamp[p] = (uint32_t)w + 1, tr->npos[p]++, total++;
+            if (tr->stamp[p] != (uint32_t)w + 1)
+                tr->stamp[p] = (uint32_t)w + 1, tr->npos[p]++, total++;
         }
     }
     uint32_t *pool = xmalloc((total + 1) * sizeof *pool);
     size_t at = 0;
-    for (size_t p = 0; p < np; p++) tr->fill[p] = pool + at, at += tr->npos[p], tr->stamp[p] = 0;
+    for (size_t p = 0; p < np; p++)
+        tr->fill[p] = pool + at, at += tr->npos[p], tr->stamp[p] = 0;
     for (size_t w = 0; w < tr->nwords; w++) {
         const uint32_t *s = tr->sym + tr->start[w];
         for (uint32_t i = 0; i + 1 < tr->len[w]; i++) {
             uint32_t p = ki_find(&tr->pairs, pair_key(s[i], s[i + 1]));
-            if (tr->stamp[p] != (uint32_t)w + 1) tr->stamp[p] = (uint32_t)w + 1, *tr->fill[p]++ = (uint32_t)w;
+            if (tr->stamp[p] != (uint32_t)w + 1)
+                tr->stamp[p] = (uint32_t)w + 1, *tr->fill[p]++ = (uint32_t)w;
         }
     }
     tr->heap.cap = np + 1;
     tr->heap.e = xmalloc(tr->heap.cap * sizeof *tr->heap.e);
     for (size_t p = 0; p < np; p++) {
         if (tr->pcount[p] <= 0) continue;
-        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], 0, tr->fill[p] - tr->npos[p],
-                                           tr->npos[p], (uint32_t)p, 0};
+        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p],
+                                           tr->pkey[p],
+                                           0,
+                                           tr->fill[p] - tr->npos[p],
+                                           tr->npos[p],
+                                           (uint32_t)p,
+                                           0};
     }
-    for (size_t i = tr->heap.n / 2; i-- > 0;) heap_down(&tr->heap, i);
-    for (size_t p = 0; p < np; p++) tr->stamp[p] = 0;
+    for (size_t i = tr->heap.n / 2; i-- > 0;)
+        heap_down(&tr->heap, i);
+    for (size_t p = 0; p < np; p++)
+        tr->stamp[p] = 0;
     return pool;
 }
 
@@ -776,14 +801,16 @@ static void apply_changes(Trainer *tr, uint32_t step, uint64_t *seq) {
         uint32_t p = tr->made[k];
         if (!tr->fill[p]) continue;
         uint32_t *pos = tr->fill[p] - tr->npos[p];
-        heap_push(&tr->heap, (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], ++*seq, pos, tr->npos[p], p, 1});
+        heap_push(&tr->heap,
+                  (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], ++*seq, pos, tr->npos[p], p, 1});
     }
 }
 
 static void trainer_free(Trainer *tr) {
     free(tr->sym), free(tr->start), free(tr->len), free(tr->wcount);
     ki_free(&tr->pairs);
-    free(tr->pkey), free(tr->pcount), free(tr->stamp), free(tr->last), free(tr->npos), free(tr->fill);
+    free(tr->pkey), free(tr->pcount), free(tr->stamp), free(tr->last), free(tr->npos),
+        free(tr->fill);
     strmap_free(&tr->tokid);
     for (size_t i = 0; i < tr->heap.n; i++)
         if (tr->heap.e[i].owned) free(tr->heap.e[i].pos);
@@ -817,14 +844,18 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
     strmap_init(&tr.tokid, 0);
     /* 1. special tokens */
     add_token(&tr, "[PAD]", 5, 0);
-    for (int i = 0; i < o->unused; i++) add_token(&tr, name, (size_t)snprintf(name, sizeof name, "[unused%d]", i), 0);
+    for (int i = 0; i < o->unused; i++)
+        add_token(&tr, name, (size_t)snprintf(name, sizeof name, "[unused%d]", i), 0);
     static const char *const tail[] = {"[UNK]", "[CLS]", "[SEP]", "[MASK]"};
-    for (size_t i = 0; i < 4; i++) add_token(&tr, tail[i], strlen(tail[i]), 0);
+    for (size_t i = 0; i < 4; i++)
+        add_token(&tr, tail[i], strlen(tail[i]), 0);
     v->nspecial = v->tok.n;
     /* 2, 3 */
     build_words(&tr, c, o);
     if (v->tok.n > o->vocab_size) {
-        err_set(err, "vocabulary size %zu is too small: the %zu special tokens and %zu characters (%zu of them also as ##c) need %zu",
+        err_set(err,
+                "vocabulary size %zu is too small: the %zu special tokens and %zu characters (%zu "
+                "of them also as ##c) need %zu",
                 o->vocab_size, v->nspecial, v->nalpha, v->ncont, v->tok.n);
         trainer_free(&tr);
         wpvocab_free(v);
@@ -837,7 +868,6 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
     uint32_t step = 0;
     Progress prog;
     progress_init(&prog, o->vocab_size);
-    prog.start = now_sec();
     v->stop = WPT_STOP_SIZE;
     while (v->tok.n < o->vocab_size) {
         if (!tr.heap.n) {
@@ -868,13 +898,16 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
         if (!have) v->nmerged++;
         v->merges++;
         tr.nch = 0;
-        for (uint32_t k = 0; k < top.npos; k++) merge_word(&tr, top.pos[k], a, b, id);
+        for (uint32_t k = 0; k < top.npos; k++)
+            merge_word(&tr, top.pos[k], a, b, id);
         if (top.owned) free(top.pos);
         if (++step == 0) step = 1; /* stamps are compared for equality only */
         apply_changes(&tr, step, &seq);
         merge_progress(&prog, v->tok.n);
     }
     progress_done(&prog);
+    info(4, "%zu words, %zu pairs, %llu heap pushes, %zu heap entries left", tr.nwords, tr.pairs.n,
+         (unsigned long long)seq, tr.heap.n);
     free(pool);
     buf_free(&tok);
     trainer_free(&tr);
@@ -957,24 +990,30 @@ void wpvocab_json(const WpVocab *v, Buf *out) {
         put_num(out, i);
         buf_puts(out, ",\n      \"content\": ");
         json_append_string_utf8(out, vocablist_at(&v->tok, i), v->tok.len[i]);
-        buf_puts(out, ",\n      \"single_word\": false,\n      \"lstrip\": false,\n      \"rstrip\": false,\n"
-                      "      \"normalized\": false,\n      \"special\": true\n    }");
+        buf_puts(
+            out,
+            ",\n      \"single_word\": false,\n      \"lstrip\": false,\n      \"rstrip\": false,\n"
+            "      \"normalized\": false,\n      \"special\": true\n    }");
         buf_puts(out, i + 1 < v->nspecial ? ",\n" : "\n");
     }
-    buf_puts(out, "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
-                  "    \"handle_chinese_chars\": true,\n    \"strip_accents\": null,\n    \"lowercase\": ");
+    buf_puts(
+        out,
+        "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
+        "    \"handle_chinese_chars\": true,\n    \"strip_accents\": null,\n    \"lowercase\": ");
     buf_puts(out, v->cased ? "false" : "true");
-    buf_puts(out, "\n  },\n  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
-                  "  \"post_processor\": {\n    \"type\": \"TemplateProcessing\",\n    \"single\": ");
+    buf_puts(out,
+             "\n  },\n  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
+             "  \"post_processor\": {\n    \"type\": \"TemplateProcessing\",\n    \"single\": ");
     put_template(out, single, 3);
     buf_puts(out, ",\n    \"pair\": ");
     put_template(out, pair, 5);
     buf_puts(out, ",\n    \"special_tokens\": ");
     put_special_map(out, v, cls_sep, 2);
-    buf_puts(out, "\n  },\n  \"decoder\": {\n    \"type\": \"WordPiece\",\n    \"prefix\": \"##\",\n"
-                  "    \"cleanup\": true\n  },\n  \"model\": {\n    \"type\": \"WordPiece\",\n"
-                  "    \"unk_token\": \"[UNK]\",\n    \"continuing_subword_prefix\": \"##\",\n"
-                  "    \"max_input_chars_per_word\": ");
+    buf_puts(out,
+             "\n  },\n  \"decoder\": {\n    \"type\": \"WordPiece\",\n    \"prefix\": \"##\",\n"
+             "    \"cleanup\": true\n  },\n  \"model\": {\n    \"type\": \"WordPiece\",\n"
+             "    \"unk_token\": \"[UNK]\",\n    \"continuing_subword_prefix\": \"##\",\n"
+             "    \"max_input_chars_per_word\": ");
     put_num(out, WP_MAX_WORD_CHARS);
     buf_puts(out, ",\n    \"vocab\": {\n");
     for (size_t i = 0; i < v->tok.n; i++) {
@@ -997,8 +1036,8 @@ static int write_out(Writer *w, const Buf *b, Err *err) {
     return writer_close(w, err);
 }
 
-int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs, const char *vocab_txt_path,
-                const char *tokenizer_json_path, Err *err) {
+int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
+                const char *vocab_txt_path, const char *tokenizer_json_path, Err *err) {
     Writer wt = {0}, wj = {0};
     int have_t = vocab_txt_path != NULL, have_j = tokenizer_json_path != NULL;
     WpCounts *c = NULL;
@@ -1031,13 +1070,14 @@ int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs, co
     }
     static const char *const why[] = {"vocabulary size reached", "next pair below --min-frequency",
                                       "no pair left"};
-    info(2, "%zu tokens (%zu special, %zu characters, %zu ##characters, %zu merged) from %llu words "
-            "(%zu distinct), %llu lines; %s; %.1f s",
-         v.tok.n, v.nspecial, v.nalpha, v.ncont, v.nmerged, (unsigned long long)st.words, wpcounts_distinct(c),
-         (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
+    info(2,
+         "%zu tokens (%zu special, %zu characters, %zu ##characters, %zu merged) from %llu words "
+         "(%zu distinct), %llu lines; %s; %.1f s",
+         v.tok.n, v.nspecial, v.nalpha, v.ncont, v.nmerged, (unsigned long long)st.words,
+         wpcounts_distinct(c), (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
     if (v.tok.n < o->vocab_size)
-        warn("the vocabulary has %zu tokens, fewer than the %zu asked for (%s)", v.tok.n, o->vocab_size,
-             why[v.stop]);
+        warn("the vocabulary has %zu tokens, fewer than the %zu asked for (%s)", v.tok.n,
+             o->vocab_size, why[v.stop]);
     if (st.bad_utf8) warn("%llu invalid UTF-8 sequences dropped", (unsigned long long)st.bad_utf8);
     rc = 0;
 done:

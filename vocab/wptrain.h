@@ -58,7 +58,8 @@ typedef struct WpTrainOpts {
 
 /* BertWordPieceTokenizer.train's defaults (vocab_size 30000, min_frequency
  * 2, limit_alphabet 1000) with vocab_convert's 100 [unusedN] tokens. */
-#define WPTRAIN_DEFAULTS {30000, 100, 0, 2, 1000, 0, 0, NULL}
+#define WPTRAIN_DEFAULTS                                                                           \
+    { 30000, 100, 0, 2, 1000, 0, 0, NULL }
 
 /* Largest --unused accepted (as vocab_convert). */
 #define WPTRAIN_MAX_UNUSED 100000
@@ -108,15 +109,15 @@ void wpcounts_dump(const WpCounts *c, Buf *out);
 enum { WPT_STOP_SIZE, WPT_STOP_FREQUENCY, WPT_STOP_NO_PAIRS };
 
 typedef struct WpVocab {
-    VocabList tok;     /* tokens in id order */
-    uint64_t *count;   /* count[id]: the pair count that made a merged token; 0 otherwise */
-    size_t nspecial;   /* [PAD] [unusedN] [UNK] [CLS] [SEP] [MASK] */
-    size_t nalpha;     /* single characters */
-    size_t ncont;      /* "##" + a character */
-    size_t nmerged;    /* tokens made by merges */
-    size_t merges;     /* merge steps, including those that remade an existing token */
+    VocabList tok;        /* tokens in id order */
+    uint64_t *count;      /* count[id]: the pair count that made a merged token; 0 otherwise */
+    size_t nspecial;      /* [PAD] [unusedN] [UNK] [CLS] [SEP] [MASK] */
+    size_t nalpha;        /* single characters */
+    size_t ncont;         /* "##" + a character */
+    size_t nmerged;       /* tokens made by merges */
+    size_t merges;        /* merge steps, including those that remade an existing token */
     size_t dropped_chars; /* distinct characters cut by limit_alphabet */
-    int stop;          /* WPT_STOP_* */
+    int stop;             /* WPT_STOP_* */
     int cased;
 } WpVocab;
 
@@ -149,7 +150,7 @@ void wpvocab_json(const WpVocab *v, Buf *out);
  * display level >= 3 or on a terminal) and a summary line (level >= 2) go
  * to stderr. Returns 0, or -1 with err set; nothing is left behind on
  * error. */
-int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs, const char *vocab_txt_path,
-                const char *tokenizer_json_path, Err *err);
+int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
+                const char *vocab_txt_path, const char *tokenizer_json_path, Err *err);
 
 #endif

@@ -30,11 +30,14 @@
 /* ==== driver ==== */
 
 static int driver(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"vocab-size", required_argument, 0, 'S'}, {"unused", required_argument, 0, 'U'},
-        {"cased", no_argument, 0, 'C'},             {"min-frequency", required_argument, 0, 'M'},
-        {"limit-alphabet", required_argument, 0, 'L'}, {"threads", required_argument, 0, 'j'},
-        {"initial", required_argument, 0, 'I'}, CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"vocab-size", required_argument, 0, 'S'},
+                                             {"unused", required_argument, 0, 'U'},
+                                             {"cased", no_argument, 0, 'C'},
+                                             {"min-frequency", required_argument, 0, 'M'},
+                                             {"limit-alphabet", required_argument, 0, 'L'},
+                                             {"threads", required_argument, 0, 'j'},
+                                             {"initial", required_argument, 0, 'I'},
+                                             CLI_LONGOPTS_COMMON};
     VocabList initial = {0};
     WpTrainOpts o = WPTRAIN_DEFAULTS;
     CliCommon cc;
@@ -51,13 +54,18 @@ static int driver(int argc, char **argv) {
             if (cli_parse_u64(optarg, &x) || !x) cli_bad_usage("bad --vocab-size '%s'", optarg);
             o.vocab_size = (size_t)x;
             break;
-        case 'U': o.unused = (int)cli_parse_int(optarg, "--unused", 0, WPTRAIN_MAX_UNUSED); break;
-        case 'C': o.cased = 1; break;
+        case 'U':
+            o.unused = (int)cli_parse_int(optarg, "--unused", 0, WPTRAIN_MAX_UNUSED);
+            break;
+        case 'C':
+            o.cased = 1;
+            break;
         case 'I': {
             Buf f = {0};
             if (read_file(optarg, &f, &err)) die_code(EXIT_USAGE, "%s", err.msg);
             for (size_t a = 0, b; a < f.len; a = b + 1) {
-                for (b = a; b < f.len && f.data[b] != '\n'; b++) {}
+                for (b = a; b < f.len && f.data[b] != '\n'; b++) {
+                }
                 vocablist_push(&initial, f.data + a, b - a, 0);
             }
             buf_free(&f);
@@ -65,13 +73,15 @@ static int driver(int argc, char **argv) {
             break;
         }
         case 'M':
-            if (cli_parse_u64(optarg, &o.min_frequency)) cli_bad_usage("bad --min-frequency '%s'", optarg);
+            if (cli_parse_u64(optarg, &o.min_frequency))
+                cli_bad_usage("bad --min-frequency '%s'", optarg);
             break;
         case 'L':
             if (cli_parse_u64(optarg, &x)) cli_bad_usage("bad --limit-alphabet '%s'", optarg);
             o.limit_alphabet = (size_t)x;
             break;
-        default: cli_common_opt(&cc, opt, optarg, argv, "");
+        default:
+            cli_common_opt(&cc, opt, optarg, argv, "");
         }
     }
     o.threads = cc.nthreads;
@@ -93,7 +103,8 @@ static int driver(int argc, char **argv) {
         WpCounts *c = wpcounts_create();
         WpCountStats st = {0};
         WpVocab v = {0};
-        if (wpcounts_read(c, inputs, ninputs, o.cased, o.threads, &st, &err) || wptrain_train(c, &o, &v, &err))
+        if (wpcounts_read(c, inputs, ninputs, o.cased, o.threads, &st, &err) ||
+            wptrain_train(c, &o, &v, &err))
             die("%s", err.msg);
         for (size_t i = 0; i < v.tok.n; i++)
             printf("%s\t%llu\n", vocablist_at(&v.tok, i), (unsigned long long)v.count[i]);
@@ -119,7 +130,8 @@ static int driver(int argc, char **argv) {
 
 static WpTrainOpts opts(size_t vocab_size, int unused, uint64_t min_frequency, size_t limit) {
     WpTrainOpts o = WPTRAIN_DEFAULTS;
-    o.vocab_size = vocab_size, o.unused = unused, o.min_frequency = min_frequency, o.limit_alphabet = limit;
+    o.vocab_size = vocab_size, o.unused = unused, o.min_frequency = min_frequency,
+    o.limit_alphabet = limit;
     return o;
 }
 
@@ -134,7 +146,8 @@ static const char *train_words(const WordCount *wc, const WpTrainOpts *o, WpVoca
     static Buf out;
     Err err;
     WpCounts *c = wpcounts_create();
-    for (size_t i = 0; wc[i].w; i++) wpcounts_add(c, wc[i].w, strlen(wc[i].w), wc[i].n);
+    for (size_t i = 0; wc[i].w; i++)
+        wpcounts_add(c, wc[i].w, strlen(wc[i].w), wc[i].n);
     buf_clear(&out);
     memset(v, 0, sizeof *v);
     if (wptrain_train(c, o, v, &err)) {
@@ -160,8 +173,10 @@ static void test_hand_merges(void) {
     WpVocab v;
     WpTrainOpts o = opts(100, 0, 1, 0);
     test_str_eq("all merges", train_words(wc, &o, &v), "a b c ##b ##c ab abc bc");
-    test_cond("counts of the merges", v.count[10] == 8 && v.count[11] == 3 && v.count[12] == 2 && v.count[9] == 0);
-    test_cond("parts", v.nspecial == 5 && v.nalpha == 3 && v.ncont == 2 && v.nmerged == 3 && v.merges == 3);
+    test_cond("counts of the merges",
+              v.count[10] == 8 && v.count[11] == 3 && v.count[12] == 2 && v.count[9] == 0);
+    test_cond("parts",
+              v.nspecial == 5 && v.nalpha == 3 && v.ncont == 2 && v.nmerged == 3 && v.merges == 3);
     test_cond("stopped: no pair left", v.stop == WPT_STOP_NO_PAIRS);
     wpvocab_free(&v);
     o = opts(100, 0, 3, 0);
@@ -176,7 +191,8 @@ static void test_hand_merges(void) {
     test_cond("vocab_size 11: exact", v.tok.n == 11 && v.stop == WPT_STOP_SIZE);
     wpvocab_free(&v);
     o = opts(10, 0, 1, 0);
-    test_str_eq("vocab_size 10: specials and characters only", train_words(wc, &o, &v), "a b c ##b ##c");
+    test_str_eq("vocab_size 10: specials and characters only", train_words(wc, &o, &v),
+                "a b c ##b ##c");
     wpvocab_free(&v);
     o = opts(9, 0, 1, 0);
     test_str_eq("vocab_size 9 is too small", train_words(wc, &o, &v),
@@ -194,15 +210,16 @@ static void test_hand_merges(void) {
  * (18,41) -> is; the stale (##r,##e) goes back with 0; (ar,##e) -> are;
  * the best pair left is seen once: stop. */
 static void test_hf_corpus(void) {
-    static const WordCount wc[] = {{"roses", 1}, {"are", 2}, {"red", 1}, {"voilets", 1}, {"blue", 1},
-                                   {"BERT", 1},  {"is", 2},  {"big", 1}, {"and", 1},     {"so", 1},
-                                   {"GPT-2", 1}, {0, 0}};
+    static const WordCount wc[] = {{"roses", 1}, {"are", 2},  {"red", 1},   {"voilets", 1},
+                                   {"blue", 1},  {"BERT", 1}, {"is", 2},    {"big", 1},
+                                   {"and", 1},   {"so", 1},   {"GPT-2", 1}, {0, 0}};
     WpVocab v;
     WpTrainOpts o = opts(1000, 0, 2, 0);
     test_str_eq("HF trainer corpus with ##", train_words(wc, &o, &v),
                 "- 2 B E G P R T a b d e g i l n o r s t u v "
                 "##- ##2 ##E ##P ##R ##T ##d ##e ##g ##i ##l ##n ##o ##r ##s ##t ##u ar is are");
-    test_cond("HF trainer corpus: 47 tokens, stopped by frequency", v.tok.n == 47 && v.stop == WPT_STOP_FREQUENCY);
+    test_cond("HF trainer corpus: 47 tokens, stopped by frequency",
+              v.tok.n == 47 && v.stop == WPT_STOP_FREQUENCY);
     wpvocab_free(&v);
 }
 
@@ -234,14 +251,16 @@ static void test_ties(void) {
  * (##a,##b) goes back, and at 1 bb and cc come before bbb and ccc, whose
  * pairs use the new, higher ids. */
 static void test_limit_alphabet(void) {
-    static const WordCount wc[] = {{"aaaa", 2}, {"cab", 2}, {"bbb", 1}, {"ccc", 1}, {"d", 1}, {0, 0}};
+    static const WordCount wc[] = {{"aaaa", 2}, {"cab", 2}, {"bbb", 1},
+                                   {"ccc", 1},  {"d", 1},   {0, 0}};
     WpVocab v;
     WpTrainOpts o = opts(100, 0, 1, 2);
     test_str_eq("limit 2", train_words(wc, &o, &v), "a b ##a ##b ##aa aaa ##ab aaaa bb bbb");
     test_cond("two characters dropped", v.dropped_chars == 2);
     wpvocab_free(&v);
     o = opts(100, 0, 2, 2);
-    test_str_eq("limit 2, min_frequency 2", train_words(wc, &o, &v), "a b ##a ##b ##aa aaa ##ab aaaa");
+    test_str_eq("limit 2, min_frequency 2", train_words(wc, &o, &v),
+                "a b ##a ##b ##aa aaa ##ab aaaa");
     wpvocab_free(&v);
     o = opts(100, 0, 1, 3);
     test_str_eq("limit 3 keeps b and c", train_words(wc, &o, &v),
@@ -254,6 +273,28 @@ static void test_limit_alphabet(void) {
     wpvocab_free(&v);
 }
 
+/* WpTrainOpts.initial fixes the alphabet and the "##c" numbering. */
+static void test_initial(void) {
+    static const WordCount wc[] = {{"ab", 2}, {"ba", 1}, {0, 0}};
+    static const char *const list1[] = {"[PAD]", "b", "a", "##b", "##a", "ab"};
+    VocabList init = {0};
+    for (size_t i = 0; i < sizeof list1 / sizeof *list1; i++)
+        vocablist_push(&init, list1[i], strlen(list1[i]), 0);
+    WpVocab v;
+    WpTrainOpts o = opts(100, 0, 1, 0);
+    o.initial = &init;
+    test_str_eq("given order", train_words(wc, &o, &v), "b a ##b ##a ab ba");
+    wpvocab_free(&v);
+    vocablist_free(&init);
+    vocablist_push(&init, "a", 1, 0);
+    vocablist_push(&init, "##b", 3, 0);
+    /* b is not in the alphabet, so neither b nor ##b occurs; ##a follows */
+    test_str_eq("unlisted b dropped, unlisted ##a appended", train_words(wc, &o, &v), "a ##a");
+    test_cond("one character dropped", v.dropped_chars == 1);
+    wpvocab_free(&v);
+    vocablist_free(&init);
+}
+
 static void test_specials(void) {
     static const WordCount wc[] = {{"ab", 2}, {0, 0}};
     WpVocab v;
@@ -261,12 +302,14 @@ static void test_specials(void) {
     train_words(wc, &o, &v);
     Buf txt = {0};
     wpvocab_txt(&v, &txt);
-    test_str_eq("3 unused", txt.data,
-                "[PAD]\n[unused0]\n[unused1]\n[unused2]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n##b\nab\n");
+    test_str_eq(
+        "3 unused", txt.data,
+        "[PAD]\n[unused0]\n[unused1]\n[unused2]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\na\nb\n##b\nab\n");
     wpvocab_free(&v);
     o = opts(200, 100, 1, 0);
     train_words(wc, &o, &v);
-    test_cond("100 unused: BERT layout", v.nspecial == 105 && strcmp(vocablist_at(&v.tok, 0), "[PAD]") == 0 &&
+    test_cond("100 unused: BERT layout", v.nspecial == 105 &&
+                                             strcmp(vocablist_at(&v.tok, 0), "[PAD]") == 0 &&
                                              strcmp(vocablist_at(&v.tok, 100), "[unused99]") == 0 &&
                                              strcmp(vocablist_at(&v.tok, 101), "[UNK]") == 0 &&
                                              strcmp(vocablist_at(&v.tok, 104), "[MASK]") == 0 &&
@@ -290,41 +333,57 @@ static void test_json(void) {
     wpvocab_json(&v, &js);
     static const char *const added[] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
     Buf want = {0};
-    buf_puts(&want, "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n  \"added_tokens\": [\n");
+    buf_puts(&want, "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n  "
+                    "\"added_tokens\": [\n");
     for (int i = 0; i < 5; i++) {
         char item[400];
-        snprintf(item, sizeof item,
-                 "    {\n      \"id\": %d,\n      \"content\": \"%s\",\n      \"single_word\": false,\n"
-                 "      \"lstrip\": false,\n      \"rstrip\": false,\n      \"normalized\": false,\n"
-                 "      \"special\": true\n    }%s\n",
-                 i, added[i], i < 4 ? "," : "");
+        snprintf(
+            item, sizeof item,
+            "    {\n      \"id\": %d,\n      \"content\": \"%s\",\n      \"single_word\": false,\n"
+            "      \"lstrip\": false,\n      \"rstrip\": false,\n      \"normalized\": false,\n"
+            "      \"special\": true\n    }%s\n",
+            i, added[i], i < 4 ? "," : "");
         buf_puts(&want, item);
     }
-    buf_puts(&want,
-             "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
-             "    \"handle_chinese_chars\": true,\n    \"strip_accents\": null,\n    \"lowercase\": false\n  },\n"
-             "  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
-             "  \"post_processor\": {\n    \"type\": \"TemplateProcessing\",\n    \"single\": [\n"
-             "      {\n        \"SpecialToken\": {\n          \"id\": \"[CLS]\",\n          \"type_id\": 0\n        }\n      },\n"
-             "      {\n        \"Sequence\": {\n          \"id\": \"A\",\n          \"type_id\": 0\n        }\n      },\n"
-             "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          \"type_id\": 0\n        }\n      }\n"
-             "    ],\n    \"pair\": [\n"
-             "      {\n        \"SpecialToken\": {\n          \"id\": \"[CLS]\",\n          \"type_id\": 0\n        }\n      },\n"
-             "      {\n        \"Sequence\": {\n          \"id\": \"A\",\n          \"type_id\": 0\n        }\n      },\n"
-             "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          \"type_id\": 0\n        }\n      },\n"
-             "      {\n        \"Sequence\": {\n          \"id\": \"B\",\n          \"type_id\": 1\n        }\n      },\n"
-             "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          \"type_id\": 1\n        }\n      }\n"
-             "    ],\n    \"special_tokens\": {\n"
-             "      \"[CLS]\": {\n        \"id\": \"[CLS]\",\n        \"ids\": [\n          2\n        ],\n"
-             "        \"tokens\": [\n          \"[CLS]\"\n        ]\n      },\n"
-             "      \"[SEP]\": {\n        \"id\": \"[SEP]\",\n        \"ids\": [\n          3\n        ],\n"
-             "        \"tokens\": [\n          \"[SEP]\"\n        ]\n      }\n    }\n  },\n"
-             "  \"decoder\": {\n    \"type\": \"WordPiece\",\n    \"prefix\": \"##\",\n    \"cleanup\": true\n  },\n"
-             "  \"model\": {\n    \"type\": \"WordPiece\",\n    \"unk_token\": \"[UNK]\",\n"
-             "    \"continuing_subword_prefix\": \"##\",\n    \"max_input_chars_per_word\": 100,\n"
-             "    \"vocab\": {\n      \"[PAD]\": 0,\n      \"[UNK]\": 1,\n      \"[CLS]\": 2,\n      \"[SEP]\": 3,\n"
-             "      \"[MASK]\": 4,\n      \"\\\"\": 5,\n      \"\\\\\": 6,\n      \"##\\\\\": 7,\n"
-             "      \"\\\"\\\\\": 8\n    }\n  }\n}");
+    buf_puts(
+        &want,
+        "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
+        "    \"handle_chinese_chars\": true,\n    \"strip_accents\": null,\n    \"lowercase\": "
+        "false\n  },\n"
+        "  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
+        "  \"post_processor\": {\n    \"type\": \"TemplateProcessing\",\n    \"single\": [\n"
+        "      {\n        \"SpecialToken\": {\n          \"id\": \"[CLS]\",\n          "
+        "\"type_id\": 0\n        }\n      },\n"
+        "      {\n        \"Sequence\": {\n          \"id\": \"A\",\n          \"type_id\": 0\n    "
+        "    }\n      },\n"
+        "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          "
+        "\"type_id\": 0\n        }\n      }\n"
+        "    ],\n    \"pair\": [\n"
+        "      {\n        \"SpecialToken\": {\n          \"id\": \"[CLS]\",\n          "
+        "\"type_id\": 0\n        }\n      },\n"
+        "      {\n        \"Sequence\": {\n          \"id\": \"A\",\n          \"type_id\": 0\n    "
+        "    }\n      },\n"
+        "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          "
+        "\"type_id\": 0\n        }\n      },\n"
+        "      {\n        \"Sequence\": {\n          \"id\": \"B\",\n          \"type_id\": 1\n    "
+        "    }\n      },\n"
+        "      {\n        \"SpecialToken\": {\n          \"id\": \"[SEP]\",\n          "
+        "\"type_id\": 1\n        }\n      }\n"
+        "    ],\n    \"special_tokens\": {\n"
+        "      \"[CLS]\": {\n        \"id\": \"[CLS]\",\n        \"ids\": [\n          2\n        "
+        "],\n"
+        "        \"tokens\": [\n          \"[CLS]\"\n        ]\n      },\n"
+        "      \"[SEP]\": {\n        \"id\": \"[SEP]\",\n        \"ids\": [\n          3\n        "
+        "],\n"
+        "        \"tokens\": [\n          \"[SEP]\"\n        ]\n      }\n    }\n  },\n"
+        "  \"decoder\": {\n    \"type\": \"WordPiece\",\n    \"prefix\": \"##\",\n    \"cleanup\": "
+        "true\n  },\n"
+        "  \"model\": {\n    \"type\": \"WordPiece\",\n    \"unk_token\": \"[UNK]\",\n"
+        "    \"continuing_subword_prefix\": \"##\",\n    \"max_input_chars_per_word\": 100,\n"
+        "    \"vocab\": {\n      \"[PAD]\": 0,\n      \"[UNK]\": 1,\n      \"[CLS]\": 2,\n      "
+        "\"[SEP]\": 3,\n"
+        "      \"[MASK]\": 4,\n      \"\\\"\": 5,\n      \"\\\\\": 6,\n      \"##\\\\\": 7,\n"
+        "      \"\\\"\\\\\": 8\n    }\n  }\n}");
     test_mem_eq("tokenizer.json layout", js.data, js.len, want.data, want.len);
     buf_free(&js), buf_free(&want);
     wpvocab_free(&v);
@@ -332,13 +391,15 @@ static void test_json(void) {
 
 /* Counting goes through BertNormalizer + BertPreTokenizer. */
 static void test_counting(void) {
-    const char *text = "Hello, HELLO h\xc3\xa9llo [MASK]\n\xce\x9f\xce\xa3 \xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad";
+    const char *text =
+        "Hello, HELLO h\xc3\xa9llo [MASK]\n\xce\x9f\xce\xa3 \xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad";
     WpCounts *c = wpcounts_create();
     Buf d = {0};
     test_cond("words counted", wpcounts_add_text(c, text, strlen(text), 0) == 11);
     wpcounts_dump(c, &d);
     test_str_eq("uncased counts", d.data,
-                "hello\t3\n\xe4\xb8\xad\t2\n,\t1\n[\t1\n]\t1\nmask\t1\n\xce\xbf\xcf\x83\t1\n\xe6\x96\x87\t1\n");
+                "hello\t3\n\xe4\xb8\xad\t2\n,\t1\n[\t1\n]"
+                "\t1\nmask\t1\n\xce\xbf\xcf\x83\t1\n\xe6\x96\x87\t1\n");
     test_cond("distinct", wpcounts_distinct(c) == 8);
     wpcounts_destroy(c);
     c = wpcounts_create();
@@ -358,15 +419,77 @@ static void test_counting(void) {
 /* A pseudo-random corpus: words drawn from a small Zipf-like lexicon with
  * accents, capitals, punctuation and CJK, in lines of 1-30 words. */
 static void make_corpus(Buf *out, size_t lines, uint64_t seed) {
-    static const char *const lex[] = {
-        "the", "The", "of", "and", "in", "to", "was", "is", "for", "on", "as", "with", "by", "he", "at",
-        "from", "his", "an", "were", "are", "which", "this", "also", "be", "or", "has", "had", "first",
-        "one", "their", "its", "new", "after", "who", "they", "two", "her", "she", "been", "other",
-        "when", "time", "during", "there", "into", "school", "\xc3\xa9t\xc3\xa9", "na\xc3\xafve",
-        "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91", "t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p",
-        "Berlin", "BERLIN", "unaffable", "Johanson", "1848", "12,345.6", "(about)", "don't",
-        "\xe4\xb8\xad\xe6\x96\x87", "\xce\x9f\xce\x94\xce\x9f\xce\xa3", "well-known", "e.g.", "U.S.",
-        "rapidly", "running", "runner", "ran", "unrunnable", "relocation", "location", "locate"};
+    static const char *const lex[] = {"the",
+                                      "The",
+                                      "of",
+                                      "and",
+                                      "in",
+                                      "to",
+                                      "was",
+                                      "is",
+                                      "for",
+                                      "on",
+                                      "as",
+                                      "with",
+                                      "by",
+                                      "he",
+                                      "at",
+                                      "from",
+                                      "his",
+                                      "an",
+                                      "were",
+                                      "are",
+                                      "which",
+                                      "this",
+                                      "also",
+                                      "be",
+                                      "or",
+                                      "has",
+                                      "had",
+                                      "first",
+                                      "one",
+                                      "their",
+                                      "its",
+                                      "new",
+                                      "after",
+                                      "who",
+                                      "they",
+                                      "two",
+                                      "her",
+                                      "she",
+                                      "been",
+                                      "other",
+                                      "when",
+                                      "time",
+                                      "during",
+                                      "there",
+                                      "into",
+                                      "school",
+                                      "\xc3\xa9t\xc3\xa9",
+                                      "na\xc3\xafve",
+                                      "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91",
+                                      "t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p",
+                                      "Berlin",
+                                      "BERLIN",
+                                      "unaffable",
+                                      "Johanson",
+                                      "1848",
+                                      "12,345.6",
+                                      "(about)",
+                                      "don't",
+                                      "\xe4\xb8\xad\xe6\x96\x87",
+                                      "\xce\x9f\xce\x94\xce\x9f\xce\xa3",
+                                      "well-known",
+                                      "e.g.",
+                                      "U.S.",
+                                      "rapidly",
+                                      "running",
+                                      "runner",
+                                      "ran",
+                                      "unrunnable",
+                                      "relocation",
+                                      "location",
+                                      "locate"};
     size_t nlex = sizeof lex / sizeof *lex;
     Rng r;
     rng_seed(&r, seed);
@@ -380,7 +503,9 @@ static void make_corpus(Buf *out, size_t lines, uint64_t seed) {
             buf_puts(out, lex[j % nlex]);
             if (rng_below(&r, 20) == 0) {
                 char num[24];
-                buf_append(out, num, (size_t)snprintf(num, sizeof num, "%llu", (unsigned long long)rng_below(&r, 5000)));
+                buf_append(out, num,
+                           (size_t)snprintf(num, sizeof num, "%llu",
+                                            (unsigned long long)rng_below(&r, 5000)));
             }
         }
         buf_puts(out, i % 50 == 49 ? "\n\n" : ".\n");
@@ -425,11 +550,13 @@ static void test_threads_and_run(void) {
     Err err;
     test_cond("read, 1 thread", wpcounts_read(c1, inputs, 1, 0, 1, &s1, &err) == 0);
     test_cond("read, 4 threads", wpcounts_read(c4, inputs, 1, 0, 4, &s4, &err) == 0);
-    test_cond("stats", s1.lines == 20401 && s1.bytes == text.len && s1.words == words && s1.bad_utf8 == 1 &&
-                           s4.lines == s1.lines && s4.words == s1.words && s4.bad_utf8 == 1);
+    test_cond("stats", s1.lines == 20401 && s1.bytes == text.len && s1.words == words &&
+                           s1.bad_utf8 == 1 && s4.lines == s1.lines && s4.words == s1.words &&
+                           s4.bad_utf8 == 1);
     Buf d0 = {0};
     wpcounts_dump(one, &d0), wpcounts_dump(c1, &a), wpcounts_dump(c4, &b);
-    test_cond("counts: 1 thread = one shot", a.len == d0.len && memcmp(a.data, d0.data, a.len) == 0);
+    test_cond("counts: 1 thread = one shot",
+              a.len == d0.len && memcmp(a.data, d0.data, a.len) == 0);
     test_cond("counts: 4 threads = 1 thread", a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
     buf_free(&d0);
     wpcounts_destroy(one), wpcounts_destroy(c1), wpcounts_destroy(c4);
@@ -441,11 +568,14 @@ static void test_threads_and_run(void) {
     test_cond("run, 4 threads", wptrain_run(&o, inputs, 1, txt4, js4, &err) == 0);
     read_all(txt1, &a), read_all(txt4, &b);
     size_t lines = 0;
-    for (size_t i = 0; i < a.len; i++) lines += a.data[i] == '\n';
+    for (size_t i = 0; i < a.len; i++)
+        lines += a.data[i] == '\n';
     test_cond("vocab.txt has exactly vocab_size lines", lines == 400);
-    test_cond("vocab.txt: 4 threads = 1 thread", a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    test_cond("vocab.txt: 4 threads = 1 thread",
+              a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
     read_all(js1, &a), read_all(js4, &b);
-    test_cond("tokenizer.json: 4 threads = 1 thread", a.len > 0 && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+    test_cond("tokenizer.json: 4 threads = 1 thread",
+              a.len > 0 && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
     test_cond("existing output refused", wptrain_run(&o, inputs, 1, txt1, NULL, &err) == -1 &&
                                              strstr(err.msg, "v1.txt") != NULL);
     o.force = 1;
@@ -453,7 +583,8 @@ static void test_threads_and_run(void) {
     test_cond("force overwrites", wptrain_run(&o, inputs, 1, txt1, NULL, &err) == 0);
     read_all(txt1, &a);
     lines = 0;
-    for (size_t i = 0; i < a.len; i++) lines += a.data[i] == '\n';
+    for (size_t i = 0; i < a.len; i++)
+        lines += a.data[i] == '\n';
     test_cond("overwritten with 300 lines", lines == 300);
     /* every size from the smallest possible up gives exactly that many lines */
     WpCounts *c = wpcounts_create();
@@ -502,6 +633,7 @@ int main(int argc, char **argv) {
     test_hf_corpus();
     test_ties();
     test_limit_alphabet();
+    test_initial();
     test_specials();
     test_json();
     test_counting();
