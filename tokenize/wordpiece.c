@@ -16,6 +16,10 @@
  * ("[MASK]." -> [MASK] .; here [ mask ] .), and its BasicTokenizer applies
  * NFC before splitting (no difference found on real text: the accents it
  * composes are stripped again). bench/wp_tokenize.sh measures agreement.
+ * The other flavour, WP_FLAVOR_HF (wp_create_basic), follows the Rust
+ * BertNormalizer + BertPreTokenizer of huggingface/tokenizers instead, for
+ * the WordPiece trainer (vocab/wptrain.c); wordpiece.h lists the four
+ * differences.
  *
  * The vocabulary lives in a byte trie whose nodes are numbered in
  * breadth-first order, so the children of a node are consecutive nodes

@@ -410,7 +410,8 @@ static void ki_free(KeyIdx *m) {
 }
 
 /* A heap entry: a pair, the count it had when pushed, and the words to merge
- * it in (pos[0..npos), owned unless it points into the initial pool). */
+ * it in, pos[0..npos): a slice of the trainer's first pool, or its own
+ * allocation. 40 bytes. */
 typedef struct Entry {
     uint64_t count;
     uint64_t pair; /* first << 32 | second: compares as (first, second) */
@@ -418,7 +419,6 @@ typedef struct Entry {
     uint32_t *pos;
     uint32_t npos;
     uint32_t pidx; /* index of the pair */
-    int owned;
 } Entry;
 
 static inline int entry_before(const Entry *a, const Entry *b) {
@@ -494,6 +494,8 @@ typedef struct Trainer {
     Heap heap;
     Change *ch;
     size_t nch, capch;
+    uint32_t *pool; /* the word lists of the first heap entries */
+    size_t npool;
     uint32_t *made; /* pair indices made in this step */
     size_t nmade, capmade;
     size_t ccap; /* capacity of v->count */
@@ -714,9 +716,13 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
     free(wr);
 }
 
-/* Step 4: pair counts, the words of each pair, the first heap. Returns the
- * pool the first entries point into. */
-static uint32_t *count_pairs(Trainer *tr) {
+/* Does e own its word list (rather than point into the first pool)? */
+static inline int entry_owns(const Trainer *tr, const Entry *e) {
+    return e->pos < tr->pool || e->pos >= tr->pool + tr->npool;
+}
+
+/* Step 4: pair counts, the words of each pair, the first heap. */
+static void count_pairs(Trainer *tr) {
     for (size_t w = 0; w < tr->nwords; w++) {
         const uint32_t *s = tr->sym + tr->start[w];
         for (uint32_t i = 0; i + 1 < tr->len[w]; i++) {
@@ -736,7 +742,8 @@ static uint32_t *count_pairs(Trainer *tr) {
                 tr->stamp[p] = (uint32_t)w + 1, tr->npos[p]++, total++;
         }
     }
-    uint32_t *pool = xmalloc((total + 1) * sizeof *pool);
+    uint32_t *pool = tr->pool = xmalloc((total + 1) * sizeof *pool);
+    tr->npool = total + 1;
     size_t at = 0;
     for (size_t p = 0; p < np; p++)
         tr->fill[p] = pool + at, at += tr->npos[p], tr->stamp[p] = 0;
@@ -752,19 +759,13 @@ static uint32_t *count_pairs(Trainer *tr) {
     tr->heap.e = xmalloc(tr->heap.cap * sizeof *tr->heap.e);
     for (size_t p = 0; p < np; p++) {
         if (tr->pcount[p] <= 0) continue;
-        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p],
-                                           tr->pkey[p],
-                                           0,
-                                           tr->fill[p] - tr->npos[p],
-                                           tr->npos[p],
-                                           (uint32_t)p,
-                                           0};
+        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], 0,
+                                           tr->fill[p] - tr->npos[p], tr->npos[p], (uint32_t)p};
     }
     for (size_t i = tr->heap.n / 2; i-- > 0;)
         heap_down(&tr->heap, i);
     for (size_t p = 0; p < np; p++)
         tr->stamp[p] = 0;
-    return pool;
 }
 
 /* Apply the changes of one merge step (number `step`, >= 1): update the
@@ -802,7 +803,7 @@ static void apply_changes(Trainer *tr, uint32_t step, uint64_t *seq) {
         if (!tr->fill[p]) continue;
         uint32_t *pos = tr->fill[p] - tr->npos[p];
         heap_push(&tr->heap,
-                  (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], ++*seq, pos, tr->npos[p], p, 1});
+                  (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], ++*seq, pos, tr->npos[p], p});
     }
 }
 
@@ -813,7 +814,8 @@ static void trainer_free(Trainer *tr) {
         free(tr->fill);
     strmap_free(&tr->tokid);
     for (size_t i = 0; i < tr->heap.n; i++)
-        if (tr->heap.e[i].owned) free(tr->heap.e[i].pos);
+        if (entry_owns(tr, &tr->heap.e[i])) free(tr->heap.e[i].pos);
+    free(tr->pool);
     free(tr->heap.e);
     free(tr->ch);
     free(tr->made);
@@ -831,7 +833,9 @@ static void merge_progress(Progress *p, size_t n) {
     p->shown = 1;
 }
 
-int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err) {
+/* wptrain_train; with `release`, c's tables are freed as soon as the words
+ * are copied out (c is left empty), which lowers the peak memory. */
+static int train(WpCounts *c, int release, const WpTrainOpts *o, WpVocab *v, Err *err) {
     Trainer tr = {0};
     Buf tok = {0};
     char name[32];
@@ -852,6 +856,7 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
     v->nspecial = v->tok.n;
     /* 2, 3 */
     build_words(&tr, c, o);
+    for (int s = 0; release && s < NSHARD; s++) wt_free(&c->shard[s]);
     if (v->tok.n > o->vocab_size) {
         err_set(err,
                 "vocabulary size %zu is too small: the %zu special tokens and %zu characters (%zu "
@@ -862,7 +867,7 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
         return -1;
     }
     /* 4 */
-    uint32_t *pool = count_pairs(&tr);
+    count_pairs(&tr);
     /* 5 */
     uint64_t seq = 0;
     uint32_t step = 0;
@@ -900,7 +905,7 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
         tr.nch = 0;
         for (uint32_t k = 0; k < top.npos; k++)
             merge_word(&tr, top.pos[k], a, b, id);
-        if (top.owned) free(top.pos);
+        if (entry_owns(&tr, &top)) free(top.pos);
         if (++step == 0) step = 1; /* stamps are compared for equality only */
         apply_changes(&tr, step, &seq);
         merge_progress(&prog, v->tok.n);
@@ -908,10 +913,13 @@ int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err)
     progress_done(&prog);
     info(4, "%zu words, %zu pairs, %llu heap pushes, %zu heap entries left", tr.nwords, tr.pairs.n,
          (unsigned long long)seq, tr.heap.n);
-    free(pool);
     buf_free(&tok);
     trainer_free(&tr);
     return 0;
+}
+
+int wptrain_train(const WpCounts *c, const WpTrainOpts *o, WpVocab *v, Err *err) {
+    return train((WpCounts *)c, 0, o, v, err);
 }
 
 void wpvocab_free(WpVocab *v) {
@@ -1054,9 +1062,10 @@ int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
     c = wpcounts_create();
     if (wpcounts_read(c, inputs, ninputs, o->cased, o->threads, &st, err)) goto done;
     t1 = now_sec();
+    size_t distinct = wpcounts_distinct(c);
     info(3, "%llu lines, %llu words, %zu distinct, %.1f MB in %.2f s", (unsigned long long)st.lines,
-         (unsigned long long)st.words, wpcounts_distinct(c), (double)st.bytes / 1e6, t1 - t0);
-    if (wptrain_train(c, o, &v, err)) goto done;
+         (unsigned long long)st.words, distinct, (double)st.bytes / 1e6, t1 - t0);
+    if (train(c, 1, o, &v, err)) goto done;
     if (have_t) {
         wpvocab_txt(&v, &out);
         have_t = 0;
@@ -1074,7 +1083,7 @@ int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
          "%zu tokens (%zu special, %zu characters, %zu ##characters, %zu merged) from %llu words "
          "(%zu distinct), %llu lines; %s; %.1f s",
          v.tok.n, v.nspecial, v.nalpha, v.ncont, v.nmerged, (unsigned long long)st.words,
-         wpcounts_distinct(c), (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
+         distinct, (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
     if (v.tok.n < o->vocab_size)
         warn("the vocabulary has %zu tokens, fewer than the %zu asked for (%s)", v.tok.n,
              o->vocab_size, why[v.stop]);
