@@ -79,8 +79,9 @@ typedef struct WpCountStats {
 WpCounts *wpcounts_create(void);
 void wpcounts_destroy(WpCounts *c);
 
-/* Add `count` to the word w[0..n) exactly as given (no normalization; n > 0,
- * valid UTF-8 is assumed). For callers with their own word lists. */
+/* Add `count` to the word w[0..n) exactly as given, without normalization
+ * (an empty word, or one that is not valid UTF-8, is ignored). For callers
+ * with their own word lists. */
 void wpcounts_add(WpCounts *c, const char *w, size_t n, uint64_t count);
 
 /* Normalize and pre-tokenize text[0..len) as BertNormalizer +
@@ -90,9 +91,9 @@ size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int cased);
 
 /* Read the inputs ("-" is stdin; none means stdin) line by line and count
  * their words as wpcounts_add_text() does, on `threads` threads (0: all
- * cores). Memory: the table plus about 8 MiB of text per thread. Adds to
- * *st (zero it first). Returns 0, or -1 with err set ("FILE: No such file
- * or directory", read errors). */
+ * cores). Memory: the table, plus 4 MiB of text and a private table per
+ * thread. Adds to *st (zero it first). Returns 0, or -1 with err set
+ * ("FILE: No such file or directory", read errors). */
 int wpcounts_read(WpCounts *c, const char *const *inputs, int ninputs, int cased, int threads,
                   WpCountStats *st, Err *err);
 
