@@ -26,7 +26,7 @@ module; nothing here is imported by the C code).
       difference).
 
 compare's measures:
-  specials        1 if the special tokens lead both files in the same order
+  specials        1 if the special tokens come first in both files, in the same order
   alphabet        1 if the single-character tokens are the same lines in
                   the same order; with LIMIT cutting the alphabet, 1 if they
                   differ only in characters whose count ties at the cut
