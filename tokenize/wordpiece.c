@@ -16,6 +16,10 @@
  * ("[MASK]." -> [MASK] .; here [ mask ] .), and its BasicTokenizer applies
  * NFC before splitting (no difference found on real text: the accents it
  * composes are stripped again). bench/wp_tokenize.sh measures agreement.
+ * The other flavour, WP_FLAVOR_HF (wp_create_basic), follows the Rust
+ * BertNormalizer + BertPreTokenizer of huggingface/tokenizers instead, for
+ * the WordPiece trainer (vocab/wptrain.c); wordpiece.h lists the four
+ * differences.
  *
  * The vocabulary lives in a byte trie whose nodes are numbered in
  * breadth-first order, so the children of a node are consecutive nodes
@@ -41,6 +45,7 @@
 
 struct WordPiece {
     int lower;
+    WpFlavor flavor;
     /* trie */
     uint32_t nnodes;
     uint32_t *base;
@@ -218,6 +223,13 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     return wp;
 }
 
+WordPiece *wp_create_basic(int lower, WpFlavor flavor) {
+    Err err;
+    WordPiece *wp = wp_create_mem("", 0, "(none)", lower, &err);
+    wp->flavor = flavor;
+    return wp;
+}
+
 WordPiece *wp_create(const char *path, int lower, Err *err) {
     Buf data = {0};
     WordPiece *wp = NULL;
@@ -260,11 +272,13 @@ int32_t wp_token_id(const WordPiece *wp, const char *s, size_t n) {
 
 /* ---- BasicTokenizer ---- */
 
-/* tokenization.py's _is_chinese_char: the CJK Unified Ideographs blocks. */
-static inline int is_cjk(uint32_t cp) {
+/* tokenization.py's _is_chinese_char: the CJK Unified Ideographs blocks
+ * (Hugging Face's is_chinese_char starts the last but two at 2B920). */
+static inline int is_cjk(uint32_t cp, int hf) {
     return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
            (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
-           (cp >= 0x2B740 && cp <= 0x2B81F) || (cp >= 0x2B820 && cp <= 0x2CEAF) ||
+           (cp >= 0x2B740 && cp <= 0x2B81F) ||
+           (cp >= (hf ? 0x2B920u : 0x2B820u) && cp <= 0x2CEAF) ||
            (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
@@ -325,12 +339,33 @@ static void split_punct(WpScratch *sc, const char *s, size_t n, int drop_mn) {
     }
 }
 
+/* Lower-case s[0..n) (valid UTF-8) into out as Rust's char::to_lowercase
+ * does, one code point at a time: like str.lower() but without the
+ * Final_Sigma context, so every capital sigma becomes U+03C3. */
+static void lower_per_char(Buf *out, const char *s, size_t n) {
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t l = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (!l) l = 1;
+        if (uni_append_lower(out, s + i, l)) buf_append(out, s + i, l);
+        i += l;
+    }
+}
+
+/* Does s[0..n) hold U+03A3 GREEK CAPITAL LETTER SIGMA (CE A3)? */
+static int has_capital_sigma(const char *s, size_t n) {
+    for (size_t i = 0; i + 1 < n; i++)
+        if ((uint8_t)s[i] == 0xCE && (uint8_t)s[i + 1] == 0xA3) return 1;
+    return 0;
+}
+
 /* One whitespace-delimited token (after cleaning and CJK spacing). */
 static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
     char *t = sc->tok.data;
     size_t n = sc->tok.len;
     if (!n) return;
-    for (size_t k = 0; k < sizeof never_split / sizeof *never_split; k++) {
+    size_t nnever = wp->flavor == WP_FLAVOR_BERT ? sizeof never_split / sizeof *never_split : 0;
+    for (size_t k = 0; k < nnever; k++) {
         if (strlen(never_split[k]) == n && memcmp(never_split[k], t, n) == 0) {
             add_piece(sc, t, n);
             return;
@@ -348,7 +383,8 @@ static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
     }
     buf_clear(&sc->low);
     buf_clear(&sc->nfd);
-    if (uni_append_lower(&sc->low, t, n)) buf_append(&sc->low, t, n);
+    if (wp->flavor == WP_FLAVOR_HF && has_capital_sigma(t, n)) lower_per_char(&sc->low, t, n);
+    else if (uni_append_lower(&sc->low, t, n)) buf_append(&sc->low, t, n);
     if (uni_append_nfd(&sc->nfd, sc->low.data, sc->low.len)) buf_append(&sc->nfd, sc->low.data, sc->low.len);
     split_punct(sc, sc->nfd.data, sc->nfd.len, 1);
 }
@@ -356,7 +392,7 @@ static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
 /* Fill sc->pieces / sc->ends with the basic tokens of text[0..len). */
 static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len) {
     const unsigned char *p = (const unsigned char *)text;
-    int ascii = 1;
+    int ascii = 1, hf = wp->flavor == WP_FLAVOR_HF;
     buf_clear(&sc->pieces);
     buf_clear(&sc->tok);
     sc->nends = 0;
@@ -380,12 +416,14 @@ static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text,
             continue;
         }
         unsigned g = uni_gc(cp);
-        if (cp == 0xFFFD || uni_gc_is_c(g)) {
+        /* HF: Cc Cf Co (unicode_categories' is_other); tokenization.py: C* */
+        int ctrl = hf ? g == UNI_GC_CC || g == UNI_GC_CF || g == UNI_GC_CO : uni_gc_is_c(g);
+        if (cp == 0xFFFD || ctrl) {
             /* deleted */
         } else if (g == UNI_GC_ZS || uni_is(cp, UNI_SPACE)) {
             basic_token(wp, sc, ascii);
             buf_clear(&sc->tok), ascii = 1;
-        } else if (is_cjk(cp)) {
+        } else if (is_cjk(cp, hf)) {
             basic_token(wp, sc, ascii);
             buf_clear(&sc->tok);
             buf_append(&sc->tok, p + i, l);
@@ -399,6 +437,11 @@ static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text,
     }
     basic_token(wp, sc, ascii);
     buf_clear(&sc->tok);
+}
+
+size_t wp_basic_pieces(const WordPiece *wp, WpScratch *sc, const char *text, size_t len) {
+    basic_tokenize(wp, sc, text, len);
+    return sc->nends;
 }
 
 size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, Buf *out) {

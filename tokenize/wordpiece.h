@@ -16,6 +16,21 @@
  * A WordPiece is immutable after creation: any number of threads may use one
  * at the same time, each with its own WpScratch.
  *
+ * wp_create_basic() makes a tokenizer without vocabulary for the basic steps
+ * alone, in tokenization.py's flavour or in that of Hugging Face's
+ * BertNormalizer + BertPreTokenizer (what its WordPiece trainer sees). The
+ * two differ only in these points (the HF flavour in parentheses):
+ *   - never_split strings are kept whole (lower-cased and split like any
+ *     other text: "[MASK]" -> "[", "mask", "]");
+ *   - str.lower() over the whole word, with the Final_Sigma rule ("ΟΔΟΣ"
+ *     -> "οδος"; per code point, Rust's char::to_lowercase: "οδοσ");
+ *   - cleaning deletes categories Cc Cf Co Cs Cn (Cc Cf Co: unassigned code
+ *     points are kept, as the unicode_categories crate's is_other() has no
+ *     Cn);
+ *   - the CJK range 2B820-2CEAF (HF: 2B920-2CEAF).
+ * The HF normalizer strips accents before lower-casing, tokenization.py
+ * after; both give the same text (U+0130 becomes "i" either way).
+ *
  *   Err err;
  *   WordPiece *wp = wp_create("data/bert/vocab.txt", 1, &err);
  *   WpScratch sc = {0};
@@ -65,6 +80,18 @@ WordPiece *wp_create(const char *path, int lower, Err *err);
 /* The same from a vocabulary held in memory; `name` is used in messages. */
 WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int lower, Err *err);
 
+/* Flavours of the basic tokenizer (see above). */
+typedef enum WpFlavor {
+    WP_FLAVOR_BERT = 0, /* tokenization.py's BasicTokenizer, as wp_create() */
+    WP_FLAVOR_HF = 1,   /* Hugging Face's BertNormalizer + BertPreTokenizer */
+} WpFlavor;
+
+/* A tokenizer with an empty vocabulary, for wp_basic_tokenize() and
+ * wp_basic_pieces() only, lower-casing and stripping accents when `lower`
+ * (HF: BertNormalizer lowercase=true, strip_accents=None). Free with
+ * wp_destroy(). */
+WordPiece *wp_create_basic(int lower, WpFlavor flavor);
+
 /* Free a tokenizer (NULL is fine). */
 void wp_destroy(WordPiece *wp);
 
@@ -90,6 +117,13 @@ int wp_lower(const WordPiece *wp);
  * invalid UTF-8 counts in sc->bad_utf8 and is dropped as U+FFFD is) to out,
  * separated by single spaces. Returns the number of tokens. */
 size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, Buf *out);
+
+/* BasicTokenizer only, without joining: replace sc->pieces and sc->ends
+ * with the basic tokens of text[0..len), token k being the bytes
+ * sc->pieces.data[k ? sc->ends[k-1] : 0 .. sc->ends[k]) (never empty, no
+ * whitespace inside). Returns the number of tokens, sc->nends. The pieces
+ * stay valid until the next call with the same scratch. */
+size_t wp_basic_pieces(const WordPiece *wp, WpScratch *sc, const char *text, size_t len);
 
 /* Full tokenization (tokenization.py's BertTokenizer.tokenize followed by
  * convert_tokens_to_ids): append the ids of text[0..len) to ids. Returns

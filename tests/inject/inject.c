@@ -4,6 +4,9 @@
  * device") on every stream whose file name contains "FAILME", as a full
  * disk would. WB_INJECT names the call to break (fwrite|fflush|fclose).
  * Programs must then exit non-zero and leave no output file behind.
+ * WB_INJECT=sigint instead interrupts the program: the WB_INJECT_AT-th
+ * (default first) fwrite on a marked stream is done and then SIGINT is
+ * raised, as a Ctrl-C in the middle of writing would.
  *
  *   WB_INJECT=fwrite LD_PRELOAD=build/tests/inject.so bin/wiki_dump -o FAILME.jsonl dump.xml
  */
@@ -11,6 +14,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,15 @@ size_t fwrite(const void *p, size_t size, size_t n, FILE *fp) {
     if (marked(fp, "fwrite")) {
         errno = ENOSPC;
         return 0;
+    }
+    if (marked(fp, "sigint")) {
+        static long calls;
+        const char *at = getenv("WB_INJECT_AT");
+        if (++calls == (at ? atol(at) : 1)) {
+            size_t done = real(p, size, n, fp);
+            raise(SIGINT);
+            return done;
+        }
     }
     return real(p, size, n, fp);
 }

@@ -246,8 +246,36 @@ static void test_threads(void) {
     for (int i = 0; i < 4; i++) wp_ids_free(&ref[i]);
 }
 
+/* wp_create_basic: tokenization.py's flavour and Hugging Face's
+ * BertNormalizer + BertPreTokenizer (expected values from tokenizers 0.23.3's
+ * BertNormalizer().normalize_str + BertPreTokenizer().pre_tokenize_str). */
+static void test_basic_flavours(void) {
+    WordPiece *py = wp_create_basic(1, WP_FLAVOR_BERT), *hf = wp_create_basic(1, WP_FLAVOR_HF);
+    WordPiece *hfc = wp_create_basic(0, WP_FLAVOR_HF);
+    test_cond("basic tokenizers have no vocabulary",
+              wp_vocab_size(py) == 0 && wp_vocab_size(hf) == 0);
+    /* final capital sigma, U+0378 (unassigned), U+2B820 (CJK Ext. E) */
+    const char *s = "Hello, [MASK] \xce\x9f\xce\x94\xce\x9f\xce\xa3 caf\xc3\xa9 "
+                    "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y";
+    BASIC(py, s, "hello , [MASK] \xce\xbf\xce\xb4\xce\xbf\xcf\x82 cafe ab x \xf0\xab\xa0\xa0 y");
+    BASIC(hf, s, "hello , [ mask ] \xce\xbf\xce\xb4\xce\xbf\xcf\x83 cafe "
+                 "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y");
+    BASIC(hfc, s, "Hello , [ MASK ] \xce\x9f\xce\x94\xce\x9f\xce\xa3 caf\xc3\xa9 "
+                  "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y");
+    BASIC(hf, "\xc4\xb0stanbul \xce\xa3\xce\x91\xce\xa3 na\xc3\xafve x\xe2\x80\x8by",
+          "istanbul \xcf\x83\xce\xb1\xcf\x83 naive xy");
+    WpScratch sc = {0};
+    size_t n = wp_basic_pieces(hf, &sc, "Ab,c  d", 7);
+    test_cond("wp_basic_pieces count", n == 4 && sc.nends == 4);
+    test_mem_eq("wp_basic_pieces bytes", sc.pieces.data, sc.ends[3], "ab,cd", 5);
+    test_cond("wp_basic_pieces ends", sc.ends[0] == 2 && sc.ends[1] == 3 && sc.ends[2] == 4);
+    wp_scratch_free(&sc);
+    wp_destroy(py), wp_destroy(hf), wp_destroy(hfc);
+}
+
 int main(void) {
     test_spec_vectors();
+    test_basic_flavours();
     test_rules();
     test_wordpiece();
     test_vocab();
