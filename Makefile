@@ -100,7 +100,7 @@ demo: all
 	$(Q)tests/demo.sh $(BIN)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split
+BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train wp_train
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 

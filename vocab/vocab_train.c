@@ -9,6 +9,10 @@
  * learns (bpetrain.h) and writes PREFIX.model and PREFIX.vocab as
  * SentencePiece does (spmodel.h); --wordpiece also writes the BERT
  * vocab.txt that vocab_convert would make from PREFIX.vocab.
+ *
+ * --model wordpiece trains a BERT WordPiece vocabulary as Hugging Face's
+ * WordPieceTrainer does (wptrain.h) and writes PREFIX.txt (vocab.txt) and
+ * PREFIX.json (a tokenizer.json that the tokenizers library loads).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +30,7 @@
 #include "spnorm.h"
 #include "uniprop.h"
 #include "vocabconv.h"
+#include "wptrain.h"
 
 #define MAX_INPUTS 4096
 
@@ -41,7 +46,10 @@ typedef struct Config {
     char *inputs[MAX_INPUTS];
     int ninputs;
     /* options given explicitly, recorded in trainer_spec as spm_train does */
-    int set_sentence_size, set_shuffle, set_max_sentence, set_max_piece;
+    int set_sentence_size, set_shuffle, set_max_sentence, set_max_piece, set_vocab;
+    WpTrainOpts wp;             /* --model wordpiece */
+    const char *tokenizer_json; /* --tokenizer-json FILE */
+    const char *bpe_only, *wp_only; /* an option given that only one model takes */
 } Config;
 
 static void usage(void) {
@@ -75,6 +83,19 @@ static void usage(void) {
            "      --wordpiece FILE         also write the BERT WordPiece vocab.txt that\n"
            "                               vocab_convert makes from PREFIX.vocab\n"
            "      --wordpiece-size N       ... with exactly N lines (vocab_convert --size)\n"
+           "\nWith --model wordpiece (Hugging Face's WordPieceTrainer with BERT\n"
+           "normalization; writes PREFIX.txt, a BERT vocab.txt, and PREFIX.json, a\n"
+           "tokenizer.json; --vocab-size defaults to 30000 and counts every token):\n"
+           "      --unused N               [unused0..N-1] after [PAD] (default 100)\n"
+           "      --cased                  keep case and accents (default: lower-case and\n"
+           "                               strip accents, as bert-base-uncased)\n"
+           "      --min-frequency N        never merge a pair seen fewer times (default 2)\n"
+           "      --limit-alphabet N       keep the N most frequent characters (default\n"
+           "                               1000; 0: all)\n"
+           "      --wordpiece FILE         write vocab.txt to FILE instead of PREFIX.txt\n"
+           "      --tokenizer-json FILE    write tokenizer.json to FILE instead of\n"
+           "                               PREFIX.json (-o is optional when both are given)\n\n"
+           "Both models:\n"
            "  -j, --threads N              threads for reading (default: all cores, %d here)\n"
            "  -f, --force                  overwrite existing output files\n"
            "  -q, --quiet                  no summary; -v, --verbose: more detail, -vv progress\n"
@@ -94,10 +115,39 @@ static void usage(void) {
 
 /* ---- the one dispatch point for other models ---- */
 
-static int train_wordpiece(const Config *c) {
-    (void)c;
-    fprintf(stderr, "%s: --model wordpiece: not available\n", progname);
-    return EXIT_USAGE;
+static int train_wordpiece(Config *c) {
+    Err err;
+    /* a missing or unreadable input is a usage error (exit 2), found before any work */
+    for (int i = 0; i < c->ninputs; i++)
+        if (strcmp(c->inputs[i], "-") && access(c->inputs[i], R_OK) != 0)
+            die_code(EXIT_USAGE, "%s: %s", c->inputs[i], strerror(errno));
+    char *vocab_path = NULL, *json_path = NULL;
+    if (c->wordpiece) {
+        vocab_path = xstrdup(c->wordpiece);
+    } else {
+        size_t n = strlen(c->prefix) + 8;
+        vocab_path = xmalloc(n);
+        snprintf(vocab_path, n, "%s.txt", c->prefix);
+    }
+    if (c->tokenizer_json) {
+        json_path = xstrdup(c->tokenizer_json);
+    } else {
+        size_t n = strlen(c->prefix) + 8;
+        json_path = xmalloc(n);
+        snprintf(json_path, n, "%s.json", c->prefix);
+    }
+    if (c->set_vocab) c->wp.vocab_size = (size_t)c->bpe.vocab_size;
+    c->wp.threads = c->nthreads;
+    c->wp.force = c->force;
+    const char *const *in = (const char *const *)c->inputs;
+    static const char *const stdin_only[] = {"-"};
+    int nin = c->ninputs;
+    if (nin == 0) in = stdin_only, nin = 1;
+    int rc = wptrain_run(&c->wp, in, nin, vocab_path, json_path, &err);
+    free(vocab_path);
+    free(json_path);
+    if (rc) die("%s", err.msg);
+    return EXIT_OK;
 }
 
 /* ---- progress ---- */
@@ -154,6 +204,7 @@ static void parse_args(Config *c, int argc, char **argv) {
     enum {
         O_MODEL = 256, O_VOCAB, O_COVER, O_NSENT, O_SHUFFLE, O_NOSHUFFLE, O_SEED, O_MAXSENT, O_MAXPIECE,
         O_NORM, O_NORMMODEL, O_WP, O_WPSIZE, O_INPUT, O_SPMSHUFFLE,
+        O_UNUSED, O_CASED, O_MINFREQ, O_LIMITALPHA, O_TOKJSON,
     };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},
@@ -179,6 +230,11 @@ static void parse_args(Config *c, int argc, char **argv) {
         {"wordpiece", required_argument, 0, O_WP},
         {"wordpiece-size", required_argument, 0, O_WPSIZE},
         {"input", required_argument, 0, O_INPUT},
+        {"unused", required_argument, 0, O_UNUSED},
+        {"cased", no_argument, 0, O_CASED},
+        {"min-frequency", required_argument, 0, O_MINFREQ},
+        {"limit-alphabet", required_argument, 0, O_LIMITALPHA},
+        {"tokenizer-json", required_argument, 0, O_TOKJSON},
         {"threads", required_argument, 0, 'j'},
         {"num_threads", required_argument, 0, 'j'},
         CLI_LONGOPTS_COMMON};
@@ -192,8 +248,17 @@ static void parse_args(Config *c, int argc, char **argv) {
                 cli_bad_usage("--model: expected bpe or wordpiece, got '%s'", optarg);
             c->model = optarg;
             break;
-        case O_VOCAB: c->bpe.vocab_size = (int)parse_count(optarg, "--vocab-size", 1, 100000000); break;
+        case O_VOCAB:
+            c->bpe.vocab_size = (int)parse_count(optarg, "--vocab-size", 1, 100000000);
+            c->set_vocab = 1;
+            break;
+        case O_UNUSED: c->wp.unused = (int)parse_count(optarg, "--unused", 0, WPTRAIN_MAX_UNUSED), c->wp_only = "--unused"; break;
+        case O_CASED: c->wp.cased = 1, c->wp_only = "--cased"; break;
+        case O_MINFREQ: c->wp.min_frequency = parse_count(optarg, "--min-frequency", 0, UINT64_MAX), c->wp_only = "--min-frequency"; break;
+        case O_LIMITALPHA: c->wp.limit_alphabet = (size_t)parse_count(optarg, "--limit-alphabet", 0, 0x110000), c->wp_only = "--limit-alphabet"; break;
+        case O_TOKJSON: c->tokenizer_json = optarg, c->wp_only = "--tokenizer-json"; break;
         case O_COVER: {
+            c->bpe_only = "--character-coverage";
             char *end;
             float f = strtof(optarg, &end);
             if (end == optarg || *end || !(f > 0 && f <= 1))
@@ -204,27 +269,37 @@ static void parse_args(Config *c, int argc, char **argv) {
         case O_NSENT:
             c->bpe.input_sentence_size = parse_count(optarg, "--input-sentence-size", 0, UINT64_MAX / 16);
             c->set_sentence_size = 1;
+            c->bpe_only = "--input-sentence-size";
             break;
-        case O_SHUFFLE: c->bpe.shuffle = 1, c->set_shuffle = 1; break;
-        case O_NOSHUFFLE: c->bpe.shuffle = 0, c->set_shuffle = 1; break;
-        case O_SPMSHUFFLE: c->bpe.shuffle = parse_bool(optarg, "--shuffle_input_sentence"), c->set_shuffle = 1; break;
+        case O_SHUFFLE: c->bpe.shuffle = 1, c->set_shuffle = 1, c->bpe_only = "--shuffle"; break;
+        case O_NOSHUFFLE: c->bpe.shuffle = 0, c->set_shuffle = 1, c->bpe_only = "--no-shuffle"; break;
+        case O_SPMSHUFFLE:
+            c->bpe.shuffle = parse_bool(optarg, "--shuffle_input_sentence"), c->set_shuffle = 1;
+            c->bpe_only = "--shuffle_input_sentence";
+            break;
         case O_SEED: c->bpe.seed = parse_count(optarg, "--seed", 0, UINT32_MAX); break;
         case O_MAXSENT:
             c->bpe.max_sentence_length = parse_count(optarg, "--max-sentence-length", 1, 1u << 30);
             c->set_max_sentence = 1;
+            c->bpe_only = "--max-sentence-length";
             break;
         case O_MAXPIECE:
             c->bpe.max_piece_length = (int)parse_count(optarg, "--max-piece-length", 1, 255);
             c->set_max_piece = 1;
+            c->bpe_only = "--max-piece-length";
             break;
         case O_NORM:
             if (strcmp(optarg, "nmt_nfkc") && strcmp(optarg, "identity"))
                 cli_bad_usage("--normalization: expected nmt_nfkc or identity, got '%s'", optarg);
             c->normalization = optarg;
+            c->bpe_only = "--normalization";
             break;
-        case O_NORMMODEL: c->norm_model = optarg; break;
+        case O_NORMMODEL: c->norm_model = optarg, c->bpe_only = "--normalizer-model"; break;
         case O_WP: c->wordpiece = optarg; break;
-        case O_WPSIZE: c->wordpiece_size = (long)parse_count(optarg, "--wordpiece-size", 0, 100000000); break;
+        case O_WPSIZE:
+            c->wordpiece_size = (long)parse_count(optarg, "--wordpiece-size", 0, 100000000);
+            c->bpe_only = "--wordpiece-size";
+            break;
         case O_INPUT:
             for (char *s = optarg, *comma; s; s = comma ? comma + 1 : NULL) {
                 comma = strchr(s, ',');
@@ -246,8 +321,13 @@ static void parse_args(Config *c, int argc, char **argv) {
     c->force = cc.force;
     c->nthreads = cc.nthreads;
     if (!strcmp(c->model, "bpe")) {
+        if (c->wp_only) cli_bad_usage("%s: only with --model wordpiece", c->wp_only);
         if (!c->prefix) cli_bad_usage("-o PREFIX is required (the model goes to PREFIX.model and PREFIX.vocab)");
         if (c->wordpiece_size >= 0 && !c->wordpiece) cli_bad_usage("--wordpiece-size needs --wordpiece FILE");
+    } else {
+        if (c->bpe_only) cli_bad_usage("%s: only with --model bpe", c->bpe_only);
+        if (!c->prefix && !(c->wordpiece && c->tokenizer_json))
+            cli_bad_usage("-o PREFIX is required (vocab.txt goes to PREFIX.txt, tokenizer.json to PREFIX.json)");
     }
 }
 
@@ -407,6 +487,7 @@ int main(int argc, char **argv) {
     c.normalization = "nmt_nfkc";
     c.wordpiece_size = -1;
     c.bpe = (BpeOpts)BPE_OPTS_DEFAULT;
+    c.wp = (WpTrainOpts)WPTRAIN_DEFAULTS;
     parse_args(&c, argc, argv);
     if (!strcmp(c.model, "wordpiece")) return train_wordpiece(&c);
     return train_bpe(&c);

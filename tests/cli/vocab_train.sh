@@ -31,9 +31,18 @@ run $VT --model foo -o "$T/m"
 expect_rc "bad --model" 2
 run $VT --model_type=unigram -o "$T/m"
 expect_rc "--model_type=unigram refused" 2
-run $VT --model wordpiece -o "$T/m"
-expect_rc "--model wordpiece" 2
-expect_err "--model wordpiece message" "vocab_train: --model wordpiece: not available*"
+run $VT --model wordpiece "$T/nope.txt"
+expect_rc "wordpiece: -o missing" 2
+expect_err "wordpiece: -o missing message" "*-o PREFIX is required (vocab.txt goes to PREFIX.txt*"
+run $VT --model wordpiece --character-coverage 0.9 -o "$T/m"
+expect_rc "wordpiece: a bpe-only option" 2
+expect_err "wordpiece: a bpe-only option message" "*--character-coverage: only with --model bpe*"
+run $VT --cased -o "$T/m"
+expect_rc "bpe: a wordpiece-only option" 2
+expect_err "bpe: a wordpiece-only option message" "*--cased: only with --model wordpiece*"
+run $VT --model wordpiece -o "$T/m" "$T/nope.txt"
+expect_rc "wordpiece: missing input" 2
+ok "wordpiece: missing input leaves nothing" bash -c "! ls '$T'/m.* 2>/dev/null"
 run $VT --normalization identity "$T/nope.txt"
 expect_rc "-o missing" 2
 expect_err "-o missing message" "*-o PREFIX is required*"
@@ -235,5 +244,46 @@ assert sum(map(len, b.encode(lines))) > 0
   run bash -c "cd '$T/builtin' && $VT -q --input=train.txt --model_prefix=m8000 --vocab_size=8000 --character_coverage=0.9999 --model_type=bpe"
   expect_rc "built-in nmt_nfkc" 0
   ok "built-in nmt_nfkc: the same .vocab as with the reference model's table" cmp -s "$T/builtin/m8000.vocab" "$T/ours/m8000.vocab"
+fi
+# --model wordpiece: the WordPiece trainer (wptrain) behind the same CLI
+WDRV=${INJECT:+$(dirname "$INJECT")/test_wptrain}
+[ -x "${WDRV:-}" ] || WDRV=$TESTS/../build/tests/test_wptrain
+mkdir -p "$T/wp"
+"$BIN/wiki_dump" "$DATA/enwiki-206.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+  "$BIN/sent_split" -l en 2>/dev/null >"$T/wp/en.txt"
+run $VT --model wordpiece --vocab-size 6000 -o "$T/wp/a" "$T/wp/en.txt"
+expect_rc "wordpiece: train" 0
+ok "wordpiece: PREFIX.txt has --vocab-size lines" [ "$(wc -l <"$T/wp/a.txt")" -eq 6000 ]
+ok "wordpiece: [PAD] [unused0..99] [UNK] [CLS] [SEP] [MASK] first" \
+  bash -c "[ \"\$(sed -n '1p;2p;101p;102p;103p;104p;105p' '$T/wp/a.txt' | tr '\n' ' ')\" = '[PAD] [unused0] [unused99] [UNK] [CLS] [SEP] [MASK] ' ]"
+ok "wordpiece: PREFIX.json is a WordPiece tokenizer.json" grep -q '"type": "WordPiece"' "$T/wp/a.json"
+expect_err "wordpiece: summary line" "*6000 tokens (105 special,*"
+if [ -x "$WDRV" ]; then
+  run "$WDRV" train -q -o "$T/wp/lib" --vocab-size 6000 "$T/wp/en.txt"
+  ok "wordpiece: the same files as the library's driver" bash -c "cmp -s '$T/wp/a.txt' '$T/wp/lib.txt' && cmp -s '$T/wp/a.json' '$T/wp/lib.json'"
+fi
+run $VT --model wordpiece --vocab-size 6000 -o "$T/wp/a" "$T/wp/en.txt"
+expect_rc "wordpiece: existing outputs without -f" 1
+run $VT --model wordpiece --vocab-size 3000 --unused 10 --cased --min-frequency 3 --limit-alphabet 300 -j1 \
+  --wordpiece "$T/wp/v1.txt" --tokenizer-json "$T/wp/t1.json" "$T/wp/en.txt"
+expect_rc "wordpiece: explicit paths, no -o" 0
+run $VT --model wordpiece --vocab-size 3000 --unused 10 --cased --min-frequency 3 --limit-alphabet 300 -j2 \
+  --wordpiece "$T/wp/v2.txt" --tokenizer-json "$T/wp/t2.json" - <"$T/wp/en.txt"
+ok "wordpiece: -j1 file and -j2 stdin identical" bash -c "cmp -s '$T/wp/v1.txt' '$T/wp/v2.txt' && cmp -s '$T/wp/t1.json' '$T/wp/t2.json'"
+ok "wordpiece: --unused 10 puts [UNK] on line 12" [ "$(sed -n 12p "$T/wp/v1.txt")" = "[UNK]" ]
+ok "wordpiece: --cased keeps capitals" grep -q '^[A-Z][a-z]' "$T/wp/v1.txt"
+ok "wordpiece: --cased in tokenizer.json" grep -q '"lowercase": false' "$T/wp/t1.json"
+PYT=$(py_with tokenizers)
+if [ -z "$PYT" ]; then
+  echo "not run: tokenizers loading vocab_train's tokenizer.json (no Python with tokenizers)"
+else
+  sed -n '1~50p' "$T/wp/en.txt" >"$T/wp/held.txt"
+  "$PYT" -c 'import sys, tokenizers
+t = tokenizers.Tokenizer.from_file(sys.argv[1])
+for line in open(sys.argv[2], encoding="utf-8"):
+    print(" ".join(t.encode(line.rstrip("\n"), add_special_tokens=False).tokens))' "$T/wp/a.json" "$T/wp/held.txt" >"$T/wp/hf.tok" 2>"$err"
+  "$BIN/wp_tokenize" --vocab "$T/wp/a.txt" "$T/wp/held.txt" >"$T/wp/ours.tok" 2>/dev/null
+  ok "wordpiece: tokenizers loads tokenizer.json and encodes $(wc -l <"$T/wp/held.txt") lines as wp_tokenize does" \
+    bash -c "[ -s '$T/wp/hf.tok' ] && cmp -s '$T/wp/hf.tok' '$T/wp/ours.tok'"
 fi
 done_testing
