@@ -9,6 +9,7 @@
 #define WB_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int test_passed_, test_failed_;
@@ -42,5 +43,27 @@ static inline int test_report_(const char *name) {
     return test_failed_ ? 1 : 0;
 }
 #define test_report() test_report_(__FILE__)
+
+/* A Python that runs the statement `check` (e.g. "import sentencepiece"):
+ * $WIKIBERT_SPM_PYTHON, $WIKIBERT_PYTHON, python3, /usr/bin/python3 (Debian's
+ * packages) or the benchmark venv ($BENCH_TMP, default /tmp/wikibert-bench,
+ * venv3/bin/python). Returns buf holding its name, or NULL when none does;
+ * the checks that need it then print that they did not run and count
+ * nothing. */
+static inline const char *test_find_python(const char *check, char *buf, size_t cap) {
+    const char *bt = getenv("BENCH_TMP");
+    char venv[512];
+    snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
+    const char *cands[] = {getenv("WIKIBERT_SPM_PYTHON"), getenv("WIKIBERT_PYTHON"), "python3", "/usr/bin/python3", venv};
+    for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
+        if (!cands[i] || !*cands[i]) continue;
+        snprintf(buf, cap, "'%s' -c '%s' >/dev/null 2>&1", cands[i], check);
+        if (system(buf) == 0) {
+            snprintf(buf, cap, "%s", cands[i]);
+            return buf;
+        }
+    }
+    return NULL;
+}
 
 #endif

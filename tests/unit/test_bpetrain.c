@@ -381,23 +381,6 @@ static int compare_norm(const SpNorm *sn, const char *what) {
     return bad;
 }
 
-static const char *find_python(char *buf, size_t cap) {
-    const char *env = getenv("WIKIBERT_SPM_PYTHON");
-    const char *bt = getenv("BENCH_TMP");
-    char venv[512];
-    snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {env, "python3", venv};
-    for (int i = 0; i < 3; i++) {
-        if (!cands[i] || !*cands[i]) continue;
-        snprintf(buf, cap, "'%s' -c 'import sentencepiece' >/dev/null 2>&1", cands[i]);
-        if (system(buf) == 0) {
-            snprintf(buf, cap, "%s", cands[i]);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
 static void test_normalize(void) {
     Err err;
     SpNorm *id = spnorm_new(NULL, 0, NULL, &err);
@@ -416,7 +399,7 @@ static void test_normalize(void) {
     buf_free(&table);
 
     char pybuf[1024];
-    const char *py = find_python(pybuf, sizeof pybuf);
+    const char *py = test_find_python("import sentencepiece", pybuf, sizeof pybuf);
     if (!py) {
         printf("test_bpetrain: no Python with the sentencepiece package: the nmt_nfkc normalization check did not run\n");
         return;

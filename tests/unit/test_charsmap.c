@@ -172,23 +172,6 @@ static int spit(const char *path, const void *p, size_t n) {
     return (fclose(fp) || w != n) ? -1 : 0;
 }
 
-static const char *find_python(char *buf, size_t cap) {
-    const char *env = getenv("WIKIBERT_SPM_PYTHON");
-    const char *bt = getenv("BENCH_TMP");
-    char venv[512];
-    snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {env, getenv("WIKIBERT_PYTHON"), "python3", venv};
-    for (int i = 0; i < 4; i++) {
-        if (!cands[i] || !*cands[i]) continue;
-        snprintf(buf, cap, "'%s' -c 'import sentencepiece' >/dev/null 2>&1", cands[i]);
-        if (system(buf) == 0) {
-            snprintf(buf, cap, "%s", cands[i]);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
 /* A code point the linked ICU has no character for (a noncharacter or
  * surrogate is known: it is not "unassigned" in a later version). */
 static int unknown_cp(uint32_t c) {
@@ -424,7 +407,7 @@ static void check_model(const char *dir, const char *py, const Buf *texts) {
 
 static void test_against_spm(void) {
     char pybuf[1024];
-    const char *py = find_python(pybuf, sizeof pybuf);
+    const char *py = test_find_python("import sentencepiece; sentencepiece.SentencePieceNormalizer", pybuf, sizeof pybuf);
     const char *bin = getenv("BIN"), *tests = getenv("TESTS");
     if (!py || !bin || !tests) {
         printf("test_charsmap: not run: the checks against SentencePiece (%s)\n",

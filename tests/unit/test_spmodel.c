@@ -150,26 +150,9 @@ static int spit(const char *path, const Buf *b) {
     return (fclose(fp) || n != b->len) ? -1 : 0;
 }
 
-static const char *find_python(char *buf, size_t cap) {
-    const char *env = getenv("WIKIBERT_SPM_PYTHON");
-    const char *bt = getenv("BENCH_TMP");
-    char venv[512];
-    snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {env, getenv("WIKIBERT_PYTHON"), "python3", "/usr/bin/python3", venv};
-    for (int i = 0; i < 5; i++) {
-        if (!cands[i] || !*cands[i]) continue;
-        snprintf(buf, cap, "'%s' -c 'import sentencepiece' >/dev/null 2>&1", cands[i]);
-        if (system(buf) == 0) {
-            snprintf(buf, cap, "%s", cands[i]);
-            return buf;
-        }
-    }
-    return NULL;
-}
-
 static void test_against_spm(void) {
     char pybuf[1024];
-    const char *py = find_python(pybuf, sizeof pybuf);
+    const char *py = test_find_python("import sentencepiece", pybuf, sizeof pybuf);
     const char *bin = getenv("BIN"), *tests = getenv("TESTS");
     if (!py || !bin || !tests) {
         printf("test_spmodel: %s: the checks against SentencePiece did not run\n",
