@@ -2,7 +2,7 @@
 #
 #   make            build every program into bin/
 #   make test       build and run every test; ends with "N passed, N failed"
-#   make demo       run the prep stage on the samples in tests/data
+#   make demo       run the pipeline (prep, tokenize, vocab, shard) on the samples
 #   make list       list the documented targets
 .DELETE_ON_ERROR:
 SHELL := bash
@@ -95,7 +95,7 @@ asan:
 ## ubsan: same as asan (both sanitizers run together)
 ubsan: asan
 
-## demo: run the prep stage (wiki_dump | wiki_strip) on the shipped samples
+## demo: run the pipeline so far (prep, tokenize, vocab, shard) on the shipped samples
 demo: all
 	$(Q)tests/demo.sh $(BIN)
 
