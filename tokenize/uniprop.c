@@ -149,6 +149,27 @@ int uni_append_lower(Buf *out, const char *s, size_t n)
 /* UTF-16 scratch: on the stack for short strings, else on the heap. */
 enum { NFD_STACK = 512 };
 
+/* unorm2_normalize src[0..len) into dst[0..dcap) (dst may be NULL when
+ * dcap is 0); when that is too small, into a new block that replaces
+ * *heap (freed after src was read, so src may live in it). Sets *res to
+ * the result and returns its length, or -1. */
+static int32_t normalize_grow(const UNormalizer2 *n2, const UChar *src, int32_t len, UChar *dst, int32_t dcap,
+                              UChar **heap, const UChar **res)
+{
+    UErrorCode st = U_ZERO_ERROR;
+    int32_t m = unorm2_normalize(n2, src, len, dst, dcap, &st);
+    if (st == U_BUFFER_OVERFLOW_ERROR) {
+        UChar *big = xmalloc((size_t)m * sizeof(UChar));
+        st = U_ZERO_ERROR;
+        m = unorm2_normalize(n2, src, len, big, m, &st);
+        free(*heap);
+        *heap = big;
+        dst = big;
+    }
+    *res = dst;
+    return U_FAILURE(st) ? -1 : m;
+}
+
 int uni_append_nfd(Buf *out, const char *s, size_t n)
 {
     pthread_once(&icu_once, icu_open);
@@ -167,23 +188,15 @@ int uni_append_nfd(Buf *out, const char *s, size_t n)
     }
     u_strFromUTF8(src, cap, &len, s, (int32_t)n, &st);
     if (U_FAILURE(st)) goto done;
-    m = unorm2_normalize(nfd, src, len, dst, cap, &st);
-    if (st == U_BUFFER_OVERFLOW_ERROR) {
-        UChar *big = xmalloc((size_t)m * sizeof(UChar));
-        st = U_ZERO_ERROR;
-        m = unorm2_normalize(nfd, src, len, big, m, &st);
-        free(heap);
-        heap = big;
-        dst = big;
-        /* src is gone if it was on the heap: not needed any more */
-    }
-    if (U_FAILURE(st)) goto done;
+    const UChar *res;
+    m = normalize_grow(nfd, src, len, dst, cap, &heap, &res);
+    if (m < 0) goto done;
     int32_t need = 0;
     st = U_ZERO_ERROR;
-    u_strToUTF8(NULL, 0, &need, dst, m, &st);
+    u_strToUTF8(NULL, 0, &need, res, m, &st);
     st = U_ZERO_ERROR;
     buf_reserve(out, (size_t)need);
-    u_strToUTF8(out->data + out->len, need + 1, NULL, dst, m, &st);
+    u_strToUTF8(out->data + out->len, need + 1, NULL, res, m, &st);
     if (U_FAILURE(st)) goto done;
     out->len += (size_t)need;
     out->data[out->len] = '\0';
@@ -234,7 +247,6 @@ static long nfk_run(const UNormalizer2 *n2, const uint32_t *in, size_t n, uint32
     UChar sbuf[2 * NFK_STACK], *src = sbuf, *dst = sbuf + NFK_STACK, *heap = NULL;
     int32_t scap = NFK_STACK, len = 0, m;
     long rc = -1;
-    UErrorCode st = U_ZERO_ERROR;
     if (2 * n > NFK_STACK) {
         scap = (int32_t)(2 * n);
         heap = xmalloc((size_t)scap * sizeof(UChar));
@@ -245,20 +257,13 @@ static long nfk_run(const UNormalizer2 *n2, const uint32_t *in, size_t n, uint32
         U16_APPEND_UNSAFE(src, len, (UChar32)in[i]);
     }
     int32_t dcap = src == sbuf ? NFK_STACK : 0;
-    m = unorm2_normalize(n2, src, len, dcap ? dst : NULL, dcap, &st);
-    if (st == U_BUFFER_OVERFLOW_ERROR) {
-        UChar *big = xmalloc((size_t)m * sizeof(UChar));
-        st = U_ZERO_ERROR;
-        m = unorm2_normalize(n2, src, len, big, m, &st);
-        free(heap);
-        heap = big;
-        dst = big;
-    }
-    if (U_FAILURE(st)) goto done;
+    const UChar *res;
+    m = normalize_grow(n2, src, len, dcap ? dst : NULL, dcap, &heap, &res);
+    if (m < 0) goto done;
     long k = 0;
     for (int32_t i = 0; i < m; k++) {
         UChar32 c;
-        U16_NEXT(dst, i, m, c);
+        U16_NEXT(res, i, m, c);
         if ((size_t)k < cap) out[k] = (uint32_t)c;
     }
     rc = k;

@@ -115,27 +115,22 @@ static void usage(void) {
 
 /* ---- the one dispatch point for other models ---- */
 
+/* PREFIX + ext as a new string. */
+static char *prefixed(const char *prefix, const char *ext) {
+    size_t n = strlen(prefix) + strlen(ext) + 1;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s%s", prefix, ext);
+    return p;
+}
+
 static int train_wordpiece(Config *c) {
     Err err;
     /* a missing or unreadable input is a usage error (exit 2), found before any work */
     for (int i = 0; i < c->ninputs; i++)
         if (strcmp(c->inputs[i], "-") && access(c->inputs[i], R_OK) != 0)
             die_code(EXIT_USAGE, "%s: %s", c->inputs[i], strerror(errno));
-    char *vocab_path = NULL, *json_path = NULL;
-    if (c->wordpiece) {
-        vocab_path = xstrdup(c->wordpiece);
-    } else {
-        size_t n = strlen(c->prefix) + 8;
-        vocab_path = xmalloc(n);
-        snprintf(vocab_path, n, "%s.txt", c->prefix);
-    }
-    if (c->tokenizer_json) {
-        json_path = xstrdup(c->tokenizer_json);
-    } else {
-        size_t n = strlen(c->prefix) + 8;
-        json_path = xmalloc(n);
-        snprintf(json_path, n, "%s.json", c->prefix);
-    }
+    char *vocab_path = c->wordpiece ? xstrdup(c->wordpiece) : prefixed(c->prefix, ".txt");
+    char *json_path = c->tokenizer_json ? xstrdup(c->tokenizer_json) : prefixed(c->prefix, ".json");
     if (c->set_vocab) c->wp.vocab_size = (size_t)c->bpe.vocab_size;
     c->wp.threads = c->nthreads;
     c->wp.force = c->force;
@@ -401,10 +396,7 @@ static int train_bpe(Config *c) {
 
     /* outputs first, so that a refused file is reported before the work */
     Err err;
-    size_t plen = strlen(c->prefix) + 8;
-    char *model_path = xmalloc(plen), *vocab_path = xmalloc(plen);
-    snprintf(model_path, plen, "%s.model", c->prefix);
-    snprintf(vocab_path, plen, "%s.vocab", c->prefix);
+    char *model_path = prefixed(c->prefix, ".model"), *vocab_path = prefixed(c->prefix, ".vocab");
     Writer wm, wv, ww;
     if (writer_open(&wm, model_path, c->force, &err)) die("%s", err.msg);
     if (writer_refuse_tty(&wm, &err)) die("%s", err.msg);

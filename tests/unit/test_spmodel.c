@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "io.h"
 #include "spmodel.h"
 
 static void build_small(SpModel *m) {
@@ -133,14 +134,10 @@ static void test_vocab(void) {
 
 /* ---- against SentencePiece itself ---- */
 
+/* Append the file at path to b (read_file, its message dropped). */
 static int slurp(const char *path, Buf *b) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return -1;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(b, chunk, n);
-    fclose(fp);
-    return 0;
+    Err e;
+    return read_file(path, b, &e);
 }
 
 static int spit(const char *path, const Buf *b) {
