@@ -34,7 +34,12 @@ PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
-LIBS       := -lbz2 -lexpat -licuuc -licudata -lm
+# HDF5 lives in Debian's serial subdirectories; found when used (after mk/deps.sh
+# may have installed it).
+HDF5_INC    = $(firstword $(wildcard /usr/include/hdf5/serial))
+HDF5_LIB    = $(firstword $(wildcard /usr/lib/*/hdf5/serial))
+CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
+LIBS        = -lbz2 -lexpat -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # Test drivers (tests/unit/*.c not named test_*): built for the CLI tests, not run as suites.
 TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/test_*.c),$(wildcard tests/unit/*.c)))
@@ -107,7 +112,7 @@ bench: all
 ## print-config: show compiler, flags and detected libraries
 print-config:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(CFLAGS)"; echo "LIBS=$(LIBS)"
-	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5"
+	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5 ✓ libdeflate"
 	@command -v nvcc >/dev/null && echo "✓ nvcc $$(nvcc --version | tail -1)" || echo "✗ nvcc (GPU trainer not built)"
 	@printf '#include <nccl.h>\nint main(void){int v; return ncclGetVersion(&v);}\n' | $(CC) -x c - -o /dev/null -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lnccl 2>/dev/null && echo "✓ NCCL" || echo "✗ NCCL (single-GPU training only)"
 

@@ -2,6 +2,7 @@
 #include "io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,7 +142,8 @@ void reader_free(Reader *r) {
 /* The temp files to remove on a signal, one slot per open Writer (a
  * program may write its output and a side file such as --rejected). The
  * names are kept in static buffers so the handler needs no allocation. */
-enum { MAX_WRITERS = 4 };
+enum { MAX_WRITERS = 64 };
+static pthread_mutex_t cleanup_lock = PTHREAD_MUTEX_INITIALIZER;
 static char cleanup_path[MAX_WRITERS][4096];
 static Writer *active_writer[MAX_WRITERS];
 
@@ -178,10 +180,14 @@ static void on_signal(int sig) {
 }
 
 static void arm_cleanup(Writer *w) {
+    pthread_mutex_lock(&cleanup_lock);
     int slot = -1;
     for (int i = 0; i < MAX_WRITERS && slot < 0; i++)
         if (!active_writer[i]) slot = i;
-    if (slot < 0) return; /* more outputs than slots: no signal cleanup */
+    if (slot < 0) { /* more outputs than slots: no signal cleanup */
+        pthread_mutex_unlock(&cleanup_lock);
+        return;
+    }
     snprintf(cleanup_path[slot], sizeof cleanup_path[slot], "%s", w->tmp);
     active_writer[slot] = w;
     set_die_hook(cleanup_on_die);
@@ -193,9 +199,11 @@ static void arm_cleanup(Writer *w) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGPIPE, &sa, NULL);
+    pthread_mutex_unlock(&cleanup_lock);
 }
 
 static void disarm_cleanup(Writer *w) {
+    pthread_mutex_lock(&cleanup_lock);
     int left = 0;
     for (int i = 0; i < MAX_WRITERS; i++) {
         if (active_writer[i] == w) {
@@ -205,6 +213,7 @@ static void disarm_cleanup(Writer *w) {
         left += active_writer[i] != NULL;
     }
     if (!left) set_die_hook(NULL);
+    pthread_mutex_unlock(&cleanup_lock);
 }
 
 int writer_open(Writer *w, const char *path, int force, Err *err) {
@@ -240,7 +249,37 @@ int writer_open(Writer *w, const char *path, int force, Err *err) {
     return 0;
 }
 
+int writer_open_name(Writer *w, const char *path, int force, Err *err) {
+    memset(w, 0, sizeof *w);
+    if (!path || strcmp(path, "-") == 0) return err_set(err, "this output needs a file name (-o FILE), not standard output");
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
+    if (exists && !S_ISREG(st.st_mode)) return err_set(err, "%s: not a regular file", path);
+    if (!force && exists) return err_set(err, "%s: already exists (use -f to overwrite)", path);
+    size_t n = strlen(path) + 32;
+    w->tmp = xmalloc(n);
+    snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    w->path = xstrdup(path);
+    w->named = 1;
+    arm_cleanup(w);
+    return 0;
+}
+
 int writer_close(Writer *w, Err *err) {
+    if (w->named) {
+        int bad = rename(w->tmp, w->path) != 0;
+        if (bad) {
+            err_set(err, "%s: cannot rename %s into place: %s", w->path, w->tmp, strerror(errno));
+            unlink(w->tmp);
+        }
+        disarm_cleanup(w);
+        free(w->tmp);
+        free(w->path);
+        w->tmp = w->path = NULL;
+        w->named = 0;
+        return bad ? -1 : 0;
+    }
     if (!w->fp) return 0;
     int bad = fflush(w->fp) != 0 || ferror(w->fp);
     int saved = errno;
@@ -271,6 +310,11 @@ int writer_close(Writer *w, Err *err) {
 }
 
 void writer_abort(Writer *w) {
+    if (w->named) {
+        unlink(w->tmp);
+        disarm_cleanup(w);
+        w->named = 0;
+    }
     if (w->fp && w->fp != stdout) {
         fclose(w->fp);
         if (w->tmp) {

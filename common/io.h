@@ -59,14 +59,24 @@ typedef struct Writer {
     char *path; /* final name, NULL for stdout */
     char *tmp;  /* temp name while open */
     int keep_partial; /* on die(): keep what was written as FILE.partial */
+    int named;        /* writer_open_name: the caller writes tmp itself */
 } Writer;
 
 /* Open stdout (path NULL or "-") or a temp file beside `path`. Refuses an
  * existing regular file unless force, and a directory. An existing device
  * or FIFO (/dev/null, a named pipe) is written directly, never replaced.
- * Up to 4 writers may be open at once, each cleaned up on a signal or die().
+ * Up to 64 writers may be open at once, each cleaned up on a signal or die().
  * Returns 0, or -1 with err filled. */
 int writer_open(Writer *w, const char *path, int force, Err *err);
+
+/* For outputs that a library creates by name (HDF5): the same checks as
+ * writer_open for `path` (which must be a file name, not stdout, and not a
+ * device), then reserve the temp name w->tmp (PATH.tmp.<pid>) without
+ * opening it (w->fp stays NULL) and arm the cleanup. The caller creates and
+ * closes w->tmp; writer_close renames it into place, writer_abort removes
+ * it. Up to 64 writers may be open at once; safe to call from several
+ * threads. Returns 0, or -1 with err filled. */
+int writer_open_name(Writer *w, const char *path, int force, Err *err);
 
 /* Flush, check for write errors, close, and rename the temp file into
  * place. On failure the temp file is removed and -1 returned. */

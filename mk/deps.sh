@@ -16,6 +16,7 @@ probes=(
   "libpcre2-dev|pcre2.h|pcre2_compile(0,0,0,0,0,0)|-lpcre2-8"
   "libicu-dev|unicode/uchar.h|u_isalpha(65)|-licuuc"
   "libhdf5-dev|hdf5.h|H5open()|HDF5"
+  "libdeflate-dev|libdeflate.h|libdeflate_alloc_compressor(4)|-ldeflate"
 )
 tools=("hdf5-tools|h5dump" "bzip2|bzip2")
 
