@@ -1,0 +1,536 @@
+/* h5file.c - HDF5 writing (libdeflate-compressed direct chunk writes) and
+ * reading for the masked-LM files. The only includer of hdf5.h and
+ * libdeflate.h; see h5file.h for the contract.
+ *
+ * Writing a dataset: the chunk grid is walked one row of chunks (a "band":
+ * chunk-height rows, all columns) at a time. Bands are produced in batches:
+ * each thread fills its band through the caller's callback and compresses
+ * every chunk of it; then the calling thread hands the compressed chunks
+ * to H5Dwrite_chunk in grid order under the HDF5 lock. Edge chunks are
+ * stored whole, zero-padded, as HDF5 stores them itself.
+ */
+#include "h5file.h"
+
+#include <errno.h>
+#include <libdeflate.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "io.h"
+
+static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
+
+static void h5_init(void) {
+    H5open();
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not the stack dump */
+}
+
+#define LOCK()                              \
+    do {                                    \
+        pthread_once(&h5_once, h5_init);    \
+        pthread_mutex_lock(&h5_lock);       \
+    } while (0)
+#define UNLOCK() pthread_mutex_unlock(&h5_lock)
+
+/* The innermost HDF5 error message, shortened to the system error when the
+ * file driver reports one ("... error message = 'No space left on device'"). */
+typedef struct ErrWalk {
+    char msg[256];
+    int have;
+} ErrWalk;
+
+static herr_t err_walk(unsigned n, const H5E_error2_t *e, void *arg) {
+    ErrWalk *w = arg;
+    if (!w->have && e->desc) {
+        const char *p = strstr(e->desc, "error message = '");
+        if (p) {
+            p += strlen("error message = '");
+            const char *q = strchr(p, '\'');
+            size_t len = q ? (size_t)(q - p) : strlen(p);
+            if (len >= sizeof w->msg) len = sizeof w->msg - 1;
+            memcpy(w->msg, p, len);
+            w->msg[len] = '\0';
+        } else {
+            snprintf(w->msg, sizeof w->msg, "%s", e->desc);
+        }
+        w->have = 1;
+    }
+    (void)n;
+    return 0;
+}
+
+/* Called with the lock held, right after a failed HDF5 call. */
+static const char *h5_errmsg(ErrWalk *w) {
+    w->have = 0;
+    w->msg[0] = '\0';
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, err_walk, w);
+    H5Eclear2(H5E_DEFAULT);
+    if (!w->have) snprintf(w->msg, sizeof w->msg, "HDF5 error");
+    return w->msg;
+}
+
+const char *h5_versions(void) {
+    static char buf[64];
+    unsigned maj = 0, min = 0, rel = 0;
+    H5get_libversion(&maj, &min, &rel);
+    snprintf(buf, sizeof buf, "HDF5 %u.%u.%u, libdeflate %s", maj, min, rel, LIBDEFLATE_VERSION_STRING);
+    return buf;
+}
+
+/* ---- chunk shape ---- */
+
+void h5_guess_chunk(int rank, const uint64_t *shape, size_t elem_size, uint64_t *chunk) {
+    enum { BASE = 16 * 1024, MIN = 8 * 1024, MAX = 1024 * 1024 };
+    double c[8];
+    double n = 1;
+    for (int i = 0; i < rank; i++) {
+        c[i] = shape[i] ? (double)shape[i] : 1024;
+        n *= c[i];
+    }
+    double target = BASE * pow(2, log10(n * (double)elem_size / (1024.0 * 1024)));
+    if (target > MAX) target = MAX;
+    else if (target < MIN) target = MIN;
+    for (int idx = 0;; idx++) {
+        double cn = 1;
+        for (int i = 0; i < rank; i++) cn *= c[i];
+        double bytes = cn * (double)elem_size;
+        if ((bytes < target || fabs(bytes - target) / target < 0.5) && bytes < MAX) break;
+        if (cn == 1) break;
+        c[idx % rank] = ceil(c[idx % rank] / 2.0);
+    }
+    for (int i = 0; i < rank; i++) chunk[i] = (uint64_t)c[i];
+}
+
+/* ---- writing ---- */
+
+struct H5Out {
+    Writer w; /* the temp name and its cleanup */
+    hid_t file;
+    uint64_t bytes;
+};
+
+int h5out_create(H5Out **out, const char *path, int force, Err *err) {
+    H5Out *o = xcalloc(1, sizeof *o);
+    if (writer_open_name(&o->w, path, force, err)) {
+        free(o);
+        return -1;
+    }
+    LOCK();
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    o->file = H5Fcreate(o->w.tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    H5Pclose(fcpl);
+    if (o->file < 0) {
+        ErrWalk ew;
+        int e = errno;
+        h5_errmsg(&ew);
+        UNLOCK();
+        /* the driver's message carries errno's text; fall back to errno */
+        err_set(err, "%s: cannot create: %s", path, ew.have ? ew.msg : strerror(e));
+        writer_abort(&o->w);
+        free(o);
+        return -1;
+    }
+    UNLOCK();
+    *out = o;
+    return 0;
+}
+
+uint64_t h5out_bytes(const H5Out *o) { return o->bytes; }
+
+/* One band: its compressed chunks, back to back, and their sizes. */
+typedef struct Band {
+    uint8_t *raw;      /* chunk-height rows x all columns (zero-padded) */
+    size_t rawcap;
+    uint8_t *chunk;    /* one uncompressed chunk being gathered */
+    size_t chunkcap;
+    uint8_t *z;        /* compressed chunks */
+    size_t zcap;
+    size_t *zsize;     /* per chunk column */
+    size_t zsizecap;
+} Band;
+
+static void grow(uint8_t **p, size_t *cap, size_t need) {
+    if (*cap >= need) return;
+    free(*p);
+    *p = xmalloc(need);
+    *cap = need;
+}
+
+/* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
+ * a chunk does not compress into the bound (cannot happen with a correct
+ * bound). */
+static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0, struct libdeflate_compressor *c) {
+    size_t es = (size_t)d->elem_size;
+    uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
+    uint64_t cols = d->rank == 2 ? d->cols : 1;
+    uint64_t nrows = d->rows - r0 < ch ? d->rows - r0 : ch;
+    size_t rawn = (size_t)(ch * cols * es);
+    grow(&b->raw, &b->rawcap, rawn);
+    memset(b->raw, 0, rawn);
+    d->fill(d->arg, r0, nrows, b->raw);
+    uint64_t nstrips = (cols + cw - 1) / cw;
+    size_t chunkn = (size_t)(ch * cw * es);
+    size_t bound = libdeflate_zlib_compress_bound(c, chunkn);
+    grow(&b->z, &b->zcap, bound * nstrips);
+    if (b->zsizecap < nstrips) {
+        free(b->zsize);
+        b->zsize = xmalloc(nstrips * sizeof *b->zsize);
+        b->zsizecap = nstrips;
+    }
+    size_t zoff = 0;
+    for (uint64_t s = 0; s < nstrips; s++) {
+        const uint8_t *src = b->raw;
+        if (nstrips > 1 || cw != cols) { /* gather the strip's columns; pad past the last column */
+            grow(&b->chunk, &b->chunkcap, chunkn);
+            uint64_t c0 = s * cw, ncol = cols - c0 < cw ? cols - c0 : cw;
+            for (uint64_t r = 0; r < ch; r++) {
+                uint8_t *dst = b->chunk + r * cw * es;
+                memcpy(dst, b->raw + (r * cols + c0) * es, ncol * es);
+                if (ncol < cw) memset(dst + ncol * es, 0, (cw - ncol) * es);
+            }
+            src = b->chunk;
+        }
+        size_t n = libdeflate_zlib_compress(c, src, chunkn, b->z + zoff, bound);
+        if (!n) return -1;
+        b->zsize[s] = n;
+        zoff += n;
+    }
+    return 0;
+}
+
+static void band_free(Band *b) {
+    free(b->raw);
+    free(b->chunk);
+    free(b->z);
+    free(b->zsize);
+}
+
+int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) {
+    const char *path = o->w.path;
+    if (d->rank != 1 && d->rank != 2) return err_set(err, "%s: %s: rank %d not supported", path, d->name, d->rank);
+    if (d->elem_size != 1 && d->elem_size != 4)
+        return err_set(err, "%s: %s: element size %d not supported", path, d->name, d->elem_size);
+    if (d->rows == 0) return err_set(err, "%s: %s: no rows to write", path, d->name);
+    if (level < 1 || level > 12) return err_set(err, "%s: deflate level %d is not in 1..12", path, level);
+    if (threads < 1) threads = 1;
+    uint64_t cols = d->rank == 2 ? d->cols : 1;
+    uint64_t shape[2] = {d->rows, cols}, chunk[2];
+    h5_guess_chunk(d->rank, shape, (size_t)d->elem_size, chunk);
+    uint64_t cw = d->rank == 2 ? chunk[1] : 1;
+    uint64_t nbands = (d->rows + chunk[0] - 1) / chunk[0];
+    uint64_t nstrips = (cols + cw - 1) / cw;
+    size_t chunkn = (size_t)(chunk[0] * cw * (uint64_t)d->elem_size);
+
+    LOCK();
+    ErrWalk ew;
+    hsize_t dims[2] = {d->rows, cols}, cdims[2] = {chunk[0], cw};
+    hid_t space = H5Screate_simple(d->rank, dims, NULL);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, d->rank, cdims);
+    H5Pset_deflate(dcpl, (unsigned)(level > 9 ? 9 : level)); /* the filter's parameter; data is read the same */
+    H5Pset_obj_track_times(dcpl, 0);                         /* no timestamps: same bytes every run */
+    hid_t type = d->elem_size == 4 ? H5T_STD_I32LE : H5T_STD_I8LE;
+    hid_t dset = H5Dcreate2(o->file, d->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    if (dset < 0) {
+        err_set(err, "%s: creating %s: %s", path, d->name, h5_errmsg(&ew));
+        UNLOCK();
+        return -1;
+    }
+    UNLOCK();
+
+    int nb = threads * 2; /* bands per batch */
+    Band *bands = xcalloc((size_t)nb, sizeof *bands);
+    struct libdeflate_compressor **comp = xcalloc((size_t)threads, sizeof *comp);
+    for (int t = 0; t < threads; t++) comp[t] = libdeflate_alloc_compressor(level);
+    int rc = 0;
+    for (uint64_t b0 = 0; b0 < nbands && rc == 0; b0 += (uint64_t)nb) {
+        int n = nbands - b0 < (uint64_t)nb ? (int)(nbands - b0) : nb;
+        int bad = 0;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n > 1) reduction(| : bad)
+        for (int i = 0; i < n; i++) {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t]) != 0;
+        }
+        if (bad) {
+            rc = err_set(err, "%s: %s: compression failed", path, d->name);
+            break;
+        }
+        LOCK();
+        for (int i = 0; i < n && rc == 0; i++) {
+            size_t zoff = 0;
+            for (uint64_t s = 0; s < nstrips; s++) {
+                hsize_t off[2] = {(b0 + (uint64_t)i) * chunk[0], s * cw};
+                size_t zn = bands[i].zsize[s];
+                if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, bands[i].z + zoff) < 0) {
+                    rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+                    break;
+                }
+                zoff += zn;
+                o->bytes += zn;
+            }
+        }
+        UNLOCK();
+    }
+    (void)chunkn;
+    for (int t = 0; t < threads; t++) libdeflate_free_compressor(comp[t]);
+    free(comp);
+    for (int i = 0; i < nb; i++) band_free(&bands[i]);
+    free(bands);
+    LOCK();
+    if (H5Dclose(dset) < 0 && rc == 0) rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+    UNLOCK();
+    return rc;
+}
+
+int h5out_close(H5Out *o, Err *err) {
+    LOCK();
+    ErrWalk ew;
+    int bad = H5Fclose(o->file) < 0;
+    if (bad) err_set(err, "%s: write error: %s", o->w.path, h5_errmsg(&ew));
+    UNLOCK();
+    int rc = 0;
+    if (bad) {
+        writer_abort(&o->w);
+        rc = -1;
+    } else if (writer_close(&o->w, err)) {
+        rc = -1;
+    }
+    free(o);
+    return rc;
+}
+
+void h5out_abort(H5Out *o) {
+    LOCK();
+    H5Fclose(o->file);
+    H5Eclear2(H5E_DEFAULT);
+    UNLOCK();
+    writer_abort(&o->w);
+    free(o);
+}
+
+/* ---- reading ---- */
+
+struct H5In {
+    hid_t file;
+    char *path;
+};
+
+int h5in_open(H5In **in, const char *path, Err *err) {
+    struct stat st;
+    if (stat(path, &st) != 0) return err_set(err, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
+    if (access(path, R_OK) != 0) return err_set(err, "%s: %s", path, strerror(errno));
+    LOCK();
+    ErrWalk ew;
+    htri_t is = H5Fis_hdf5(path);
+    if (is <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        UNLOCK();
+        return err_set(err, "%s: not an HDF5 file", path);
+    }
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        err_set(err, "%s: cannot open: %s", path, h5_errmsg(&ew));
+        UNLOCK();
+        return -1;
+    }
+    UNLOCK();
+    H5In *h = xcalloc(1, sizeof *h);
+    h->file = f;
+    h->path = xstrdup(path);
+    *in = h;
+    return 0;
+}
+
+typedef struct NameList {
+    char **v;
+    size_t n, cap;
+} NameList;
+
+static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *li, void *arg) {
+    NameList *l = arg;
+    if (l->n + 1 >= l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = xstrdup(name);
+    (void)g, (void)li;
+    return 0;
+}
+
+int h5in_list(H5In *in, char ***names, Err *err) {
+    NameList l = {0};
+    LOCK();
+    ErrWalk ew;
+    hsize_t idx = 0;
+    herr_t r = H5Literate(in->file, H5_INDEX_NAME, H5_ITER_INC, &idx, list_cb, &l);
+    if (r < 0) err_set(err, "%s: reading the root group: %s", in->path, h5_errmsg(&ew));
+    UNLOCK();
+    /* one block: the pointer array, then the strings */
+    size_t total = (l.n + 1) * sizeof(char *);
+    for (size_t i = 0; i < l.n; i++) total += strlen(l.v[i]) + 1;
+    char **out = xmalloc(total);
+    char *s = (char *)(out + l.n + 1);
+    for (size_t i = 0; i < l.n; i++) {
+        size_t len = strlen(l.v[i]) + 1;
+        memcpy(s, l.v[i], len);
+        out[i] = s;
+        s += len;
+        free(l.v[i]);
+    }
+    out[l.n] = NULL;
+    free(l.v);
+    if (r < 0) {
+        free(out);
+        return -1;
+    }
+    *names = out;
+    return (int)l.n;
+}
+
+/* Open dataset `name` with the lock held: >= 0, or -1 when absent or not a
+ * dataset (*absent set when there is no link of that name). */
+static hid_t open_dset(H5In *in, const char *name, int *absent) {
+    *absent = 0;
+    htri_t ex = H5Lexists(in->file, name, H5P_DEFAULT);
+    if (ex <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        *absent = 1;
+        return -1;
+    }
+    return H5Dopen2(in->file, name, H5P_DEFAULT);
+}
+
+int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
+    memset(info, 0, sizeof *info);
+    LOCK();
+    ErrWalk ew;
+    int absent;
+    hid_t d = open_dset(in, name, &absent);
+    if (d < 0) {
+        if (absent) {
+            UNLOCK();
+            return 0;
+        }
+        err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
+        UNLOCK();
+        return -1;
+    }
+    hid_t t = H5Dget_type(d), s = H5Dget_space(d), p = H5Dget_create_plist(d);
+    int rc = 1;
+    if (t < 0 || s < 0 || p < 0) {
+        rc = err_set(err, "%s: %s: %s", in->path, name, h5_errmsg(&ew));
+    } else {
+        info->is_integer = H5Tget_class(t) == H5T_INTEGER;
+        info->elem_size = (int)H5Tget_size(t);
+        info->is_signed = info->is_integer && H5Tget_sign(t) == H5T_SGN_2;
+        info->little_endian = H5Tget_order(t) == H5T_ORDER_LE;
+        int rank = H5Sget_simple_extent_ndims(s);
+        hsize_t dims[H5S_MAX_RANK];
+        H5Sget_simple_extent_dims(s, dims, NULL);
+        info->rank = rank < 0 ? 0 : rank;
+        for (int i = 0; i < info->rank && i < 4; i++) info->dims[i] = dims[i];
+        info->deflate_level = -1;
+        if (H5Pget_layout(p) == H5D_CHUNKED) {
+            info->chunked = 1;
+            hsize_t cd[H5S_MAX_RANK];
+            int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
+            for (int i = 0; i < cr && i < 4; i++) info->chunk[i] = cd[i];
+        }
+        int nf = H5Pget_nfilters(p);
+        for (int i = 0; i < nf; i++) {
+            unsigned flags, cdv[8], conf;
+            size_t ncd = 8;
+            char fname[64];
+            H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+            if (f == H5Z_FILTER_DEFLATE) info->deflate_level = ncd ? (int)cdv[0] : 0;
+            else info->other_filters++;
+        }
+    }
+    if (p >= 0) H5Pclose(p);
+    if (s >= 0) H5Sclose(s);
+    if (t >= 0) H5Tclose(t);
+    H5Dclose(d);
+    UNLOCK();
+    return rc;
+}
+
+int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out, Err *err) {
+    LOCK();
+    ErrWalk ew;
+    int absent, rc = 0;
+    hid_t d = open_dset(in, name, &absent);
+    if (d < 0) {
+        err_set(err, "%s: %s: %s", in->path, name, absent ? "no such dataset" : h5_errmsg(&ew));
+        UNLOCK();
+        return -1;
+    }
+    hid_t fs = H5Dget_space(d), t = H5Dget_type(d), ms = -1;
+    int rank = H5Sget_simple_extent_ndims(fs);
+    hsize_t dims[H5S_MAX_RANK] = {0};
+    H5Sget_simple_extent_dims(fs, dims, NULL);
+    if (rank < 1 || rank > 2 || H5Tget_class(t) != H5T_INTEGER) {
+        rc = err_set(err, "%s: %s: not a 1-D or 2-D integer dataset", in->path, name);
+        goto done;
+    }
+    if (row0 > dims[0] || nrows > dims[0] - row0) {
+        rc = err_set(err, "%s: %s: rows %llu..%llu of %llu", in->path, name, (unsigned long long)row0,
+                     (unsigned long long)(row0 + nrows), (unsigned long long)dims[0]);
+        goto done;
+    }
+    if (nrows == 0) goto done;
+    hsize_t start[2] = {row0, 0}, count[2] = {nrows, rank == 2 ? dims[1] : 1};
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    ms = H5Screate_simple(rank, count, NULL);
+    size_t n = (size_t)(count[0] * count[1]);
+    int wide = H5Tget_size(t) > 4 || (H5Tget_size(t) == 4 && H5Tget_sign(t) != H5T_SGN_2);
+    if (!wide) {
+        if (H5Dread(d, H5T_NATIVE_INT32, ms, fs, H5P_DEFAULT, out) < 0)
+            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name, h5_errmsg(&ew));
+    } else { /* read wide, then check the range */
+        int64_t *tmp = xmalloc(n * sizeof *tmp);
+        if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, tmp) < 0) {
+            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name, h5_errmsg(&ew));
+        } else {
+            for (size_t i = 0; i < n && rc == 0; i++) {
+                if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX)
+                    rc = err_set(err, "%s: %s: row %llu: value %lld does not fit 32 bits", in->path, name,
+                                 (unsigned long long)(row0 + i / count[1]), (long long)tmp[i]);
+                out[i] = (int32_t)tmp[i];
+            }
+        }
+        free(tmp);
+    }
+done:
+    if (ms >= 0) H5Sclose(ms);
+    H5Tclose(t);
+    H5Sclose(fs);
+    H5Dclose(d);
+    UNLOCK();
+    return rc;
+}
+
+void h5in_close(H5In *in) {
+    if (!in) return;
+    LOCK();
+    H5Fclose(in->file);
+    UNLOCK();
+    free(in->path);
+    free(in);
+}
