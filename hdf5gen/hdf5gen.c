@@ -1,0 +1,563 @@
+/* hdf5gen - shard text into NVIDIA's masked-LM HDF5 files.
+ *
+ *   hdf5gen --vocab vocab.txt -o shard_0.hdf5 shard_0.txt
+ *   hdf5gen --vocab vocab.txt --dupe-factor 5 -j 16 -o hdf5/ sharded/
+ *   hdf5gen --vocab vocab.txt --prep-root $BERT_PREP_WORKING_DIR sharded/wikicorpus_en
+ *
+ * create_pretraining_data.py with its driver (bertPrep create_hdf5_files):
+ * every input shard gives one HDF5 file whose datasets equal the
+ * original's for the same shard, vocabulary and seed (instances.h,
+ * mlmfile.h). Shards run in parallel (-j), or one subset per process under
+ * a batch system (--shard-index/--shard-count, or MPI's rank and size).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "h5file.h"
+#include "instances.h"
+#include "io.h"
+#include "mlmfile.h"
+#include "wordpiece.h"
+
+static void usage(void) {
+    printf("Usage: %s --vocab FILE [OPTIONS] -o OUT SHARD...\n"
+           "Turn BERT-format shards (one sentence per line, a blank line between documents,\n"
+           "as shard_split writes them) into masked-LM + next-sentence HDF5 files, one per\n"
+           "shard, with the six datasets of NVIDIA's create_pretraining_data.py (input_ids,\n"
+           "input_mask, segment_ids, masked_lm_positions, masked_lm_ids,\n"
+           "next_sentence_labels; gzip level 4). By default the data equals what the original\n"
+           "(DeepLearningExamples 4733603) writes for the same shard, vocabulary and seed.\n\n"
+           "Options (the original's underscore spellings work too, e.g. --max_seq_length):\n"
+           "  --vocab FILE                  WordPiece vocab.txt (required; --vocab-file)\n"
+           "  --max-seq-length N            tokens per instance (default 128)\n"
+           "  --max-predictions-per-seq N   masked positions per instance (default 20)\n"
+           "  --masked-lm-prob P            share of tokens masked (default 0.15)\n"
+           "  --short-seq-prob P            share of shorter instances (default 0.1)\n"
+           "  --dupe-factor N               passes over the documents (default 10, the\n"
+           "                                original's; bertPrep and the Hungarian scripts pass 5)\n"
+           "  --random-seed N               seed; every shard uses the same (default 12345)\n"
+           "  --do-lower-case [0|1]         1 (default): lower-case and strip accents;\n"
+           "                                0: keep case (the original lower-cases anyway)\n"
+           "  --whole-word-mask             mask whole words (a word and its ## pieces)\n"
+           "  --no-mask                     no masking: plain sequences, masked_lm_* all 0\n"
+           "                                (for dynamic masking in the trainer)\n"
+           "  --nsp 0|1                     0: one segment per instance, label 0 (MLM only)\n"
+           "  -o, --output OUT              a file for one SHARD; a directory (created) for\n"
+           "                                several, or when OUT ends in '/': SHARD.txt gives\n"
+           "                                OUT/SHARD.hdf5\n"
+           "  -P, --prep-root DIR           write into bertPrep's directory instead:\n"
+           "                                DIR/hdf5_lower_case_<d>_seq_len_<L>_max_pred_<P>_\n"
+           "                                masked_lm_prob_<p>_random_seed_<s>_dupe_factor_<f>/\n"
+           "                                <dataset>/ (dataset: --dataset, or the shard names'\n"
+           "                                part before _training_/_test_)\n"
+           "  --dataset NAME                the last directory with --prep-root\n"
+           "  --input-file PATH             the original's single input: a file, or a directory\n"
+           "                                whose *.txt files (sorted by name) are read as one\n"
+           "                                stream into the one output file -o\n"
+           "  --shard-index I --shard-count N\n"
+           "                                process only the shards k with k %% N == I (one job of\n"
+           "                                a batch array); under mpirun the MPI rank and size\n"
+           "                                are used when these are not given\n"
+           "  --skip-existing               leave shards whose output exists (finished files\n"
+           "                                only ever appear whole) and do the rest\n"
+           "  -j, --threads N               threads (default: all cores): shards run in parallel,\n"
+           "                                and one shard's reading and compression use the rest\n"
+           "  -f, --force                   replace existing output files\n"
+           "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard)\n"
+           "  -h, --help, -V, --version\n\n"
+           "Shards that fail (unreadable, no documents) are reported and the others are\n"
+           "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
+           "int32 ids (about 25 bytes per input byte at dupe_factor 5).\n"
+           "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left);\n"
+           "2 a bad option, an unreadable vocabulary or one without [CLS]/[SEP]/[MASK],\n"
+           "or an existing output without -f.\n",
+           progname);
+}
+
+enum {
+    O_VOCAB = 256, O_SEQ, O_PRED, O_MLM, O_SHORT, O_DUPE, O_SEED, O_LOWER, O_WWM, O_NOMASK, O_NSP, O_DATASET,
+    O_INPUT, O_OUTFILE, O_SHIDX, O_SHCNT, O_SKIP, O_BERTMODEL, O_LEVEL, O_STRICT
+};
+
+static const struct option longopts[] = {
+    {"vocab", 1, 0, O_VOCAB},
+    {"vocab-file", 1, 0, O_VOCAB},
+    {"vocab_file", 1, 0, O_VOCAB},
+    {"max-seq-length", 1, 0, O_SEQ},
+    {"max_seq_length", 1, 0, O_SEQ},
+    {"max-predictions-per-seq", 1, 0, O_PRED},
+    {"max_predictions_per_seq", 1, 0, O_PRED},
+    {"masked-lm-prob", 1, 0, O_MLM},
+    {"masked_lm_prob", 1, 0, O_MLM},
+    {"short-seq-prob", 1, 0, O_SHORT},
+    {"short_seq_prob", 1, 0, O_SHORT},
+    {"dupe-factor", 1, 0, O_DUPE},
+    {"dupe_factor", 1, 0, O_DUPE},
+    {"random-seed", 1, 0, O_SEED},
+    {"random_seed", 1, 0, O_SEED},
+    {"seed", 1, 0, O_SEED},
+    {"do-lower-case", 2, 0, O_LOWER},
+    {"do_lower_case", 2, 0, O_LOWER},
+    {"whole-word-mask", 0, 0, O_WWM},
+    {"do_whole_word_mask", 0, 0, O_WWM},
+    {"no-mask", 0, 0, O_NOMASK},
+    {"nsp", 1, 0, O_NSP},
+    {"prep-root", 1, 0, 'P'},
+    {"dataset", 1, 0, O_DATASET},
+    {"input-file", 1, 0, O_INPUT},
+    {"input_file", 1, 0, O_INPUT},
+    {"output-file", 1, 0, 'o'},
+    {"output_file", 1, 0, 'o'},
+    {"bert_model", 1, 0, O_BERTMODEL},
+    {"bert-model", 1, 0, O_BERTMODEL},
+    {"shard-index", 1, 0, O_SHIDX},
+    {"shard-count", 1, 0, O_SHCNT},
+    {"skip-existing", 0, 0, O_SKIP},
+    {"deflate-level", 1, 0, O_LEVEL},
+    {"strict", 0, 0, O_STRICT},
+    {"threads", 1, 0, 'j'},
+    CLI_LONGOPTS_COMMON,
+};
+
+/* Python's str() of a float: the shortest repr that reads back the same,
+ * with ".0" on integral values (0.15, 0.1, 1.0, 1e-05). */
+static void py_float_str(double v, char *out, size_t cap) {
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, cap, "%.*g", p, v);
+        if (strtod(out, NULL) == v) break;
+    }
+    if (!strpbrk(out, ".eni")) strncat(out, ".0", cap - strlen(out) - 1);
+}
+
+/* One unit of work: the inputs read as one stream, and the output file. */
+typedef struct Job {
+    char **inputs;
+    int ninputs;
+    char *output;
+    const char *label; /* for messages: the first input */
+    int active;        /* this process writes it (not another batch job's, not skipped) */
+    /* results */
+    int failed;
+    Err err;
+    uint64_t bytes, lines, docs, instances, tokens, masked, random_next, hdf5_bytes;
+    double seconds;
+} Job;
+
+typedef struct Run {
+    const WordPiece *wp;
+    InstOpts io;
+    MlmFileOpts fo;
+    Job *jobs;
+    int njobs;
+    atomic_int next;
+    int threads_per_job;
+    /* progress over all jobs */
+    pthread_mutex_t plock;
+    Progress prog;
+    atomic_uint_fast64_t read_bytes;
+    atomic_int done_jobs;
+} Run;
+
+typedef struct ReadCb {
+    Run *run;
+    uint64_t last;
+} ReadCb;
+
+static void on_read(void *arg, uint64_t bytes, uint64_t lines) {
+    ReadCb *cb = arg;
+    Run *r = cb->run;
+    uint64_t total = atomic_fetch_add(&r->read_bytes, bytes - cb->last) + (bytes - cb->last);
+    cb->last = bytes;
+    if (pthread_mutex_trylock(&r->plock) == 0) {
+        progress_update(&r->prog, total, total, (uint64_t)atomic_load(&r->done_jobs), "shards done");
+        pthread_mutex_unlock(&r->plock);
+    }
+    (void)lines;
+}
+
+static void run_job(Run *r, Job *j) {
+    double t0 = now_sec();
+    InstOpts io = r->io;
+    io.threads = r->threads_per_job;
+    ReadCb cb = {r, 0};
+    io.on_read = on_read;
+    io.on_read_arg = &cb;
+    InstDocs d = {0};
+    InstSet s = {0};
+    if (inst_docs_read(&d, r->wp, j->inputs, j->ninputs, &io, &j->err)) goto fail;
+    j->bytes = d.bytes;
+    j->lines = d.lines;
+    j->docs = d.ndoc;
+    if (d.ndoc == 0) {
+        err_set(&j->err, "%s: no documents (an empty shard gives no instances; nothing written)", j->label);
+        goto fail;
+    }
+    if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
+    inst_docs_free(&d); /* before writing: the peak is the instances alone */
+    if (s.n == 0) {
+        err_set(&j->err, "%s: no instances (nothing written)", j->label);
+        goto fail;
+    }
+    MlmFileOpts fo = r->fo;
+    fo.threads = r->threads_per_job;
+    if (mlmfile_write(&s, &fo, j->output, &j->hdf5_bytes, &j->err)) goto fail;
+    j->instances = s.st.instances;
+    j->tokens = s.st.tokens;
+    j->masked = s.st.masked;
+    j->random_next = s.st.random_next;
+    inst_set_free(&s);
+    j->seconds = now_sec() - t0;
+    info(3, "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s", j->label,
+         (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6, j->output,
+         j->hdf5_bytes / 1e6, j->seconds);
+    atomic_fetch_add(&r->done_jobs, 1);
+    return;
+fail:
+    j->failed = 1;
+    inst_docs_free(&d);
+    inst_set_free(&s);
+    atomic_fetch_add(&r->done_jobs, 1);
+}
+
+static void *worker(void *arg) {
+    Run *r = arg;
+    for (;;) {
+        int k = atomic_fetch_add(&r->next, 1);
+        if (k >= r->njobs) return NULL;
+        if (r->jobs[k].active) run_job(r, &r->jobs[k]);
+    }
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir, Err *err) {
+    char *p = xstrdup(dir);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err_set(err, "%s: cannot create: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    free(p);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return err_set(err, "%s: not a directory", dir);
+    return 0;
+}
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The regular *.txt files of dir, sorted, appended to (*v, *n). */
+static int list_txt(const char *dir, char ***v, int *n, Err *err) {
+    DIR *d = opendir(dir);
+    if (!d) return err_set(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int first = *n;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".txt") != 0) continue;
+        size_t pn = strlen(dir) + len + 2;
+        char *p = xmalloc(pn);
+        snprintf(p, pn, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+            free(p);
+            continue;
+        }
+        *v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+        (*v)[(*n)++] = p;
+    }
+    closedir(d);
+    qsort(*v + first, (size_t)(*n - first), sizeof **v, cmp_str);
+    return 0;
+}
+
+static const char *base_name(const char *p) {
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* OUTDIR/BASE with .txt replaced by .hdf5 (or .hdf5 appended). */
+static char *out_name(const char *dir, const char *input) {
+    const char *b = base_name(input);
+    size_t len = strlen(b);
+    if (len > 4 && strcmp(b + len - 4, ".txt") == 0) len -= 4;
+    size_t n = strlen(dir) + len + 8;
+    char *p = xmalloc(n);
+    snprintf(p, n, "%s/%.*s.hdf5", dir, (int)len, b);
+    return p;
+}
+
+/* The dataset name bertPrep uses: the shard name before _training_ / _test_. */
+static char *dataset_of(const char *input) {
+    const char *b = base_name(input);
+    const char *t = strstr(b, "_training_");
+    if (!t) t = strstr(b, "_test_");
+    if (!t) return NULL;
+    char *s = xmalloc((size_t)(t - b) + 1);
+    memcpy(s, b, (size_t)(t - b));
+    s[t - b] = '\0';
+    return s;
+}
+
+/* MPI rank and size from the launchers' environment (Open MPI, MPICH/Intel
+ * MPI/PMI, MVAPICH). Returns 1 when found. */
+static int mpi_env(long *rank, long *size) {
+    static const char *pairs[][2] = {{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+                                     {"PMI_RANK", "PMI_SIZE"},
+                                     {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
+        const char *r = getenv(pairs[i][0]), *s = getenv(pairs[i][1]);
+        if (r && s && *r && *s) {
+            char *e1, *e2;
+            *rank = strtol(r, &e1, 10);
+            *size = strtol(s, &e2, 10);
+            if (!*e1 && !*e2 && *size >= 1 && *rank >= 0 && *rank < *size) return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    CliCommon cc;
+    cli_common_init(&cc);
+    InstOpts io;
+    inst_opts_default(&io);
+    const char *vocab = NULL, *prep_root = NULL, *dataset = NULL, *input_file = NULL;
+    int lower = 1, skip_existing = 0, level = 4;
+    long shard_index = -1, shard_count = -1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_VOCAB: vocab = optarg; break;
+        case O_SEQ: io.max_seq_length = (int)cli_parse_int(optarg, "--max-seq-length", 5, 1000000); break;
+        case O_PRED: io.max_predictions = (int)cli_parse_int(optarg, "--max-predictions-per-seq", 0, 65535); break;
+        case O_MLM: io.masked_lm_prob = cli_parse_double(optarg, "--masked-lm-prob"); break;
+        case O_SHORT: io.short_seq_prob = cli_parse_double(optarg, "--short-seq-prob"); break;
+        case O_DUPE: io.dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000); break;
+        case O_SEED: {
+            /* the original takes abs() of a negative seed (Python's seeding) */
+            long long v;
+            char *e;
+            errno = 0;
+            v = strtoll(optarg, &e, 10);
+            if (errno || e == optarg || *e) cli_bad_usage("--random-seed: '%s' is not an integer", optarg);
+            io.seed = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+            break;
+        }
+        case O_LOWER:
+            if (!optarg && optind < argc && (!strcmp(argv[optind], "0") || !strcmp(argv[optind], "1")))
+                optarg = argv[optind++]; /* "--do_lower_case 1", as bertPrep writes it */
+            lower = optarg ? (int)cli_parse_int(optarg, "--do-lower-case", 0, 1) : 1;
+            break;
+        case O_WWM: io.whole_word = 1; break;
+        case O_NOMASK: io.no_mask = 1; break;
+        case O_NSP: io.no_nsp = !cli_parse_int(optarg, "--nsp", 0, 1); break;
+        case 'P': prep_root = optarg; break;
+        case O_DATASET:
+            if (!*optarg || strchr(optarg, '/')) cli_bad_usage("--dataset: a name without '/', got '%s'", optarg);
+            dataset = optarg;
+            break;
+        case O_INPUT: input_file = optarg; break;
+        case O_BERTMODEL: break; /* the original's unused --bert_model */
+        case O_SHIDX: shard_index = cli_parse_int(optarg, "--shard-index", 0, 100000000); break;
+        case O_SHCNT: shard_count = cli_parse_int(optarg, "--shard-count", 1, 100000000); break;
+        case O_SKIP: skip_existing = 1; break;
+        case O_LEVEL: level = (int)cli_parse_int(optarg, "--deflate-level", 1, 12); break;
+        case O_STRICT: io.strict = 1; break;
+        case 'h': usage(); return EXIT_OK;
+        default: cli_common_opt(&cc, c, optarg, argv, h5_versions());
+        }
+    }
+    Err err;
+    if (!vocab) cli_bad_usage("--vocab FILE is required (the WordPiece vocab.txt)");
+    if (inst_opts_check(&io, &err)) cli_bad_usage("%s", err.msg);
+    if ((shard_index >= 0) != (shard_count >= 0)) cli_bad_usage("--shard-index and --shard-count go together");
+    if (shard_index >= 0 && shard_index >= shard_count)
+        cli_bad_usage("--shard-index %ld is not below --shard-count %ld", shard_index, shard_count);
+    if (shard_index < 0 && mpi_env(&shard_index, &shard_count))
+        info(3, "MPI rank %ld of %ld", shard_index, shard_count);
+    if (prep_root && cc.output) cli_bad_usage("-o and --prep-root exclude each other");
+    if (!prep_root && !cc.output) cli_bad_usage("no output: give -o OUT or --prep-root DIR");
+    if (input_file && optind < argc) cli_bad_usage("--input-file and SHARD arguments exclude each other");
+    if (!input_file && optind >= argc) cli_bad_usage("no input shards");
+
+    /* inputs */
+    char **inputs = NULL;
+    int ninputs = 0;
+    if (input_file) {
+        if (is_dir(input_file)) {
+            if (list_txt(input_file, &inputs, &ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+            if (!ninputs) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", input_file);
+        } else {
+            inputs = xmalloc(sizeof *inputs);
+            inputs[ninputs++] = xstrdup(input_file);
+        }
+    } else {
+        for (int i = optind; i < argc; i++) {
+            if (is_dir(argv[i])) {
+                int before = ninputs;
+                if (list_txt(argv[i], &inputs, &ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+                if (ninputs == before) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", argv[i]);
+            } else {
+                inputs = xrealloc(inputs, (size_t)(ninputs + 1) * sizeof *inputs);
+                inputs[ninputs++] = xstrdup(argv[i]);
+            }
+        }
+    }
+
+    /* outputs */
+    char *outdir = NULL;
+    int one_output = input_file != NULL;
+    if (prep_root) {
+        if (input_file) cli_bad_usage("--input-file writes one file: give -o FILE");
+        char *ds = dataset ? xstrdup(dataset) : dataset_of(inputs[0]);
+        if (!ds) cli_bad_usage("--prep-root: cannot tell the dataset from '%s'; give --dataset NAME", inputs[0]);
+        char p[64];
+        py_float_str(io.masked_lm_prob, p, sizeof p);
+        size_t n = strlen(prep_root) + strlen(ds) + 256;
+        outdir = xmalloc(n);
+        snprintf(outdir, n, "%s/hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_dupe_factor_%d/%s",
+                 prep_root, lower, io.max_seq_length, io.max_predictions, p, (unsigned long long)io.seed,
+                 io.dupe_factor, ds);
+        free(ds);
+    } else {
+        size_t ol = strlen(cc.output);
+        int dir_out = is_dir(cc.output) || (ol && cc.output[ol - 1] == '/') || ninputs > 1;
+        if (one_output && dir_out && !(ol && cc.output[ol - 1] == '/') && !is_dir(cc.output)) dir_out = 0;
+        if (one_output && dir_out) cli_bad_usage("--input-file writes one file, but -o %s is a directory", cc.output);
+        if (!strcmp(cc.output, "-")) cli_bad_usage("HDF5 output needs a file name, not standard output");
+        if (dir_out) {
+            outdir = xstrdup(cc.output);
+            while (strlen(outdir) > 1 && outdir[strlen(outdir) - 1] == '/') outdir[strlen(outdir) - 1] = '\0';
+        } else {
+            one_output = 1;
+        }
+    }
+
+    Job *jobs = xcalloc((size_t)ninputs, sizeof *jobs);
+    int njobs = 0;
+    if (one_output) {
+        jobs[0].inputs = inputs;
+        jobs[0].ninputs = ninputs;
+        jobs[0].label = inputs[0];
+        jobs[0].output = xstrdup(cc.output);
+        njobs = 1;
+    } else {
+        for (int i = 0; i < ninputs; i++) {
+            jobs[njobs].inputs = &inputs[i];
+            jobs[njobs].ninputs = 1;
+            jobs[njobs].label = inputs[i];
+            jobs[njobs].output = out_name(outdir, inputs[i]);
+            for (int k = 0; k < njobs; k++)
+                if (!strcmp(jobs[k].output, jobs[njobs].output))
+                    cli_bad_usage("%s and %s would both write %s", jobs[k].label, inputs[i], jobs[njobs].output);
+            njobs++;
+        }
+    }
+    /* this process's share under a batch system; existing outputs refused
+     * up front (exit 2), replaced with -f, or skipped */
+    int nactive = 0, skipped = 0, mine = 0;
+    for (int i = 0; i < njobs; i++) {
+        if (shard_count > 0 && i % shard_count != shard_index) continue;
+        mine++;
+        struct stat st;
+        if (stat(jobs[i].output, &st) == 0) {
+            if (skip_existing) {
+                skipped++;
+                continue;
+            }
+            if (!cc.force) die_code(EXIT_USAGE, "%s: already exists (use -f to overwrite, or --skip-existing)", jobs[i].output);
+        }
+        jobs[i].active = 1;
+        nactive++;
+    }
+
+    WordPiece *wp = wp_create(vocab, lower, &err);
+    if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
+    static const char *need[] = {"[CLS]", "[SEP]", "[MASK]"};
+    for (int i = 0; i < 3; i++)
+        if ((i < 2 || !io.no_mask) && wp_token_id(wp, need[i], strlen(need[i])) < 0)
+            die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab, need[i]);
+    if (outdir && nactive && make_dirs(outdir, &err)) die("%s", err.msg);
+
+    Run r = {0};
+    r.wp = wp;
+    r.io = io;
+    r.fo = (MlmFileOpts){io.max_seq_length, io.max_predictions, level, 1, cc.force};
+    r.jobs = jobs;
+    r.njobs = njobs;
+    pthread_mutex_init(&r.plock, NULL);
+    uint64_t total_in = 0;
+    for (int i = 0; i < njobs; i++)
+        if (jobs[i].active) total_in += inputs_total_size(jobs[i].inputs, jobs[i].ninputs);
+    progress_init(&r.prog, total_in);
+    int nworkers = cc.nthreads < nactive ? cc.nthreads : nactive;
+    if (nworkers < 1) nworkers = 1;
+    r.threads_per_job = cc.nthreads / nworkers;
+    if (r.threads_per_job < 1) r.threads_per_job = 1;
+    double t0 = now_sec();
+    if (nworkers == 1) {
+        worker(&r);
+    } else {
+        pthread_t *th = xmalloc((size_t)nworkers * sizeof *th);
+        for (int i = 0; i < nworkers; i++)
+            if (pthread_create(&th[i], NULL, worker, &r)) die("cannot start a thread");
+        for (int i = 0; i < nworkers; i++) pthread_join(th[i], NULL);
+        free(th);
+    }
+    progress_done(&r.prog);
+    double secs = now_sec() - t0;
+
+    int failed = 0;
+    uint64_t bytes = 0, insts = 0, tokens = 0, masked = 0, rnext = 0, hbytes = 0, docs = 0;
+    for (int i = 0; i < njobs; i++) {
+        Job *j = &jobs[i];
+        if (!j->active) continue;
+        if (j->failed) {
+            failed++;
+            fprintf(stderr, "%s: %s\n", progname, j->err.msg);
+            continue;
+        }
+        bytes += j->bytes, insts += j->instances, tokens += j->tokens, masked += j->masked;
+        rnext += j->random_next, hbytes += j->hdf5_bytes, docs += j->docs;
+    }
+    char where[96] = "";
+    if (shard_count > 0)
+        snprintf(where, sizeof where, " (batch part %ld of %ld: %d of %d shards)", shard_index, shard_count, mine, njobs);
+    info(2,
+         "%d shard%s written%s, %llu documents, %.1f MB text -> %llu instances (%llu tokens, %.1f %% masked, "
+         "%.1f %% random next), %.1f MB HDF5%s%s in %.2f s (%.2f MB/s, %.0f instances/s)",
+         nactive - failed, nactive - failed == 1 ? "" : "s", where, (unsigned long long)docs, bytes / 1e6,
+         (unsigned long long)insts, (unsigned long long)tokens, tokens ? 100.0 * masked / tokens : 0.0,
+         insts ? 100.0 * rnext / insts : 0.0, hbytes / 1e6, outdir ? " in " : "", outdir ? outdir : "", secs,
+         secs > 0 ? bytes / 1e6 / secs : 0.0, secs > 0 ? insts / secs : 0.0);
+    if (skipped) info(2, "%d shard%s skipped: output exists", skipped, skipped == 1 ? "" : "s");
+    if (failed) info(1, "%d of %d shard%s failed", failed, nactive, nactive == 1 ? "" : "s");
+    wp_destroy(wp);
+    for (int i = 0; i < njobs; i++) free(jobs[i].output);
+    free(jobs);
+    for (int i = 0; i < ninputs; i++) free(inputs[i]);
+    free(inputs);
+    free(outdir);
+    return failed ? EXIT_DATA : EXIT_OK;
+}
