@@ -32,6 +32,10 @@ static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
 
 static void h5_init(void) {
+    /* No library shutdown at exit: a file whose close failed (disk full)
+     * stays registered, and HDF5 1.10's exit-time close of it crashes.
+     * Every file this code opens is closed explicitly. */
+    H5dont_atexit();
     H5open();
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not the stack dump */
 }
@@ -83,6 +87,7 @@ static const char *h5_errmsg(ErrWalk *w) {
 const char *h5_versions(void) {
     static char buf[64];
     unsigned maj = 0, min = 0, rel = 0;
+    pthread_once(&h5_once, h5_init);
     H5get_libversion(&maj, &min, &rel);
     snprintf(buf, sizeof buf, "HDF5 %u.%u.%u, libdeflate %s", maj, min, rel, LIBDEFLATE_VERSION_STRING);
     return buf;

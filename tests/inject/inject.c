@@ -3,6 +3,10 @@
  * Makes fwrite, fflush or fclose fail with ENOSPC ("No space left on
  * device") on every stream whose file name contains "FAILME", as a full
  * disk would. WB_INJECT names the call to break (fwrite|fflush|fclose).
+ * WB_INJECT=pwrite breaks pwrite/pwrite64/write on such file descriptors
+ * (libraries that write by descriptor, as HDF5 does) once WB_INJECT_AT
+ * (default 1) calls have been made on them: the call that many succeeds,
+ * the later ones fail.
  * Programs must then exit non-zero and leave no output file behind.
  * WB_INJECT=sigint instead interrupts the program: the WB_INJECT_AT-th
  * (default first) fwrite on a marked stream is done and then SIGINT is
@@ -19,6 +23,54 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static int fd_marked(int fd) {
+    char link[64], path[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, path, sizeof path - 1);
+    if (n <= 0) return 0;
+    path[n] = '\0';
+    return strstr(path, "FAILME") != NULL;
+}
+
+/* WB_INJECT=pwrite and fd is marked and its quota of good calls is used. */
+static int fd_fails(int fd) {
+    static long calls;
+    const char *want = getenv("WB_INJECT");
+    if (!want || strcmp(want, "pwrite") != 0 || !fd_marked(fd)) return 0;
+    const char *at = getenv("WB_INJECT_AT");
+    return ++calls > (at ? atol(at) : 1);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off) {
+    static ssize_t (*real)(int, const void *, size_t, off_t);
+    if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+    if (fd_fails(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return real(fd, buf, n, off);
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) {
+    static ssize_t (*real)(int, const void *, size_t, off_t);
+    if (!real) real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite64");
+    if (fd_fails(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return real(fd, buf, n, off);
+}
+
+ssize_t write(int fd, const void *buf, size_t n) {
+    static ssize_t (*real)(int, const void *, size_t);
+    if (!real) real = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+    if (fd > 2 && fd_fails(fd)) {
+        errno = ENOSPC;
+        return -1;
+    }
+    return real(fd, buf, n);
+}
 
 static int marked(FILE *fp, const char *call) {
     const char *want = getenv("WB_INJECT");
