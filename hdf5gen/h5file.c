@@ -26,6 +26,7 @@
 #include <omp.h>
 #endif
 
+#include "deflate.h"
 #include "io.h"
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,6 +92,15 @@ const char *h5_versions(void) {
     H5get_libversion(&maj, &min, &rel);
     snprintf(buf, sizeof buf, "HDF5 %u.%u.%u, libdeflate %s", maj, min, rel, LIBDEFLATE_VERSION_STRING);
     return buf;
+}
+
+int h5_inflate(const void *src, size_t n, void *dst, size_t want) {
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    if (!d) return -1;
+    size_t in_used = 0, out = 0;
+    enum libdeflate_result r = libdeflate_zlib_decompress_ex(d, src, n, dst, want, &in_used, &out);
+    libdeflate_free_decompressor(d);
+    return r == LIBDEFLATE_SUCCESS && in_used == n && out == want ? 0 : -1;
 }
 
 /* ---- chunk shape ---- */
@@ -175,7 +185,8 @@ static void grow(uint8_t **p, size_t *cap, size_t need) {
 /* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
  * a chunk does not compress into the bound (cannot happen with a correct
  * bound). */
-static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0, struct libdeflate_compressor *c) {
+static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0, struct libdeflate_compressor *c,
+                     DflScratch *sc) {
     size_t es = (size_t)d->elem_size;
     uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
     uint64_t cols = d->rank == 2 ? d->cols : 1;
@@ -186,7 +197,7 @@ static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_
     d->fill(d->arg, r0, nrows, b->raw);
     uint64_t nstrips = (cols + cw - 1) / cw;
     size_t chunkn = (size_t)(ch * cw * es);
-    size_t bound = libdeflate_zlib_compress_bound(c, chunkn);
+    size_t bound = c ? libdeflate_zlib_compress_bound(c, chunkn) : dfl_bound(chunkn);
     grow(&b->z, &b->zcap, bound * nstrips);
     if (b->zsizecap < nstrips) {
         free(b->zsize);
@@ -206,7 +217,8 @@ static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_
             }
             src = b->chunk;
         }
-        size_t n = libdeflate_zlib_compress(c, src, chunkn, b->z + zoff, bound);
+        size_t n = c ? libdeflate_zlib_compress(c, src, chunkn, b->z + zoff, bound)
+                     : dfl_compress(src, chunkn, b->z + zoff, bound, sc);
         if (!n) return -1;
         b->zsize[s] = n;
         zoff += n;
@@ -227,7 +239,7 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     if (d->elem_size != 1 && d->elem_size != 4)
         return err_set(err, "%s: %s: element size %d not supported", path, d->name, d->elem_size);
     if (d->rows == 0) return err_set(err, "%s: %s: no rows to write", path, d->name);
-    if (level < 1 || level > 12) return err_set(err, "%s: deflate level %d is not in 1..12", path, level);
+    if (level < 0 || level > 12) return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
     if (threads < 1) threads = 1;
     uint64_t cols = d->rank == 2 ? d->cols : 1;
     uint64_t shape[2] = {d->rows, cols}, chunk[2];
@@ -243,7 +255,8 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     hid_t space = H5Screate_simple(d->rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, d->rank, cdims);
-    H5Pset_deflate(dcpl, (unsigned)(level > 9 ? 9 : level)); /* the filter's parameter; data is read the same */
+    /* the filter's parameter, which only HDF5's own compressor would use */
+    H5Pset_deflate(dcpl, (unsigned)(level == 0 ? 4 : level > 9 ? 9 : level));
     H5Pset_obj_track_times(dcpl, 0);                         /* no timestamps: same bytes every run */
     hid_t type = d->elem_size == 4 ? H5T_STD_I32LE : H5T_STD_I8LE;
     hid_t dset = H5Dcreate2(o->file, d->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
@@ -259,7 +272,8 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     int nb = threads * 2; /* bands per batch */
     Band *bands = xcalloc((size_t)nb, sizeof *bands);
     struct libdeflate_compressor **comp = xcalloc((size_t)threads, sizeof *comp);
-    for (int t = 0; t < threads; t++) comp[t] = libdeflate_alloc_compressor(level);
+    DflScratch *scr = xcalloc((size_t)threads, sizeof *scr);
+    for (int t = 0; t < threads && level > 0; t++) comp[t] = libdeflate_alloc_compressor(level);
     int rc = 0;
     for (uint64_t b0 = 0; b0 < nbands && rc == 0; b0 += (uint64_t)nb) {
         int n = nbands - b0 < (uint64_t)nb ? (int)(nbands - b0) : nb;
@@ -270,7 +284,7 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t]) != 0;
+            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t], &scr[t]) != 0;
         }
         if (bad) {
             rc = err_set(err, "%s: %s: compression failed", path, d->name);
@@ -293,8 +307,12 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
         UNLOCK();
     }
     (void)chunkn;
-    for (int t = 0; t < threads; t++) libdeflate_free_compressor(comp[t]);
+    for (int t = 0; t < threads; t++) {
+        if (comp[t]) libdeflate_free_compressor(comp[t]);
+        dfl_scratch_free(&scr[t]);
+    }
     free(comp);
+    free(scr);
     for (int i = 0; i < nb; i++) band_free(&bands[i]);
     free(bands);
     LOCK();

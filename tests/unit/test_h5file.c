@@ -67,7 +67,7 @@ static char *slurp(const char *path, size_t *n) {
 }
 
 /* Write the three test datasets with `threads`; returns 0 on success. */
-static int write_file(const char *path, uint64_t rows, int threads) {
+static int write_file(const char *path, uint64_t rows, int threads, int level) {
     Err err;
     H5Out *o;
     if (h5out_create(&o, path, 1, &err)) {
@@ -77,7 +77,7 @@ static int write_file(const char *path, uint64_t rows, int threads) {
     Gen g4 = {4, 131}, g1 = {1, 20}, g0 = {1, 1};
     H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4}, {"mask", 1, 2, rows, 20, fill, &g1}, {"labels", 1, 1, rows, 1, fill, &g0}};
     for (int i = 0; i < 3; i++)
-        if (h5out_write(o, &d[i], 4, threads, &err)) {
+        if (h5out_write(o, &d[i], level, threads, &err)) {
             printf("  %s\n", err.msg);
             h5out_abort(o);
             return -1;
@@ -90,8 +90,11 @@ static void test_roundtrip(const char *dir) {
     snprintf(p1, sizeof p1, "%s/t1.hdf5", dir);
     snprintf(p4, sizeof p4, "%s/t4.hdf5", dir);
     const uint64_t rows = 20011; /* several bands, partial edge chunks both ways (131 columns) */
-    test_cond("write with 1 thread", write_file(p1, rows, 1) == 0);
-    test_cond("write with 4 threads", write_file(p4, rows, 4) == 0);
+    test_cond("write with 1 thread", write_file(p1, rows, 1, 0) == 0);
+    test_cond("write with 4 threads", write_file(p4, rows, 4, 0) == 0);
+    char pl[512];
+    snprintf(pl, sizeof pl, "%s/tl.hdf5", dir);
+    test_cond("write with libdeflate level 6", write_file(pl, rows, 2, 6) == 0);
     size_t n1 = 0, n4 = 0;
     char *b1 = slurp(p1, &n1), *b4 = slurp(p4, &n4);
     test_cond("files exist", b1 && b4);
@@ -101,6 +104,18 @@ static void test_roundtrip(const char *dir) {
 
     Err err;
     H5In *in = NULL;
+    test_cond("libdeflate file opens", h5in_open(&in, pl, &err) == 0);
+    if (in) {
+        H5Info li;
+        test_cond("libdeflate level 6 recorded", h5in_info(in, "ids", &li, &err) == 1 && li.deflate_level == 6);
+        int32_t *a = malloc(rows * 131 * sizeof *a);
+        int diff = h5in_read_rows(in, "ids", 0, rows, a, &err) != 0;
+        for (uint64_t i = 0; i < rows * 131 && !diff; i++) diff = a[i] != value_at(i / 131, i % 131);
+        test_cond("libdeflate file reads back", !diff);
+        free(a);
+        h5in_close(in);
+        in = NULL;
+    }
     test_cond("open for reading", h5in_open(&in, p4, &err) == 0);
     if (!in) return;
     char **names = NULL;
