@@ -60,7 +60,7 @@ int h5out_create(H5Out **out, const char *path, int force, Err *err);
 
 /* Add dataset d, compressed on up to `threads` threads: `level` 1..12 with
  * libdeflate at that level (the filter parameter records min(level, 9));
- * 0 with the run-length + Huffman encoder of deflate.h (5-10x faster, a
+ * 0 with the run-length + Huffman encoder of deflate.h (~4x faster, a
  * few per cent larger on token ids), recording 4, NVIDIA's parameter. The
  * parameter is a hint for HDF5's own compressor; readers ignore it. Returns 0, or -1 with err
  * ("PATH: writing input_ids: No space left on device"); the file is then

@@ -70,7 +70,7 @@ static void usage(void) {
            "  --skip-existing               leave shards whose output exists (finished files\n"
            "                                only ever appear whole) and do the rest\n"
            "  --deflate-level N             0 (default): our run-length + Huffman deflate\n"
-           "                                encoder, 5x faster than libdeflate at level 4, files\n"
+           "                                encoder, ~4x faster than libdeflate at level 4, files\n"
            "                                ~7 %% larger; 1..12: libdeflate at that level (4 =\n"
            "                                NVIDIA's). Any gzip reader reads both; the filter\n"
            "                                records level 4 (NVIDIA's) for 0, else min(N, 9)\n"
