@@ -47,7 +47,7 @@ static void fill_pos(void *arg, uint64_t r0, uint64_t n, void *buf) {
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
         inst_view(c->s, r0 + r, &v);
-        memcpy(out + r * c->P, v.positions, v.nmask * sizeof *out);
+        if (v.nmask) memcpy(out + r * c->P, v.positions, v.nmask * sizeof *out);
     }
 }
 
@@ -57,7 +57,7 @@ static void fill_lab(void *arg, uint64_t r0, uint64_t n, void *buf) {
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
         inst_view(c->s, r0 + r, &v);
-        memcpy(out + r * c->P, v.label_ids, v.nmask * sizeof *out);
+        if (v.nmask) memcpy(out + r * c->P, v.label_ids, v.nmask * sizeof *out);
     }
 }
 

@@ -12,10 +12,10 @@
  * --eval identifies each text with a model and writes "gold<TAB>guess<TAB>
  * confidence" lines, with the accuracy and speed on stderr.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "io.h"
@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
 
     if (eval_model) {
         LangId *m = langid_load(eval_model, &err);
-        if (!m) die_code(errno == ENOENT ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
+        if (!m) die_code(access(eval_model, R_OK) != 0 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg); /* missing: usage */
         Writer w;
         Reader rd;
         if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
