@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mk/testdeps.sh - optional Debian packages the comparison tests use
 # (python3-sentencepiece: the tests check that SentencePiece loads and
-# encodes with the models we write). Installed when run as root and
+# encodes with the models we write; python3-h5py: NVIDIA's HDF5 reader
+# is run on the files hdf5gen writes). Installed when run as root and
 # apt-get is there; never fails: without them those checks say they did
 # not run and count nothing. WIKIBERT_NO_INSTALL=1 skips the attempt.
 #
@@ -10,6 +11,7 @@ set -u
 [ "${WIKIBERT_NO_INSTALL:-0}" = 1 ] && exit 0
 want=()
 /usr/bin/python3 -c 'import sentencepiece' >/dev/null 2>&1 || want+=(python3-sentencepiece)
+/usr/bin/python3 -c 'import h5py' >/dev/null 2>&1 || want+=(python3-h5py)
 [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "testdeps: installing ${want[*]} (optional, for comparison tests)" >&2

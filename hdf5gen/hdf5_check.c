@@ -1,0 +1,121 @@
+/* hdf5_check - validate masked-LM HDF5 files and print their statistics.
+ *
+ *   hdf5_check --vocab vocab.txt hdf5/shard_0.hdf5 hdf5/shard_1.hdf5
+ *   hdf5_check --dump shard_0.hdf5 > rows.txt
+ *
+ * Reads each file as NVIDIA's pretraining_dataset does and checks the
+ * rules of h5check.h; prints one summary per file and a total.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "h5check.h"
+#include "h5file.h"
+#include "wordpiece.h"
+
+static void usage(void) {
+    printf("Usage: %s [OPTIONS] FILE...\n"
+           "Check masked-LM HDF5 files (hdf5gen's, NVIDIA create_pretraining_data.py's) the\n"
+           "way NVIDIA's run_pretraining.py reads them: the six datasets, their types and\n"
+           "shapes, and every instance: [CLS]/[SEP] placement, input_mask and padding,\n"
+           "segment ids, next-sentence label, masked positions (increasing, inside the\n"
+           "sequence, zeros after them) and their ids, ids inside the vocabulary.\n"
+           "Prints per file: instances, tokens, masked share (and what the masked positions\n"
+           "hold), next-sentence balance, a histogram of sequence lengths.\n\n"
+           "Options:\n"
+           "  --vocab FILE   vocab.txt: ids must be below its size; [CLS]/[SEP]/[MASK] ids\n"
+           "                 from it (default: BERT's 101/102/103, no range check)\n"
+           "  --cls N, --sep N, --mask N   the special ids without a vocabulary\n"
+           "  --strict       other integer types than NVIDIA's are errors, not warnings\n"
+           "  --dump         print every row on stdout, tab-separated: input_ids,\n"
+           "                 segment_ids as 0/1 digits, masked_lm_positions, masked_lm_ids,\n"
+           "                 next_sentence_label (unpadded)\n"
+           "  -q, --quiet    only errors; -v: also the histogram\n"
+           "  -h, --help, -V, --version\n\n"
+           "Exit status: 0 every file valid; 1 a violation (the message names the file and\n"
+           "the instance; the other files are still checked); 2 a bad option, a missing or\n"
+           "unreadable file, or a file that is not HDF5.\n",
+           progname);
+}
+
+static void print_stats(const char *what, const H5CheckStats *s, int hist) {
+    double t = s->tokens ? (double)s->tokens : 1, m = s->masked ? (double)s->masked : 1,
+           n = s->instances ? (double)s->instances : 1;
+    printf("%s: %llu instances, L %d, P %d, %llu tokens (%.1f per instance), %.2f %% masked "
+           "([MASK] %.1f %%, kept %.1f %%, other %.1f %%), random next %.1f %%, with segment B %.1f %%, max id %d\n",
+           what, (unsigned long long)s->instances, s->L, s->P, (unsigned long long)s->tokens, s->tokens / n,
+           100.0 * s->masked / t, 100.0 * s->masked_as_mask / m, 100.0 * s->masked_kept / m,
+           100.0 * s->masked_other / m, 100.0 * s->random_next / n, 100.0 * s->with_b / n, s->max_id);
+    if (hist && s->L) {
+        printf("  length:");
+        for (int b = 0; b < 8; b++) printf(" <=%d: %llu", (b + 1) * s->L / 8, (unsigned long long)s->hist[b]);
+        printf("\n");
+    }
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    CliCommon cc;
+    cli_common_init(&cc);
+    H5CheckOpts o = {0, 101, 102, 103, 0, NULL};
+    const char *vocab = NULL;
+    int dump = 0;
+    enum { O_VOCAB = 256, O_STRICT, O_DUMP, O_CLS, O_SEP, O_MASK };
+    static const struct option longopts[] = {
+        {"vocab", 1, 0, O_VOCAB}, {"strict", 0, 0, O_STRICT}, {"dump", 0, 0, O_DUMP}, {"cls", 1, 0, O_CLS},
+        {"sep", 1, 0, O_SEP},     {"mask", 1, 0, O_MASK},     CLI_LONGOPTS_COMMON};
+    int c;
+    while ((c = getopt_long(argc, argv, ":qvhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_VOCAB: vocab = optarg; break;
+        case O_STRICT: o.strict = 1; break;
+        case O_DUMP: dump = 1; break;
+        case O_CLS: o.cls = (int32_t)cli_parse_int(optarg, "--cls", 0, INT32_MAX); break;
+        case O_SEP: o.sep = (int32_t)cli_parse_int(optarg, "--sep", 0, INT32_MAX); break;
+        case O_MASK: o.mask = (int32_t)cli_parse_int(optarg, "--mask", 0, INT32_MAX); break;
+        case 'h': usage(); return EXIT_OK;
+        default: cli_common_opt(&cc, c, optarg, argv, h5_versions());
+        }
+    }
+    if (optind >= argc) cli_bad_usage("no input files");
+    Err err;
+    if (vocab) {
+        WordPiece *wp = wp_create(vocab, 1, &err);
+        if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
+        o.vocab_size = (int32_t)wp_vocab_size(wp);
+        o.cls = wp_token_id(wp, "[CLS]", 5);
+        o.sep = wp_token_id(wp, "[SEP]", 5);
+        o.mask = wp_token_id(wp, "[MASK]", 6);
+        wp_destroy(wp);
+        if (o.cls < 0 || o.sep < 0) die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab, o.cls < 0 ? "[CLS]" : "[SEP]");
+    }
+    if (dump) o.dump = stdout;
+    H5CheckStats total = {0};
+    int bad = 0, unreadable = 0, nfiles = argc - optind;
+    for (int i = optind; i < argc; i++) {
+        H5CheckStats st = {0};
+        int rc = h5check_file(argv[i], &o, &st, &err);
+        if (rc) {
+            fprintf(stderr, "%s: %s\n", progname, err.msg);
+            if (rc == -2) unreadable++;
+            else bad++;
+            continue;
+        }
+        if (!dump && display_level >= 2) print_stats(argv[i], &st, display_level >= 3);
+        total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
+        total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
+        total.masked_other += st.masked_other, total.random_next += st.random_next, total.with_b += st.with_b;
+        for (int b = 0; b < 8; b++) total.hist[b] += st.hist[b];
+        total.max_id = st.max_id > total.max_id ? st.max_id : total.max_id;
+        total.L = st.L, total.P = st.P;
+    }
+    if (!dump && display_level >= 2 && nfiles > 1) print_stats("total", &total, 0);
+    if (bad || unreadable)
+        info(1, "%d of %d file%s invalid%s", bad + unreadable, nfiles, nfiles == 1 ? "" : "s",
+             unreadable ? " or unreadable" : "");
+    else info(3, "%d file%s valid", nfiles, nfiles == 1 ? "" : "s");
+    if (fflush(stdout) || ferror(stdout)) die("write error on standard output");
+    return unreadable ? EXIT_USAGE : bad ? EXIT_DATA : EXIT_OK;
+}
