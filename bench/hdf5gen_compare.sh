@@ -14,7 +14,9 @@
 # $W/venv3 (h5py, numpy, six, tqdm installed there if missing) through
 # bench/hdf5gen_ref.py, which times its phases and prints its HDF5 rows.
 #
-# Ours: build/tests/inst_dump (the test driver) prints the same rows.
+# Ours: bin/hdf5gen writes its HDF5 file, compared dataset by dataset with
+# h5py (hdf5gen_ref.py compare: "identical" or the first difference), and
+# build/tests/inst_dump (the test driver) prints the same rows as text.
 # Shards: BERT-format text (one sentence per line, blank line between
 # documents) made from tests/data by wiki_dump | wiki_strip -F lines |
 # sent_split. Compared:
@@ -126,11 +128,19 @@ compare() {
   "$PY" "$REF" dump "$D/ref.hdf5" >"$D/ref.rows"
   "$DUMP" --vocab "$vocab" --seq "$seq" --max-pred "$pred" --dupe "$dupe" --seed "$seed" --mlm-prob "$mlm" \
     --short-prob "$short" "${o[@]}" "$shard" >"$D/our.rows"
-  local n
+  local n h5
+  [ -n "$wwm" ] && o=(--whole-word-mask)
+  "$BIN/hdf5gen" -q -f --vocab "$vocab" --max_seq_length "$seq" --max_predictions_per_seq "$pred" \
+    --dupe_factor "$dupe" --random_seed "$seed" --masked_lm_prob "$mlm" --short_seq_prob "$short" "${o[@]}" \
+    -o "$D/our.hdf5" "$shard"
+  h5=$("$PY" "$REF" compare "$D/ref.hdf5" "$D/our.hdf5") || true
   n=$(wc -l <"$D/ref.rows")
   runs=$((runs + 1)) rows=$((rows + n))
-  if cmp -s "$D/ref.rows" "$D/our.rows"; then
-    printf '  same  %6d rows  %s\n' "$n" "$label"
+  if [ "$h5" != identical ]; then
+    bad=$((bad + 1))
+    printf '  DIFF  %6d rows  %s: HDF5 files: %s\n' "$n" "$label" "$h5"
+  elif cmp -s "$D/ref.rows" "$D/our.rows"; then
+    printf '  same  %6d rows  %s (HDF5 datasets identical)\n' "$n" "$label"
   else
     bad=$((bad + 1))
     printf '  DIFF  %6d rows  %s (ours %d rows; first difference in row %s)\n' "$n" "$label" "$(wc -l <"$D/our.rows")" \

@@ -13,6 +13,11 @@ committed) with its phases timed, and print its HDF5 output as text.
         do_whole_word_mask=True; tensorflow is replaced by a stub that
         accepts its flag definitions, nothing else of it is used.
 
+    python hdf5gen_ref.py compare REF.hdf5 OURS.hdf5
+        Compares the six datasets (dtype, shape, values) of the original's
+        file and hdf5gen's; prints "identical" or the first difference and
+        exits 1 on a difference.
+
     python hdf5gen_ref.py dump FILE.hdf5
         Prints the rows in the format of tests/unit/inst_dump.c: per row,
         tab-separated, the unpadded input_ids, the segment_ids as a string of
@@ -109,9 +114,37 @@ def dump(path):
     return 1 if bad else 0
 
 
+def compare(ref_path, our_path):
+    """Print "identical" when the six datasets of both files have the same
+    dtype, shape and values, else the first difference; exit status 1 then."""
+    import h5py
+    import numpy as np
+    keys = ["input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids", "next_sentence_labels"]
+    a, b = h5py.File(ref_path, "r"), h5py.File(our_path, "r")
+    for k in keys:
+        if k not in a or k not in b:
+            print("%s: missing in %s" % (k, "the original" if k not in a else "ours"))
+            return 1
+        x, y = a[k][:], b[k][:]
+        if x.dtype != y.dtype:
+            print("%s: dtype %s vs %s" % (k, x.dtype, y.dtype))
+            return 1
+        if x.shape != y.shape:
+            print("%s: shape %s vs %s" % (k, x.shape, y.shape))
+            return 1
+        if not np.array_equal(x, y):
+            idx = tuple(int(i) for i in np.argwhere(x != y)[0])
+            print("%s: at %s: original %d, ours %d" % (k, idx, x[idx], y[idx]))
+            return 1
+    print("identical")
+    return 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "run":
         run(sys.argv[2:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "compare":
+        sys.exit(compare(sys.argv[2], sys.argv[3]))
     elif len(sys.argv) == 3 and sys.argv[1] == "dump":
         sys.exit(dump(sys.argv[2]))
     else:
