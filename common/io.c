@@ -333,3 +333,23 @@ int writer_refuse_tty(Writer *w, Err *err) {
         return err_set(err, "stdout is a terminal, refusing to write binary output (use -o FILE)");
     return 0;
 }
+
+int make_dirs(const char *dir, Err *err) {
+    char *p = xstrdup(dir);
+    for (char *s = p + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            err_set(err, "%s: cannot create: %s", p, strerror(errno));
+            free(p);
+            return -1;
+        }
+        *s = c;
+        if (!c) break;
+    }
+    free(p);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return err_set(err, "%s: not a directory", dir);
+    return 0;
+}
