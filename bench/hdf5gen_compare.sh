@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bench/hdf5gen_compare.sh - instance generation (hdf5gen/instances.c)
-# against NVIDIA's create_pretraining_data.py, row for row, and the speed of
-# both.
+# bench/hdf5gen_compare.sh - bin/hdf5gen against NVIDIA's
+# create_pretraining_data.py, HDF5 file against HDF5 file: the data, the
+# speed and the peak memory of both.
 #
 # The original (DeepLearningExamples at 4733603, PyTorch/LanguageModeling/
 # BERT/create_pretraining_data.py + tokenization.py) is fetched at bench
@@ -12,28 +12,37 @@
 # file_utils.py (needed only by BertTokenizer.from_pretrained, and pulling in
 # boto3 and requests) is replaced by a one-function stub. It runs in
 # $W/venv3 (h5py, numpy, six, tqdm installed there if missing) through
-# bench/hdf5gen_ref.py, which times its phases and prints its HDF5 rows.
+# bench/hdf5gen_ref.py run, which times its phases.
 #
-# Ours: bin/hdf5gen writes its HDF5 file, compared dataset by dataset with
-# h5py (hdf5gen_ref.py compare: "identical" or the first difference), and
-# build/tests/inst_dump (the test driver) prints the same rows as text.
-# Shards: BERT-format text (one sentence per line, blank line between
-# documents) made from tests/data by wiki_dump | wiki_strip -F lines |
-# sent_split. Compared:
+# Every comparison runs the original and bin/hdf5gen on the same shard with
+# the same parameters and compares the two HDF5 files with
+# `hdf5gen_ref.py compare`: the six datasets present in both, same dtype,
+# same shape, identical values. The chunk shapes and filters of both files
+# are printed once, for information. Shards: BERT-format text (one sentence
+# per line, blank line between documents) made from tests/data by
+# wiki_dump | wiki_strip -F lines | sent_split. Compared:
 #   - the small shards x seq 128 (P 20) and 512 (P 80) x dupe_factor 1..5 x
 #     the seeds in $HG_SEEDS
 #   - the 206-page shard, seq 128 and 512, dupe_factor 5, seed 12345
 #   - \r\n and lone-\r line ends; a vocabulary with duplicate lines;
 #     other masked_lm_prob / short_seq_prob / max_predictions values
-#   - --whole-word against Google's create_masked_lm_predictions with
-#     do_whole_word_mask (google-research/bert at eedf571, fetched the same
-#     way into $W/google-bert; $GOOGLE_BERT_GIT for a local clone)
-# Speed (HG_SPEED=0 skips it): the 206-page shard repeated $HG_COPIES
-# times, dupe_factor 5, seq 128 (P 20) and 512 (P 80): the original's phases
-# (instances = read + tokenize + build; write = ids + HDF5) against ours on
-# one core (read+tokenize, build; best of $REPS), wall clock and CPU time;
-# and ours with -j2 reading. HG_COMPARE=0 skips the row comparisons.
+#   - hdf5gen --whole-word-mask against the original with Google's
+#     create_masked_lm_predictions and do_whole_word_mask
+#     (google-research/bert at eedf571, fetched the same way into
+#     $W/google-bert; $GOOGLE_BERT_GIT for a local clone)
+# HG_COMPARE=0 skips these.
+# Speed and memory (HG_SPEED=0 skips them): the 206-page shard repeated
+# $HG_COPIES times, dupe_factor 5, seq 128 (P 20) and 512 (P 80): the
+# original on one core ($CORE1; once) against hdf5gen -j1 on the same core
+# and hdf5gen -j2 (best of $REPS each): wall clock and CPU time of the whole
+# process, MB/s of text and instances/s; and two shards (two copies of that
+# shard, one output directory) with -j1 against -j2. Every output of these
+# runs is compared with the original's too. Peak RSS (/usr/bin/time %M) of
+# the original and of hdf5gen -j1. A "== summary" block at the end holds
+# all ratios; the exit status is 1 when any comparison differs.
 #   bash bench/hdf5gen_compare.sh
+#   HG_SEEDS=12345 HG_COPIES=1 REPS=1 bash bench/hdf5gen_compare.sh   (quick)
+# shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 HG_SEEDS=${HG_SEEDS:-"12345 1 987654321"}
 HG_COPIES=${HG_COPIES:-2}
@@ -45,7 +54,7 @@ GB_COMMIT=eedf5716ce1268e56f0a50264a88cafad334ac61
 GB_SHA=7c3df7749e6327f85fdd00adaf6ed55d6399ee58d3d844d2281db60b36129b21
 PY=$W/venv3/bin/python
 REF=$ROOT/bench/hdf5gen_ref.py
-DUMP=$ROOT/build/tests/inst_dump
+HG=$BIN/hdf5gen
 VOCAB=$ROOT/data/bert/vocab.txt
 D=$W/hdf5gen
 mkdir -p "$D"
@@ -92,7 +101,9 @@ fetch_file "$GB/create_pretraining_data.py" "$GB_SHA" google-research/bert "$GB_
 "$PY" -c 'import h5py, numpy, six, tqdm' 2>/dev/null || "$W/venv3/bin/pip" install -q h5py numpy six tqdm
 "$PY" -c 'import sys, h5py, numpy; print("python", sys.version.split()[0], "h5py", h5py.__version__, "numpy", numpy.__version__)'
 
-make -C "$ROOT" -s all build/tests/inst_dump >/dev/null
+make -C "$ROOT" -s all >/dev/null
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time (GNU time) is needed for the peak memory" >&2; exit 1; }
+read -ra one_core <<<"$CORE1"
 
 # ---- shards ----
 S=$D/shards
@@ -115,41 +126,53 @@ for s in $SMALL enwiki-206; do
     "$(($(grep -c '^$' "$S/$s.txt") + 0))"
 done
 
-# ---- row-for-row comparison ----
-runs=0 rows=0 bad=0
-# compare LABEL SHARD VOCAB SEQ PRED DUPE SEED MLM SHORT [--whole-word]
-compare() {
-  local label=$1 shard=$2 vocab=$3 seq=$4 pred=$5 dupe=$6 seed=$7 mlm=$8 short=$9 wwm=${10:-}
-  local g=() o=()
-  [ -n "$wwm" ] && g=(--google-wwm "$GOOGLE") && o=(--whole-word)
-  "$PY" "$REF" run "$NV" "${g[@]}" -- --vocab_file "$vocab" --input_file "$shard" --output_file "$D/ref.hdf5" \
-    --max_seq_length "$seq" --max_predictions_per_seq "$pred" --dupe_factor "$dupe" --random_seed "$seed" \
-    --masked_lm_prob "$mlm" --short_seq_prob "$short" >/dev/null 2>"$D/ref.log" || { cat "$D/ref.log" >&2; return 1; }
-  "$PY" "$REF" dump "$D/ref.hdf5" >"$D/ref.rows"
-  "$DUMP" --vocab "$vocab" --seq "$seq" --max-pred "$pred" --dupe "$dupe" --seed "$seed" --mlm-prob "$mlm" \
-    --short-prob "$short" "${o[@]}" "$shard" >"$D/our.rows"
-  local n h5
-  [ -n "$wwm" ] && o=(--whole-word-mask)
-  "$BIN/hdf5gen" -q -f --vocab "$vocab" --max_seq_length "$seq" --max_predictions_per_seq "$pred" \
-    --dupe_factor "$dupe" --random_seed "$seed" --masked_lm_prob "$mlm" --short_seq_prob "$short" "${o[@]}" \
-    -o "$D/our.hdf5" "$shard"
-  h5=$("$PY" "$REF" compare "$D/ref.hdf5" "$D/our.hdf5") || true
-  n=$(wc -l <"$D/ref.rows")
-  runs=$((runs + 1)) rows=$((rows + n))
-  if [ "$h5" != identical ]; then
-    bad=$((bad + 1))
-    printf '  DIFF  %6d rows  %s: HDF5 files: %s\n' "$n" "$label" "$h5"
-  elif cmp -s "$D/ref.rows" "$D/our.rows"; then
-    printf '  same  %6d rows  %s (HDF5 datasets identical)\n' "$n" "$label"
+# ---- HDF5 against HDF5 ----
+runs=0 rows=0 bad=0 layout_done=0 last_rows=0
+# check LABEL ORIGINAL OURS [layout]: compares two HDF5 files, prints one
+# line (and the layout once, when asked), counts; last_rows = their rows.
+check() {
+  local label=$1 a=$2 b=$3 lay=()
+  [ "${4:-}" = layout ] && [ "$layout_done" = 0 ] && lay=(--layout) && layout_done=1
+  runs=$((runs + 1)) last_rows=0
+  if "$PY" "$REF" compare "${lay[@]}" "$a" "$b" >"$D/cmp.txt"; then
+    [ ${#lay[@]} = 0 ] || sed '$d' "$D/cmp.txt"
+    last_rows=$(sed -n '$s/^identical: \([0-9]*\) rows$/\1/p' "$D/cmp.txt")
+    rows=$((rows + last_rows))
+    printf '  same  %7d rows  %s\n' "$last_rows" "$label"
   else
     bad=$((bad + 1))
-    printf '  DIFF  %6d rows  %s (ours %d rows; first difference in row %s)\n' "$n" "$label" "$(wc -l <"$D/our.rows")" \
-      "$(cmp "$D/ref.rows" "$D/our.rows" 2>/dev/null | sed -n 's/.* line \([0-9]*\).*/\1/p')"
+    [ ${#lay[@]} = 0 ] || grep '^layout\|^  ' "$D/cmp.txt" || true
+    printf '  DIFF  %s\n' "$label"
+    grep -v '^layout\|^  ' "$D/cmp.txt" | sed 's/^/          /' || true
   fi
 }
 
+# original ARGS...: the original with its own command line; exits the bench
+# when it fails (the bench is then broken, not hdf5gen).
+original() {
+  "$PY" "$REF" run "$NV" "$@" >/dev/null 2>"$D/ref.log" ||
+    { cat "$D/ref.log" >&2; echo "bench: the original failed" >&2; exit 1; }
+}
+
+# compare LABEL SHARD VOCAB SEQ PRED DUPE SEED MLM SHORT [wwm] [layout]:
+# the original and hdf5gen -j1 with the same parameters, then check.
+compare() {
+  local label=$1 shard=$2 vocab=$3 g=() o=()
+  local p=(--max_seq_length "$4" --max_predictions_per_seq "$5" --dupe_factor "$6" --random_seed "$7"
+           --masked_lm_prob "$8" --short_seq_prob "$9")
+  [ "${10:-}" = wwm ] && g=(--google-wwm "$GOOGLE") && o=(--whole-word-mask)
+  rm -f "$D/ref.hdf5" "$D/our.hdf5"
+  original "${g[@]}" -- --vocab_file "$vocab" --input_file "$shard" --output_file "$D/ref.hdf5" "${p[@]}"
+  if ! "$HG" -q -j1 -f --vocab "$vocab" "${p[@]}" "${o[@]}" -o "$D/our.hdf5" "$shard" 2>"$D/our.log"; then
+    runs=$((runs + 1)) bad=$((bad + 1))
+    printf '  DIFF  %s\n          hdf5gen failed: %s\n' "$label" "$(tail -1 "$D/our.log")"
+    return 0
+  fi
+  check "$label" "$D/ref.hdf5" "$D/our.hdf5" "${11:-}"
+}
+
 if [ "${HG_COMPARE:-1}" = 1 ]; then
-  echo "== rows: small shards x seq x dupe_factor x seed"
+  echo "== HDF5 files: small shards x seq x dupe_factor x seed"
   for s in $SMALL; do
     for seq in 128 512; do
       pred=$([ "$seq" = 128 ] && echo 20 || echo 80)
@@ -160,10 +183,10 @@ if [ "${HG_COMPARE:-1}" = 1 ]; then
       done
     done
   done
-  echo "== rows: 206-page shard"
-  compare "enwiki-206 seq 128 dupe 5 seed 12345" "$S/enwiki-206.txt" "$VOCAB" 128 20 5 12345 0.15 0.1
+  echo "== HDF5 files: 206-page shard"
+  compare "enwiki-206 seq 128 dupe 5 seed 12345" "$S/enwiki-206.txt" "$VOCAB" 128 20 5 12345 0.15 0.1 '' layout
   compare "enwiki-206 seq 512 dupe 5 seed 12345" "$S/enwiki-206.txt" "$VOCAB" 512 80 5 12345 0.15 0.1
-  echo "== rows: line ends, vocabulary, parameters"
+  echo "== HDF5 files: line ends, vocabulary, parameters"
   compare "enwiki-3 \\r\\n seq 128 dupe 3" "$S/enwiki-3-crlf.txt" "$VOCAB" 128 20 3 12345 0.15 0.1
   compare "huwiki-berlin lone \\r seq 128 dupe 3" "$S/huwiki-berlin-cr.txt" "$VOCAB" 128 20 3 12345 0.15 0.1
   compare "enwiki-3 duplicate vocab lines dupe 5" "$S/enwiki-3.txt" "$D/vocab-dup.txt" 128 20 5 7 0.15 0.1
@@ -172,7 +195,7 @@ if [ "${HG_COMPARE:-1}" = 1 ]; then
   compare "enwiki-3 seq 64 mlm 0.25 short 0 P 10" "$S/enwiki-3.txt" "$VOCAB" 64 10 3 3 0.25 0
   compare "enwiki-3 seq 256 short 1 P 40" "$S/enwiki-3.txt" "$VOCAB" 256 40 2 3 0.15 1
   if [ -n "$GOOGLE" ]; then
-    echo "== rows: --whole-word against Google's create_masked_lm_predictions (do_whole_word_mask)"
+    echo "== HDF5 files: --whole-word-mask against Google's create_masked_lm_predictions (do_whole_word_mask)"
     for s in enwiki-3 huwiki-berlin enwiki-tables; do
       compare "$s whole-word seq 128 dupe 3" "$S/$s.txt" "$VOCAB" 128 20 3 12345 0.15 0.1 wwm
     done
@@ -183,45 +206,97 @@ if [ "${HG_COMPARE:-1}" = 1 ]; then
   echo "compared: $runs runs, $rows rows, $bad with differences"
 fi
 
-# ---- speed ----
-: >"$D/speed.txt"
-for ((i = 0; i < HG_COPIES; i++)); do cat "$S/enwiki-206.txt" >>"$D/speed.txt"; done
-num() { grep -o "$1 [0-9.]*" <<<"$2" | sed -n "${3}p" | cut -d' ' -f2; } # name text nth
-speed() { # seq pred
-  local seq=$1 pred=$2 ref t rd bd best= i
-  echo "== speed: enwiki-206 x $HG_COPIES ($(wc -c <"$D/speed.txt") bytes, $(wc -l <"$D/speed.txt") lines), seq $seq, P $pred, dupe_factor 5"
-  $CORE1 "$PY" "$REF" run "$NV" -- --vocab_file "$VOCAB" --input_file "$D/speed.txt" --output_file "$D/ref.hdf5" \
-    --max_seq_length "$seq" --max_predictions_per_seq "$pred" --dupe_factor 5 >/dev/null 2>"$D/ref.log"
-  ref=$(grep '^ref:' "$D/ref.log")
-  local r_inst r_write r_total rc_inst rc_write rc_total
-  r_inst=$(num instances "$ref" 1) r_write=$(num write "$ref" 1) r_total=$(num total "$ref" 1)
-  rc_inst=$(num instances "$ref" 2) rc_write=$(num write "$ref" 2) rc_total=$(num total "$ref" 2)
+# ---- speed and memory ----
+# measure CMD...: runs it once (output to $D/run.log); sets m_wall (s),
+# m_cpu (user + system s) and m_rss (peak RSS, KB).
+measure() {
+  local s e u y
+  s=$(date +%s.%N)
+  /usr/bin/time -f '%U %S %M' -o "$D/time.txt" "$@" >/dev/null 2>"$D/run.log" ||
+    { cat "$D/run.log" >&2; echo "bench: command failed: $*" >&2; exit 1; }
+  e=$(date +%s.%N)
+  read -r u y m_rss <"$D/time.txt"
+  m_wall=$(echo "$e - $s" | bc) m_cpu=$(echo "$u + $y" | bc)
+}
+# best CMD...: measure $REPS times; sets b_wall and b_cpu of the fastest run,
+# b_rss the highest peak and b_line hdf5gen's summary line of the fastest.
+best() {
+  local i
+  b_wall="" b_rss=0
   for ((i = 0; i < REPS; i++)); do
-    t=$($CORE1 "$DUMP" --vocab "$VOCAB" --seq "$seq" --max-pred "$pred" --dupe 5 --time "$D/speed.txt" 2>&1 >/dev/null |
-      grep '^inst_dump: read')
-    rd=$(num read "$t" 1) bd=$(num build "$t" 1)
-    if [ -z "$best" ] || [ "$(echo "$rd + $bd < $best" | bc)" = 1 ]; then
-      best=$(echo "$rd + $bd" | bc -l) best_read=$rd best_build=$bd cread=$(num read "$t" 2) cbuild=$(num build "$t" 2)
+    measure "$@"
+    if [ -z "$b_wall" ] || [ "$(echo "$m_wall < $b_wall" | bc)" = 1 ]; then
+      b_wall=$m_wall b_cpu=$m_cpu b_line=$(grep '^hdf5gen: .* written' "$D/run.log" || true)
     fi
+    if [ "$m_rss" -gt "$b_rss" ]; then b_rss=$m_rss; fi
   done
-  t=$("$DUMP" -j2 --vocab "$VOCAB" --seq "$seq" --max-pred "$pred" --dupe 5 --time "$D/speed.txt" 2>&1 >/dev/null |
-    grep '^inst_dump: read')
-  local rd2 bd2 ours cours
-  rd2=$(num read "$t" 1) bd2=$(num build "$t" 1)
-  ours=$(echo "$best_read + $best_build" | bc -l) cours=$(echo "$cread + $cbuild" | bc -l)
+}
+mb() { printf '%.1f' "$(echo "$1 * 1024 / 1000000" | bc -l)"; } # KB -> MB (10^6 bytes)
+per() { printf '%.0f' "$(echo "$1 / $2" | bc -l)"; }
+summary=()
+speed() { # seq pred
+  local seq=$1 pred=$2 bytes ow oc orss ref j1w j1c j1rss j1line j2w j2c j2rss tw1 tw2 inst
+  local p=(--max_seq_length "$seq" --max_predictions_per_seq "$pred" --dupe_factor 5 --random_seed 12345
+           --masked_lm_prob 0.15 --short_seq_prob 0.1)
+  bytes=$(wc -c <"$D/speed.txt")
+  echo "== speed and memory: enwiki-206 x $HG_COPIES ($bytes bytes, $(wc -l <"$D/speed.txt") lines), seq $seq, P $pred, dupe_factor 5"
   echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (wall-clock times include waiting for a core)"
-  printf 'original, one core  wall: read+tokenize+build %8.3f s  ids+HDF5 %7.3f s  total %8.3f s\n' "$r_inst" "$r_write" "$r_total"
-  printf '                    cpu:  read+tokenize+build %8.3f s  ids+HDF5 %7.3f s  total %8.3f s\n' "$rc_inst" "$rc_write" "$rc_total"
-  printf 'ours -j1, one core  wall: read+tokenize %7.3f s  build %7.3f s  total %7.3f s\n' "$best_read" "$best_build" "$ours"
-  printf '                    cpu:  read+tokenize %7.3f s  build %7.3f s  total %7.3f s\n' "$cread" "$cbuild" "$cours"
-  printf 'ours -j2            wall: read+tokenize %7.3f s  build %7.3f s\n' "$rd2" "$bd2"
-  printf 'ratio, wall: original instances / ours %sx; original total (with HDF5) / ours (without) %sx\n' \
-    "$(ratio "$r_inst" "$ours")" "$(ratio "$r_total" "$ours")"
-  printf 'ratio, cpu:  original instances / ours %sx; original total (with HDF5) / ours (without) %sx\n' \
-    "$(ratio "$rc_inst" "$cours")" "$(ratio "$rc_total" "$cours")"
+  rm -f "$D/speed-ref.hdf5"
+  measure "${one_core[@]}" "$PY" "$REF" run "$NV" -- --vocab_file "$VOCAB" --input_file "$D/speed.txt" \
+    --output_file "$D/speed-ref.hdf5" "${p[@]}"
+  ow=$m_wall oc=$m_cpu orss=$m_rss ref=$(grep '^ref:' "$D/run.log")
+  best "${one_core[@]}" "$HG" -j1 -f --vocab "$VOCAB" "${p[@]}" -o "$D/speed-j1.hdf5" "$D/speed.txt"
+  j1w=$b_wall j1c=$b_cpu j1rss=$b_rss j1line=$b_line
+  best "$HG" -j2 -f --vocab "$VOCAB" "${p[@]}" -o "$D/speed-j2.hdf5" "$D/speed.txt"
+  j2w=$b_wall j2c=$b_cpu j2rss=$b_rss
+  best "$HG" -j1 -f --vocab "$VOCAB" "${p[@]}" -o "$D/two-j1/" "$D/two/speed-a.txt" "$D/two/speed-b.txt"
+  tw1=$b_wall
+  best "$HG" -j2 -f --vocab "$VOCAB" "${p[@]}" -o "$D/two-j2/" "$D/two/speed-a.txt" "$D/two/speed-b.txt"
+  tw2=$b_wall
+  check "speed shard seq $seq: original vs ours -j1" "$D/speed-ref.hdf5" "$D/speed-j1.hdf5" layout
+  inst=$last_rows
+  check "speed shard seq $seq: original vs ours -j2" "$D/speed-ref.hdf5" "$D/speed-j2.hdf5"
+  check "speed shard seq $seq: original vs two shards -j1 (first)" "$D/speed-ref.hdf5" "$D/two-j1/speed-a.hdf5"
+  check "speed shard seq $seq: original vs two shards -j2 (second)" "$D/speed-ref.hdf5" "$D/two-j2/speed-b.hdf5"
+  printf 'original, one core     wall %8.3f s  cpu %8.3f s  peak RSS %7s MB  (%s)\n' "$ow" "$oc" "$(mb "$orss")" "$ref"
+  printf 'ours -j1, one core     wall %8.3f s  cpu %8.3f s  peak RSS %7s MB  %s MB/s  %s instances/s\n' "$j1w" "$j1c" \
+    "$(mb "$j1rss")" "$(mbps "$bytes" "$j1w")" "$(per "$inst" "$j1w")"
+  printf 'ours -j2               wall %8.3f s  cpu %8.3f s  peak RSS %7s MB  %s MB/s  %s instances/s\n' "$j2w" "$j2c" \
+    "$(mb "$j2rss")" "$(mbps "$bytes" "$j2w")" "$(per "$inst" "$j2w")"
+  printf 'two shards, ours -j1   wall %8.3f s  %s MB/s  %s instances/s\n' "$tw1" "$(mbps $((2 * bytes)) "$tw1")" \
+    "$(per $((2 * inst)) "$tw1")"
+  printf 'two shards, ours -j2   wall %8.3f s  %s MB/s  %s instances/s\n' "$tw2" "$(mbps $((2 * bytes)) "$tw2")" \
+    "$(per $((2 * inst)) "$tw2")"
+  echo "ours -j1, its own line: ${j1line:-none}"
+  summary+=(
+    "seq $seq P $pred, dupe_factor 5, $inst instances from $(printf '%.2f' "$(echo "$bytes / 1000000" | bc -l)") MB of text:"
+    "$(printf '  original (one core)  wall %8.3f s  cpu %8.3f s  peak %7s MB' "$ow" "$oc" "$(mb "$orss")")"
+    "$(printf '  ours -j1 (one core)  wall %8.3f s  cpu %8.3f s  peak %7s MB = %s MB per MB of text  %s MB/s  %s inst/s' \
+      "$j1w" "$j1c" "$(mb "$j1rss")" "$(printf '%.1f' "$(echo "$j1rss * 1024 / $bytes" | bc -l)")" \
+      "$(mbps "$bytes" "$j1w")" "$(per "$inst" "$j1w")")"
+    "$(printf '  ours -j2             wall %8.3f s  cpu %8.3f s  %s MB/s  %s inst/s' "$j2w" "$j2c" \
+      "$(mbps "$bytes" "$j2w")" "$(per "$inst" "$j2w")")"
+    "$(printf '  two shards           -j1 wall %.3f s, -j2 wall %.3f s' "$tw1" "$tw2")"
+    "$(printf '  ratios: original/ours-j1 wall %sx cpu %sx; original/ours-j2 wall %sx; two shards j1/j2 %sx; memory ours-j1/original %s' \
+      "$(ratio "$ow" "$j1w")" "$(ratio "$oc" "$j1c")" "$(ratio "$ow" "$j2w")" "$(ratio "$tw1" "$tw2")" \
+      "$(ratio "$j1rss" "$orss")")"
+  )
 }
 if [ "${HG_SPEED:-1}" = 1 ]; then
+  : >"$D/speed.txt"
+  for ((i = 0; i < HG_COPIES; i++)); do cat "$S/enwiki-206.txt" >>"$D/speed.txt"; done
+  mkdir -p "$D/two"
+  cp "$D/speed.txt" "$D/two/speed-a.txt"
+  cp "$D/speed.txt" "$D/two/speed-b.txt"
   speed 128 20
   speed 512 80
+fi
+
+echo "== summary"
+echo "HDF5 against HDF5 (six datasets: dtype, shape, values): $runs comparisons, $rows rows, $bad with differences"
+[ "${HG_COMPARE:-1}" = 1 ] || echo "  (HG_COMPARE=0: the shard comparisons were skipped)"
+if [ ${#summary[@]} -gt 0 ]; then
+  echo "speed: enwiki-206 x $HG_COPIES, best of $REPS for ours; original once; one core = '${CORE1:-no taskset}'; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf '%s\n' "${summary[@]}"
 fi
 [ "$bad" -eq 0 ]

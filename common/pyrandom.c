@@ -41,6 +41,7 @@ void pyrandom_seed_limbs(PyRandom *r, const uint32_t *key, size_t n) {
     }
     mt[0] = 0x80000000u; /* non-zero initial state */
     r->mti = PYRANDOM_N;
+    r->blocks = 0;
 }
 
 void pyrandom_seed(PyRandom *r, uint64_t seed) {
@@ -66,6 +67,17 @@ void pyrandom_regen(PyRandom *r) {
     y = (mt[PYRANDOM_N - 1] & MT_UPPER) | (mt[0] & MT_LOWER);
     mt[PYRANDOM_N - 1] = mt[MT_M - 1] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
     r->mti = 0;
+    r->blocks++;
+}
+
+void pyrandom_skip(PyRandom *r, uint64_t n) {
+    while (n) {
+        if (r->mti >= PYRANDOM_N) pyrandom_regen(r);
+        uint64_t step = (uint64_t)(PYRANDOM_N - r->mti);
+        if (step > n) step = n;
+        r->mti += (int)step;
+        n -= step;
+    }
 }
 
 void pyrandom_shuffle(PyRandom *r, void *base, size_t n, size_t size) {
@@ -81,4 +93,63 @@ void pyrandom_shuffle(PyRandom *r, void *base, size_t n, size_t size) {
             memcpy(b + off, tmp, c);
         }
     }
+}
+
+static inline uint32_t temper(uint32_t y) {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    return y ^ (y >> 18);
+}
+
+/* The shuffles below draw millions of words per shard, and a rejected
+ * draw is a coin flip the branch predictor cannot learn, so the loops are
+ * branch-free per word: m is i + 1 of the original's loop, a word is
+ * accepted when its top bit_length(m) bits are below m, and a rejected
+ * word swaps x[i] with itself. */
+
+void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
+    if (n > UINT32_MAX) {
+        for (size_t i = n; i-- > 1;) pyrandom_below(r, (uint64_t)i + 1);
+        return;
+    }
+    uint32_t m = (uint32_t)n;
+    int mti = r->mti;
+    while (m > 1) {
+        if (mti >= PYRANDOM_N) {
+            pyrandom_regen(r);
+            mti = 0;
+        }
+        const uint32_t *mt = r->mt;
+        for (; mti < PYRANDOM_N && m > 1; mti++) {
+            uint32_t x = temper(mt[mti]) >> __builtin_clz(m);
+            m -= x < m;
+        }
+    }
+    r->mti = mti;
+}
+
+void pyrandom_shuffle_i32(PyRandom *r, int32_t *a, size_t n) {
+    if (n > UINT32_MAX) {
+        pyrandom_shuffle(r, a, n, sizeof *a);
+        return;
+    }
+    uint32_t m = (uint32_t)n;
+    int mti = r->mti;
+    while (m > 1) {
+        if (mti >= PYRANDOM_N) {
+            pyrandom_regen(r);
+            mti = 0;
+        }
+        const uint32_t *mt = r->mt;
+        for (; mti < PYRANDOM_N && m > 1; mti++) {
+            uint32_t x = temper(mt[mti]) >> __builtin_clz(m);
+            uint32_t acc = x < m, j = acc ? x : m - 1;
+            int32_t t = a[m - 1];
+            a[m - 1] = a[j];
+            a[j] = t;
+            m -= acc;
+        }
+    }
+    r->mti = mti;
 }

@@ -36,7 +36,8 @@
 
 typedef struct PyRandom {
     uint32_t mt[PYRANDOM_N];
-    int mti; /* next word of mt to temper; PYRANDOM_N: regenerate first */
+    int mti;         /* next word of mt to temper; PYRANDOM_N: regenerate first */
+    uint64_t blocks; /* refills so far (for pyrandom_tell) */
 } PyRandom;
 
 /* random.Random(seed) for a non-negative integer seed. */
@@ -52,6 +53,15 @@ void pyrandom_seed_limbs(PyRandom *r, const uint32_t *key, size_t n);
 /* Refill the state with the next 624 untempered words (internal; called by
  * pyrandom_u32 every 624 draws). */
 void pyrandom_regen(PyRandom *r);
+
+/* Number of 32-bit words drawn since seeding (random() draws 2). */
+static inline uint64_t pyrandom_tell(const PyRandom *r) {
+    return r->blocks * PYRANDOM_N + (uint64_t)r->mti - PYRANDOM_N;
+}
+
+/* Draw and discard n 32-bit words (cheaper than drawing them: only the
+ * refills are computed). */
+void pyrandom_skip(PyRandom *r, uint64_t n);
 
 /* The next 32-bit output (mt19937ar's genrand_int32). */
 static inline uint32_t pyrandom_u32(PyRandom *r) {
@@ -97,6 +107,13 @@ static inline uint64_t pyrandom_below(PyRandom *r, uint64_t n) {
     while (x >= n);
     return x;
 }
+
+/* The draws random.shuffle makes for n elements, without moving anything
+ * (the draws depend only on n). */
+void pyrandom_shuffle_draws(PyRandom *r, size_t n);
+
+/* random.shuffle of n int32 values (the same draws; a faster loop). */
+void pyrandom_shuffle_i32(PyRandom *r, int32_t *x, size_t n);
 
 /* random.randint(a, b), a <= b (and b - a < 2^63). */
 static inline int64_t pyrandom_randint(PyRandom *r, int64_t a, int64_t b) {

@@ -207,7 +207,6 @@ static void run_job(Run *r, Job *j) {
         goto fail;
     }
     if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
-    inst_docs_free(&d); /* before writing: the peak is the instances alone */
     if (s.n == 0) {
         err_set(&j->err, "%s: no instances (nothing written)", j->label);
         goto fail;
@@ -220,6 +219,7 @@ static void run_job(Run *r, Job *j) {
     j->masked = s.st.masked;
     j->random_next = s.st.random_next;
     inst_set_free(&s);
+    inst_docs_free(&d);
     j->seconds = now_sec() - t0;
     info(3, "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s", j->label,
          (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6, j->output,

@@ -23,7 +23,17 @@
  *
  * Segments A and B are always runs of whole consecutive sentences of one
  * document, so both are ranges of InstDocs.tok; truncation only moves range
- * ends, and the instance is written once, straight into InstSet.tok.
+ * ends, and an instance is kept as the two ranges.
+ *
+ * Masking is most of the building work, so it runs in parallel although
+ * the draws form one stream: the calling thread makes every draw in order,
+ * but for masking it only draws past the right number of words (without
+ * whole-word masking, the draws of create_masked_lm_predictions depend on
+ * the candidate count and the drawn values alone), noting each instance's
+ * position in the stream and a copy of the generator every MASK_RANGE
+ * instances. Then the ranges are masked on all threads, each replaying the
+ * stream from its copy. Whole-word masking (group sizes decide the draws)
+ * is done during the draws.
  */
 #include "instances.h"
 
@@ -270,43 +280,67 @@ void inst_docs_free(InstDocs *d) {
 
 /* ==== Building ==== */
 
+#define MASK_RANGE 1024 /* instances per parallel masking unit: one generator snapshot each */
+
+/* What masking needs, shared by all threads. */
+typedef struct MaskCtx {
+    const InstOpts *o;
+    const int32_t *vocab_words; /* ids of the distinct tokens, first-occurrence order */
+    size_t nvocab_words;
+    const uint8_t *cont;        /* per id: the token starts with "##" (whole_word) */
+    int32_t cls, sep, mask;
+} MaskCtx;
+
+/* One thread's masking scratch, max_seq_length (+ 1) entries each. */
+typedef struct Masker {
+    int32_t *tok;     /* the instance being masked */
+    int32_t *cand;
+    int32_t *group;   /* whole_word: group g is cand[group[g] .. group[g + 1]) */
+    int32_t *gorder;
+    uint8_t *masked;  /* position is masked */
+} Masker;
+
 typedef struct Builder {
     const InstDocs *docs;
     const InstOpts *o;
     InstSet *s;
+    MaskCtx mc;
+    Masker m;              /* whole_word: masking happens during the draws */
     PyRandom rng;
     size_t *perm;          /* all_documents[k] is document perm[k] */
-    int32_t *vocab_words;  /* ids of the distinct tokens, first-occurrence order */
-    size_t nvocab_words;
-    uint8_t *cont;         /* per id: the token starts with "##" (whole_word) */
-    int32_t cls, sep, mask;
     int max_num_tokens;
-    /* masking scratch, max_seq_length entries each */
-    int32_t *cand;
-    int32_t *group;        /* whole_word: group g is cand[group[g] .. group[g + 1]) */
-    int32_t *gorder;
-    int32_t *orig;         /* original id at a masked position */
-    uint8_t *masked;       /* position is masked */
+    int specials_in_text;  /* some sentence token is [CLS] or [SEP] */
+    uint64_t *rpos;        /* per instance: generator position where its masking starts */
+    size_t rcap;
+    PyRandom *snap;        /* generator at the masking of instance g * MASK_RANGE */
+    size_t nsnap, snapcap;
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
 
-static void set_reserve(InstSet *s, size_t ntok, size_t nmask) {
+static void masker_init(Masker *m, size_t L) {
+    m->tok = xmalloc(L * sizeof *m->tok);
+    m->cand = xmalloc(L * sizeof *m->cand);
+    m->group = xmalloc((L + 1) * sizeof *m->group);
+    m->gorder = xmalloc(L * sizeof *m->gorder);
+    m->masked = xcalloc(L, 1);
+}
+
+static void masker_free(Masker *m) {
+    free(m->tok), free(m->cand), free(m->group), free(m->gorder), free(m->masked);
+    memset(m, 0, sizeof *m);
+}
+
+static void set_reserve(InstSet *s, size_t nmask) {
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 4096;
         s->inst = xrealloc(s->inst, s->cap * sizeof *s->inst);
-    }
-    if (s->ntok + ntok > s->tokcap) {
-        size_t cap = s->tokcap ? s->tokcap : 1 << 16;
-        while (cap < s->ntok + ntok) cap *= 2;
-        s->tok = xrealloc(s->tok, cap * sizeof *s->tok);
-        s->tokcap = cap;
     }
     if (s->nmask + nmask > s->maskcap) {
         size_t cap = s->maskcap ? s->maskcap : 1 << 14;
         while (cap < s->nmask + nmask) cap *= 2;
         s->mpos = xrealloc(s->mpos, cap * sizeof *s->mpos);
-        s->mlab = xrealloc(s->mlab, cap * sizeof *s->mlab);
+        s->mnew = xrealloc(s->mnew, cap * sizeof *s->mnew);
         s->maskcap = cap;
     }
 }
@@ -315,16 +349,6 @@ size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_prediction
     double x = nearbyint((double)len * masked_lm_prob); /* default rounding: ties to even */
     size_t num = x < 1 ? 1 : (size_t)x;
     return num > (size_t)max_predictions ? (size_t)max_predictions : num;
-}
-
-/* Fisher-Yates exactly as random.shuffle, on int32 elements. */
-static void shuffle_i32(PyRandom *r, int32_t *x, size_t n) {
-    for (size_t i = n; i-- > 1;) {
-        size_t j = (size_t)pyrandom_below(r, (uint64_t)i + 1);
-        int32_t t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-    }
 }
 
 static void shuffle_size(PyRandom *r, size_t *x, size_t n) {
@@ -336,80 +360,129 @@ static void shuffle_size(PyRandom *r, size_t *x, size_t n) {
     }
 }
 
-/* One masked token (the body of the original's loop): tok[pos] becomes
- * [MASK] (80 %), stays (10 %) or becomes a random vocabulary word (10 %). */
-static void mask_one(Builder *B, int32_t *tok, int32_t pos) {
-    B->orig[pos] = tok[pos];
-    B->masked[pos] = 1;
-    if (pyrandom_random(&B->rng) < 0.8)
-        tok[pos] = B->mask;
-    else if (pyrandom_random(&B->rng) < 0.5)
-        ; /* keep the original */
-    else
-        tok[pos] = B->vocab_words[pyrandom_below(&B->rng, B->nvocab_words)];
+static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
+
+/* The unmasked tokens of an instance into t; returns the length. */
+static size_t inst_tokens(const InstSet *s, const Inst *in, int32_t *t) {
+    const int32_t *tok = s->docs->tok;
+    size_t len = inst_len(in);
+    t[0] = s->cls;
+    memcpy(t + 1, tok + in->a, in->na * sizeof *t);
+    t[in->na + 1] = s->sep;
+    if (in->has_b) {
+        memcpy(t + in->na + 2, tok + in->b, in->nb * sizeof *t);
+        t[len - 1] = s->sep;
+    }
+    return len;
 }
 
-/* create_masked_lm_predictions on tok[0..len) in place; appends the sorted
- * positions and original ids to the set and returns their number. */
-static size_t mask_instance(Builder *B, int32_t *tok, size_t len) {
-    InstSet *s = B->s;
+/* One masked token (the body of the original's loop): tok[pos] becomes
+ * [MASK] (80 %), stays (10 %) or becomes a random vocabulary word (10 %). */
+static void mask_one(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, int32_t pos) {
+    m->masked[pos] = 1;
+    if (pyrandom_random(rng) < 0.8)
+        tok[pos] = c->mask;
+    else if (pyrandom_random(rng) < 0.5)
+        ; /* keep the original */
+    else
+        tok[pos] = c->vocab_words[pyrandom_below(rng, c->nvocab_words)];
+}
+
+/* create_masked_lm_predictions on tok[0..len) in place (tok is scratch);
+ * writes the positions in increasing order and the ids now there to
+ * pos/newid and returns their number. */
+static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len, int32_t *pos,
+                            int32_t *newid) {
+    const InstOpts *o = c->o;
     size_t ncand = 0, ngroup = 0;
     for (size_t i = 0; i < len; i++) {
-        if (tok[i] == B->cls || tok[i] == B->sep) continue;
-        if (B->o->whole_word && !(ncand && B->cont[tok[i]])) B->group[ngroup++] = (int32_t)ncand;
-        B->cand[ncand++] = (int32_t)i;
+        if (tok[i] == c->cls || tok[i] == c->sep) continue;
+        if (o->whole_word && !(ncand && c->cont[tok[i]])) m->group[ngroup++] = (int32_t)ncand;
+        m->cand[ncand++] = (int32_t)i;
     }
-    size_t num = inst_num_to_predict(len, B->o->masked_lm_prob, B->o->max_predictions);
+    size_t num = inst_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
     size_t nm = 0;
-    if (!B->o->whole_word) {
-        shuffle_i32(&B->rng, B->cand, ncand);
-        for (size_t k = 0; k < ncand && nm < num; k++, nm++) mask_one(B, tok, B->cand[k]);
+    if (!o->whole_word) {
+        pyrandom_shuffle_i32(rng, m->cand, ncand);
+        for (size_t k = 0; k < ncand && nm < num; k++, nm++) mask_one(c, m, rng, tok, m->cand[k]);
     } else {
-        B->group[ngroup] = (int32_t)ncand;
-        for (size_t g = 0; g < ngroup; g++) B->gorder[g] = (int32_t)g;
-        shuffle_i32(&B->rng, B->gorder, ngroup);
+        m->group[ngroup] = (int32_t)ncand;
+        for (size_t g = 0; g < ngroup; g++) m->gorder[g] = (int32_t)g;
+        pyrandom_shuffle_i32(rng, m->gorder, ngroup);
         for (size_t k = 0; k < ngroup && nm < num; k++) {
-            int32_t g = B->gorder[k];
-            size_t gl = (size_t)(B->group[g + 1] - B->group[g]);
+            int32_t g = m->gorder[k];
+            size_t gl = (size_t)(m->group[g + 1] - m->group[g]);
             if (nm + gl > num) continue; /* the whole word would not fit */
-            for (int32_t c = B->group[g]; c < B->group[g + 1]; c++, nm++) mask_one(B, tok, B->cand[c]);
+            for (int32_t j = m->group[g]; j < m->group[g + 1]; j++, nm++) mask_one(c, m, rng, tok, m->cand[j]);
         }
     }
     /* positions in increasing order (the original sorts its records) */
-    size_t out = s->nmask, found = 0;
+    size_t found = 0;
     for (size_t i = 0; found < nm; i++)
-        if (B->masked[i]) {
-            B->masked[i] = 0;
-            s->mpos[out + found] = (int32_t)i;
-            s->mlab[out + found] = B->orig[i];
+        if (m->masked[i]) {
+            m->masked[i] = 0;
+            pos[found] = (int32_t)i;
+            newid[found] = tok[i];
             found++;
         }
-    s->nmask += nm;
     return nm;
 }
 
-/* Append [CLS] A [SEP] B [SEP] (no B and one [SEP] when nb < 0), mask it,
- * and record the instance. */
-static void emit(Builder *B, const int32_t *a, size_t na, const int32_t *b, long nb, int next) {
+/* The draws mask_instance makes without whole_word, for an instance with
+ * ncand candidates and num_to_predict num, without the masking: the shuffle
+ * and the 80/10/10 choices depend on the counts only. */
+static size_t skip_masking(Builder *B, size_t ncand, size_t num) {
+    PyRandom *r = &B->rng;
+    pyrandom_shuffle_draws(r, ncand);
+    size_t nm = ncand < num ? ncand : num;
+    for (size_t k = 0; k < nm; k++)
+        if (pyrandom_random(r) >= 0.8 && pyrandom_random(r) >= 0.5) pyrandom_below(r, B->mc.nvocab_words);
+    return nm;
+}
+
+static size_t count_specials(const Builder *B, uint64_t at, size_t n) {
+    const int32_t *t = B->docs->tok + at;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += (t[i] == B->mc.cls) | (t[i] == B->mc.sep);
+    return k;
+}
+
+/* Record [CLS] A [SEP] B [SEP] (no B and one [SEP] when has_b is 0) and
+ * make its masking draws: masked here with whole_word, else only drawn
+ * past (skip_masking) with the generator position kept for the replay. */
+static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int has_b, int next) {
     InstSet *s = B->s;
-    size_t len = na + (nb < 0 ? 2 : (size_t)nb + 3);
-    set_reserve(s, len, B->o->no_mask ? 0 : (size_t)B->o->max_predictions);
-    Inst *in = &s->inst[s->n++];
-    int32_t *t = s->tok + s->ntok;
-    in->tok = s->ntok;
-    in->len = (uint32_t)len;
-    in->seg0 = (uint32_t)(na + 2);
-    in->next = (int8_t)next;
-    t[0] = B->cls;
-    memcpy(t + 1, a, na * sizeof *t);
-    t[na + 1] = B->sep;
-    if (nb >= 0) {
-        memcpy(t + na + 2, b, (size_t)nb * sizeof *t);
-        t[len - 1] = B->sep;
+    const InstOpts *o = B->o;
+    size_t len = na + (has_b ? nb + 3 : 2);
+    size_t num = o->no_mask ? 0 : inst_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
+    set_reserve(s, num);
+    Inst *in = &s->inst[s->n];
+    *in = (Inst){.a = a, .b = b, .na = (uint32_t)na, .nb = (uint32_t)nb, .has_b = (uint8_t)has_b,
+                 .next = (int8_t)next, .mask = s->nmask};
+    s->nmask += num;
+    if (o->no_mask) {
+    } else if (o->whole_word) {
+        inst_tokens(s, in, B->m.tok);
+        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len, s->mpos + in->mask,
+                                            s->mnew + in->mask);
+    } else {
+        if (s->n % MASK_RANGE == 0) {
+            if (B->nsnap == B->snapcap) {
+                B->snapcap = B->snapcap ? 2 * B->snapcap : 16;
+                B->snap = xrealloc(B->snap, B->snapcap * sizeof *B->snap);
+            }
+            B->snap[B->nsnap++] = B->rng;
+        }
+        if (s->n == B->rcap) {
+            B->rcap = B->rcap ? 2 * B->rcap : 4096;
+            B->rpos = xrealloc(B->rpos, B->rcap * sizeof *B->rpos);
+        }
+        B->rpos[s->n] = pyrandom_tell(&B->rng);
+        size_t ncand = len - (has_b ? 3 : 2);
+        if (B->specials_in_text) ncand -= count_specials(B, a, na) + (has_b ? count_specials(B, b, nb) : 0);
+        in->nmask = (uint16_t)skip_masking(B, ncand, num);
     }
-    s->ntok += len;
-    in->mask = s->nmask;
-    in->nmask = B->o->no_mask ? 0 : (uint16_t)mask_instance(B, t, len);
+    s->n++;
     s->st.instances++;
     s->st.tokens += len;
     s->st.masked += in->nmask;
@@ -450,7 +523,7 @@ static void from_document(Builder *B, size_t k) {
         if (B->o->no_nsp) {
             size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + nchunk], blo = 0, bhi = 0;
             truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
-            emit(B, D->tok + alo, ahi - alo, NULL, -1, 0);
+            emit(B, alo, ahi - alo, 0, 0, 0, 0);
             nchunk = chunk_len = 0;
             continue;
         }
@@ -484,9 +557,40 @@ static void from_document(Builder *B, size_t k) {
             bhi = D->sent[first + chunk0 + nchunk];
         }
         truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
-        emit(B, D->tok + alo, ahi - alo, D->tok + blo, (long)(bhi - blo), next);
+        emit(B, alo, ahi - alo, blo, bhi - blo, 1, next);
         nchunk = chunk_len = 0;
     }
+}
+
+/* Replay the masking of the instances recorded by skip_masking, in ranges
+ * of MASK_RANGE on up to `threads` threads, each range from its snapshot.
+ * Returns 0, or -1 if a replay disagrees with the recorded count (a bug). */
+static int replay_masking(Builder *B, int threads) {
+    InstSet *s = B->s;
+    size_t L = (size_t)B->o->max_seq_length;
+    int bad = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1 && B->nsnap > 1)
+    {
+        Masker m;
+        masker_init(&m, L);
+#pragma omp for schedule(dynamic, 1)
+        for (size_t g = 0; g < B->nsnap; g++) {
+            PyRandom r = B->snap[g];
+            size_t end = (g + 1) * MASK_RANGE < s->n ? (g + 1) * MASK_RANGE : s->n;
+            for (size_t i = g * MASK_RANGE; i < end; i++) {
+                Inst *in = &s->inst[i];
+                pyrandom_skip(&r, B->rpos[i] - pyrandom_tell(&r));
+                size_t len = inst_tokens(s, in, m.tok);
+                size_t nm = mask_instance(&B->mc, &m, &r, m.tok, len, s->mpos + in->mask, s->mnew + in->mask);
+                if (nm != in->nmask) {
+#pragma omp atomic write
+                    bad = 1;
+                }
+            }
+        }
+        masker_free(&m);
+    }
+    return bad ? -1 : 0;
 }
 
 static int special_id(const WordPiece *wp, const char *name, int32_t *id, Err *err) {
@@ -499,32 +603,36 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     memset(s, 0, sizeof *s);
     if (inst_opts_check(o, err)) return -1;
     Builder B = {.docs = docs, .o = o, .s = s};
-    if (special_id(wp, "[CLS]", &B.cls, err) || special_id(wp, "[SEP]", &B.sep, err)) return -1;
-    if (!o->no_mask && special_id(wp, "[MASK]", &B.mask, err)) return -1;
+    MaskCtx *mc = &B.mc;
+    mc->o = o;
+    if (special_id(wp, "[CLS]", &mc->cls, err) || special_id(wp, "[SEP]", &mc->sep, err)) return -1;
+    if (!o->no_mask && special_id(wp, "[MASK]", &mc->mask, err)) return -1;
+    s->docs = docs;
+    s->cls = mc->cls;
+    s->sep = mc->sep;
 
     /* vocab_words = list(vocab.keys()): distinct tokens, first occurrence
      * first; a token's id is its last line (load_vocab overwrites). */
     size_t nv = wp_vocab_size(wp);
     uint8_t *seen = xcalloc(nv ? nv : 1, 1);
-    B.vocab_words = xmalloc((nv ? nv : 1) * sizeof *B.vocab_words);
-    B.cont = xcalloc(nv ? nv : 1, 1);
+    int32_t *vocab_words = xmalloc((nv ? nv : 1) * sizeof *vocab_words);
+    uint8_t *cont = xcalloc(nv ? nv : 1, 1);
     for (size_t i = 0; i < nv; i++) {
         size_t tl;
         const char *t = wp_id_token(wp, (int32_t)i, &tl);
         int32_t id = wp_token_id(wp, t, tl);
         if (id < 0) id = (int32_t)i; /* a token with a NUL byte: not reachable by text */
-        B.cont[i] = tl >= 2 && t[0] == '#' && t[1] == '#';
-        if (!seen[id]) seen[id] = 1, B.vocab_words[B.nvocab_words++] = id;
+        cont[i] = tl >= 2 && t[0] == '#' && t[1] == '#';
+        if (!seen[id]) seen[id] = 1, vocab_words[mc->nvocab_words++] = id;
     }
     free(seen);
+    mc->vocab_words = vocab_words;
+    mc->cont = cont;
+    for (size_t i = 0; i < docs->ntok && !B.specials_in_text; i++)
+        B.specials_in_text = docs->tok[i] == mc->cls || docs->tok[i] == mc->sep;
 
     B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
-    size_t L = (size_t)o->max_seq_length;
-    B.cand = xmalloc(L * sizeof *B.cand);
-    B.group = xmalloc((L + 1) * sizeof *B.group);
-    B.gorder = xmalloc(L * sizeof *B.gorder);
-    B.orig = xmalloc(L * sizeof *B.orig);
-    B.masked = xcalloc(L, 1);
+    if (o->whole_word) masker_init(&B.m, (size_t)o->max_seq_length);
 
     pyrandom_seed(&B.rng, o->seed);
     B.perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B.perm);
@@ -538,9 +646,16 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     for (size_t r = 0; r < s->n; r++) s->order[r] = r;
     shuffle_size(&B.rng, s->order, s->n);
 
-    free(B.perm), free(B.vocab_words), free(B.cont);
-    free(B.cand), free(B.group), free(B.gorder), free(B.orig), free(B.masked);
-    return 0;
+    int rc = 0;
+    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+    if (B.nsnap && replay_masking(&B, threads)) {
+        err_set(err, "internal error: the masking replay disagrees with the draws");
+        rc = -1;
+    }
+    free(B.perm), free(B.rpos), free(B.snap), free(vocab_words), free(cont);
+    masker_free(&B.m);
+    if (rc) inst_set_free(s);
+    return rc;
 }
 
 int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err) {
@@ -549,16 +664,49 @@ int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path
     memset(out, 0, sizeof *out);
     if (inst_opts_check(o, err)) return -1;
     if (inst_docs_read(&d, wp, paths, 1, o, err)) return -1;
-    int rc = inst_build(out, &d, wp, o, err);
-    inst_docs_free(&d);
-    return rc;
+    if (inst_build(out, &d, wp, o, err)) {
+        inst_docs_free(&d);
+        return -1;
+    }
+    out->own = d;
+    out->docs = &out->own;
+    return 0;
 }
 
 void inst_set_free(InstSet *s) {
     free(s->inst);
     free(s->order);
-    free(s->tok);
     free(s->mpos);
-    free(s->mlab);
+    free(s->mnew);
+    inst_docs_free(&s->own);
     memset(s, 0, sizeof *s);
+}
+
+void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids) {
+    const Inst *in = &s->inst[i];
+    const int32_t *mpos = s->mpos + in->mask, *mnew = s->mnew + in->mask;
+    v->len = inst_len(in);
+    v->seg0 = in->na + 2;
+    v->nmask = in->nmask;
+    v->next_sentence_label = in->next;
+    if (input_ids) {
+        inst_tokens(s, in, input_ids);
+        for (size_t k = 0; k < in->nmask; k++) input_ids[mpos[k]] = mnew[k];
+    }
+    if (positions && in->nmask) memcpy(positions, mpos, in->nmask * sizeof *positions);
+    if (label_ids) {
+        const int32_t *tok = s->docs->tok;
+        size_t na = in->na;
+        for (size_t k = 0; k < in->nmask; k++) {
+            size_t p = (size_t)mpos[k];
+            label_ids[k] = p == 0                      ? s->cls
+                           : p <= na                   ? tok[in->a + p - 1]
+                           : p == na + 1 || p + 1 == v->len ? s->sep
+                                                       : tok[in->b + p - na - 2];
+        }
+    }
+}
+
+void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids) {
+    inst_get(s, s->order[r], v, input_ids, positions, label_ids);
 }

@@ -21,8 +21,9 @@
  *      first-occurrence order); finally shuffle all instances.
  *
  * Everything is kept in id space: all sentence tokens of the input in one
- * int32 array (InstDocs), all instance tokens in another (InstSet), and the
- * final shuffle permutes row indices only.
+ * int32 array (InstDocs); an instance is two ranges of it plus its masked
+ * positions and their new ids (InstSet), about 3 bytes per input byte at
+ * dupe factor 5, and the final shuffle permutes row indices only.
  *
  * Switches beyond the original (all off by default = the original):
  *   whole_word  Google's --do_whole_word_mask: a "##" piece joins the group
@@ -40,7 +41,8 @@
  *   o.max_seq_length = 512; o.max_predictions = 80; o.dupe_factor = 5;
  *   InstSet s = {0};
  *   if (inst_generate(&o, wp, "shard_0.txt", &s, &err)) die("%s", err.msg);
- *   for (size_t r = 0; r < s.n; r++) { InstView v; inst_view(&s, r, &v); ... }
+ *   int32_t ids[512], pos[80], lab[80];
+ *   for (size_t r = 0; r < s.n; r++) { InstView v; inst_row(&s, r, &v, ids, pos, lab); ... }
  *   inst_set_free(&s);
  */
 #ifndef WB_INSTANCES_H
@@ -64,7 +66,7 @@ typedef struct InstOpts {
     int no_nsp;               /* 0 */
     int strict;               /* invalid UTF-8 is an error (the original raises);
                                  otherwise it is dropped and counted */
-    int threads;              /* tokenization threads (the result does not
+    int threads;              /* tokenization and masking threads (the result does not
                                  depend on it); 0 or 1: the calling thread */
     /* Called from the reading thread after each batch of lines (may be NULL):
      * bytes and lines read so far. */
@@ -109,17 +111,18 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
 /* Release d; it is reusable (empty) afterwards. */
 void inst_docs_free(InstDocs *d);
 
-/* One instance: ids tok[tok .. tok + len) of InstSet.tok are
- * [CLS] A [SEP] B [SEP] after masking; the first seg0 have segment id 0, the
- * rest 1; masked positions (increasing) and the original ids there are
- * mpos/mlab[mask .. mask + nmask). */
+/* One instance, [CLS] A [SEP] B [SEP] (or [CLS] A [SEP] when has_b is 0):
+ * A and B are runs of whole sentences, so they are ranges of InstDocs.tok
+ * and are not copied. Masking is kept as the masked positions (increasing)
+ * and the id each now holds, mpos/mnew[mask .. mask + nmask); the label of
+ * a position is the document token there. */
 typedef struct Inst {
-    uint64_t tok;
-    uint64_t mask;
-    uint32_t len;
-    uint32_t seg0;
+    uint64_t a, b;   /* first token of A / B in InstDocs.tok */
+    uint64_t mask;   /* first slot in InstSet.mpos / mnew */
+    uint32_t na, nb; /* segment lengths (nb is 0 without B) */
     uint16_t nmask;
-    int8_t next; /* next_sentence_label: 1 = B is a random segment */
+    uint8_t has_b;
+    int8_t next;     /* next_sentence_label: 1 = B is a random segment */
 } Inst;
 
 typedef struct InstStats {
@@ -128,50 +131,52 @@ typedef struct InstStats {
     uint64_t same_doc;   /* random-next pairs turned into label 0 (NVIDIA rule) */
 } InstStats;
 
+/* The instances of a shard; it refers to the InstDocs it was built from,
+ * which must stay alive (and unchanged) as long as rows are read. */
 typedef struct InstSet {
     Inst *inst;       /* in creation order */
     size_t n, cap;
     size_t *order;    /* output row r is inst[order[r]] */
-    int32_t *tok;
-    size_t ntok, tokcap;
-    int32_t *mpos, *mlab;
-    size_t nmask, maskcap;
+    int32_t *mpos, *mnew;
+    size_t nmask, maskcap; /* mask slots used (an instance reserves
+                              num_to_predict of them) and allocated */
+    const InstDocs *docs;
+    InstDocs own;     /* the documents when inst_generate read them */
+    int32_t cls, sep;
     InstStats st;
 } InstSet;
 
 /* Build the instances of docs into s (zero-initialised or freed before):
  * seeds the generator with o->seed and makes exactly the original's random
- * draws. The vocabulary must hold [CLS] and [SEP], and [MASK] unless
- * no_mask. Returns 0, or -1 with err set. Free with inst_set_free(). */
+ * draws. The draws are made on the calling thread; the masking itself runs
+ * on o->threads threads from recorded generator states (the result does
+ * not depend on the count). The vocabulary must hold [CLS] and [SEP], and
+ * [MASK] unless no_mask. docs must outlive s. Returns 0, or -1 with err
+ * set. Free with inst_set_free(). */
 int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err);
 
-/* inst_docs_read of one file then inst_build. */
+/* inst_docs_read of one file then inst_build; the set keeps the documents. */
 int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err);
 
-/* Release s; it is reusable (empty) afterwards. */
+/* Release s (and the documents inst_generate read); it is reusable (empty)
+ * afterwards. */
 void inst_set_free(InstSet *s);
 
-/* An output row, unpadded, pointing into the InstSet. */
+/* The shape of an output row. */
 typedef struct InstView {
-    const int32_t *input_ids;     /* len ids */
-    size_t len;
-    size_t seg0;                  /* segment_ids: seg0 zeros, then ones */
-    const int32_t *positions;     /* masked_lm_positions, nmask of them */
-    const int32_t *label_ids;     /* masked_lm_ids */
-    size_t nmask;
+    size_t len;     /* tokens: input_mask has len ones */
+    size_t seg0;    /* segment_ids: seg0 zeros, then ones */
+    size_t nmask;   /* masked positions */
     int next_sentence_label;
 } InstView;
 
-/* Row r (0 <= r < s->n) of the output, in the original's order. */
-static inline void inst_view(const InstSet *s, size_t r, InstView *v) {
-    const Inst *in = &s->inst[s->order[r]];
-    v->input_ids = s->tok + in->tok;
-    v->len = in->len;
-    v->seg0 = in->seg0;
-    v->positions = s->mpos + in->mask;
-    v->label_ids = s->mlab + in->mask;
-    v->nmask = in->nmask;
-    v->next_sentence_label = in->next;
-}
+/* Row r (0 <= r < s->n) of the output, in the original's order: its shape
+ * in *v, and, for each buffer that is not NULL, its unpadded contents:
+ * input_ids (len ids, after masking), masked_lm_positions and masked_lm_ids
+ * (nmask each; max_predictions is always enough). */
+void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids);
+
+/* The same for instance i in creation order. */
+void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids);
 
 #endif

@@ -16,8 +16,7 @@ static void fill_ids(void *arg, uint64_t r0, uint64_t n, void *buf) {
     int32_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
-        inst_view(c->s, r0 + r, &v);
-        memcpy(out + r * c->L, v.input_ids, v.len * sizeof *out);
+        inst_row(c->s, r0 + r, &v, out + r * c->L, NULL, NULL);
     }
 }
 
@@ -26,7 +25,7 @@ static void fill_mask(void *arg, uint64_t r0, uint64_t n, void *buf) {
     int8_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
-        inst_view(c->s, r0 + r, &v);
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
         memset(out + r * c->L, 1, v.len);
     }
 }
@@ -36,7 +35,7 @@ static void fill_seg(void *arg, uint64_t r0, uint64_t n, void *buf) {
     int8_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
-        inst_view(c->s, r0 + r, &v);
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
         memset(out + r * c->L + v.seg0, 1, v.len - v.seg0);
     }
 }
@@ -46,8 +45,7 @@ static void fill_pos(void *arg, uint64_t r0, uint64_t n, void *buf) {
     int32_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
-        inst_view(c->s, r0 + r, &v);
-        if (v.nmask) memcpy(out + r * c->P, v.positions, v.nmask * sizeof *out);
+        inst_row(c->s, r0 + r, &v, NULL, out + r * c->P, NULL);
     }
 }
 
@@ -56,8 +54,7 @@ static void fill_lab(void *arg, uint64_t r0, uint64_t n, void *buf) {
     int32_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
         InstView v;
-        inst_view(c->s, r0 + r, &v);
-        if (v.nmask) memcpy(out + r * c->P, v.label_ids, v.nmask * sizeof *out);
+        inst_row(c->s, r0 + r, &v, NULL, NULL, out + r * c->P);
     }
 }
 
@@ -70,10 +67,13 @@ static void fill_nsp(void *arg, uint64_t r0, uint64_t n, void *buf) {
 int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err) {
     if (s->n == 0) return err_set(err, "%s: no instances to write", path);
     Ctx c = {s, (uint64_t)o->max_seq_length, (uint64_t)o->max_predictions};
-    for (size_t i = 0; i < s->n; i++) /* the padding arithmetic relies on these */
-        if (s->inst[i].len > c.L || s->inst[i].nmask > c.P || s->inst[i].seg0 > s->inst[i].len)
+    for (size_t i = 0; i < s->n; i++) { /* the padding arithmetic relies on these */
+        InstView v;
+        inst_get(s, i, &v, NULL, NULL, NULL);
+        if (v.len > c.L || v.nmask > c.P || v.seg0 > v.len)
             return err_set(err, "%s: instance %zu does not fit max_seq_length %d / max_predictions %d", path, i,
                            o->max_seq_length, o->max_predictions);
+    }
     /* a dataset of width 0 (P = 0) still has one column of zeros: h5py cannot chunk width 0 */
     uint64_t P = c.P ? c.P : 1;
     H5Dataset d[6] = {

@@ -114,21 +114,23 @@ int main(int argc, char **argv) {
     double t1 = now_sec(), c1 = cpu_sec();
     if (inst_build(&s, &d, wp, &o, &err)) die("%s", err.msg);
     double t2 = now_sec(), c2 = cpu_sec();
+    size_t L = (size_t)o.max_seq_length, P = (size_t)(o.max_predictions ? o.max_predictions : 1);
+    int32_t *ids = xmalloc(L * sizeof *ids), *pos = xmalloc(P * sizeof *pos), *lab = xmalloc(P * sizeof *lab);
     for (size_t r = 0; r < s.n; r++) {
         InstView v;
-        inst_view(&s, r, &v);
+        inst_row(&s, r, &v, ids, pos, lab);
         for (size_t i = 0; i < v.len; i++) {
             if (i) putchar(' ');
-            put_tok(wp, v.input_ids[i], tokens);
+            put_tok(wp, ids[i], tokens);
         }
         putchar('\t');
         for (size_t i = 0; i < v.len; i++) putchar(i < v.seg0 ? '0' : '1');
         putchar('\t');
-        for (size_t i = 0; i < v.nmask; i++) printf(i ? " %d" : "%d", (int)v.positions[i]);
+        for (size_t i = 0; i < v.nmask; i++) printf(i ? " %d" : "%d", (int)pos[i]);
         putchar('\t');
         for (size_t i = 0; i < v.nmask; i++) {
             if (i) putchar(' ');
-            put_tok(wp, v.label_ids[i], tokens);
+            put_tok(wp, lab[i], tokens);
         }
         printf("\t%d\n", v.next_sentence_label);
     }
@@ -144,6 +146,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)s.st.masked, (unsigned long long)s.st.random_next,
                 (unsigned long long)s.st.same_doc, (unsigned long long)s.st.truncated);
     if (fflush(stdout) || ferror(stdout)) die("write error");
+    free(ids), free(pos), free(lab);
     inst_set_free(&s);
     inst_docs_free(&d);
     wp_destroy(wp);

@@ -37,12 +37,25 @@ static const char *put(const char *name, const char *data, size_t len) {
     return p;
 }
 
+/* A row of s with its contents (inst_row into buffers of this struct). */
+typedef struct Row {
+    size_t len, seg0, nmask;
+    int next_sentence_label;
+    int32_t input_ids[4096], positions[4096], label_ids[4096];
+} Row;
+
+static void get_row(const InstSet *s, size_t r, Row *w) {
+    InstView v;
+    inst_row(s, r, &v, w->input_ids, w->positions, w->label_ids);
+    w->len = v.len, w->seg0 = v.seg0, w->nmask = v.nmask, w->next_sentence_label = v.next_sentence_label;
+}
+
 /* The rows of s in inst_dump's text format. */
 static void format_rows(const InstSet *s, Buf *out) {
     char num[16];
+    static Row v;
     for (size_t r = 0; r < s->n; r++) {
-        InstView v;
-        inst_view(s, r, &v);
+        get_row(s, r, &v);
         for (size_t i = 0; i < v.len; i++) {
             int n = snprintf(num, sizeof num, i ? " %d" : "%d", (int)v.input_ids[i]);
             buf_append(out, num, (size_t)n);
@@ -325,9 +338,9 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
     size_t L = (size_t)o->max_seq_length;
     int32_t *orig = malloc(L * sizeof *orig);
     memset(t, 0, sizeof *t);
+    static Row v;
     for (size_t r = 0; r < s->n; r++) {
-        InstView v;
-        inst_view(s, r, &v);
+        get_row(s, r, &v);
         t->rows++;
         int shape = v.len <= L && v.input_ids[0] == cls && v.input_ids[v.len - 1] == sep && v.seg0 >= 3 &&
                     v.input_ids[v.seg0 - 1] == sep;
@@ -437,21 +450,45 @@ static void test_invariants(void) {
         } else {
             MODE_COND("no random next", t.next == 0 && s.st.random_next == 0);
             uint64_t used = 0;
-            for (size_t i = 0; i < s.n; i++) used += s.inst[i].len - 2;
+            for (size_t i = 0; i < s.n; i++) {
+                InstView v;
+                inst_get(&s, i, &v, NULL, NULL, NULL);
+                used += v.len - 2;
+            }
             MODE_COND("every sentence used once per pass", used + s.st.truncated == 2 * d.ntok);
         }
         if (o.whole_word) MODE_COND("whole words masked together", t.bad_wwm == 0);
-        MODE_COND("stats", s.st.instances == s.n && s.st.tokens == s.ntok && s.st.masked == s.nmask);
+        uint64_t ntok = 0, nmask = 0;
+        for (size_t i = 0; i < s.n; i++) {
+            InstView v;
+            inst_get(&s, i, &v, NULL, NULL, NULL);
+            ntok += v.len, nmask += v.nmask;
+        }
+        MODE_COND("stats", s.st.instances == s.n && s.st.tokens == ntok && s.st.masked == nmask);
+        Buf rows = {0}, rows2 = {0};
+        format_rows(&s, &rows);
         int rc2 = inst_build(&s2, &d, wp, &o, &err);
-        MODE_COND("same seed, same instances", rc2 == 0 && s2.n == s.n && s2.ntok == s.ntok &&
-                                                   !memcmp(s2.tok, s.tok, s.ntok * 4) &&
+        if (rc2 == 0) format_rows(&s2, &rows2);
+        MODE_COND("same seed, same instances", rc2 == 0 && s2.n == s.n && rows.len == rows2.len &&
+                                                   !memcmp(rows.data, rows2.data, rows.len) &&
                                                    !memcmp(s2.order, s.order, s.n * sizeof *s.order));
         inst_set_free(&s2);
-        o.seed = 54321;
+        o.threads = 4;
+        buf_clear(&rows2);
         rc2 = inst_build(&s2, &d, wp, &o, &err);
-        MODE_COND("other seed, other instances",
-                  rc2 == 0 && (s2.ntok != s.ntok || memcmp(s2.tok, s.tok, s.ntok * 4) != 0));
+        if (rc2 == 0) format_rows(&s2, &rows2);
+        MODE_COND("4 threads, same instances",
+                  rc2 == 0 && rows.len == rows2.len && !memcmp(rows.data, rows2.data, rows.len));
         inst_set_free(&s2);
+        o.threads = 1;
+        o.seed = 54321;
+        buf_clear(&rows2);
+        rc2 = inst_build(&s2, &d, wp, &o, &err);
+        if (rc2 == 0) format_rows(&s2, &rows2);
+        MODE_COND("other seed, other instances",
+                  rc2 == 0 && (rows.len != rows2.len || memcmp(rows.data, rows2.data, rows.len) != 0));
+        inst_set_free(&s2);
+        buf_free(&rows), buf_free(&rows2);
         o.seed = 12345;
         inst_set_free(&s);
     }
@@ -479,9 +516,9 @@ static void test_invariants(void) {
     int rc = inst_docs_read(&d, dup, paths, 1, &o, &err) || inst_build(&s, &d, dup, &o, &err);
     test_cond("duplicate vocab line: build", rc == 0 && w7 == NWORDS + 8);
     size_t first_line = 0, last_line = 0, randoms = 0;
+    static Row v;
     for (size_t r = 0; r < s.n && rc == 0; r++) {
-        InstView v;
-        inst_view(&s, r, &v);
+        get_row(&s, r, &v);
         for (size_t k = 0; k < v.nmask; k++) {
             int32_t id = v.input_ids[v.positions[k]];
             if (id == 4 || id == v.label_ids[k]) continue;

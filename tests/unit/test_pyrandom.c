@@ -187,8 +187,50 @@ static void test_against_python(void) {
     if (system(cmd)) printf("test_pyrandom: could not remove %s\n", dir);
 }
 
+/* The fast paths used by hdf5gen against the plain ones: shuffle_i32 moves
+ * like pyrandom_shuffle, shuffle_draws draws what it draws, skip(n) draws
+ * n words, tell counts them; sizes around the 624-word refill. */
+static void test_fast_paths(void) {
+    static const size_t sizes[] = {0, 1, 2, 3, 7, 100, 623, 624, 625, 1000, 5000};
+    int same_moves = 1, same_draws = 1, same_tell = 1;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        int32_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
+        for (size_t i = 0; i < n; i++) a[i] = b[i] = (int32_t)(i * 7 + 3);
+        PyRandom r1, r2, r3;
+        pyrandom_seed(&r1, 12345 + n), pyrandom_seed(&r2, 12345 + n), pyrandom_seed(&r3, 12345 + n);
+        pyrandom_u32(&r1), pyrandom_u32(&r2), pyrandom_u32(&r3);
+        pyrandom_shuffle(&r1, a, n, sizeof *a);
+        pyrandom_shuffle_i32(&r2, b, n);
+        pyrandom_shuffle_draws(&r3, n);
+        for (size_t i = 0; i < n; i++) same_moves &= a[i] == b[i];
+        uint32_t x1 = pyrandom_u32(&r1), x2 = pyrandom_u32(&r2), x3 = pyrandom_u32(&r3);
+        same_draws &= x1 == x2 && x1 == x3;
+        same_tell &= pyrandom_tell(&r1) == pyrandom_tell(&r3);
+        free(a), free(b);
+    }
+    test_cond("shuffle_i32 moves like shuffle (n = 0 .. 5000)", same_moves);
+    test_cond("shuffle_i32 and shuffle_draws draw what shuffle draws", same_draws);
+    test_cond("tell agrees after shuffle and shuffle_draws", same_tell);
+
+    static const uint64_t skips[] = {0, 1, 623, 624, 625, 1248, 10000, 123457};
+    int skip_ok = 1, tell_ok = 1;
+    for (size_t k = 0; k < sizeof skips / sizeof *skips; k++) {
+        PyRandom r1, r2;
+        pyrandom_seed(&r1, 7), pyrandom_seed(&r2, 7);
+        pyrandom_u32(&r1), pyrandom_u32(&r2);
+        for (uint64_t i = 0; i < skips[k]; i++) pyrandom_u32(&r1);
+        pyrandom_skip(&r2, skips[k]);
+        tell_ok &= pyrandom_tell(&r1) == skips[k] + 1 && pyrandom_tell(&r2) == skips[k] + 1;
+        for (int i = 0; i < 700; i++) skip_ok &= pyrandom_u32(&r1) == pyrandom_u32(&r2);
+    }
+    test_cond("skip(n) == n draws (n around refills)", skip_ok);
+    test_cond("tell counts words drawn", tell_ok);
+}
+
 int main(void) {
     test_vectors();
+    test_fast_paths();
     test_against_python();
     return test_report();
 }
