@@ -106,7 +106,9 @@ static inline uint32_t temper(uint32_t y) {
  * draw is a coin flip the branch predictor cannot learn, so the loops are
  * branch-free per word: m is i + 1 of the original's loop, a word is
  * accepted when its top bit_length(m) bits are below m, and a rejected
- * word swaps x[i] with itself. */
+ * word swaps x[i] with itself. The shift is constant while m keeps its bit
+ * length, which leaves a compare and a subtract on the chain from word to
+ * word. */
 
 void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
     if (n > UINT32_MAX) {
@@ -121,10 +123,9 @@ void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
             mti = 0;
         }
         const uint32_t *mt = r->mt;
-        for (; mti < PYRANDOM_N && m > 1; mti++) {
-            uint32_t x = temper(mt[mti]) >> __builtin_clz(m);
-            m -= x < m;
-        }
+        int sh = __builtin_clz(m);
+        uint32_t lo = 0x80000000u >> sh; /* m's bit length holds while m >= lo */
+        for (; mti < PYRANDOM_N && m >= lo; mti++) m -= (temper(mt[mti]) >> sh) < m;
     }
     r->mti = mti;
 }
@@ -142,8 +143,10 @@ void pyrandom_shuffle_i32(PyRandom *r, int32_t *a, size_t n) {
             mti = 0;
         }
         const uint32_t *mt = r->mt;
-        for (; mti < PYRANDOM_N && m > 1; mti++) {
-            uint32_t x = temper(mt[mti]) >> __builtin_clz(m);
+        int sh = __builtin_clz(m);
+        uint32_t lo = 0x80000000u >> sh;
+        for (; mti < PYRANDOM_N && m >= lo; mti++) {
+            uint32_t x = temper(mt[mti]) >> sh;
             uint32_t acc = x < m, j = acc ? x : m - 1;
             int32_t t = a[m - 1];
             a[m - 1] = a[j];

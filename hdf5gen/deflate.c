@@ -40,28 +40,33 @@ static void init_tables(void) {
     }
 }
 
+/* Adler-32 over blocks of 16-byte steps, lane-wise: S[i] sums byte i of
+ * every step, P[i] sums S[i] as it was before each step. Over N steps
+ * from (a, b):  a += sum S,  b += 16 N a + 16 sum P + sum (16 - i) S[i].
+ * 256 steps keep every lane below 2^32 (P <= 255 * 256^2 / 2). */
+typedef uint8_t v16b __attribute__((vector_size(16)));
+typedef uint32_t v16u __attribute__((vector_size(64)));
+
 uint32_t dfl_adler32(uint32_t adler, const void *buf, size_t n) {
     const uint8_t *p = buf;
-    uint32_t a = adler & 0xffff, b = adler >> 16;
-    while (n) {
-        size_t k = n < 5552 ? n : 5552; /* largest block without overflow */
-        n -= k;
-        while (k >= 8) {
-            a += p[0], b += a;
-            a += p[1], b += a;
-            a += p[2], b += a;
-            a += p[3], b += a;
-            a += p[4], b += a;
-            a += p[5], b += a;
-            a += p[6], b += a;
-            a += p[7], b += a;
-            p += 8, k -= 8;
+    uint64_t a = adler & 0xffff, b = adler >> 16;
+    while (n >= 16) {
+        size_t steps = n / 16 < 256 ? n / 16 : 256;
+        v16u S = {0}, P = {0};
+        for (size_t k = 0; k < steps; k++, p += 16) {
+            v16b x;
+            memcpy(&x, p, 16);
+            P += S;
+            S += __builtin_convertvector(x, v16u);
         }
-        while (k--) a += *p++, b += a;
-        a %= 65521;
-        b %= 65521;
+        uint64_t sum_s = 0, sum_p = 0, sum_w = 0;
+        for (int i = 0; i < 16; i++) sum_s += S[i], sum_p += P[i], sum_w += (uint64_t)(16 - i) * S[i];
+        b = (b + 16 * steps * a + 16 * sum_p + sum_w) % 65521;
+        a = (a + sum_s) % 65521;
+        n -= steps * 16;
     }
-    return b << 16 | a;
+    while (n--) a += *p++, b += a;
+    return (uint32_t)(b % 65521) << 16 | (uint32_t)(a % 65521);
 }
 
 size_t dfl_bound(size_t n) { return 2 + n + 5 * (n / 65535 + 1) + 4 + 8; }
@@ -79,10 +84,21 @@ typedef struct Node {
     int16_t parent;
 } Node;
 
-static int cmp_leaf(const void *a, const void *b) {
-    const uint32_t *x = a, *y = b; /* (freq, symbol) pairs */
-    if (x[0] != y[0]) return x[0] < y[0] ? -1 : 1;
-    return x[1] < y[1] ? -1 : x[1] > y[1];
+/* Sort keys (freq << 9 | symbol) ascending: LSD radix, 8 bits a pass,
+ * as many passes as the largest key needs (a few hundred keys per call,
+ * where qsort's calls through a pointer cost more than the work). */
+static void sort_keys(uint64_t *k, int m) {
+    uint64_t tmp[NLITLEN], *a = k, *b = tmp, max = 0;
+    for (int i = 0; i < m; i++) max |= k[i];
+    for (int shift = 0; shift < 64 && (max >> shift); shift += 8) {
+        uint32_t count[257] = {0};
+        for (int i = 0; i < m; i++) count[((a[i] >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (int i = 0; i < m; i++) b[count[(a[i] >> shift) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = b, b = t;
+    }
+    if (a != k) memcpy(k, a, (size_t)m * sizeof *k);
 }
 
 /* Code lengths (<= limit) for freq[0..n); a symbol with frequency 0 gets 0.
@@ -95,19 +111,19 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
     for (int i = 0; used < 2 && i < n; i++)
         if (!freq[i]) freq[i] = 1, used++;
     for (;;) {
-        uint32_t leaf[NLITLEN][2];
+        uint64_t leaf[NLITLEN]; /* (frequency, symbol), sorted by both */
         int m = 0;
         for (int i = 0; i < n; i++)
-            if (freq[i]) leaf[m][0] = freq[i], leaf[m][1] = (uint32_t)i, m++;
+            if (freq[i]) leaf[m++] = (uint64_t)freq[i] << 9 | (uint64_t)i;
         if (m < 2) { /* n < 2: nothing to build */
             memset(len, 0, (size_t)n);
-            if (m) len[leaf[0][1]] = 1;
+            if (m) len[leaf[0] & 511] = 1;
             return;
         }
-        qsort(leaf, (size_t)m, sizeof leaf[0], cmp_leaf);
+        sort_keys(leaf, m);
         /* two queues: sorted leaves (nodes 0..m-1), internal nodes in creation order */
         Node node[2 * NLITLEN];
-        for (int i = 0; i < m; i++) node[i].freq = leaf[i][0], node[i].parent = -1;
+        for (int i = 0; i < m; i++) node[i].freq = (uint32_t)(leaf[i] >> 9), node[i].parent = -1;
         int li = 0, ii = m, next = m;
         for (int k = 0; k < m - 1; k++) {
             int pick[2];
@@ -128,7 +144,7 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
         for (int i = 0; i < m; i++) maxd = depth[i] > maxd ? depth[i] : maxd;
         if (maxd <= limit) {
             memset(len, 0, (size_t)n);
-            for (int i = 0; i < m; i++) len[leaf[i][1]] = depth[i];
+            for (int i = 0; i < m; i++) len[leaf[i] & 511] = depth[i];
             return;
         }
         for (int i = 0; i < n; i++)

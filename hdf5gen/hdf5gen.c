@@ -154,7 +154,7 @@ typedef struct Job {
     int failed;
     Err err;
     uint64_t bytes, lines, docs, instances, tokens, masked, random_next, hdf5_bytes;
-    double seconds;
+    double seconds, t_read, t_build; /* whole job; reading, building (the rest is writing) */
 } Job;
 
 typedef struct Run {
@@ -199,6 +199,7 @@ static void run_job(Run *r, Job *j) {
     InstDocs d = {0};
     InstSet s = {0};
     if (inst_docs_read(&d, r->wp, j->inputs, j->ninputs, &io, &j->err)) goto fail;
+    j->t_read = now_sec() - t0;
     j->bytes = d.bytes;
     j->lines = d.lines;
     j->docs = d.ndoc;
@@ -207,6 +208,7 @@ static void run_job(Run *r, Job *j) {
         goto fail;
     }
     if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
+    j->t_build = now_sec() - t0 - j->t_read;
     if (s.n == 0) {
         err_set(&j->err, "%s: no instances (nothing written)", j->label);
         goto fail;
@@ -221,9 +223,9 @@ static void run_job(Run *r, Job *j) {
     inst_set_free(&s);
     inst_docs_free(&d);
     j->seconds = now_sec() - t0;
-    info(3, "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s", j->label,
-         (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6, j->output,
-         j->hdf5_bytes / 1e6, j->seconds);
+    info(3, "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s (read %.2f, build %.2f, write %.2f)",
+         j->label, (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6, j->output,
+         j->hdf5_bytes / 1e6, j->seconds, j->t_read, j->t_build, j->seconds - j->t_read - j->t_build);
     atomic_fetch_add(&r->done_jobs, 1);
     return;
 fail:

@@ -26,18 +26,21 @@
  * ends, and an instance is kept as the two ranges.
  *
  * Masking is most of the building work, so it runs in parallel although
- * the draws form one stream: the calling thread makes every draw in order,
- * but for masking it only draws past the right number of words (without
+ * the draws form one stream: one thread makes every draw in order, but for
+ * masking it only draws past the right number of words (without
  * whole-word masking, the draws of create_masked_lm_predictions depend on
  * the candidate count and the drawn values alone), noting each instance's
- * position in the stream and a copy of the generator every MASK_RANGE
- * instances. Then the ranges are masked on all threads, each replaying the
- * stream from its copy. Whole-word masking (group sizes decide the draws)
- * is done during the draws.
+ * position in the stream and a copy of the generator at the start of each
+ * block of INST_BLOCK instances. Each finished block is handed to the
+ * other threads, which mask it by replaying the stream from its copy while
+ * the draws go on; after the last draw the drawing thread joins them.
+ * Whole-word masking (group sizes decide the draws) is done during the
+ * draws.
  */
 #include "instances.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "io.h"
@@ -280,8 +283,6 @@ void inst_docs_free(InstDocs *d) {
 
 /* ==== Building ==== */
 
-#define MASK_RANGE 1024 /* instances per parallel masking unit: one generator snapshot each */
-
 /* What masking needs, shared by all threads. */
 typedef struct MaskCtx {
     const InstOpts *o;
@@ -300,6 +301,14 @@ typedef struct Masker {
     uint8_t *masked;  /* position is masked */
 } Masker;
 
+/* A block waiting for its masking: the generator before the block's first
+ * masking draw, and where in the stream each instance's masking starts. */
+typedef struct Replay {
+    size_t count;
+    PyRandom snap;
+    uint64_t rpos[INST_BLOCK];
+} Replay;
+
 typedef struct Builder {
     const InstDocs *docs;
     const InstOpts *o;
@@ -310,10 +319,21 @@ typedef struct Builder {
     size_t *perm;          /* all_documents[k] is document perm[k] */
     int max_num_tokens;
     int specials_in_text;  /* some sentence token is [CLS] or [SEP] */
-    uint64_t *rpos;        /* per instance: generator position where its masking starts */
-    size_t rcap;
-    PyRandom *snap;        /* generator at the masking of instance g * MASK_RANGE */
-    size_t nsnap, snapcap;
+    int replay;            /* masking is drawn past and replayed (not whole_word, not no_mask) */
+    /* the block being filled */
+    Replay *cur;
+    uint32_t bmask;        /* its mask slots so far */
+    int32_t *wpos, *wnew;  /* whole_word: its masks, until the block is done */
+    size_t wcap;
+    /* handing blocks to the masking threads; s->blk (which grows) and
+     * rep are read by them under `lock` only */
+    pthread_mutex_t lock;
+    pthread_cond_t ready;
+    Replay **rep;          /* per block, until claimed */
+    size_t published;      /* blocks done drawing */
+    size_t claimed;        /* blocks taken for masking */
+    int finished;          /* no more blocks */
+    int bad;               /* a replay disagreed with the draws */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -331,18 +351,47 @@ static void masker_free(Masker *m) {
     memset(m, 0, sizeof *m);
 }
 
-static void set_reserve(InstSet *s, size_t nmask) {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 4096;
-        s->inst = xrealloc(s->inst, s->cap * sizeof *s->inst);
+/* Start block s->nblk (the next instance is its first). */
+static void block_start(Builder *B) {
+    InstSet *s = B->s;
+    if (s->nblk == s->blkcap) { /* the masking threads may be reading the table */
+        size_t cap = s->blkcap ? 2 * s->blkcap : 64;
+        pthread_mutex_lock(&B->lock);
+        s->blk = xrealloc(s->blk, cap * sizeof *s->blk);
+        if (B->replay) B->rep = xrealloc(B->rep, cap * sizeof *B->rep);
+        s->blkcap = cap;
+        pthread_mutex_unlock(&B->lock);
     }
-    if (s->nmask + nmask > s->maskcap) {
-        size_t cap = s->maskcap ? s->maskcap : 1 << 14;
-        while (cap < s->nmask + nmask) cap *= 2;
-        s->mpos = xrealloc(s->mpos, cap * sizeof *s->mpos);
-        s->mnew = xrealloc(s->mnew, cap * sizeof *s->mnew);
-        s->maskcap = cap;
+    s->blk[s->nblk] = (InstBlock){.inst = xmalloc(INST_BLOCK * sizeof(Inst))};
+    if (B->replay) {
+        B->cur = xmalloc(sizeof *B->cur);
+        B->cur->snap = B->rng;
+        B->cur->count = 0;
     }
+    B->bmask = 0;
+    s->nblk++;
+}
+
+/* Finish the last block: its masks get their final arrays (filled here
+ * for whole_word, by the masking threads after this for replay), and it is
+ * handed over. */
+static void block_end(Builder *B) {
+    InstSet *s = B->s;
+    InstBlock *bk = &s->blk[s->nblk - 1];
+    size_t n = B->bmask ? B->bmask : 1; /* never a NULL array */
+    bk->mpos = xmalloc(n * sizeof *bk->mpos);
+    bk->mnew = xmalloc(n * sizeof *bk->mnew);
+    if (B->o->whole_word) {
+        memcpy(bk->mpos, B->wpos, B->bmask * sizeof *bk->mpos);
+        memcpy(bk->mnew, B->wnew, B->bmask * sizeof *bk->mnew);
+    }
+    if (!B->replay) return;
+    pthread_mutex_lock(&B->lock);
+    B->rep[s->nblk - 1] = B->cur;
+    B->published = s->nblk;
+    pthread_cond_signal(&B->ready);
+    pthread_mutex_unlock(&B->lock);
+    B->cur = NULL;
 }
 
 size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_predictions) {
@@ -455,34 +504,31 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
     const InstOpts *o = B->o;
     size_t len = na + (has_b ? nb + 3 : 2);
     size_t num = o->no_mask ? 0 : inst_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
-    set_reserve(s, num);
-    Inst *in = &s->inst[s->n];
+    size_t k = s->n % INST_BLOCK;
+    if (k == 0) block_start(B);
+    Inst *in = &s->blk[s->nblk - 1].inst[k];
     *in = (Inst){.a = a, .b = b, .na = (uint32_t)na, .nb = (uint32_t)nb, .has_b = (uint8_t)has_b,
-                 .next = (int8_t)next, .mask = s->nmask};
-    s->nmask += num;
+                 .next = (int8_t)next, .mask = B->bmask};
     if (o->no_mask) {
     } else if (o->whole_word) {
+        if (B->bmask + num > B->wcap) {
+            B->wcap = 2 * (B->bmask + num);
+            B->wpos = xrealloc(B->wpos, B->wcap * sizeof *B->wpos);
+            B->wnew = xrealloc(B->wnew, B->wcap * sizeof *B->wnew);
+        }
         inst_tokens(s, in, B->m.tok);
-        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len, s->mpos + in->mask,
-                                            s->mnew + in->mask);
+        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len, B->wpos + B->bmask,
+                                            B->wnew + B->bmask);
     } else {
-        if (s->n % MASK_RANGE == 0) {
-            if (B->nsnap == B->snapcap) {
-                B->snapcap = B->snapcap ? 2 * B->snapcap : 16;
-                B->snap = xrealloc(B->snap, B->snapcap * sizeof *B->snap);
-            }
-            B->snap[B->nsnap++] = B->rng;
-        }
-        if (s->n == B->rcap) {
-            B->rcap = B->rcap ? 2 * B->rcap : 4096;
-            B->rpos = xrealloc(B->rpos, B->rcap * sizeof *B->rpos);
-        }
-        B->rpos[s->n] = pyrandom_tell(&B->rng);
+        B->cur->rpos[k] = pyrandom_tell(&B->rng);
+        B->cur->count = k + 1;
         size_t ncand = len - (has_b ? 3 : 2);
         if (B->specials_in_text) ncand -= count_specials(B, a, na) + (has_b ? count_specials(B, b, nb) : 0);
         in->nmask = (uint16_t)skip_masking(B, ncand, num);
     }
+    B->bmask += in->nmask;
     s->n++;
+    if (s->n % INST_BLOCK == 0) block_end(B);
     s->st.instances++;
     s->st.tokens += len;
     s->st.masked += in->nmask;
@@ -562,35 +608,63 @@ static void from_document(Builder *B, size_t k) {
     }
 }
 
-/* Replay the masking of the instances recorded by skip_masking, in ranges
- * of MASK_RANGE on up to `threads` threads, each range from its snapshot.
- * Returns 0, or -1 if a replay disagrees with the recorded count (a bug). */
-static int replay_masking(Builder *B, int threads) {
-    InstSet *s = B->s;
-    size_t L = (size_t)B->o->max_seq_length;
-    int bad = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1 && B->nsnap > 1)
-    {
-        Masker m;
-        masker_init(&m, L);
-#pragma omp for schedule(dynamic, 1)
-        for (size_t g = 0; g < B->nsnap; g++) {
-            PyRandom r = B->snap[g];
-            size_t end = (g + 1) * MASK_RANGE < s->n ? (g + 1) * MASK_RANGE : s->n;
-            for (size_t i = g * MASK_RANGE; i < end; i++) {
-                Inst *in = &s->inst[i];
-                pyrandom_skip(&r, B->rpos[i] - pyrandom_tell(&r));
-                size_t len = inst_tokens(s, in, m.tok);
-                size_t nm = mask_instance(&B->mc, &m, &r, m.tok, len, s->mpos + in->mask, s->mnew + in->mask);
-                if (nm != in->nmask) {
+/* Mask block g by replaying the stream from its snapshot. */
+static void replay_block(Builder *B, const InstBlock *bk, const Replay *rp, Masker *m) {
+    PyRandom r = rp->snap;
+    for (size_t k = 0; k < rp->count; k++) {
+        const Inst *in = &bk->inst[k];
+        pyrandom_skip(&r, rp->rpos[k] - pyrandom_tell(&r));
+        size_t len = inst_tokens(B->s, in, m->tok);
+        size_t nm = mask_instance(&B->mc, m, &r, m->tok, len, bk->mpos + in->mask, bk->mnew + in->mask);
+        if (nm != in->nmask) {
 #pragma omp atomic write
-                    bad = 1;
-                }
-            }
+            B->bad = 1;
         }
-        masker_free(&m);
     }
-    return bad ? -1 : 0;
+}
+
+/* Mask blocks as they are published until there are no more. */
+static void replay_loop(Builder *B) {
+    Masker m;
+    masker_init(&m, (size_t)B->o->max_seq_length);
+    for (;;) {
+        pthread_mutex_lock(&B->lock);
+        while (B->claimed >= B->published && !B->finished) pthread_cond_wait(&B->ready, &B->lock);
+        if (B->claimed >= B->published) {
+            pthread_mutex_unlock(&B->lock);
+            break;
+        }
+        size_t g = B->claimed++;
+        InstBlock bk = B->s->blk[g];
+        Replay *rp = B->rep[g];
+        B->rep[g] = NULL;
+        pthread_mutex_unlock(&B->lock);
+        replay_block(B, &bk, rp, &m);
+        free(rp);
+    }
+    masker_free(&m);
+}
+
+/* Every draw in the original's order, blocks published as they fill; then
+ * the final shuffle of the rows. */
+static void draw_all(Builder *B) {
+    const InstDocs *docs = B->docs;
+    InstSet *s = B->s;
+    B->perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B->perm);
+    for (size_t k = 0; k < docs->ndoc; k++) B->perm[k] = k;
+    shuffle_size(&B->rng, B->perm, docs->ndoc);
+
+    for (int dup = 0; dup < B->o->dupe_factor; dup++)
+        for (size_t k = 0; k < docs->ndoc; k++) from_document(B, k);
+    if (s->n % INST_BLOCK) block_end(B);
+    pthread_mutex_lock(&B->lock);
+    B->finished = 1;
+    pthread_cond_broadcast(&B->ready);
+    pthread_mutex_unlock(&B->lock);
+
+    s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
+    for (size_t r = 0; r < s->n; r++) s->order[r] = r;
+    shuffle_size(&B->rng, s->order, s->n);
 }
 
 static int special_id(const WordPiece *wp, const char *name, int32_t *id, Err *err) {
@@ -633,26 +707,26 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
 
     B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
     if (o->whole_word) masker_init(&B.m, (size_t)o->max_seq_length);
-
+    B.replay = !o->no_mask && !o->whole_word;
+    pthread_mutex_init(&B.lock, NULL);
+    pthread_cond_init(&B.ready, NULL);
     pyrandom_seed(&B.rng, o->seed);
-    B.perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B.perm);
-    for (size_t k = 0; k < docs->ndoc; k++) B.perm[k] = k;
-    shuffle_size(&B.rng, B.perm, docs->ndoc);
 
-    for (int dup = 0; dup < o->dupe_factor; dup++)
-        for (size_t k = 0; k < docs->ndoc; k++) from_document(&B, k);
-
-    s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
-    for (size_t r = 0; r < s->n; r++) s->order[r] = r;
-    shuffle_size(&B.rng, s->order, s->n);
+    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+    if (!B.replay) threads = 1;
+    /* one thread draws, then masks too; the others mask from the start */
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp single nowait
+        draw_all(&B);
+        if (B.replay) replay_loop(&B);
+    }
 
     int rc = 0;
-    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
-    if (B.nsnap && replay_masking(&B, threads)) {
-        err_set(err, "internal error: the masking replay disagrees with the draws");
-        rc = -1;
-    }
-    free(B.perm), free(B.rpos), free(B.snap), free(vocab_words), free(cont);
+    if (B.bad) rc = err_set(err, "internal error: the masking replay disagrees with the draws");
+    pthread_mutex_destroy(&B.lock);
+    pthread_cond_destroy(&B.ready);
+    free(B.perm), free(B.rep), free(B.wpos), free(B.wnew), free(vocab_words), free(cont);
     masker_free(&B.m);
     if (rc) inst_set_free(s);
     return rc;
@@ -674,17 +748,17 @@ int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path
 }
 
 void inst_set_free(InstSet *s) {
-    free(s->inst);
+    for (size_t g = 0; g < s->nblk; g++) free(s->blk[g].inst), free(s->blk[g].mpos), free(s->blk[g].mnew);
+    free(s->blk);
     free(s->order);
-    free(s->mpos);
-    free(s->mnew);
     inst_docs_free(&s->own);
     memset(s, 0, sizeof *s);
 }
 
 void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids) {
-    const Inst *in = &s->inst[i];
-    const int32_t *mpos = s->mpos + in->mask, *mnew = s->mnew + in->mask;
+    const InstBlock *bk = &s->blk[i / INST_BLOCK];
+    const Inst *in = &bk->inst[i % INST_BLOCK];
+    const int32_t *mpos = bk->mpos + in->mask, *mnew = bk->mnew + in->mask;
     v->len = inst_len(in);
     v->seg0 = in->na + 2;
     v->nmask = in->nmask;

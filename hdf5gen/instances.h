@@ -22,8 +22,8 @@
  *
  * Everything is kept in id space: all sentence tokens of the input in one
  * int32 array (InstDocs); an instance is two ranges of it plus its masked
- * positions and their new ids (InstSet), about 3 bytes per input byte at
- * dupe factor 5, and the final shuffle permutes row indices only.
+ * positions and their new ids (InstSet, in blocks allocated at their final
+ * size), and the final shuffle permutes row indices only.
  *
  * Switches beyond the original (all off by default = the original):
  *   whole_word  Google's --do_whole_word_mask: a "##" piece joins the group
@@ -114,16 +114,25 @@ void inst_docs_free(InstDocs *d);
 /* One instance, [CLS] A [SEP] B [SEP] (or [CLS] A [SEP] when has_b is 0):
  * A and B are runs of whole sentences, so they are ranges of InstDocs.tok
  * and are not copied. Masking is kept as the masked positions (increasing)
- * and the id each now holds, mpos/mnew[mask .. mask + nmask); the label of
- * a position is the document token there. */
+ * and the id each now holds, mpos/mnew[mask .. mask + nmask) of its block;
+ * the label of a position is the document token there. */
 typedef struct Inst {
     uint64_t a, b;   /* first token of A / B in InstDocs.tok */
-    uint64_t mask;   /* first slot in InstSet.mpos / mnew */
+    uint32_t mask;   /* first slot in its block's mpos / mnew */
     uint32_t na, nb; /* segment lengths (nb is 0 without B) */
     uint16_t nmask;
     uint8_t has_b;
     int8_t next;     /* next_sentence_label: 1 = B is a random segment */
 } Inst;
+
+#define INST_BLOCK 1024 /* instances per block of storage (and of parallel masking) */
+
+/* INST_BLOCK instances (fewer in the last block) and their masks, each
+ * array allocated once at its final size. */
+typedef struct InstBlock {
+    Inst *inst;
+    int32_t *mpos, *mnew;
+} InstBlock;
 
 typedef struct InstStats {
     uint64_t instances, tokens, masked, random_next;
@@ -132,14 +141,13 @@ typedef struct InstStats {
 } InstStats;
 
 /* The instances of a shard; it refers to the InstDocs it was built from,
- * which must stay alive (and unchanged) as long as rows are read. */
+ * which must stay alive (and unchanged) as long as rows are read.
+ * Instance i (creation order) is blk[i / INST_BLOCK].inst[i % INST_BLOCK]. */
 typedef struct InstSet {
-    Inst *inst;       /* in creation order */
-    size_t n, cap;
-    size_t *order;    /* output row r is inst[order[r]] */
-    int32_t *mpos, *mnew;
-    size_t nmask, maskcap; /* mask slots used (an instance reserves
-                              num_to_predict of them) and allocated */
+    InstBlock *blk;
+    size_t nblk, blkcap;
+    size_t n;         /* instances */
+    size_t *order;    /* output row r is instance order[r] */
     const InstDocs *docs;
     InstDocs own;     /* the documents when inst_generate read them */
     int32_t cls, sep;
@@ -148,9 +156,9 @@ typedef struct InstSet {
 
 /* Build the instances of docs into s (zero-initialised or freed before):
  * seeds the generator with o->seed and makes exactly the original's random
- * draws. The draws are made on the calling thread; the masking itself runs
- * on o->threads threads from recorded generator states (the result does
- * not depend on the count). The vocabulary must hold [CLS] and [SEP], and
+ * draws. The draws are made on one thread; the masking itself runs on the
+ * other o->threads - 1 threads meanwhile, block by block, from recorded
+ * generator states (the result does not depend on the count). The vocabulary must hold [CLS] and [SEP], and
  * [MASK] unless no_mask. docs must outlive s. Returns 0, or -1 with err
  * set. Free with inst_set_free(). */
 int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err);

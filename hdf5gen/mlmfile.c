@@ -61,7 +61,11 @@ static void fill_lab(void *arg, uint64_t r0, uint64_t n, void *buf) {
 static void fill_nsp(void *arg, uint64_t r0, uint64_t n, void *buf) {
     const Ctx *c = arg;
     int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) out[r] = (int8_t)c->s->inst[c->s->order[r0 + r]].next;
+    for (uint64_t r = 0; r < n; r++) {
+        InstView v;
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
+        out[r] = (int8_t)v.next_sentence_label;
+    }
 }
 
 int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err) {

@@ -67,33 +67,59 @@ static const char *const never_split[] = {"[UNK]", "[SEP]", "[PAD]", "[CLS]", "[
 
 typedef struct BNode {
     int32_t id;
-    uint32_t first, next; /* first child, next sibling (0 = none) */
+    uint32_t first, next; /* first child, next sibling (0 = none), siblings sorted by label */
+    uint32_t parent;
     uint8_t label;
 } BNode;
 
+/* The nodes, and a hash of (parent, label) -> node so that finding a child
+ * does not walk the sibling list (the root and "##" have hundreds). */
 typedef struct Builder {
     BNode *n;
     uint32_t len, cap;
+    uint32_t *ht; /* node index, 0 = empty; the root is never a child */
+    uint32_t hmask;
 } Builder;
 
-static uint32_t bnode_new(Builder *b, uint8_t label) {
+static uint32_t child_hash(uint32_t parent, uint8_t label) { return (parent * 0x9E3779B1u) ^ (label * 0x85EBCA77u); }
+
+static void ht_put(Builder *b, uint32_t k) {
+    uint32_t h = child_hash(b->n[k].parent, b->n[k].label) & b->hmask;
+    while (b->ht[h]) h = (h + 1) & b->hmask;
+    b->ht[h] = k;
+}
+
+static uint32_t bnode_new(Builder *b, uint32_t parent, uint8_t label) {
     if (b->len == b->cap) {
         b->cap = b->cap ? 2 * b->cap : 1024;
         b->n = xrealloc(b->n, b->cap * sizeof *b->n);
     }
-    b->n[b->len] = (BNode){.id = -1, .label = label};
+    b->n[b->len] = (BNode){.id = -1, .label = label, .parent = parent};
+    if (2 * b->len >= b->hmask) { /* keep the load under 1/2 */
+        free(b->ht);
+        b->hmask = b->hmask ? 2 * b->hmask + 1 : 4095;
+        b->ht = xcalloc((size_t)b->hmask + 1, sizeof *b->ht);
+        for (uint32_t k = 1; k < b->len; k++) ht_put(b, k);
+    }
+    if (b->len) ht_put(b, b->len);
     return b->len++;
+}
+
+static void builder_free(Builder *b) {
+    free(b->n);
+    free(b->ht);
 }
 
 static void builder_insert(Builder *b, const char *s, size_t len, int32_t id) {
     uint32_t cur = 0;
     for (size_t i = 0; i < len; i++) {
         uint8_t c = (uint8_t)s[i];
-        uint32_t k = b->n[cur].first, prev = 0;
-        while (k && b->n[k].label < c) prev = k, k = b->n[k].next;
-        if (!k || b->n[k].label != c) {
-            uint32_t nk = bnode_new(b, c);
-            b->n[nk].next = k;
+        uint32_t h = child_hash(cur, c) & b->hmask, k;
+        while ((k = b->ht[h]) && !(b->n[k].parent == cur && b->n[k].label == c)) h = (h + 1) & b->hmask;
+        if (!k) { /* a new child, linked in label order */
+            uint32_t nk = bnode_new(b, cur, c), prev = 0, q = b->n[cur].first;
+            while (q && b->n[q].label < c) prev = q, q = b->n[q].next;
+            b->n[nk].next = q;
             if (prev) b->n[prev].next = nk;
             else b->n[cur].first = nk;
             k = nk;
@@ -178,7 +204,7 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     Buf text = {0};
     size_t cap = 0;
     wp->lower = lower;
-    bnode_new(&b, 0);
+    bnode_new(&b, 0, 0);
     for (size_t pos = 0; pos < len;) {
         size_t e = pos;
         while (e < len && data[e] != '\n' && data[e] != '\r') e++;
@@ -186,7 +212,7 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
         size_t n = e - pos;
         if (utf8_valid_prefix(s, n) != n) {
             err_set(err, "%s:%zu: invalid UTF-8", name, wp->nlines + 1);
-            free(b.n);
+            builder_free(&b);
             buf_free(&text);
             wp_destroy(wp);
             return NULL;
@@ -206,14 +232,14 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     }
     if (wp->nlines > (size_t)INT32_MAX - 1) {
         err_set(err, "%s: too many lines", name);
-        free(b.n);
+        builder_free(&b);
         buf_free(&text);
         wp_destroy(wp);
         return NULL;
     }
     wp->text = text.data ? text.data : xstrdup("");
     trie_flatten(wp, &b);
-    free(b.n);
+    builder_free(&b);
     for (int c = 0; c < 256; c++) wp->root_next[c] = trie_child(wp, 0, (uint8_t)c);
     uint32_t h = wp->root_next['#'];
     wp->cont = h ? trie_child(wp, h, '#') : 0;

@@ -37,11 +37,27 @@ static size_t roundtrip(const uint8_t *src, size_t n) {
     return zn;
 }
 
+/* Adler-32 by its definition (RFC 1950 section 8.2), a byte at a time. */
+static uint32_t adler_ref(const uint8_t *p, size_t n) {
+    uint32_t a = 1, b = 0;
+    for (size_t i = 0; i < n; i++) a = (a + p[i]) % 65521, b = (b + a) % 65521;
+    return b << 16 | a;
+}
+
 int main(void) {
     const uint8_t abc[] = "Wikipedia";
     test_cond("adler32 of 'Wikipedia' (RFC 1950 example) = 0x11E60398", dfl_adler32(1, abc, 9) == 0x11E60398u);
     uint8_t *big = malloc(1 << 20);
     for (size_t i = 0; i < (1u << 20); i++) big[i] = (uint8_t)(i * 2654435761u >> 13);
+    uint8_t *ff = malloc(1 << 20);
+    memset(ff, 0xff, 1 << 20);
+    int agree = 1;
+    static const size_t lens[] = {0, 1, 15, 16, 17, 255, 4095, 4096, 4097, 5552, 65536, 100003, 1 << 20};
+    for (size_t k = 0; k < sizeof lens / sizeof *lens; k++)
+        agree &= dfl_adler32(1, big, lens[k]) == adler_ref(big, lens[k]) &&
+                 dfl_adler32(1, ff, lens[k]) == adler_ref(ff, lens[k]);
+    test_cond("adler32 = its definition (lengths 0 .. 1 MiB, all-0xff bytes too)", agree);
+    free(ff);
     test_cond("adler32 in pieces = at once", dfl_adler32(dfl_adler32(1, big, 7000), big + 7000, (1 << 20) - 7000) ==
                                                  dfl_adler32(1, big, 1 << 20));
 
