@@ -13,6 +13,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common.h"
 
@@ -40,33 +43,46 @@ static void init_tables(void) {
     }
 }
 
-/* Adler-32 over blocks of 16-byte steps, lane-wise: S[i] sums byte i of
- * every step, P[i] sums S[i] as it was before each step. Over N steps
- * from (a, b):  a += sum S,  b += 16 N a + 16 sum P + sum (16 - i) S[i].
- * 256 steps keep every lane below 2^32 (P <= 255 * 256^2 / 2). */
-typedef uint8_t v16b __attribute__((vector_size(16)));
-typedef uint32_t v16u __attribute__((vector_size(64)));
-
+/* Adler-32 over blocks of 16-byte steps: with T the byte sum of a step and
+ * W = sum (16 - i) x[i] its weighted sum, N steps from (a, b) give
+ *   a += sum T,  b += 16 N a + 16 sum_(steps) (T of the steps before) + sum W.
+ * With SSE2: psadbw for T, pmaddwd for W; 256 steps keep every 32-bit lane
+ * small. Elsewhere a byte at a time. */
 uint32_t dfl_adler32(uint32_t adler, const void *buf, size_t n) {
     const uint8_t *p = buf;
     uint64_t a = adler & 0xffff, b = adler >> 16;
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i w0 = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9), w1 = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
     while (n >= 16) {
         size_t steps = n / 16 < 256 ? n / 16 : 256;
-        v16u S = {0}, P = {0};
+        __m128i T = zero, P = zero, W = zero;
         for (size_t k = 0; k < steps; k++, p += 16) {
-            v16b x;
-            memcpy(&x, p, 16);
-            P += S;
-            S += __builtin_convertvector(x, v16u);
+            __m128i x = _mm_loadu_si128((const __m128i *)p);
+            P = _mm_add_epi32(P, T);
+            T = _mm_add_epi32(T, _mm_sad_epu8(x, zero));
+            W = _mm_add_epi32(W, _mm_madd_epi16(_mm_unpacklo_epi8(x, zero), w0));
+            W = _mm_add_epi32(W, _mm_madd_epi16(_mm_unpackhi_epi8(x, zero), w1));
         }
-        uint64_t sum_s = 0, sum_p = 0, sum_w = 0;
-        for (int i = 0; i < 16; i++) sum_s += S[i], sum_p += P[i], sum_w += (uint64_t)(16 - i) * S[i];
+        uint32_t t[4], q[4], w[4];
+        _mm_storeu_si128((__m128i *)t, T);
+        _mm_storeu_si128((__m128i *)q, P);
+        _mm_storeu_si128((__m128i *)w, W);
+        uint64_t sum_t = (uint64_t)t[0] + t[2], sum_p = (uint64_t)q[0] + q[2];
+        uint64_t sum_w = (uint64_t)w[0] + w[1] + w[2] + w[3];
         b = (b + 16 * steps * a + 16 * sum_p + sum_w) % 65521;
-        a = (a + sum_s) % 65521;
+        a = (a + sum_t) % 65521;
         n -= steps * 16;
     }
-    while (n--) a += *p++, b += a;
-    return (uint32_t)(b % 65521) << 16 | (uint32_t)(a % 65521);
+#endif
+    while (n) {
+        size_t k = n < 5552 ? n : 5552; /* the most bytes before a 32-bit b could overflow */
+        n -= k;
+        while (k--) a += *p++, b += a;
+        a %= 65521;
+        b %= 65521;
+    }
+    return (uint32_t)b << 16 | (uint32_t)a;
 }
 
 size_t dfl_bound(size_t n) { return 2 + n + 5 * (n / 65535 + 1) + 4 + 8; }
@@ -334,7 +350,7 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
     dst[1] = 0x01; /* FLEVEL 0 (fastest); 0x7801 % 31 == 0 */
     uint8_t *o;
     if (dyn_bytes <= stored_bytes) {
-        if (cap < 2 + dyn_bytes + 4) return 0;
+        if (cap < 2 + dyn_bytes + 4 + 8) return 0; /* + 8: the literal loop's whole-word stores */
         uint16_t lcode[NLITLEN + NDIST], clcode[NCL], dcode[2];
         build_codes(llen, nlit, lcode);
         build_codes(dlen, ndist, dcode);
@@ -370,6 +386,27 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
         size_t pos = 0;
         for (size_t r = 0; r <= nrun; r++) {
             size_t end = r < nrun ? sc->tok[r] : n;
+            /* literals three at a time (<= 45 bits) into the 64-bit
+             * accumulator, then whole bytes out without a branch: an
+             * 8-byte store of which nb / 8 bytes count (the 8 bytes of
+             * slack the size check below asks for) */
+            memcpy(o, &acc, 8);
+            o += nb >> 3;
+            acc >>= nb & ~7;
+            nb &= 7;
+            for (; pos + 3 <= end; pos += 3) {
+                uint32_t c0 = litc[src[pos]], c1 = litc[src[pos + 1]], c2 = litc[src[pos + 2]];
+                acc |= (uint64_t)(c0 & 0xffff) << nb;
+                nb += (int)(c0 >> 16);
+                acc |= (uint64_t)(c1 & 0xffff) << nb;
+                nb += (int)(c1 >> 16);
+                acc |= (uint64_t)(c2 & 0xffff) << nb;
+                nb += (int)(c2 >> 16);
+                memcpy(o, &acc, 8); /* little-endian */
+                o += nb >> 3;
+                acc >>= nb & ~7; /* nb <= 52: at most 6 bytes out */
+                nb &= 7;
+            }
             for (; pos < end; pos++) {
                 uint32_t c = litc[src[pos]];
                 PUT(c & 0xffff, (int)(c >> 16));
