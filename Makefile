@@ -2,7 +2,8 @@
 #
 #   make            build every program into bin/
 #   make test       build and run every test; ends with "N passed, N failed"
-#   make demo       run the pipeline (prep, tokenize, vocab, shard) on the samples
+#   make demo       run both workflows (Hungarian, English) on the samples
+#   make hu, make en   the workflows on a real dump (pipelines/*.mk)
 #   make list       list the documented targets
 .DELETE_ON_ERROR:
 SHELL := bash
@@ -100,9 +101,15 @@ asan:
 ## ubsan: same as asan (both sanitizers run together)
 ubsan: asan
 
-## demo: run the pipeline so far (prep, tokenize, vocab, shard) on the shipped samples
+# The workflows: hu.mk (HILBERT's Hungarian sequence) and en.mk (NVIDIA
+# bertPrep's English one), sharing common.mk.
+include pipelines/common.mk pipelines/hu.mk pipelines/en.mk
+
+## demo: both workflows (hu, en) on the samples in tests/data into out/demo, then hdf5_check's statistics
+DEMO_VARS := WORKDIR=out/demo HU_DUMP=tests/data/huwiki-berlin.xml.bz2 EN_DUMP=tests/data/enwiki-206.xml.bz2 \
+             HU_VOCAB_SIZE=1000 HU_SHARDS=1 EN_TRAIN_SHARDS=4 EN_TEST_SHARDS=2
 demo: all
-	$(Q)tests/demo.sh $(BIN)
+	$(Q)pipelines/demo.sh $(MAKE) --no-print-directory $(DEMO_VARS)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
 BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train wp_train

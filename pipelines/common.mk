@@ -1,0 +1,54 @@
+# pipelines/common.mk - what the Hungarian (hu.mk) and English (en.mk)
+# workflows share: parameters with the workflows' defaults, the HDF5 stage
+# and the download.
+#
+# A stage is a target with its own output; its recipe is a pipe of our
+# filters run by bash with -e -u -o pipefail (the top Makefile's
+# .SHELLFLAGS), every program writes with an atomic -o,
+# and .DELETE_ON_ERROR (top Makefile) removes a target whose recipe failed,
+# so a stage killed midway and rerun gives the bytes of an uninterrupted
+# run. Directory outputs (shards, HDF5) are built in DIR.tmp and renamed;
+# DIR/.complete is the target make sees.
+
+WORKDIR   ?= work
+DUMP_DATE ?= latest
+MIRROR    ?= https://dumps.wikimedia.org
+SEED      ?= 12345
+DUPE      ?= 5
+MLM_PROB  ?= 0.15
+SEQ1      ?= 128
+PRED1     ?= 20
+SEQ2      ?= 512
+PRED2     ?= 80
+JOBS      ?= $(shell nproc 2>/dev/null || echo 1)
+
+# A stage needs its programs: $(call prog,NAME) is $(BIN)/NAME as an
+# order-only prerequisite (built if missing); NOBUILD=1 uses $(BIN) as it is.
+prog = $(if $(NOBUILD),,$(BIN)/$(1))
+
+# bertPrep's HDF5 directory name: $(call h5_name,LOWER,SEQ,PRED)
+h5_name = hdf5_lower_case_$(1)_seq_len_$(2)_max_pred_$(3)_masked_lm_prob_$(MLM_PROB)_random_seed_$(SEED)_dupe_factor_$(DUPE)
+
+# $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every
+# *.txt shard of SHARD_DIR -> OUT_DIR/DATASET/<shard>.hdf5, built in
+# OUT_DIR.tmp and renamed when all shards are written.
+define h5_recipe
+rm -rf $(6) $(6).tmp
+$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do-lower-case $(3) --max-seq-length $(4) \
+  --max-predictions-per-seq $(5) --masked-lm-prob $(MLM_PROB) --random-seed $(SEED) --dupe-factor $(DUPE) \
+  -o $(6).tmp/$(7)/ $(1)/*.txt || { rm -rf $(6).tmp; exit 1; }
+touch $(6).tmp/.complete
+mv $(6).tmp $(6)
+endef
+
+# $(call fetch_recipe,WIKI,KIND,OUT): the dump from $(MIRROR), resumable,
+# checked against the dump's sha1sums.txt
+define fetch_recipe
+pipelines/fetch_dump.sh "$(MIRROR)" $(1) $(DUMP_DATE) $(2) $(3)
+endef
+
+# print-demo-dirs: the two workflows' directories as shell assignments (for
+# pipelines/demo.sh)
+print-demo-dirs:
+	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)'"
+.PHONY: print-demo-dirs

@@ -1,0 +1,107 @@
+# pipelines/hu.mk - the Hungarian workflow (HILBERT's command sequence:
+# WikiExtractor, formatting.py, quntoken, filtering.py, spmtrain.py,
+# sent2wordpiece.py, sharding.py, create_hdf5_files.py) as make targets,
+# one per stage, each a pipe of our filters:
+#
+#   DUMP -> text/wikicorpus_hu.txt         wiki_dump | wiki_strip -F lines
+#        -> sentences/wikicorpus_hu.txt    sent_split -l hu
+#        -> filtered/wikicorpus_hu.txt     text_filter (filtering.py's Hungarian defaults)
+#        -> vocab/bert.{model,vocab}, vocab/vocab.txt   vocab_train (BPE) + WordPiece vocab
+#        -> formatted_text/                shard_split -L hu (sharding.py)
+#        -> hdf5_lower_case_1_seq_len_128_.../textcorpus/  hdf5gen (phase 1)
+#        -> hdf5_lower_case_1_seq_len_512_.../textcorpus/  hdf5gen (phase 2)
+#
+# Everything lives under HU_DIR (default $(WORKDIR)/hu). The same sequence
+# runs for another wiki with LANG=xx (make's command line) or WIKI_LANG=xx.
+# Parameters: see the README's pipelines section.
+
+# LANG: the wiki's language code (huwiki, sent_split -l, text_filter's
+# language check). Only a LANG given on make's command line counts (the
+# environment's LANG is the locale); WIKI_LANG works anywhere. Another
+# language than hu wants its alphabet in WORD_CHARS (text_filter -W).
+HU_LANG       ?= $(or $(WIKI_LANG),$(if $(filter command line,$(origin LANG)),$(LANG)),hu)
+HU_DIR        ?= $(WORKDIR)/$(HU_LANG)
+HU_WIKI       ?= $(HU_LANG)wiki
+HU_WORD_CHARS ?= $(WORD_CHARS)
+HU_DUMP_KIND  ?= pages-articles-multistream.xml.bz2
+HU_DUMP       ?= $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_DUMP_KIND))
+HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
+HU_SHARDS     ?= $(or $(SHARDS),50)
+HU_LOWER      ?= 1
+HU_TRAINED_VOCAB := $(HU_DIR)/vocab/vocab.txt
+HU_VOCAB      ?= $(or $(VOCAB),$(HU_TRAINED_VOCAB))
+
+HU_TEXT  := $(HU_DIR)/text/wikicorpus_$(HU_LANG).txt
+HU_SENT  := $(HU_DIR)/sentences/wikicorpus_$(HU_LANG).txt
+HU_FILT  := $(HU_DIR)/filtered/wikicorpus_$(HU_LANG).txt
+HU_SHARD := $(HU_DIR)/formatted_text
+HU_H5_1  := $(HU_DIR)/$(call h5_name,$(HU_LOWER),$(SEQ1),$(PRED1))
+HU_H5_2  := $(HU_DIR)/$(call h5_name,$(HU_LOWER),$(SEQ2),$(PRED2))
+
+
+## hu: the Hungarian workflow from DUMP to both HDF5 phases (HU_DIR, default work/hu)
+hu: hu-hdf5
+
+## hu-download: fetch huwiki's pages-articles-multistream dump (DUMP_DATE, MIRROR), resumable, sha1-checked
+hu-download: $(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_DUMP_KIND)
+
+## hu-text: dump -> one article per line (wiki_dump | wiki_strip -F lines)
+hu-text: $(HU_TEXT)
+
+## hu-sentences: articles -> one sentence per line (sent_split -l hu)
+hu-sentences: $(HU_SENT)
+
+## hu-filtered: filtering.py's document checks with the Hungarian defaults (text_filter)
+hu-filtered: $(HU_FILT)
+
+## hu-vocab: BPE vocabulary of HU_VOCAB_SIZE pieces and its WordPiece vocab.txt (vocab_train)
+hu-vocab: $(HU_VOCAB)
+
+## hu-shards: HU_SHARDS training shards, formatted_text/formatted_text_training_<i>.txt (shard_split -L hu)
+hu-shards: $(HU_SHARD)/.complete
+
+## hu-hdf5: both HDF5 phases (hu-hdf5-phase1: SEQ1/PRED1, hu-hdf5-phase2: SEQ2/PRED2)
+hu-hdf5: hu-hdf5-phase1 hu-hdf5-phase2
+hu-hdf5-phase1: $(HU_H5_1)/.complete
+hu-hdf5-phase2: $(HU_H5_2)/.complete
+
+## hu-check: hdf5_check statistics of the Hungarian HDF5 files
+hu-check: hu-hdf5 | $(call prog,hdf5_check)
+	$(BIN)/hdf5_check --vocab $(HU_VOCAB) $(HU_H5_1)/textcorpus/*.hdf5 $(HU_H5_2)/textcorpus/*.hdf5
+
+$(HU_DIR)/download/%:
+	@mkdir -p $(@D)
+	$(call fetch_recipe,$(HU_WIKI),$(HU_DUMP_KIND),$@)
+
+$(HU_TEXT): $(HU_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
+	@mkdir -p $(@D)
+	$(BIN)/wiki_dump -q -j $(JOBS) $< | $(BIN)/wiki_strip -q -j $(JOBS) -F lines -f -o $@
+
+$(HU_SENT): $(HU_TEXT) | $(call prog,sent_split)
+	@mkdir -p $(@D)
+	$(BIN)/sent_split -q -j $(JOBS) -l $(HU_LANG) -f -o $@ $<
+
+$(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
+	@mkdir -p $(@D)
+	$(BIN)/text_filter -q --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
+	  -f -o $@ $<
+
+# spmtrain.py's options; vocab.txt is what sent2wordpiece.py makes of bert.vocab
+$(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
+	@mkdir -p $(@D)
+	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) \
+	  --input-sentence-size 100000000 --shuffle --character-coverage 0.9999 --wordpiece $@ $<
+
+$(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
+	rm -rf $(HU_SHARD) $(HU_SHARD).tmp
+	$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $< || { rm -rf $(HU_SHARD).tmp; exit 1; }
+	touch $(HU_SHARD).tmp/.complete
+	mv $(HU_SHARD).tmp $(HU_SHARD)
+
+$(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
+	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)
+
+$(HU_H5_2)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
+	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER),$(SEQ2),$(PRED2),$(HU_H5_2),textcorpus)
+
+.PHONY: hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 hu-hdf5-phase1 hu-hdf5-phase2 hu-check

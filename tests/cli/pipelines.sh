@@ -1,0 +1,150 @@
+# CLI tests of the make workflows (pipelines/hu.mk, en.mk): both run end to
+# end on the samples (huwiki's Berlin article, 206 enwiki pages); every
+# stage's output exists and the HDF5 files pass hdf5_check; a second make
+# does nothing; a touched vocabulary reruns the HDF5 stages only; a failing
+# stage leaves no target; make -j2 writes the bytes make -j1 writes; the
+# download stage against a file:// mirror (resume, checksum, errors); the
+# batch-array script gives the files of one run; `make list`.
+. "$TESTS/cli/lib.sh"
+ROOT=$(cd "$TESTS/.." && pwd)
+not() { ! "$@"; }
+# mk WORKDIR [ARGS...]: the workflows on the samples, with the programs under test
+mk() {
+  local w=$1
+  shift
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory NOBUILD=1 BIN="$BIN" WORKDIR="$w" HU_DUMP="$DATA/huwiki-berlin.xml.bz2" \
+    EN_DUMP="$DATA/enwiki-206.xml.bz2" EN_VOCAB="$T/vocab.txt" HU_VOCAB_SIZE=1000 HU_SHARDS=1 EN_TRAIN_SHARDS=3 \
+    EN_TEST_SHARDS=1 JOBS=1 "$@"
+}
+cp "$ROOT/data/bert/vocab.txt" "$T/vocab.txt"
+H1=hdf5_lower_case_1_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
+H2=hdf5_lower_case_1_seq_len_512_max_pred_80_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
+SH=sharded_training_shards_3_test_shards_1_fraction_0.1
+W=$T/w1
+
+# ---- end to end ----
+run mk "$W" hu en
+expect_rc "make hu en" 0
+for f in hu/text/wikicorpus_hu.txt hu/sentences/wikicorpus_hu.txt hu/filtered/wikicorpus_hu.txt \
+  hu/vocab/bert.model hu/vocab/bert.vocab hu/vocab/vocab.txt hu/formatted_text/formatted_text_training_0.txt \
+  hu/$H1/textcorpus/formatted_text_training_0.hdf5 hu/$H2/textcorpus/formatted_text_training_0.hdf5 \
+  en/formatted_one_article_per_line/wikicorpus_en_one_article_per_line.txt en/sentences/wikicorpus_en.txt \
+  en/$SH/wikicorpus_en/wikicorpus_en_training_0.txt en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt \
+  en/$SH/wikicorpus_en/wikicorpus_en_test_0.txt en/$H1/wikicorpus_en/wikicorpus_en_training_0.hdf5 \
+  en/$H1/wikicorpus_en/wikicorpus_en_test_0.hdf5 en/$H2/wikicorpus_en/wikicorpus_en_training_2.hdf5; do
+  ok "stage output $f" [ -s "$W/$f" ]
+done
+ok "no .tmp directories left" eval '[ -z "$(find "$W" -name "*.tmp*")" ]'
+ok "the English HDF5 files are 4 per phase" eval '[ "$(ls "$W"/en/$H1/wikicorpus_en/*.hdf5 | wc -l)" = 4 ]'
+ok "Hungarian sentences: one per line, more lines than articles" \
+  eval '[ "$(wc -l <"$W/hu/sentences/wikicorpus_hu.txt")" -gt 100 ]'
+ok "vocab.txt has the special tokens" grep -qx "\[MASK\]" "$W/hu/vocab/vocab.txt"
+run mk "$W" hu-check en-check
+expect_rc "hdf5_check on every HDF5 file" 0
+ok "statistics for all 10 files" eval '[ "$(grep -v "^total:" "$out" | grep -c "instances, L")" = 10 ]'
+ok "phase 2 files are 512 / 80" grep -q "$H2/wikicorpus_en/wikicorpus_en_test_0.hdf5: [0-9]* instances, L 512, P 80" "$out"
+
+# ---- incremental ----
+run mk "$W" -q hu en
+expect_rc "a second make has nothing to do (make -q)" 0
+run mk "$W" hu en
+ok "a second make runs no command" not grep -q "bin/" "$out"
+touch "$W/hu/vocab/vocab.txt" "$T/vocab.txt"
+run mk "$W" -n hu en
+ok "touched vocabularies: hdf5gen reruns" grep -q "hdf5gen" "$out"
+ok "... for all four HDF5 directories" eval '[ "$(grep -c "/hdf5gen " "$out")" = 4 ]'
+ok "... and nothing before it" not grep -qE "wiki_dump|wiki_strip|sent_split|text_filter|vocab_train|shard_split" "$out"
+sha() { (cd "$1" && find . -type f | LC_ALL=C sort | xargs sha256sum); }
+sha "$W" >"$T/before.sha"
+run mk "$W" hu en
+expect_rc "rerun after touching the vocabularies" 0
+sha "$W" >"$T/after.sha"
+ok "the rerun writes the same bytes" cmp -s "$T/before.sha" "$T/after.sha"
+
+# ---- make -j2 = make -j1 (same directory: the BPE model records its paths) ----
+mv "$W" "$T/w1-j1"
+run mk "$W" -j2 JOBS=2 hu en
+expect_rc "make -j2 JOBS=2" 0
+sha "$W" >"$T/j2.sha"
+ok "make -j2 writes the bytes of make -j1" cmp -s "$T/after.sha" "$T/j2.sha"
+
+# ---- failures leave no target ----
+head -c 300000 "$DATA/enwiki-206.xml.bz2" >"$T/cut.xml.bz2"
+run mk "$T/w3" EN_DUMP="$T/cut.xml.bz2" en-text
+ok "a truncated dump fails the text stage" [ "$rc" -ne 0 ]
+ok "... and leaves no text file" not eval 'ls "$T"/w3/en/formatted_one_article_per_line/*.txt 2>/dev/null | grep -q .'
+grep -v '^\[MASK\]$' "$ROOT/data/bert/vocab.txt" >"$T/nomask.txt"
+run mk "$W" EN_VOCAB="$T/nomask.txt" en-hdf5-phase1
+ok "a vocabulary without [MASK] fails the HDF5 stage" [ "$rc" -ne 0 ]
+ok "... naming the token" grep -q "MASK" "$err"
+ok "... and leaves no HDF5 directory (not even a .tmp)" not eval 'ls -d "$W"/en/hdf5_*seq_len_128* 2>/dev/null | grep -q .'
+run mk "$W" en-hdf5-phase1
+expect_rc "the fixed stage runs again" 0
+ok "... and writes what it wrote before" eval 'sha "$W" | cmp -s - "$T/after.sha"'
+run mk "$T/w4" HU_SHARDS=5 hu-shards
+ok "more shards than documents: the shard stage fails" [ "$rc" -ne 0 ]
+ok "... saying so" grep -q "document" "$err"
+ok "... and leaves no shard directory" not eval 'ls -d "$T"/w4/hu/formatted_text* 2>/dev/null | grep -q .'
+
+# ---- download ----
+M=$T/mirror/huwiki
+mkdir -p "$M/latest" "$M/20240101"
+cp "$DATA/huwiki-berlin.xml.bz2" "$M/20240101/huwiki-20240101-pages-articles-multistream.xml.bz2"
+(cd "$M/20240101" && sha1sum huwiki-20240101-pages-articles-multistream.xml.bz2 >huwiki-20240101-sha1sums.txt)
+printf '<rss><channel><link>https://dumps.wikimedia.org/huwiki/20240101</link></channel></rss>\n' \
+  >"$M/latest/huwiki-latest-pages-articles-multistream.xml.bz2-rss.xml"
+D5=$T/w5/hu/download/huwiki-latest-pages-articles-multistream.xml.bz2
+mkdir -p "$(dirname "$D5")"
+head -c 9000 "$DATA/huwiki-berlin.xml.bz2" >"$D5.part" # an interrupted download
+if command -v curl >/dev/null; then
+  run mk "$T/w5" HU_DUMP= MIRROR="file://$T/mirror" hu-download
+  expect_rc "hu-download from a file:// mirror" 0
+  ok "the dump arrived whole" cmp -s "$D5" "$DATA/huwiki-berlin.xml.bz2"
+  ok "it resumed the interrupted download" grep -q "Resuming transfer from byte position 9000" "$err"
+  ok "checksum reported" grep -q "SHA-1 [0-9a-f]* ok" "$err"
+  ok "no .part left" [ ! -e "$D5.part" ]
+  run mk "$T/w5" HU_DUMP= MIRROR="file://$T/mirror" -q hu-download
+  expect_rc "downloaded once: make -q hu-download" 0
+  printf 'corrupt' >>"$M/20240101/huwiki-20240101-pages-articles-multistream.xml.bz2"
+  run mk "$T/w6" HU_DUMP= MIRROR="file://$T/mirror" hu-download
+  ok "a dump that does not match sha1sums.txt fails" [ "$rc" -ne 0 ]
+  expect_err "... with both checksums" "*SHA-1 * sha1sums.txt says *"
+  ok "... and leaves neither the dump nor a .part" not eval 'ls "$T"/w6/hu/download/* 2>/dev/null | grep -q .'
+  run mk "$T/w7" HU_DUMP= MIRROR="file://$T/mirror" DUMP_DATE=20991231 hu-download
+  ok "a dump date the mirror does not have fails" [ "$rc" -ne 0 ]
+  expect_err "... naming the checksum file" "*huwiki-20991231-sha1sums.txt: cannot read*"
+else
+  echo "not run: download checks (no curl)"
+fi
+
+# ---- batch array: N tasks write what one run writes ----
+S=$W/en/$SH/wikicorpus_en
+"$BIN/hdf5gen" -q -j1 --vocab "$T/vocab.txt" --dupe-factor 2 -o "$T/one/" "$S"/*.txt
+for i in 0 1 2; do
+  TASK_INDEX=$i TASK_COUNT=3 WIKIBERT_BIN=$BIN "$ROOT/pipelines/hdf5_array.sh" "$S" "$T/vocab.txt" "$T/arr" \
+    -q --dupe-factor 2 || echo "task $i failed"
+done
+ok "array tasks 0..2 of 3 write the files of one run" diff -r "$T/one" "$T/arr"
+SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=3 WIKIBERT_BIN=$BIN "$ROOT/pipelines/hdf5_array.sh" "$S" \
+  "$T/vocab.txt" "$T/slurm" -q --dupe-factor 2
+ok "a Slurm array task writes its share only" eval '[ "$(ls "$T/slurm" | wc -l)" = 1 ] && [ -s "$T/slurm/wikicorpus_en_training_0.hdf5" ]'
+ok "... the same bytes" cmp -s "$T/slurm/wikicorpus_en_training_0.hdf5" "$T/one/wikicorpus_en_training_0.hdf5"
+OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 WIKIBERT_BIN=$BIN "$ROOT/pipelines/hdf5_array.sh" "$S" \
+  "$T/vocab.txt" "$T/mpi" -q --dupe-factor 2
+ok "under mpirun rank 0 of 2 writes shards 0 and 2" \
+  eval '[ "$(ls "$T/mpi" | tr "\n" " ")" = "wikicorpus_en_test_0.hdf5 wikicorpus_en_training_1.hdf5 " ]'
+
+# ---- LANG: the same sequence for another wiki ----
+run mk "$T/w8" HU_DUMP="$DATA/enwiki-3.xml.bz2" LANG=en WORD_CHARS=abcdefghijklmnopqrstuvwxyz -n hu-filtered
+ok "LANG=en on the command line: English sentence rules" grep -q "sent_split .*-l en .*w8/en/sentences/wikicorpus_en.txt" "$out"
+ok "... and text_filter's English checks" grep -q "text_filter .*--langdetect en --language en -W 'abcdefghijklmnopqrstuvwxyz'" "$out"
+(export LANG=C.UTF-8 && run mk "$T/w8" -n hu-sentences)
+ok "the environment's LANG (the locale) does not change the workflow" grep -q "sent_split .*-l hu .*w8/hu/" "$out"
+
+# ---- make list ----
+run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory list
+for t in hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 en en-download en-text \
+  en-sentences en-shards en-hdf5 demo; do
+  ok "make list: $t" grep -q "^  $t: " "$out"
+done
+done_testing
