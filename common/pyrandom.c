@@ -110,12 +110,9 @@ static inline uint32_t temper(uint32_t y) {
  * length, which leaves a compare and a subtract on the chain from word to
  * word. */
 
-void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
-    if (n > UINT32_MAX) {
-        for (size_t i = n; i-- > 1;) pyrandom_below(r, (uint64_t)i + 1);
-        return;
-    }
-    uint32_t m = (uint32_t)n;
+/* The loop of both: swaps when a is not NULL (inlined, so the draws-only
+ * version has no swap code at all). */
+static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int32_t *a, uint32_t m) {
     int mti = r->mti;
     while (m > 1) {
         if (mti >= PYRANDOM_N) {
@@ -125,9 +122,27 @@ void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
         const uint32_t *mt = r->mt;
         int sh = __builtin_clz(m);
         uint32_t lo = 0x80000000u >> sh; /* m's bit length holds while m >= lo */
-        for (; mti < PYRANDOM_N && m >= lo; mti++) m -= (temper(mt[mti]) >> sh) < m;
+        for (; mti < PYRANDOM_N && m >= lo; mti++) {
+            uint32_t x = temper(mt[mti]) >> sh;
+            uint32_t acc = x < m;
+            if (a) {
+                uint32_t j = acc ? x : m - 1;
+                int32_t t = a[m - 1];
+                a[m - 1] = a[j];
+                a[j] = t;
+            }
+            m -= acc;
+        }
     }
     r->mti = mti;
+}
+
+void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
+    if (n > UINT32_MAX) {
+        for (size_t i = n; i-- > 1;) pyrandom_below(r, (uint64_t)i + 1);
+        return;
+    }
+    shuffle_words(r, NULL, (uint32_t)n);
 }
 
 void pyrandom_shuffle_i32(PyRandom *r, int32_t *a, size_t n) {
@@ -135,24 +150,5 @@ void pyrandom_shuffle_i32(PyRandom *r, int32_t *a, size_t n) {
         pyrandom_shuffle(r, a, n, sizeof *a);
         return;
     }
-    uint32_t m = (uint32_t)n;
-    int mti = r->mti;
-    while (m > 1) {
-        if (mti >= PYRANDOM_N) {
-            pyrandom_regen(r);
-            mti = 0;
-        }
-        const uint32_t *mt = r->mt;
-        int sh = __builtin_clz(m);
-        uint32_t lo = 0x80000000u >> sh;
-        for (; mti < PYRANDOM_N && m >= lo; mti++) {
-            uint32_t x = temper(mt[mti]) >> sh;
-            uint32_t acc = x < m, j = acc ? x : m - 1;
-            int32_t t = a[m - 1];
-            a[m - 1] = a[j];
-            a[j] = t;
-            m -= acc;
-        }
-    }
-    r->mti = mti;
+    shuffle_words(r, a, (uint32_t)n);
 }
