@@ -86,6 +86,20 @@ ok "more shards than documents: the shard stage fails" [ "$rc" -ne 0 ]
 ok "... saying so" grep -q "document" "$err"
 ok "... and leaves no shard directory" not eval 'ls -d "$T"/w4/hu/formatted_text* 2>/dev/null | grep -q .'
 
+# ---- a stage interrupted (Ctrl-C to the whole process group) ----
+K=$T/w9
+(cd "$ROOT" && exec setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory NOBUILD=1 BIN="$BIN" \
+  WORKDIR="$K" EN_DUMP="$DATA/enwiki-206.xml.bz2" JOBS=1 en-sentences >/dev/null 2>&1) &
+kpid=$!
+sleep 0.1
+kill -INT -- -"$kpid" 2>/dev/null || true
+wait "$kpid" || true
+ok "interrupted: no temporary file left" eval '[ -z "$(find "$K" -name "*.tmp*" 2>/dev/null)" ]'
+ok "interrupted: what exists is whole" eval 'for f in $(cd "$K" 2>/dev/null && find . -type f); do cmp -s "$K/$f" "$W/$f" || exit 1; done'
+run mk "$K" en-sentences
+expect_rc "interrupted, then make again" 0
+ok "... gives the bytes of an uninterrupted run" cmp -s "$K/en/sentences/wikicorpus_en.txt" "$W/en/sentences/wikicorpus_en.txt"
+
 # ---- download ----
 M=$T/mirror/huwiki
 mkdir -p "$M/latest" "$M/20240101"
