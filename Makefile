@@ -14,7 +14,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab -Ishard -Ihdf5gen
+CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab -Ishard -Ihdf5gen -Itrain
 # Data files (abbreviation lists, language profiles) are found here unless
 # WIKIBERT_DATA names another directory.
 DATADIR ?= $(abspath data)
@@ -29,7 +29,7 @@ BIN     := bin
 
 # A program is <area>/<name>.c holding main(); every other .c file of an
 # area is library code, archived into libwikibert.a for programs and tests.
-AREAS      := prep tokenize vocab shard hdf5gen
+AREAS      := prep tokenize vocab shard hdf5gen train
 PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize
 PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))

@@ -1,0 +1,253 @@
+/* test_bert.c - the C BERT (train/bert.c) and its optimizers (train/optim.c)
+ * against an independent PyTorch implementation: tests/data/bert_tiny_ref.bin,
+ * written by train/ref/make_reference.py in float64 for a tiny config (2
+ * layers, 4 heads, hidden 32, vocab 100) and a batch of 3 rows with padding
+ * and masked tokens. Checked: MLM and NSP logits, the three losses, every
+ * parameter's gradient, the learning rates of PolyWarmUp, and the weights
+ * after one and two steps of LAMB and of AdamW (each step a new forward and
+ * backward). Tolerance: per tensor, max |ours - ref| <= 1e-4 * max |ref|
+ * (see tensors_close for tensors that are all but zero).
+ * Also: the same gradients for 1 and 3 threads, bit for bit; gradient
+ * accumulation (two half-scaled backward passes = one); config parsing and
+ * its errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "bert.h"
+#include "optim.h"
+
+#ifndef TEST_DATA
+#define TEST_DATA "tests/data"
+#endif
+
+typedef struct Ref {
+    int V, H, L, A, I, P, T, B, S, M, nparams, nmask;
+    float eps;
+    float *params, *mlm_logits, *nsp_logits, losses[3], *grads;
+    int32_t *ids, *seg, *mask, *mpos, *mids, *nsp;
+    float hyp[7];
+    int total_steps;
+    float lr[2];
+    float *lamb[2], *adamw[2];
+} Ref;
+
+static int rd(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
+
+static float *rdf(FILE *f, size_t n, int *bad) {
+    float *p = malloc(n * sizeof *p + 1);
+    *bad |= rd(f, p, n * sizeof *p);
+    return p;
+}
+
+static int32_t *rdi(FILE *f, size_t n, int *bad) {
+    int32_t *p = malloc(n * sizeof *p + 1);
+    *bad |= rd(f, p, n * sizeof *p);
+    return p;
+}
+
+static int load_ref(Ref *r, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    char magic[8];
+    int32_t h[12];
+    int bad = rd(f, magic, 8) || memcmp(magic, "WBBERT1", 8) || rd(f, h, sizeof h) || rd(f, &r->eps, 4);
+    if (bad) {
+        fclose(f);
+        return -1;
+    }
+    r->V = h[0], r->H = h[1], r->L = h[2], r->A = h[3], r->I = h[4], r->P = h[5], r->T = h[6];
+    r->B = h[7], r->S = h[8], r->M = h[9], r->nparams = h[10], r->nmask = h[11];
+    size_t np = (size_t)r->nparams, BS = (size_t)r->B * r->S, BM = (size_t)r->B * r->M;
+    r->params = rdf(f, np, &bad);
+    r->ids = rdi(f, BS, &bad), r->seg = rdi(f, BS, &bad), r->mask = rdi(f, BS, &bad);
+    r->mpos = rdi(f, BM, &bad), r->mids = rdi(f, BM, &bad), r->nsp = rdi(f, (size_t)r->B, &bad);
+    r->mlm_logits = rdf(f, (size_t)r->nmask * r->V, &bad);
+    r->nsp_logits = rdf(f, (size_t)r->B * 2, &bad);
+    bad |= rd(f, r->losses, sizeof r->losses);
+    r->grads = rdf(f, np, &bad);
+    bad |= rd(f, r->hyp, sizeof r->hyp) || rd(f, &r->total_steps, 4) || rd(f, r->lr, sizeof r->lr);
+    for (int i = 0; i < 2; i++) r->lamb[i] = rdf(f, np, &bad);
+    for (int i = 0; i < 2; i++) r->adamw[i] = rdf(f, np, &bad);
+    char extra;
+    bad |= fread(&extra, 1, 1, f) != 0;
+    fclose(f);
+    return bad ? -1 : 0;
+}
+
+/* max |a - b| / max |b| over n values */
+static double rel_err(const float *a, const float *b, size_t n) {
+    double d = 0, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = fabs((double)a[i] - b[i]);
+        if (e > d || e != e) d = e != e ? INFINITY : e;
+        if (fabs(b[i]) > mx) mx = fabs(b[i]);
+    }
+    return mx > 0 ? d / mx : d;
+}
+
+/* every tensor of x against ref within tol, relative to the tensor's
+ * largest value or, for tensors whose values are all tiny, to 1e-3 of the
+ * largest value of all (the key biases' gradients are exactly 0 in exact
+ * arithmetic: a constant added to every score of a softmax row changes
+ * nothing, so both sides hold only rounding noise); prints the worst */
+static int tensors_close(const Bert *m, const float *x, const float *ref, double tol, const char *what) {
+    double worst = 0, all = 0;
+    const char *wn = "";
+    for (size_t i = 0; i < m->nparams; i++) all = fmax(all, fabs(ref[i]));
+    for (int t = 0; t < m->ntensors; t++) {
+        const BertTensor *bt = bert_tensor(m, t);
+        double d = 0, mx = 1e-3 * all;
+        for (size_t i = 0; i < bt->n; i++) {
+            double e = fabs((double)x[bt->off + i] - ref[bt->off + i]);
+            d = e > d || e != e ? (e != e ? INFINITY : e) : d;
+            mx = fmax(mx, fabs(ref[bt->off + i]));
+        }
+        double e = mx > 0 ? d / mx : d;
+        if (e > worst || e != e) worst = e, wn = bt->name;
+    }
+    printf("  %s: worst tensor %s, relative error %.2e\n", what, wn, worst);
+    return worst <= tol;
+}
+
+static BertBatch batch_of(const Ref *r) {
+    BertBatch b = {r->B, r->S, r->M, r->ids, r->seg, r->mask, r->mpos, r->mids, r->nsp};
+    return b;
+}
+
+static void test_against_reference(void) {
+    Ref r;
+    char path[512];
+    snprintf(path, sizeof path, "%s/bert_tiny_ref.bin", TEST_DATA);
+    if (load_ref(&r, path)) {
+        test_cond("reference file tests/data/bert_tiny_ref.bin readable", 0);
+        return;
+    }
+    BertConfig c = {r.V, r.H, r.L, r.A, r.I, r.P, r.T, r.eps, 0.02f, 0, 0};
+    Bert m;
+    Err err;
+    test_cond("create the tiny model", bert_create(&m, &c, &err) == 0);
+    test_cond("same parameter count as the reference", m.nparams == (size_t)r.nparams);
+    if (m.nparams != (size_t)r.nparams) return;
+    memcpy(m.params, r.params, m.nparams * sizeof(float));
+    BertBatch b = batch_of(&r);
+    test_cond("batch passes the checks", bert_batch_check(&m, &b, &err) == 0);
+
+    float *mlm = malloc((size_t)r.nmask * r.V * sizeof *mlm), nsp[64];
+    BertLoss l;
+    bert_forward(&m, &b, &l, mlm, nsp);
+    test_cond("masked tokens counted", l.masked == r.nmask);
+    double e1 = rel_err(mlm, r.mlm_logits, (size_t)r.nmask * r.V), e2 = rel_err(nsp, r.nsp_logits, (size_t)r.B * 2);
+    printf("  logits: MLM %.2e, NSP %.2e; loss %.7f (ref %.7f)\n", e1, e2, l.total, r.losses[0]);
+    test_cond("MLM logits at the masked positions", e1 <= 1e-4);
+    test_cond("NSP logits", e2 <= 1e-4);
+    float lo[3] = {l.total, l.mlm, l.nsp};
+    test_cond("losses (total, MLM, NSP)", rel_err(lo, r.losses, 3) <= 1e-4 && fabsf(l.mlm - r.losses[1]) <= 1e-4f * r.losses[1] &&
+                                              fabsf(l.nsp - r.losses[2]) <= 1e-4f * r.losses[2]);
+    bert_zero_grad(&m);
+    bert_backward(&m, 1.0f);
+    test_cond("every gradient", tensors_close(&m, m.grads, r.grads, 1e-4, "gradients"));
+
+    /* the same gradients on 1 and 3 threads, bit for bit */
+    float *g1 = malloc(m.nparams * sizeof *g1);
+    memcpy(g1, m.grads, m.nparams * sizeof *g1);
+    bert_set_threads(1);
+    bert_zero_grad(&m);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    int same1 = memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0;
+    bert_set_threads(3);
+    bert_zero_grad(&m);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    test_cond("gradients identical for 1, 3 and all threads", same1 && memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+    bert_set_threads(0);
+
+    /* accumulation: two backward passes at scale 1/2 = one at 1 */
+    bert_zero_grad(&m);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 0.5f);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 0.5f);
+    test_cond("gradient accumulation (2 x 1/2)", rel_err(m.grads, g1, m.nparams) <= 1e-6);
+
+    /* the schedule */
+    float lr1 = poly_warmup_lr(1, r.hyp[0], r.hyp[6], r.total_steps), lr2 = poly_warmup_lr(2, r.hyp[0], r.hyp[6], r.total_steps);
+    test_cond("PolyWarmUp learning rates of steps 1 and 2", fabsf(lr1 - r.lr[0]) <= 1e-7f && fabsf(lr2 - r.lr[1]) <= 1e-7f);
+    test_cond("PolyWarmUp after warm-up: base * (1 - progress)^0.5",
+              fabsf(poly_warmup_lr(5, 1.0f, 0.3f, 10) - sqrtf(0.5f)) < 1e-6f && poly_warmup_lr(10, 1.0f, 0.3f, 10) == 0.0f);
+
+    /* two optimizer steps each, from the reference's initial weights */
+    for (int kind = 0; kind < 2; kind++) {
+        OptimConfig oc;
+        optim_config_default(&oc, kind == 0 ? OPT_LAMB : OPT_ADAMW);
+        oc.weight_decay = r.hyp[1], oc.beta1 = r.hyp[2], oc.beta2 = r.hyp[3], oc.eps = r.hyp[4];
+        oc.max_grad_norm = r.hyp[5];
+        Optim o;
+        optim_init(&o, &oc, &m);
+        memcpy(m.params, r.params, m.nparams * sizeof(float));
+        for (int s = 0; s < 2; s++) {
+            bert_zero_grad(&m);
+            bert_forward(&m, &b, &l, NULL, NULL);
+            bert_backward(&m, 1.0f);
+            optim_step(&o, &m, poly_warmup_lr(s + 1, r.hyp[0], r.hyp[6], r.total_steps));
+            char what[64];
+            snprintf(what, sizeof what, "%s step %d weights", kind == 0 ? "LAMB" : "AdamW", s + 1);
+            test_cond(what, tensors_close(&m, m.params, kind == 0 ? r.lamb[s] : r.adamw[s], 1e-4, what));
+        }
+        if (kind == 0) test_cond("LAMB clipped: the gradient norm exceeded 1", o.last_grad_norm > 1.0);
+        optim_free(&o);
+    }
+    free(mlm), free(g1);
+    bert_free(&m);
+}
+
+static void test_config(void) {
+    BertConfig c;
+    Err err;
+    const char *ok = "{\"attention_probs_dropout_prob\": 0.1, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1,"
+                     " \"hidden_size\": 1024, \"initializer_range\": 0.02, \"intermediate_size\": 4096,"
+                     " \"max_position_embeddings\": 512, \"num_attention_heads\": 16, \"num_hidden_layers\": 24,"
+                     " \"type_vocab_size\": 2, \"vocab_size\": 32000}";
+    test_cond("BERT-large config (the Hungarian workflow's)", bert_config_parse(&c, ok, strlen(ok), "cfg", &err) == 0 &&
+                                                                   c.hidden_size == 1024 && c.num_hidden_layers == 24 &&
+                                                                   c.vocab_size == 32000 && c.intermediate_size == 4096);
+    const char *base = "{\"hidden_size\": 768, \"intermediate_size\": 3072, \"max_position_embeddings\": 512,"
+                       " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"vocab_size\": 30522}";
+    Bert m;
+    size_t encoder = 0;
+    int rc = bert_config_parse(&c, base, strlen(base), "base", &err) || bert_create(&m, &c, &err);
+    if (rc == 0) {
+        for (int t = 0; t < m.ntensors; t++)
+            if (strncmp(bert_tensor(&m, t)->name, "bert.", 5) == 0) encoder += bert_tensor(&m, t)->n;
+        bert_free(&m);
+    }
+    test_cond("BERT-base: the encoder has bert-base-uncased's 109,482,240 parameters", rc == 0 && encoder == 109482240u);
+    const char *noheads = "{\"hidden_size\": 64, \"intermediate_size\": 4, \"max_position_embeddings\": 8,"
+                          " \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("missing num_attention_heads named", bert_config_parse(&c, noheads, strlen(noheads), "cfg", &err) < 0 &&
+                                                      strstr(err.msg, "num_attention_heads"));
+    const char *div = "{\"hidden_size\": 30, \"num_attention_heads\": 4, \"intermediate_size\": 4,"
+                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("heads must divide hidden_size", bert_config_parse(&c, div, strlen(div), "cfg", &err) < 0 &&
+                                                  strstr(err.msg, "not a multiple"));
+    const char *act = "{\"hidden_act\": \"relu\", \"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("hidden_act other than gelu refused", bert_config_parse(&c, act, strlen(act), "cfg", &err) < 0 &&
+                                                       strstr(err.msg, "hidden_act"));
+    const char *broken = "{\"hidden_size\": 8,, }";
+    test_cond("malformed JSON: file and byte offset", bert_config_parse(&c, broken, strlen(broken), "cfg.json", &err) < 0 &&
+                                                         strstr(err.msg, "cfg.json: byte"));
+    const char *neg = "{\"hidden_size\": -8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("negative size refused", bert_config_parse(&c, neg, strlen(neg), "cfg", &err) < 0 && strstr(err.msg, "hidden_size"));
+}
+
+int main(void) {
+    test_against_reference();
+    test_config();
+    return test_report();
+}

@@ -1,0 +1,133 @@
+/* bert.h - BERT for pretraining (masked LM + next sentence), forward and
+ * backward in plain C: the reference the GPU trainer must match.
+ *
+ * The model is NVIDIA's run_pretraining.py / Hugging Face's
+ * BertForPreTraining: word + position + token-type embeddings and a
+ * LayerNorm; N post-LN encoder layers (multi-head self-attention with the
+ * padding mask as NVIDIA adds it, (1 - mask) * -10000 on the scores; GELU
+ * feed-forward, erf form); the MLM head (dense, GELU, LayerNorm, decoder
+ * tied to the word embeddings plus an output bias) evaluated only at the
+ * masked positions; the NSP head (tanh pooler on [CLS], two-way
+ * classifier). Losses as NVIDIA's criterion: cross-entropy over the masked
+ * tokens (mean) plus cross-entropy of the next-sentence label (mean over
+ * the batch).
+ *
+ * Parameters are one float array in Hugging Face's state-dict order
+ * (bert_tensor() names them, for checkpoints and safetensors); gradients
+ * have the same layout. Every result is computed in a fixed order, so the
+ * output does not depend on the OpenMP thread count.
+ *
+ *   BertConfig c; bert_config_load(&c, "bert_config.json", &err);
+ *   Bert m; bert_create(&m, &c); bert_init_weights(&m, seed);
+ *   BertLoss l; bert_forward(&m, &batch, &l); bert_backward(&m, 1.0f);
+ *   ... optimizer on m.params / m.grads ...; bert_free(&m);
+ */
+#ifndef WB_BERT_H
+#define WB_BERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+typedef struct BertConfig {
+    int vocab_size;          /* rows of the word embedding (and MLM classes) */
+    int hidden_size;
+    int num_hidden_layers;
+    int num_attention_heads;
+    int intermediate_size;
+    int max_position_embeddings;
+    int type_vocab_size;
+    float layer_norm_eps;    /* 1e-12 */
+    float initializer_range; /* 0.02 */
+    float hidden_dropout_prob, attention_probs_dropout_prob; /* read, not applied yet */
+} BertConfig;
+
+/* Read a Google/NVIDIA/Hugging Face bert_config.json. Unknown keys are
+ * ignored; hidden_act must be "gelu" (the erf form). Returns 0, or -1 with
+ * err naming the file and the problem (missing key, bad value, malformed
+ * JSON with its byte offset). */
+int bert_config_load(BertConfig *c, const char *path, Err *err);
+
+/* The same from a JSON text in memory (name is used in messages). */
+int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *name, Err *err);
+
+/* Check sizes for consistency (heads divide hidden, all positive).
+ * Returns 0 or -1 with err set. */
+int bert_config_check(const BertConfig *c, Err *err);
+
+/* One parameter tensor: its Hugging Face name, shape and place. */
+typedef struct BertTensor {
+    char name[80];
+    int rank;
+    int64_t shape[2];
+    size_t off, n;
+    int decay; /* 1: weight decay applies (not a bias, not LayerNorm) */
+} BertTensor;
+
+/* A micro-batch as NVIDIA's pretraining_dataset hands it over: B rows of
+ * S tokens; masked_lm_positions / masked_lm_ids have M slots per row, the
+ * used ones first (a position 0 ends them, as in the HDF5 files). */
+typedef struct BertBatch {
+    int B, S, M;
+    const int32_t *input_ids, *segment_ids, *input_mask; /* B x S */
+    const int32_t *masked_lm_positions, *masked_lm_ids;  /* B x M */
+    const int32_t *next_sentence_labels;                 /* B */
+} BertBatch;
+
+typedef struct BertLoss {
+    float total, mlm, nsp;
+    int masked;          /* masked tokens in the batch */
+    int mlm_correct;     /* of those, predicted right (argmax) */
+    int nsp_correct;
+} BertLoss;
+
+typedef struct BertAct BertAct; /* activations kept for backward (bert.c) */
+
+typedef struct Bert {
+    BertConfig c;
+    float *params, *grads; /* nparams each; grads accumulate until bert_zero_grad */
+    size_t nparams;
+    BertTensor *tensors;
+    int ntensors;
+    BertAct *act;
+} Bert;
+
+/* Allocate the parameters (zero) and gradients of config c (checked by
+ * bert_config_check first). Returns 0 or -1 with err set. */
+int bert_create(Bert *m, const BertConfig *c, Err *err);
+
+/* Free everything; m is zeroed. */
+void bert_free(Bert *m);
+
+/* Hugging Face's initialisation from a seed: weights N(0, initializer_range)
+ * (embeddings too), biases 0, LayerNorm weight 1 and bias 0. */
+void bert_init_weights(Bert *m, uint64_t seed);
+
+/* Tensor i (0 <= i < m->ntensors), or the one named name (NULL if none). */
+const BertTensor *bert_tensor(const Bert *m, int i);
+const BertTensor *bert_tensor_named(const Bert *m, const char *name);
+
+/* Check a batch against the config: ids inside the vocabulary, segment ids
+ * inside type_vocab_size, S <= max_position_embeddings, masked positions
+ * inside the sequence, labels 0/1. Returns 0 or -1 with err naming the row. */
+int bert_batch_check(const Bert *m, const BertBatch *b, Err *err);
+
+/* Forward pass on a checked batch: losses and accuracy in *loss; the
+ * activations are kept for bert_backward. Optional outputs (may be NULL):
+ * mlm_logits (masked x vocab_size, the masked tokens in row order) and
+ * nsp_logits (B x 2). */
+void bert_forward(Bert *m, const BertBatch *b, BertLoss *loss, float *mlm_logits, float *nsp_logits);
+
+/* Backward pass of the last forward: grads += scale * d(total loss)/d(params)
+ * (scale = 1 / accumulation steps for gradient accumulation). */
+void bert_backward(Bert *m, float scale);
+
+/* Threads for the kernels of every model in the process (0: all cores).
+ * Results do not depend on it. */
+void bert_set_threads(int n);
+
+/* Set every gradient to 0. */
+void bert_zero_grad(Bert *m);
+
+#endif
