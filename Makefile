@@ -30,7 +30,7 @@ BIN     := bin
 # A program is <area>/<name>.c holding main(); every other .c file of an
 # area is library code, archived into libwikibert.a for programs and tests.
 AREAS      := prep tokenize vocab shard hdf5gen train
-PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize
+PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize train_bert_cpu
 PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
@@ -54,6 +54,10 @@ $(DEPS_OK):
 	$(Q)mkdir -p $(@D)
 	$(Q)mk/deps.sh $(CC)
 	$(Q)touch $@
+
+# the trainer's kernels: -O3 vectorises their loops (the order of every sum is
+# fixed in the code, so results stay the same for any thread count)
+$(BUILD)/train/%.o: OPT := -O3
 
 $(BUILD)/%.o: %.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)

@@ -1,0 +1,133 @@
+# CLI tests of train_bert_cpu on hdf5gen's files of a real shard (enwiki-3,
+# bert-base-uncased's vocab) with a tiny config: the JSON log, loss going
+# down, checkpoints (last 3 kept) and the Hugging Face export (safetensors
+# header: names, shapes, offsets); a run stopped at step 3 and resumed ends
+# with the bytes of an uninterrupted run; 1 and 2 threads give the same
+# bytes; dynamic masking of --no-mask files; and the errors: missing or
+# malformed config, a vocabulary that does not fit the config, an empty
+# input directory, files of another length, a checkpoint of another model, a
+# damaged checkpoint.
+. "$TESTS/cli/lib.sh"
+TR=$BIN/train_bert_cpu
+V=$TESTS/../data/bert/vocab.txt
+not() { ! "$@"; }
+mkdir -p "$T/h5" "$T/plain" "$T/empty"
+"$BIN/wiki_dump" "$DATA/enwiki-3.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+  "$BIN/sent_split" -j1 -l en 2>/dev/null >"$T/en.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 2 --max-seq-length 64 --max-predictions-per-seq 10 \
+  -o "$T/h5/en_training_0.hdf5" "$T/en.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 1 --max-seq-length 64 --max-predictions-per-seq 10 --random-seed 7 \
+  -o "$T/h5/en_training_1.hdf5" "$T/en.txt"
+cp "$T/h5/en_training_1.hdf5" "$T/h5/en_test_0.hdf5" # not a training file: must be ignored
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 1 --max-seq-length 64 --max-predictions-per-seq 10 --no-mask \
+  -o "$T/plain/plain_training_0.hdf5" "$T/en.txt"
+cat >"$T/tiny.json" <<'EOF'
+{"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64,
+ "max_position_embeddings": 64, "type_vocab_size": 2, "vocab_size": 30522, "hidden_act": "gelu",
+ "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+EOF
+tr_args() { # OUT [more]
+  local out=$1
+  shift
+  echo --input_dir "$T/h5" --config_file "$T/tiny.json" --output_dir "$out" --vocab_file "$V" --train_batch_size 8 \
+    --gradient_accumulation_steps 2 --learning_rate 0.01 --warmup_proportion 0.2 --max_steps 6 \
+    --max_predictions_per_seq 10 --num_steps_per_checkpoint 1 --seed 3 "$@"
+}
+
+# ---- a run ----
+run "$TR" $(tr_args "$T/a") -j2
+expect_rc "6 steps" 0
+ok "one JSON line per step" eval '[ "$(grep -c "^{\"step\": [0-9]*, \"loss\": " "$out")" = 6 ]'
+ok "every field in the log" grep -q '"mlm_loss": .*"nsp_loss": .*"mlm_acc": .*"nsp_acc": .*"lr": .*"grad_norm": .*"seq_per_s": ' "$out"
+ok "learning rate warms up then decays (PolyWarmUp)" eval 'grep -q "\"step\": 1, .*\"lr\": 0.00833333" "$out" && grep -q "\"step\": 6, .*\"lr\": 0," "$out"'
+first=$(sed -n 's/^{"step": 1, "loss": \([0-9.]*\).*/\1/p' "$out")
+last=$(sed -n 's/^{"step": 6, "loss": \([0-9.]*\).*/\1/p' "$out")
+ok "the loss goes down ($first -> $last)" eval '[ "$(echo "$last < $first" | bc)" = 1 ]'
+ok "MLM loss starts near ln(30528) = 10.3" eval 'grep -q "\"step\": 1, .*\"mlm_loss\": 10\.[0-9]" "$out"'
+ok "the last 3 checkpoints kept" eval '[ "$(ls "$T/a" | grep -c wbckpt)" = 3 ] && [ -s "$T/a/ckpt_6.wbckpt" ] && [ ! -e "$T/a/ckpt_3.wbckpt" ]'
+ok "Hugging Face export" eval '[ -s "$T/a/hf/config.json" ] && [ -s "$T/a/hf/model.safetensors" ] && cmp -s "$T/a/hf/vocab.txt" "$V"'
+ok "config.json: BertForPreTraining, vocab rounded to 30528" eval 'grep -q "BertForPreTraining" "$T/a/hf/config.json" && grep -q "\"vocab_size\": 30528" "$T/a/hf/config.json"'
+PY=$(py_with json)
+if [ -n "$PY" ]; then
+  run "$PY" - "$T/a/hf/model.safetensors" <<'EOF'
+import json, struct, sys, os
+p = sys.argv[1]
+with open(p, "rb") as f:
+    n = struct.unpack("<Q", f.read(8))[0]
+    h = json.loads(f.read(n))
+h.pop("__metadata__")
+off = 0
+for name, t in sorted(h.items(), key=lambda kv: kv[1]["data_offsets"][0]):
+    a, b = t["data_offsets"]
+    size = 4
+    for d in t["shape"]:
+        size *= d
+    assert t["dtype"] == "F32" and a == off and b - a == size, name
+    off = b
+assert os.path.getsize(p) == 8 + n + off
+need = ["bert.embeddings.word_embeddings.weight", "bert.encoder.layer.1.output.LayerNorm.bias",
+        "cls.predictions.transform.dense.weight", "cls.predictions.bias", "cls.seq_relationship.weight"]
+assert all(k in h for k in need)
+assert h["bert.embeddings.word_embeddings.weight"]["shape"] == [30528, 32]
+print("tensors", len(h))
+EOF
+  ok "safetensors: contiguous F32 tensors with Hugging Face names and shapes" grep -q "^tensors 46$" "$out"
+else
+  echo "not run: safetensors header check (no python3)"
+fi
+
+# ---- resume gives the bytes of an uninterrupted run ----
+run "$TR" $(tr_args "$T/b") -j2 --stop_at_step 3 --num_steps_per_checkpoint 100
+expect_rc "stop at step 3" 0
+ok "... with a checkpoint of step 3 only and no export" eval '[ "$(ls "$T/b")" = ckpt_3.wbckpt ]'
+run "$TR" $(tr_args "$T/b") -j2 --resume_from_checkpoint --num_steps_per_checkpoint 100
+expect_rc "resume to 6" 0
+ok "resumed: logs steps 4..6 only" eval '[ "$(grep -c "^{\"step\"" "$out")" = 3 ] && grep -q "^{\"step\": 4," "$out"'
+ok "resumed run ends with the bytes of the uninterrupted one" cmp -s "$T/a/ckpt_6.wbckpt" "$T/b/ckpt_6.wbckpt"
+run "$TR" $(tr_args "$T/c") -j1
+ok "one thread writes the bytes of two" cmp -s "$T/a/ckpt_6.wbckpt" "$T/c/ckpt_6.wbckpt"
+
+# ---- dynamic masking ----
+run "$TR" --input_dir "$T/plain" --config_file "$T/tiny.json" --output_dir "$T/d" --train_batch_size 4 --max_steps 2 \
+  --max_predictions_per_seq 10
+expect_rc "a --no-mask file trains with dynamic masking" 0
+ok "... and has an MLM loss" grep -q '"mlm_loss": [1-9]' "$out"
+run "$TR" --input_dir "$T/plain" --config_file "$T/tiny.json" --output_dir "$T/d2" --max_steps 1 --no_dynamic_mask
+expect_rc "without dynamic masking it is refused" 1
+expect_err "... naming the file" "*plain_training_0.hdf5: no masked positions*"
+
+# ---- errors ----
+run "$TR" $(tr_args "$T/e") --config_file "$T/none.json"
+expect_rc "missing config" 2
+expect_err "... named" "*none.json: No such file or directory*"
+printf '{"hidden_size": 32,, }' >"$T/bad.json"
+run "$TR" $(tr_args "$T/e") --config_file "$T/bad.json"
+expect_rc "malformed config" 2
+expect_err "... with its byte offset" "*bad.json: byte *"
+sed 's/"vocab_size": 30522/"vocab_size": 30000/' "$T/tiny.json" >"$T/small.json"
+run "$TR" $(tr_args "$T/e") --config_file "$T/small.json"
+expect_rc "vocab.txt larger than the config's vocab_size" 2
+expect_err "... both sizes named" "*vocab.txt: 30522 tokens, but *small.json says vocab_size 30000*"
+run "$TR" $(tr_args "$T/e") --input_dir "$T/empty"
+expect_rc "no training files" 1
+expect_err "... said so" "*empty: no file with 'training' in its name*"
+run "$TR" $(tr_args "$T/e") --max_seq_length 128
+expect_rc "files of another sequence length" 1
+expect_err "... named" "*sequences of 64 tokens, --max_seq_length is 128*"
+sed 's/"hidden_size": 32/"hidden_size": 48/' "$T/tiny.json" >"$T/wide.json"
+run "$TR" $(tr_args "$T/a") --config_file "$T/wide.json" --resume_from_checkpoint
+expect_rc "a checkpoint of another model" 1
+expect_err "... names the difference" "*a checkpoint of another model: hidden_size 32, the config says 48*"
+head -c 5000 "$T/a/ckpt_6.wbckpt" >"$T/cut.wbckpt"
+run "$TR" $(tr_args "$T/e") --init_checkpoint "$T/cut.wbckpt"
+expect_rc "a cut checkpoint" 1
+expect_err "... refused" "*cut.wbckpt: * (no completion marker*"
+mkdir -p "$T/f"
+cp "$T/a/ckpt_5.wbckpt" "$T/f/"
+cp "$T/cut.wbckpt" "$T/f/ckpt_9.wbckpt"
+run "$TR" $(tr_args "$T/f") --resume_from_checkpoint --max_steps 6 -v
+expect_rc "resume skips an incomplete newer checkpoint" 0
+expect_err "... and takes the newest complete one" "*resumed from *ckpt_5.wbckpt at step 5*"
+run "$TR" --input_dir "$T/h5"
+expect_rc "missing required options" 2
+done_testing

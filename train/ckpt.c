@@ -1,0 +1,283 @@
+/* ckpt.c - checkpoints and the Hugging Face export (see ckpt.h). */
+#include "ckpt.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "buf.h"
+#include "io.h"
+#include "json.h"
+
+static const char MAGIC[8] = "WBCKPT1", END[8] = "WBCKEND";
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+    const unsigned char *s = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void config_json(Buf *b, const BertConfig *c) {
+    char t[512];
+    snprintf(t, sizeof t,
+             "{\"vocab_size\": %d, \"hidden_size\": %d, \"num_hidden_layers\": %d, \"num_attention_heads\": %d, "
+             "\"intermediate_size\": %d, \"max_position_embeddings\": %d, \"type_vocab_size\": %d, "
+             "\"layer_norm_eps\": %.9g, \"initializer_range\": %.9g, \"hidden_dropout_prob\": %.9g, "
+             "\"attention_probs_dropout_prob\": %.9g, \"hidden_act\": \"gelu\"}",
+             c->vocab_size, c->hidden_size, c->num_hidden_layers, c->num_attention_heads, c->intermediate_size,
+             c->max_position_embeddings, c->type_vocab_size, c->layer_norm_eps, c->initializer_range,
+             c->hidden_dropout_prob, c->attention_probs_dropout_prob);
+    buf_append(b, t, strlen(t));
+}
+
+static int put(Writer *w, uint64_t *h, const void *p, size_t n) {
+    *h = fnv(*h, p, n);
+    return fwrite(p, 1, n, w->fp) == n ? 0 : -1;
+}
+
+int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *info, Err *err) {
+    Buf hdr = {0};
+    char t[512];
+    buf_append(&hdr, "{\"config\": ", 11);
+    config_json(&hdr, &m->c);
+    snprintf(t, sizeof t,
+             ", \"nparams\": %zu, \"step\": %" PRId64 ", \"optimizer\": \"%s\", \"opt_step\": %" PRId64
+             ", \"epoch\": %" PRId64 ", \"file_step\": %" PRId64 ", \"row\": %" PRId64 ", \"seed\": %" PRIu64 "}",
+             m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none", o ? o->step : 0,
+             info->data.epoch, info->data.file_step, info->data.row, info->seed);
+    buf_append(&hdr, t, strlen(t));
+    Writer w;
+    if (writer_open(&w, path, 1, err)) {
+        buf_free(&hdr);
+        return -1;
+    }
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint32_t hl = (uint32_t)hdr.len;
+    size_t n = m->nparams * sizeof(float);
+    int bad = put(&w, &h, MAGIC, 8) || put(&w, &h, &hl, 4) || put(&w, &h, hdr.data, hdr.len) ||
+              put(&w, &h, m->params, n);
+    if (o && !bad) bad = put(&w, &h, o->m, n) || put(&w, &h, o->v, n);
+    buf_free(&hdr);
+    if (!bad) bad = fwrite(END, 1, 8, w.fp) != 8 || fwrite(&h, 1, 8, w.fp) != 8;
+    if (bad) {
+        writer_abort(&w);
+        return err_set(err, "%s: write error: %s", path, strerror(errno));
+    }
+    return writer_close(&w, err);
+}
+
+static int hdr_i64(const char *hdr, size_t n, const char *key, int64_t *out) {
+    JsonIter it;
+    const char *k, *v;
+    size_t kn, vn;
+    if (json_iter_init(&it, hdr, n, '{')) return -1;
+    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1)
+        if (json_key_is(k, kn, key)) return json_to_i64(v, vn, out);
+    return -1;
+}
+
+static int hdr_str(const char *hdr, size_t n, const char *key, Buf *out) {
+    JsonIter it;
+    const char *k, *v;
+    size_t kn, vn;
+    if (json_iter_init(&it, hdr, n, '{')) return -1;
+    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1)
+        if (json_key_is(k, kn, key)) {
+            if (*v == '{') return buf_append(out, v, vn), 0;
+            return json_decode_string(out, v, vn);
+        }
+    return -1;
+}
+
+/* Read and verify the whole file; on success b holds it and *hdr / *hl the
+ * header, *data the arrays. */
+static int read_verified(const char *path, Buf *b, const char **hdr, uint32_t *hl, const char **data, size_t *ndata,
+                         Err *err) {
+    if (read_file(path, b, err)) return -1;
+    if (b->len < 8 + 4 + 16 || memcmp(b->data, MAGIC, 8))
+        return err_set(err, "%s: not a wikibert checkpoint", path);
+    memcpy(hl, b->data + 8, 4);
+    if ((size_t)*hl > b->len - 28) return err_set(err, "%s: cut short (header)", path);
+    size_t body = b->len - 16;
+    uint64_t h = fnv(0xcbf29ce484222325ull, b->data, body), want;
+    memcpy(&want, b->data + body + 8, 8);
+    if (memcmp(b->data + body, END, 8) || h != want)
+        return err_set(err, "%s: incomplete or damaged (no completion marker, or its hash does not match)", path);
+    *hdr = b->data + 12;
+    *data = b->data + 12 + *hl;
+    *ndata = body - 12 - *hl;
+    return 0;
+}
+
+int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
+    Buf b = {0}, cfgtext = {0}, optname = {0};
+    const char *hdr, *data;
+    uint32_t hl;
+    size_t ndata;
+    int rc = -1;
+    if (read_verified(path, &b, &hdr, &hl, &data, &ndata, err)) goto out;
+    BertConfig c;
+    Err e2;
+    if (hdr_str(hdr, hl, "config", &cfgtext) || bert_config_parse(&c, cfgtext.data, cfgtext.len, path, &e2)) {
+        err_set(err, "%s: bad header", path);
+        goto out;
+    }
+    const BertConfig *mc = &m->c;
+    const char *what = c.vocab_size != mc->vocab_size                             ? "vocab_size"
+                       : c.hidden_size != mc->hidden_size                         ? "hidden_size"
+                       : c.num_hidden_layers != mc->num_hidden_layers             ? "num_hidden_layers"
+                       : c.num_attention_heads != mc->num_attention_heads         ? "num_attention_heads"
+                       : c.intermediate_size != mc->intermediate_size             ? "intermediate_size"
+                       : c.max_position_embeddings != mc->max_position_embeddings ? "max_position_embeddings"
+                       : c.type_vocab_size != mc->type_vocab_size                 ? "type_vocab_size"
+                                                                                  : NULL;
+    if (what) {
+        int a = 0, z = 0;
+        if (!strcmp(what, "vocab_size")) a = c.vocab_size, z = mc->vocab_size;
+        else if (!strcmp(what, "hidden_size")) a = c.hidden_size, z = mc->hidden_size;
+        else if (!strcmp(what, "num_hidden_layers")) a = c.num_hidden_layers, z = mc->num_hidden_layers;
+        else if (!strcmp(what, "num_attention_heads")) a = c.num_attention_heads, z = mc->num_attention_heads;
+        else if (!strcmp(what, "intermediate_size")) a = c.intermediate_size, z = mc->intermediate_size;
+        else if (!strcmp(what, "max_position_embeddings")) a = c.max_position_embeddings, z = mc->max_position_embeddings;
+        else a = c.type_vocab_size, z = mc->type_vocab_size;
+        err_set(err, "%s: a checkpoint of another model: %s %d, the config says %d", path, what, a, z);
+        goto out;
+    }
+    size_t n = m->nparams * sizeof(float);
+    int64_t np = 0, step = 0, ostep = 0, ep = 0, fs = 0, row = 0, seed = 0;
+    hdr_i64(hdr, hl, "nparams", &np);
+    if ((size_t)np != m->nparams || ndata < n) {
+        err_set(err, "%s: %lld parameters, the model has %zu", path, (long long)np, m->nparams);
+        goto out;
+    }
+    hdr_i64(hdr, hl, "step", &step);
+    hdr_i64(hdr, hl, "opt_step", &ostep);
+    hdr_i64(hdr, hl, "epoch", &ep);
+    hdr_i64(hdr, hl, "file_step", &fs);
+    hdr_i64(hdr, hl, "row", &row);
+    hdr_i64(hdr, hl, "seed", &seed);
+    hdr_str(hdr, hl, "optimizer", &optname);
+    memcpy(m->params, data, n);
+    if (o) {
+        const char *want = o->c.kind == OPT_LAMB ? "lamb" : "adamw";
+        if (ndata != 3 * n || optname.len != strlen(want) || memcmp(optname.data, want, optname.len)) {
+            err_set(err, "%s: no %s optimizer state in it (it has: %.*s)", path, want, (int)optname.len,
+                    optname.data ? optname.data : "");
+            goto out;
+        }
+        memcpy(o->m, data + n, n);
+        memcpy(o->v, data + 2 * n, n);
+        o->step = ostep;
+    }
+    if (info) *info = (CkptInfo){step, {ep, fs, row}, (uint64_t)seed};
+    rc = 0;
+out:
+    buf_free(&b), buf_free(&cfgtext), buf_free(&optname);
+    return rc;
+}
+
+int ckpt_latest(const char *dir, char *path, size_t cap, Err *err) {
+    DIR *d = opendir(dir);
+    if (!d) return errno == ENOENT ? 0 : err_set(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int64_t best = -1;
+    char name[4096] = "";
+    while ((e = readdir(d)) != NULL) {
+        long long s;
+        char tail[16];
+        if (sscanf(e->d_name, "ckpt_%lld.%15s", &s, tail) != 2 || strcmp(tail, "wbckpt")) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        Buf b = {0};
+        const char *h, *dd;
+        uint32_t hl;
+        size_t nd;
+        Err e2;
+        int ok = s > best && read_verified(p, &b, &h, &hl, &dd, &nd, &e2) == 0;
+        buf_free(&b);
+        if (ok) best = s, snprintf(name, sizeof name, "%s", p);
+    }
+    closedir(d);
+    if (best < 0) return 0;
+    snprintf(path, cap, "%s", name);
+    return 1;
+}
+
+/* ---- Hugging Face ---- */
+
+static int write_text(const char *path, const char *s, size_t n, Err *err) {
+    Writer w;
+    if (writer_open(&w, path, 1, err)) return -1;
+    if (fwrite(s, 1, n, w.fp) != n) {
+        writer_abort(&w);
+        return err_set(err, "%s: write error", path);
+    }
+    return writer_close(&w, err);
+}
+
+int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err) {
+    if (make_dirs(dir, err)) return -1;
+    char path[4096];
+    const BertConfig *c = &m->c;
+    Buf b = {0};
+    char t[1024];
+    snprintf(t, sizeof t,
+             "{\n  \"architectures\": [\"BertForPreTraining\"],\n  \"model_type\": \"bert\",\n"
+             "  \"attention_probs_dropout_prob\": %.9g,\n  \"hidden_act\": \"gelu\",\n"
+             "  \"hidden_dropout_prob\": %.9g,\n  \"hidden_size\": %d,\n  \"initializer_range\": %.9g,\n"
+             "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": %d,\n"
+             "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
+             "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
+             "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
+             c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size, c->initializer_range,
+             c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings, c->num_attention_heads,
+             c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (write_text(path, t, strlen(t), err)) return -1;
+
+    /* safetensors: u64 header length, JSON header, the data */
+    buf_append(&b, "{\"__metadata__\":{\"format\":\"pt\"}", 31);
+    size_t off = 0;
+    for (int i = 0; i < m->ntensors; i++) {
+        const BertTensor *bt = bert_tensor(m, i);
+        if (bt->rank == 2)
+            snprintf(t, sizeof t, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}", bt->name,
+                     (long long)bt->shape[0], (long long)bt->shape[1], off, off + bt->n * 4);
+        else
+            snprintf(t, sizeof t, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}", bt->name,
+                     (long long)bt->shape[0], off, off + bt->n * 4);
+        buf_append(&b, t, strlen(t));
+        off += bt->n * 4;
+    }
+    buf_putc(&b, '}');
+    while (b.len % 8) buf_putc(&b, ' '); /* the data starts 8-aligned */
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
+    Writer w;
+    if (writer_open(&w, path, 1, err)) {
+        buf_free(&b);
+        return -1;
+    }
+    uint64_t hl = b.len;
+    int bad = fwrite(&hl, 8, 1, w.fp) != 1 || fwrite(b.data, 1, b.len, w.fp) != b.len;
+    for (int i = 0; i < m->ntensors && !bad; i++) {
+        const BertTensor *bt = bert_tensor(m, i);
+        bad = fwrite(m->params + bt->off, 4, bt->n, w.fp) != bt->n;
+    }
+    buf_free(&b);
+    if (bad) {
+        writer_abort(&w);
+        return err_set(err, "%s: write error: %s", path, strerror(errno));
+    }
+    if (writer_close(&w, err)) return -1;
+    if (vocab) {
+        Buf v = {0};
+        if (read_file(vocab, &v, err)) return -1;
+        snprintf(path, sizeof path, "%s/vocab.txt", dir);
+        int rc = write_text(path, v.data ? v.data : "", v.len, err);
+        buf_free(&v);
+        if (rc) return -1;
+    }
+    return 0;
+}

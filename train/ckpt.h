@@ -1,0 +1,51 @@
+/* ckpt.h - training checkpoints and the Hugging Face export.
+ *
+ * A checkpoint (OUTPUT_DIR/ckpt_<step>.wbckpt) holds everything a run
+ * needs to continue exactly: the model config, the weights, the optimizer
+ * kind, step and moments, the global step and the data position. Layout:
+ * "WBCKPT1\0", a u32 length and a JSON header (config, counts, steps, data
+ * position), the float32 arrays (weights, m, v), then "WBCKEND\0" and a
+ * 64-bit FNV-1a hash of all that came before: the completion marker. It is
+ * written to a temp file and renamed, so a checkpoint either is whole or is
+ * not there; a damaged or cut file is refused with a reason.
+ *
+ * The export is what transformers' BertForPreTraining.from_pretrained
+ * reads: config.json, model.safetensors (float32, Hugging Face tensor
+ * names; the decoder weight is tied to the word embeddings and its bias to
+ * cls.predictions.bias, so neither is stored twice) and vocab.txt.
+ */
+#ifndef WB_CKPT_H
+#define WB_CKPT_H
+
+#include <stdint.h>
+
+#include "bert.h"
+#include "data.h"
+#include "optim.h"
+
+typedef struct CkptInfo {
+    int64_t step;      /* optimizer steps done */
+    DataState data;    /* where the next batch comes from */
+    uint64_t seed;
+} CkptInfo;
+
+/* Write m, o and info to path atomically (temp file + rename). Returns 0
+ * or -1 with err. */
+int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *info, Err *err);
+
+/* Read a checkpoint into a model created with the same config (a different
+ * config is an error naming the first differing field) and, when o is not
+ * NULL, the optimizer (which must be of the same kind). with_optim 0 loads
+ * the weights only (--init_checkpoint). Returns 0 or -1 with err. */
+int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err);
+
+/* The newest complete checkpoint in dir (largest step whose file passes
+ * the completion check), written into path (cap bytes). Returns 1 found,
+ * 0 none, -1 error. */
+int ckpt_latest(const char *dir, char *path, size_t cap, Err *err);
+
+/* Hugging Face directory: dir/config.json, dir/model.safetensors and a copy
+ * of vocab (may be NULL). Each file is written atomically. Returns 0 or -1. */
+int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err);
+
+#endif

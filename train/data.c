@@ -1,0 +1,291 @@
+/* data.c - training batches from masked-LM HDF5 files (see data.h). */
+#include "data.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "h5file.h"
+#include "pyrandom.h"
+#include "rng.h"
+
+struct Data {
+    DataOpts o;
+    char **sorted;   /* the training files, sorted */
+    int nfiles;
+    int *perm;       /* this epoch's shuffle of sorted */
+    int64_t perm_epoch;
+    DataState at;    /* next batch */
+    /* the loaded file */
+    int64_t loaded_epoch, loaded_step;
+    const char *file;
+    int64_t rows;
+    int L, P;
+    int32_t *ids, *mask, *seg, *mpos, *mids, *nsp;
+    int dynamic;     /* this file gets masked here */
+    int64_t *order;  /* row visiting order */
+    /* the batch handed out */
+    int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
+    int bcap;
+};
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void unload(Data *d) {
+    free(d->ids), free(d->mask), free(d->seg), free(d->mpos), free(d->mids), free(d->nsp), free(d->order);
+    d->ids = d->mask = d->seg = d->mpos = d->mids = d->nsp = NULL;
+    d->order = NULL;
+    d->rows = 0;
+    d->loaded_epoch = d->loaded_step = -1;
+}
+
+static void shuffle_files(Data *d, int64_t epoch) {
+    if (d->perm_epoch == epoch) return;
+    PyRandom r;
+    pyrandom_seed(&r, d->o.seed + (uint64_t)epoch); /* random.Random(seed + epoch).shuffle(files) */
+    for (int i = 0; i < d->nfiles; i++) d->perm[i] = i;
+    pyrandom_shuffle(&r, d->perm, (size_t)d->nfiles, sizeof *d->perm);
+    d->perm_epoch = epoch;
+}
+
+static const char *file_at(Data *d, int64_t epoch, int64_t f) {
+    shuffle_files(d, epoch);
+    int64_t F = d->nfiles, W = d->o.world, r = d->o.rank;
+    int64_t k = W > F ? (f * W + r + (W % F) * f) % F : (f * W + r) % F;
+    return d->sorted[d->perm[k]];
+}
+
+/* One dataset of the file into a new int32 array; shape checked against
+ * rows (and cols when > 0; *cols set when 0). */
+static int read_ds(H5In *in, const char *path, const char *name, int rank, int64_t *rows, int *cols, int32_t **out,
+                   Err *err) {
+    H5Info info;
+    int r = h5in_info(in, name, &info, err);
+    if (r < 0) return -1;
+    if (r == 0) return err_set(err, "%s: no dataset %s", path, name);
+    if (!info.is_integer) return err_set(err, "%s: %s: not an integer dataset", path, name);
+    if (info.rank != rank)
+        return err_set(err, "%s: %s: %d dimension%s expected, not %d", path, name, rank, rank == 1 ? "" : "s", info.rank);
+    if (*rows >= 0 && (int64_t)info.dims[0] != *rows)
+        return err_set(err, "%s: %s: %llu rows, input_ids has %lld", path, name, (unsigned long long)info.dims[0],
+                       (long long)*rows);
+    *rows = (int64_t)info.dims[0];
+    int c = rank == 2 ? (int)info.dims[1] : 1;
+    if (rank == 2 && *cols > 0 && c != *cols)
+        return err_set(err, "%s: %s: %d columns, expected %d", path, name, c, *cols);
+    if (rank == 2) *cols = c;
+    *out = xmalloc((size_t)(*rows ? *rows : 1) * (size_t)c * sizeof **out);
+    if (*rows && h5in_read_rows(in, name, 0, (uint64_t)*rows, *out, err)) return -1;
+    return 0;
+}
+
+static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
+    if (d->loaded_epoch == epoch && d->loaded_step == step) return 0;
+    unload(d);
+    const char *path = file_at(d, epoch, step);
+    H5In *in;
+    if (h5in_open(&in, path, err)) return -1;
+    int64_t rows = -1;
+    int L = 0, L2 = 0, L3 = 0, P = 0, P2 = 0, one = 0;
+    int rc = read_ds(in, path, "input_ids", 2, &rows, &L, &d->ids, err);
+    if (!rc) L2 = L, rc = read_ds(in, path, "input_mask", 2, &rows, &L2, &d->mask, err);
+    if (!rc) L3 = L, rc = read_ds(in, path, "segment_ids", 2, &rows, &L3, &d->seg, err);
+    if (!rc) rc = read_ds(in, path, "masked_lm_positions", 2, &rows, &P, &d->mpos, err);
+    if (!rc) P2 = P, rc = read_ds(in, path, "masked_lm_ids", 2, &rows, &P2, &d->mids, err);
+    if (!rc) rc = read_ds(in, path, "next_sentence_labels", 1, &rows, &one, &d->nsp, err);
+    h5in_close(in);
+    if (rc) return -1;
+    if (rows == 0) return err_set(err, "%s: no instances", path);
+    if (d->o.max_seq_length && L != d->o.max_seq_length)
+        return err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, d->o.max_seq_length);
+    int any_mask = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        for (int j = 0; j < L; j++) {
+            int32_t id = d->ids[i * L + j], s = d->seg[i * L + j];
+            if (id < 0 || id >= d->o.vocab_size)
+                return err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
+                               (long long)i, id, d->o.vocab_size);
+            if (s < 0 || s > 1) return err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
+        }
+        for (int k = 0; k < P; k++) {
+            int32_t p = d->mpos[i * P + k], id = d->mids[i * P + k];
+            if (p == 0) break;
+            any_mask = 1;
+            if (p < 0 || p >= L)
+                return err_set(err, "%s: instance %lld: masked position %d outside the sequence", path, (long long)i, p);
+            if (id < 0 || id >= d->o.vocab_size)
+                return err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)", path,
+                               (long long)i, id, d->o.vocab_size);
+        }
+        if (d->nsp[i] != 0 && d->nsp[i] != 1)
+            return err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, d->nsp[i]);
+    }
+    d->file = path;
+    d->rows = rows;
+    d->L = L;
+    d->P = P;
+    if (!any_mask && !d->o.dynamic_mask)
+        return err_set(err, "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic masking is off",
+                       path);
+    d->dynamic = !any_mask;
+    /* the row order: a seeded Fisher-Yates */
+    Rng r;
+    rng_seed(&r, d->o.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
+    d->order = xmalloc((size_t)rows * sizeof *d->order);
+    for (int64_t i = 0; i < rows; i++) d->order[i] = i;
+    for (int64_t i = rows - 1; i > 0; i--) {
+        int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = d->order[i];
+        d->order[i] = d->order[j];
+        d->order[j] = t;
+    }
+    d->loaded_epoch = epoch;
+    d->loaded_step = step;
+    return 0;
+}
+
+int data_open(Data **out, const DataOpts *o, Err *err) {
+    *out = NULL;
+    DIR *dir = opendir(o->dir);
+    if (!dir) return err_set(err, "%s: %s", o->dir, strerror(errno));
+    Data *d = xcalloc(1, sizeof *d);
+    d->o = *o;
+    if (d->o.world < 1) d->o.world = 1;
+    d->perm_epoch = -1;
+    d->loaded_epoch = d->loaded_step = -1;
+    int cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!strstr(e->d_name, "training")) continue;
+        size_t n = strlen(o->dir) + strlen(e->d_name) + 2;
+        char *p = xmalloc(n);
+        snprintf(p, n, "%s/%s", o->dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) || !S_ISREG(st.st_mode)) {
+            free(p);
+            continue;
+        }
+        if (d->nfiles == cap) d->sorted = xrealloc(d->sorted, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *d->sorted);
+        d->sorted[d->nfiles++] = p;
+    }
+    closedir(dir);
+    if (!d->nfiles) {
+        data_close(d);
+        return err_set(err, "%s: no file with 'training' in its name (NVIDIA's reader takes only those)", o->dir);
+    }
+    qsort(d->sorted, (size_t)d->nfiles, sizeof *d->sorted, cmp_str);
+    d->perm = xmalloc((size_t)d->nfiles * sizeof *d->perm);
+    if (load(d, 0, 0, err)) {
+        data_close(d);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static void reserve_batch(Data *d, int B, int L, int P) {
+    int need = B * (L > P ? L : P);
+    if (need <= d->bcap) return;
+    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);
+    d->b_ids = xmalloc((size_t)need * 4), d->b_mask = xmalloc((size_t)need * 4), d->b_seg = xmalloc((size_t)need * 4);
+    d->b_mpos = xmalloc((size_t)need * 4), d->b_mids = xmalloc((size_t)need * 4), d->b_nsp = xmalloc((size_t)need * 4);
+    d->bcap = need;
+}
+
+/* hdf5gen's num_to_predict, Python rounding (ties to even) */
+static int num_to_predict(int len, int maxp) {
+    double x = nearbyint(len * 0.15);
+    int n = x < 1 ? 1 : (int)x;
+    return n < maxp ? n : maxp;
+}
+
+static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t *mask, int L, int32_t *pos,
+                         int32_t *lab, int P) {
+    Rng r;
+    rng_seed(&r, d->o.seed * 1000003u + (uint64_t)d->loaded_epoch * 7919u + (uint64_t)d->loaded_step * 104729u +
+                     (uint64_t)row);
+    int cand[4096], nc = 0, len = 0;
+    for (int j = 0; j < L; j++) {
+        if (!mask[j]) continue;
+        len++;
+        if (ids[j] != d->o.cls && ids[j] != d->o.sep && nc < 4096) cand[nc++] = j;
+    }
+    int num = num_to_predict(len, P);
+    if (num > nc) num = nc;
+    for (int k = 0; k < num; k++) { /* partial Fisher-Yates */
+        int j = k + (int)rng_below(&r, (uint64_t)(nc - k)), t = cand[k];
+        cand[k] = cand[j];
+        cand[j] = t;
+    }
+    /* sorted positions */
+    for (int a = 1; a < num; a++)
+        for (int b = a; b > 0 && cand[b - 1] > cand[b]; b--) {
+            int t = cand[b];
+            cand[b] = cand[b - 1];
+            cand[b - 1] = t;
+        }
+    for (int k = 0; k < P; k++) pos[k] = lab[k] = 0;
+    for (int k = 0; k < num; k++) {
+        int p = cand[k];
+        pos[k] = p;
+        lab[k] = ids[p];
+        double u = rng_double(&r);
+        if (u < 0.8) ids[p] = d->o.mask_id;
+        else if (u < 0.9) ids[p] = (int32_t)rng_below(&r, (uint64_t)d->o.vocab_size);
+    }
+}
+
+int data_next(Data *d, BertBatch *b, Err *err) {
+    if (d->at.row >= d->rows && d->loaded_epoch == d->at.epoch && d->loaded_step == d->at.file_step) {
+        d->at.row = 0;
+        if (++d->at.file_step >= d->nfiles) d->at.file_step = 0, d->at.epoch++;
+    }
+    if (load(d, d->at.epoch, d->at.file_step, err)) return -1;
+    int L = d->L, P = d->o.max_predictions > 0 ? d->o.max_predictions : d->P;
+    int64_t n = d->rows - d->at.row;
+    int B = n < d->o.micro_batch ? (int)n : d->o.micro_batch;
+    reserve_batch(d, B, L, P);
+    for (int i = 0; i < B; i++) {
+        int64_t r = d->order[d->at.row + i];
+        memcpy(d->b_ids + (size_t)i * L, d->ids + r * L, (size_t)L * 4);
+        memcpy(d->b_mask + (size_t)i * L, d->mask + r * L, (size_t)L * 4);
+        memcpy(d->b_seg + (size_t)i * L, d->seg + r * L, (size_t)L * 4);
+        d->b_nsp[i] = d->nsp[r];
+        int32_t *pos = d->b_mpos + (size_t)i * P, *lab = d->b_mids + (size_t)i * P;
+        if (d->dynamic) {
+            dynamic_mask(d, r, d->b_ids + (size_t)i * L, d->b_mask + (size_t)i * L, L, pos, lab, P);
+            continue;
+        }
+        for (int k = 0; k < P; k++) { /* run_pretraining.py's max_predictions_per_seq cuts the file's list */
+            pos[k] = k < d->P ? d->mpos[r * d->P + k] : 0;
+            lab[k] = k < d->P ? d->mids[r * d->P + k] : 0;
+        }
+    }
+    d->at.row += B;
+    *b = (BertBatch){B, L, P, d->b_ids, d->b_seg, d->b_mask, d->b_mpos, d->b_mids, d->b_nsp};
+    return 0;
+}
+
+DataState data_state(const Data *d) { return d->at; }
+
+int data_seek(Data *d, DataState s, Err *err) {
+    if (s.epoch < 0 || s.file_step < 0 || s.file_step >= d->nfiles || s.row < 0)
+        return err_set(err, "data position %lld/%lld/%lld outside the %d files", (long long)s.epoch,
+                       (long long)s.file_step, (long long)s.row, d->nfiles);
+    d->at = s;
+    return load(d, s.epoch, s.file_step, err);
+}
+
+const char *data_file(const Data *d) { return d->file; }
+int data_nfiles(const Data *d) { return d->nfiles; }
+
+void data_close(Data *d) {
+    if (!d) return;
+    unload(d);
+    for (int i = 0; i < d->nfiles; i++) free(d->sorted[i]);
+    free(d->sorted), free(d->perm);
+    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);
+    free(d);
+}
