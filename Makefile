@@ -109,14 +109,14 @@ ubsan: asan
 # bertPrep's English one), sharing common.mk.
 include pipelines/common.mk pipelines/hu.mk pipelines/en.mk
 
-## demo: both workflows (hu, en) on the samples in tests/data into out/demo, then hdf5_check's statistics
+## demo: both workflows (hu, en) on the samples in tests/data into out/demo, hdf5_check's statistics, a short training run
 DEMO_VARS := WORKDIR=out/demo HU_DUMP=tests/data/huwiki-berlin.xml.bz2 EN_DUMP=tests/data/enwiki-206.xml.bz2 \
              HU_VOCAB_SIZE=1000 HU_SHARDS=1 EN_TRAIN_SHARDS=4 EN_TEST_SHARDS=2
 demo: all
 	$(Q)pipelines/demo.sh $(MAKE) --no-print-directory $(DEMO_VARS)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train wp_train
+BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train wp_train train_cpu
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 

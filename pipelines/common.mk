@@ -51,4 +51,6 @@ endef
 # pipelines/demo.sh)
 print-demo-dirs:
 	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)'"
-.PHONY: print-demo-dirs
+print-bin:
+	@echo "$(BIN)"
+.PHONY: print-demo-dirs print-bin
