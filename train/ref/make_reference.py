@@ -167,15 +167,21 @@ def poly_warmup(step, base, warmup, total):
 HYP = dict(base_lr=0.02, wd=0.01, b1=0.9, b2=0.999, eps=1e-6, max_norm=1.0, warmup=0.3, total=10)
 
 
-def lamb_steps(ps0, batch, steps=2):
+def optimizer_steps(ps0, batch, steps):
+    """A copy of the weights, the decay flags, zero moments, and per step s
+    (1-based) the gradients at the current weights and their global norm."""
     ps = {n: p.detach().clone().requires_grad_(True) for n, p in ps0.items()}
     decay = {n: d for n, _, d in tensor_list()}
     m = {n: torch.zeros_like(p) for n, p in ps.items()}
     v = {n: torch.zeros_like(p) for n, p in ps.items()}
-    out = []
     for s in range(1, steps + 1):
         g = grads_at(ps, batch)
-        norm = math.sqrt(sum(float((x * x).sum()) for x in g.values()))
+        yield s, ps, decay, m, v, g, math.sqrt(sum(float((x * x).sum()) for x in g.values()))
+
+
+def lamb_steps(ps0, batch, steps=2):
+    out = []
+    for s, ps, decay, m, v, g, norm in optimizer_steps(ps0, batch, steps):
         clip = max(norm / HYP["max_norm"], 1.0)  # apex: grads divided by max(norm / max_norm, 1)
         lr = poly_warmup(s, HYP["base_lr"], HYP["warmup"], HYP["total"])
         with torch.no_grad():
@@ -198,14 +204,8 @@ def lamb_steps(ps0, batch, steps=2):
 
 
 def adamw_steps(ps0, batch, steps=2):
-    ps = {n: p.detach().clone().requires_grad_(True) for n, p in ps0.items()}
-    decay = {n: d for n, _, d in tensor_list()}
-    m = {n: torch.zeros_like(p) for n, p in ps.items()}
-    v = {n: torch.zeros_like(p) for n, p in ps.items()}
     out = []
-    for s in range(1, steps + 1):
-        g = grads_at(ps, batch)
-        norm = math.sqrt(sum(float((x * x).sum()) for x in g.values()))
+    for s, ps, decay, m, v, g, norm in optimizer_steps(ps0, batch, steps):
         coef = HYP["max_norm"] / (norm + 1e-6)  # torch.nn.utils.clip_grad_norm_
         lr = poly_warmup(s, HYP["base_lr"], HYP["warmup"], HYP["total"])
         with torch.no_grad():
