@@ -78,6 +78,12 @@ static int load_ref(Ref *r, const char *path) {
     return bad ? -1 : 0;
 }
 
+static void free_ref(Ref *r) {
+    free(r->params), free(r->mlm_logits), free(r->nsp_logits), free(r->grads);
+    free(r->ids), free(r->seg), free(r->mask), free(r->mpos), free(r->mids), free(r->nsp);
+    for (int i = 0; i < 2; i++) free(r->lamb[i]), free(r->adamw[i]);
+}
+
 /* max |a - b| / max |b| over n values */
 static double rel_err(const float *a, const float *b, size_t n) {
     double d = 0, mx = 0;
@@ -119,11 +125,12 @@ static BertBatch batch_of(const Ref *r) {
 }
 
 static void test_against_reference(void) {
-    Ref r;
+    Ref r = {0};
     char path[512];
     snprintf(path, sizeof path, "%s/bert_tiny_ref.bin", TEST_DATA);
     if (load_ref(&r, path)) {
         test_cond("reference file tests/data/bert_tiny_ref.bin readable", 0);
+        free_ref(&r);
         return;
     }
     BertConfig c = {r.V, r.H, r.L, r.A, r.I, r.P, r.T, r.eps, 0.02f, 0, 0};
@@ -131,7 +138,11 @@ static void test_against_reference(void) {
     Err err;
     test_cond("create the tiny model", bert_create(&m, &c, &err) == 0);
     test_cond("same parameter count as the reference", m.nparams == (size_t)r.nparams);
-    if (m.nparams != (size_t)r.nparams) return;
+    if (m.nparams != (size_t)r.nparams) {
+        bert_free(&m);
+        free_ref(&r);
+        return;
+    }
     memcpy(m.params, r.params, m.nparams * sizeof(float));
     BertBatch b = batch_of(&r);
     test_cond("batch passes the checks", bert_batch_check(&m, &b, &err) == 0);
@@ -203,6 +214,7 @@ static void test_against_reference(void) {
     }
     free(mlm), free(g1);
     bert_free(&m);
+    free_ref(&r);
 }
 
 static void test_config(void) {
