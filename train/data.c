@@ -26,6 +26,7 @@ struct Data {
     int L, P;
     int32_t *ids, *mask, *seg, *mpos, *mids, *nsp;
     int dynamic;     /* this file gets masked here */
+    int in_order;    /* data_open_file: rows in file order */
     int64_t *order;  /* row visiting order */
     /* the batch handed out */
     int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
@@ -136,7 +137,7 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
     rng_seed(&r, d->o.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
     d->order = xmalloc((size_t)rows * sizeof *d->order);
     for (int64_t i = 0; i < rows; i++) d->order[i] = i;
-    for (int64_t i = rows - 1; i > 0; i--) {
+    for (int64_t i = rows - 1; i > 0 && !d->in_order; i--) {
         int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = d->order[i];
         d->order[i] = d->order[j];
         d->order[j] = t;
@@ -179,6 +180,26 @@ int data_open(Data **out, const DataOpts *o, Err *err) {
     d->perm = xmalloc((size_t)d->nfiles * sizeof *d->perm);
     if (load(d, 0, 0, err)) {
         data_close(d);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int data_open_file(Data **out, const DataOpts *o, const char *path, Err *err) {
+    Data *d = xcalloc(1, sizeof *d);
+    d->o = *o;
+    d->o.world = 1, d->o.rank = 0;
+    d->perm_epoch = -1;
+    d->loaded_epoch = d->loaded_step = -1;
+    d->in_order = 1;
+    d->nfiles = 1;
+    d->sorted = xmalloc(sizeof *d->sorted);
+    d->sorted[0] = xstrdup(path);
+    d->perm = xmalloc(sizeof *d->perm);
+    if (load(d, 0, 0, err)) {
+        data_close(d);
+        *out = NULL;
         return -1;
     }
     *out = d;

@@ -54,6 +54,9 @@ typedef struct Data Data;
  * 2 dimensions expected", ...). */
 int data_open(Data **d, const DataOpts *o, Err *err);
 
+/* One file, its rows in file order (for evaluation). Returns 0 or -1. */
+int data_open_file(Data **d, const DataOpts *o, const char *path, Err *err);
+
 /* The next micro-batch (pointers valid until the next call). Moves to the
  * next file (and epoch) as needed. Returns 0, or -1 with err on a bad file. */
 int data_next(Data *d, BertBatch *b, Err *err);

@@ -56,6 +56,10 @@ static void usage(void) {
            "  --no_dynamic_mask               refuse files without masks instead of masking\n"
            "                                  them on the fly\n"
            "  --export_hf DIR                 where the Hugging Face export goes (output_dir/hf)\n"
+           "  --eval_file FILE                no training: the losses of the model (its\n"
+           "                                  --init_checkpoint or newest checkpoint) on the\n"
+           "                                  first train_batch_size rows of FILE, in file\n"
+           "                                  order, as one batch; one JSON line\n"
            "  -j, --threads N                 threads (default: all cores; results do not\n"
            "                                  depend on it)\n"
            "  -q, --quiet / -v, --verbose     fewer / more messages\n"
@@ -66,7 +70,7 @@ static void usage(void) {
 }
 
 typedef struct Opts {
-    const char *input_dir, *config, *output_dir, *vocab, *init_ckpt, *export_dir;
+    const char *input_dir, *config, *output_dir, *vocab, *init_ckpt, *export_dir, *eval_file;
     int batch, accum, max_steps, max_seq, max_pred, ckpt_every, log_freq, resume, phase2, dynamic, threads, stop_at;
     double lr, warmup, weight_decay;
     uint64_t seed;
@@ -75,7 +79,7 @@ typedef struct Opts {
 
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
-    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP
+    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP, O_EVAL
 };
 
 static long count_lines(const char *path, Err *err) {
@@ -119,7 +123,7 @@ int main(int argc, char **argv) {
         {"num_steps_per_checkpoint", 1, 0, O_CKPT}, {"num-steps-per-checkpoint", 1, 0, O_CKPT},
         {"log_freq", 1, 0, O_LOG}, {"log-freq", 1, 0, O_LOG}, {"seed", 1, 0, O_SEED},
         {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"export_hf", 1, 0, O_EXPORT},
-        {"export-hf", 1, 0, O_EXPORT}, {"stop_at_step", 1, 0, O_STOP}, {"stop-at-step", 1, 0, O_STOP},
+        {"export-hf", 1, 0, O_EXPORT}, {"stop_at_step", 1, 0, O_STOP}, {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"stop-at-step", 1, 0, O_STOP},
         {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
@@ -157,13 +161,17 @@ int main(int argc, char **argv) {
         }
         case O_NODYN: o.dynamic = 0; break;
         case O_EXPORT: o.export_dir = optarg; break;
+        case O_EVAL: o.eval_file = optarg; break;
         case O_STOP: o.stop_at = (int)cli_parse_int(optarg, "--stop_at_step", 1, 1 << 30); break;
         case 'h': usage(); break;
         default: cli_common_opt(&cc, c, optarg, argv, "CPU reference trainer"); break;
         }
     }
     if (optind < argc) cli_bad_usage("unexpected argument '%s'", argv[optind]);
-    if (!o.input_dir || !o.config || !o.output_dir) cli_bad_usage("--input_dir, --config_file and --output_dir are required");
+    if (!o.eval_file && (!o.input_dir || !o.config || !o.output_dir))
+        cli_bad_usage("--input_dir, --config_file and --output_dir are required");
+    if (o.eval_file && (!o.config || (!o.init_ckpt && !(o.resume && o.output_dir))))
+        cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or --resume_from_checkpoint --output_dir)");
     if (o.batch % o.accum)
         cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d", o.batch, o.accum);
     if (!(o.warmup >= 0 && o.warmup <= 1)) cli_bad_usage("--warmup_proportion %g: must be in [0, 1]", o.warmup);
@@ -190,6 +198,29 @@ int main(int argc, char **argv) {
     oc.weight_decay = (float)o.weight_decay;
     Optim opt;
     optim_init(&opt, &oc, &m);
+
+    if (o.eval_file) {
+        char path[4096];
+        const char *ck = o.init_ckpt;
+        if (!ck) {
+            int r = ckpt_latest(o.output_dir, path, sizeof path, &err);
+            if (r <= 0) die("%s", r < 0 ? err.msg : "no checkpoint to evaluate");
+            ck = path;
+        }
+        if (ckpt_load(ck, &m, NULL, NULL, &err)) die("%s", err.msg);
+        DataOpts eo = {NULL, o.seed, 0, 1, o.batch, o.max_pred, cfg.vocab_size, o.max_seq, o.dynamic, 101, 102, 103};
+        Data *ed;
+        BertBatch b;
+        BertLoss l;
+        if (data_open_file(&ed, &eo, o.eval_file, &err) || data_next(ed, &b, &err)) die("%s", err.msg);
+        bert_forward(&m, &b, &l, NULL, NULL);
+        printf("{\"eval_loss\": %.6f, \"mlm_loss\": %.6f, \"nsp_loss\": %.6f, \"rows\": %d, \"masked\": %d}\n", l.total,
+               l.mlm, l.nsp, b.B, l.masked);
+        data_close(ed);
+        optim_free(&opt);
+        bert_free(&m);
+        return 0;
+    }
 
     DataOpts dopts = {o.input_dir, o.seed, 0, 1, o.batch / o.accum, o.max_pred, cfg.vocab_size, o.max_seq, o.dynamic,
                       101, 102, 103};

@@ -76,6 +76,23 @@ else
   echo "not run: safetensors header check (no python3)"
 fi
 
+# ---- the export through transformers ----
+run "$TR" --eval_file "$T/h5/en_training_0.hdf5" --config_file "$T/tiny.json" --init_checkpoint "$T/a/ckpt_6.wbckpt" \
+  --train_batch_size 4 --max_predictions_per_seq 10
+expect_rc "--eval_file on the last checkpoint" 0
+ok "... one JSON line" grep -q '^{"eval_loss": [0-9.]*, "mlm_loss": ' "$out"
+ours=$(sed -n 's/^{"eval_loss": \([0-9.]*\).*/\1/p' "$out")
+HPY=$(py_with "transformers, h5py, torch")
+if [ -n "$HPY" ]; then
+  run "$HPY" "$TESTS/cli/hf_check.py" "$T/a/hf" "$T/h5/en_training_0.hdf5" 4
+  ok "transformers loads the export: no missing or unexpected keys" grep -q "^missing \[\] unexpected \[\]$" "$out"
+  theirs=$(sed -n 's/^loss \([0-9.]*\) .*/\1/p' "$out")
+  ok "transformers' BertForPreTraining gives our loss ($theirs vs $ours)" \
+    eval '[ -n "$theirs" ] && [ "$(echo "d = $theirs - $ours; if (d < 0) d = -d; d <= 0.0001 * $ours" | bc -l)" = 1 ]'
+else
+  echo "not run: the export through transformers (no python3 with transformers, h5py and torch)"
+fi
+
 # ---- resume gives the bytes of an uninterrupted run ----
 run "$TR" $(tr_args "$T/b") -j2 --stop_at_step 3 --num_steps_per_checkpoint 100
 expect_rc "stop at step 3" 0
