@@ -102,16 +102,14 @@ static inline uint32_t temper(uint32_t y) {
     return y ^ (y >> 18);
 }
 
-/* The shuffles below draw millions of words per shard, and a rejected
- * draw is a coin flip the branch predictor cannot learn, so the loops are
- * branch-free per word: m is i + 1 of the original's loop, a word is
- * accepted when its top bit_length(m) bits are below m, and a rejected
- * word swaps x[i] with itself. The shift is constant while m keeps its bit
- * length, which leaves a compare and a subtract on the chain from word to
- * word. */
-
-/* The loop of both: swaps when a is not NULL (inlined, so the draws-only
- * version has no swap code at all). */
+/* The loop of pyrandom_shuffle_draws and pyrandom_shuffle_i32, which draw
+ * millions of words per shard. A rejected draw is a coin flip the branch
+ * predictor cannot learn, so the loop is branch-free per word: m is i + 1
+ * of the original's loop, a word is accepted when its top bit_length(m)
+ * bits are below m, and a rejected word swaps a[m - 1] with itself. The
+ * shift is constant while m keeps its bit length, which leaves a compare
+ * and a subtract on the chain from word to word. Swaps only when a is not
+ * NULL (inlined, so the draws-only version has no swap code at all). */
 static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int32_t *a, uint32_t m) {
     int mti = r->mti;
     while (m > 1) {

@@ -400,15 +400,6 @@ size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_prediction
     return num > (size_t)max_predictions ? (size_t)max_predictions : num;
 }
 
-static void shuffle_size(PyRandom *r, size_t *x, size_t n) {
-    for (size_t i = n; i-- > 1;) {
-        size_t j = (size_t)pyrandom_below(r, (uint64_t)i + 1);
-        size_t t = x[i];
-        x[i] = x[j];
-        x[j] = t;
-    }
-}
-
 static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
 
 /* The unmasked tokens of an instance into t; returns the length. */
@@ -652,7 +643,7 @@ static void draw_all(Builder *B) {
     InstSet *s = B->s;
     B->perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B->perm);
     for (size_t k = 0; k < docs->ndoc; k++) B->perm[k] = k;
-    shuffle_size(&B->rng, B->perm, docs->ndoc);
+    pyrandom_shuffle(&B->rng, B->perm, docs->ndoc, sizeof *B->perm);
 
     for (int dup = 0; dup < B->o->dupe_factor; dup++)
         for (size_t k = 0; k < docs->ndoc; k++) from_document(B, k);
@@ -664,7 +655,7 @@ static void draw_all(Builder *B) {
 
     s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
     for (size_t r = 0; r < s->n; r++) s->order[r] = r;
-    shuffle_size(&B->rng, s->order, s->n);
+    pyrandom_shuffle(&B->rng, s->order, s->n, sizeof *s->order);
 }
 
 static int special_id(const WordPiece *wp, const char *name, int32_t *id, Err *err) {

@@ -29,17 +29,22 @@ prog = $(if $(NOBUILD),,$(BIN)/$(1))
 # bertPrep's HDF5 directory name: $(call h5_name,LOWER,SEQ,PRED)
 h5_name = hdf5_lower_case_$(1)_seq_len_$(2)_max_pred_$(3)_masked_lm_prob_$(MLM_PROB)_random_seed_$(SEED)_dupe_factor_$(DUPE)
 
-# $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every
-# *.txt shard of SHARD_DIR -> OUT_DIR/DATASET/<shard>.hdf5, built in
-# OUT_DIR.tmp and renamed when all shards are written.
-define h5_recipe
-rm -rf $(6) $(6).tmp
-$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do-lower-case $(3) --max-seq-length $(4) \
-  --max-predictions-per-seq $(5) --masked-lm-prob $(MLM_PROB) --random-seed $(SEED) --dupe-factor $(DUPE) \
-  -o $(6).tmp/$(7)/ $(1)/*.txt || { rm -rf $(6).tmp; exit 1; }
-touch $(6).tmp/.complete
-mv $(6).tmp $(6)
+# $(call dir_stage,DIR,COMMAND): a directory stage. COMMAND writes into
+# DIR.tmp; when it succeeds DIR.tmp/.complete is made and DIR.tmp renamed
+# to DIR, when it fails DIR.tmp is removed. An older DIR goes first, so a
+# stage that fails never leaves a complete-looking directory behind.
+define dir_stage
+rm -rf $(1) $(1).tmp
+$(2) || { rm -rf $(1).tmp; exit 1; }
+touch $(1).tmp/.complete
+mv $(1).tmp $(1)
 endef
+
+# $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every
+# *.txt shard of SHARD_DIR -> OUT_DIR/DATASET/<shard>.hdf5.
+h5_recipe = $(call dir_stage,$(6),$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do-lower-case $(3) \
+  --max-seq-length $(4) --max-predictions-per-seq $(5) --masked-lm-prob $(MLM_PROB) --random-seed $(SEED) \
+  --dupe-factor $(DUPE) -o $(6).tmp/$(7)/ $(1)/*.txt)
 
 # $(call fetch_recipe,WIKI,KIND,OUT): the dump from $(MIRROR), resumable,
 # checked against the dump's sha1sums.txt

@@ -72,12 +72,9 @@ $(EN_SENT): $(EN_TEXT) | $(call prog,sent_split)
 	$(BIN)/sent_split -q -j $(JOBS) -l en -f -o $@ $<
 
 $(EN_SHARD)/.complete: $(EN_SENT) | $(call prog,shard_split)
-	rm -rf $(EN_SHARD) $(EN_SHARD).tmp
-	$(BIN)/shard_split -q -L nvidia --train $(EN_TRAIN_SHARDS) --test $(EN_TEST_SHARDS) \
-	  --test-fraction $(EN_TEST_FRACTION) -N $(EN_DATASET) -o $(EN_SHARD).tmp/$(EN_DATASET) $< \
-	  || { rm -rf $(EN_SHARD).tmp; exit 1; }
-	touch $(EN_SHARD).tmp/.complete
-	mv $(EN_SHARD).tmp $(EN_SHARD)
+	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q -L nvidia --train $(EN_TRAIN_SHARDS) \
+	  --test $(EN_TEST_SHARDS) --test-fraction $(EN_TEST_FRACTION) -N $(EN_DATASET) \
+	  -o $(EN_SHARD).tmp/$(EN_DATASET) $<)
 
 $(EN_H5_1)/.complete: $(EN_SHARD)/.complete $(EN_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(EN_SHARD)/$(EN_DATASET),$(EN_VOCAB),$(EN_LOWER),$(SEQ1),$(PRED1),$(EN_H5_1),$(EN_DATASET))

@@ -93,10 +93,7 @@ $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	  --input-sentence-size 100000000 --shuffle --character-coverage 0.9999 --wordpiece $@ $<
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
-	rm -rf $(HU_SHARD) $(HU_SHARD).tmp
-	$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $< || { rm -rf $(HU_SHARD).tmp; exit 1; }
-	touch $(HU_SHARD).tmp/.complete
-	mv $(HU_SHARD).tmp $(HU_SHARD)
+	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
 
 $(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)

@@ -85,6 +85,22 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
     return 0;
 }
 
+void bert_config_json(const BertConfig *c, Buf *out) {
+    char t[1024];
+    snprintf(t, sizeof t,
+             "{\n  \"architectures\": [\"BertForPreTraining\"],\n  \"model_type\": \"bert\",\n"
+             "  \"attention_probs_dropout_prob\": %.9g,\n  \"hidden_act\": \"gelu\",\n"
+             "  \"hidden_dropout_prob\": %.9g,\n  \"hidden_size\": %d,\n  \"initializer_range\": %.9g,\n"
+             "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": %d,\n"
+             "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
+             "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
+             "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
+             c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size, c->initializer_range,
+             c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings, c->num_attention_heads,
+             c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
+    buf_append(out, t, strlen(t));
+}
+
 int bert_config_load(BertConfig *c, const char *path, Err *err) {
     Buf b = {0};
     if (read_file(path, &b, err)) return -1;
@@ -287,9 +303,7 @@ static void act_free(BertAct *a) {
 static void act_reserve(Bert *m, int B, int S, int M) {
     BertAct *a = m->act;
     if (B <= a->B && S <= a->S && M <= a->M) return;
-    Offs o = a->o;
-    act_free(a);
-    a->o = o;
+    act_free(a); /* arrays only: the offsets stay */
     B = B > a->B ? B : a->B, S = S > a->S ? S : a->S, M = M > a->M ? M : a->M;
     a->B = B, a->S = S, a->M = M;
     const BertConfig *c = &m->c;

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "common.h"
 
 typedef struct BertConfig {
@@ -51,6 +52,10 @@ int bert_config_load(BertConfig *c, const char *path, Err *err);
 
 /* The same from a JSON text in memory (name is used in messages). */
 int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *name, Err *err);
+
+/* Append c as Hugging Face's config.json for BertForPreTraining (which
+ * bert_config_parse reads back). */
+void bert_config_json(const BertConfig *c, Buf *out);
 
 /* Check sizes for consistency (heads divide hidden, all positive).
  * Returns 0 or -1 with err set. */

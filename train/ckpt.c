@@ -19,19 +19,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
     return h;
 }
 
-static void config_json(Buf *b, const BertConfig *c) {
-    char t[512];
-    snprintf(t, sizeof t,
-             "{\"vocab_size\": %d, \"hidden_size\": %d, \"num_hidden_layers\": %d, \"num_attention_heads\": %d, "
-             "\"intermediate_size\": %d, \"max_position_embeddings\": %d, \"type_vocab_size\": %d, "
-             "\"layer_norm_eps\": %.9g, \"initializer_range\": %.9g, \"hidden_dropout_prob\": %.9g, "
-             "\"attention_probs_dropout_prob\": %.9g, \"hidden_act\": \"gelu\"}",
-             c->vocab_size, c->hidden_size, c->num_hidden_layers, c->num_attention_heads, c->intermediate_size,
-             c->max_position_embeddings, c->type_vocab_size, c->layer_norm_eps, c->initializer_range,
-             c->hidden_dropout_prob, c->attention_probs_dropout_prob);
-    buf_append(b, t, strlen(t));
-}
-
 static int put(Writer *w, uint64_t *h, const void *p, size_t n) {
     *h = fnv(*h, p, n);
     return fwrite(p, 1, n, w->fp) == n ? 0 : -1;
@@ -41,7 +28,7 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
     Buf hdr = {0};
     char t[512];
     buf_append(&hdr, "{\"config\": ", 11);
-    config_json(&hdr, &m->c);
+    bert_config_json(&m->c, &hdr);
     snprintf(t, sizeof t,
              ", \"nparams\": %zu, \"step\": %" PRId64 ", \"optimizer\": \"%s\", \"opt_step\": %" PRId64
              ", \"epoch\": %" PRId64 ", \"file_step\": %" PRId64 ", \"row\": %" PRId64 ", \"seed\": %" PRIu64 "}",
@@ -68,27 +55,23 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
     return writer_close(&w, err);
 }
 
-static int hdr_i64(const char *hdr, size_t n, const char *key, int64_t *out) {
+/* The raw value of key in the header object, or -1. */
+static int hdr_value(const char *hdr, size_t n, const char *key, const char **v, size_t *vn) {
     JsonIter it;
-    const char *k, *v;
-    size_t kn, vn;
+    const char *k;
+    size_t kn;
     if (json_iter_init(&it, hdr, n, '{')) return -1;
-    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1)
-        if (json_key_is(k, kn, key)) return json_to_i64(v, vn, out);
+    while (json_iter_next(&it, &k, &kn, v, vn) == 1)
+        if (json_key_is(k, kn, key)) return 0;
     return -1;
 }
 
-static int hdr_str(const char *hdr, size_t n, const char *key, Buf *out) {
-    JsonIter it;
-    const char *k, *v;
-    size_t kn, vn;
-    if (json_iter_init(&it, hdr, n, '{')) return -1;
-    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1)
-        if (json_key_is(k, kn, key)) {
-            if (*v == '{') return buf_append(out, v, vn), 0;
-            return json_decode_string(out, v, vn);
-        }
-    return -1;
+static int64_t hdr_i64(const char *hdr, size_t n, const char *key) {
+    const char *v;
+    size_t vn;
+    int64_t x = 0;
+    if (hdr_value(hdr, n, key, &v, &vn) || json_to_i64(v, vn, &x)) return 0;
+    return x;
 }
 
 /* Read and verify the whole file; on success b holds it and *hdr / *hl the
@@ -112,56 +95,45 @@ static int read_verified(const char *path, Buf *b, const char **hdr, uint32_t *h
 }
 
 int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
-    Buf b = {0}, cfgtext = {0}, optname = {0};
-    const char *hdr, *data;
+    Buf b = {0}, optname = {0};
+    const char *hdr, *data, *v;
     uint32_t hl;
-    size_t ndata;
+    size_t ndata, vn;
     int rc = -1;
     if (read_verified(path, &b, &hdr, &hl, &data, &ndata, err)) goto out;
     BertConfig c;
     Err e2;
-    if (hdr_str(hdr, hl, "config", &cfgtext) || bert_config_parse(&c, cfgtext.data, cfgtext.len, path, &e2)) {
+    if (hdr_value(hdr, hl, "config", &v, &vn) || bert_config_parse(&c, v, vn, path, &e2)) {
         err_set(err, "%s: bad header", path);
         goto out;
     }
     const BertConfig *mc = &m->c;
-    const char *what = c.vocab_size != mc->vocab_size                             ? "vocab_size"
-                       : c.hidden_size != mc->hidden_size                         ? "hidden_size"
-                       : c.num_hidden_layers != mc->num_hidden_layers             ? "num_hidden_layers"
-                       : c.num_attention_heads != mc->num_attention_heads         ? "num_attention_heads"
-                       : c.intermediate_size != mc->intermediate_size             ? "intermediate_size"
-                       : c.max_position_embeddings != mc->max_position_embeddings ? "max_position_embeddings"
-                       : c.type_vocab_size != mc->type_vocab_size                 ? "type_vocab_size"
-                                                                                  : NULL;
-    if (what) {
-        int a = 0, z = 0;
-        if (!strcmp(what, "vocab_size")) a = c.vocab_size, z = mc->vocab_size;
-        else if (!strcmp(what, "hidden_size")) a = c.hidden_size, z = mc->hidden_size;
-        else if (!strcmp(what, "num_hidden_layers")) a = c.num_hidden_layers, z = mc->num_hidden_layers;
-        else if (!strcmp(what, "num_attention_heads")) a = c.num_attention_heads, z = mc->num_attention_heads;
-        else if (!strcmp(what, "intermediate_size")) a = c.intermediate_size, z = mc->intermediate_size;
-        else if (!strcmp(what, "max_position_embeddings")) a = c.max_position_embeddings, z = mc->max_position_embeddings;
-        else a = c.type_vocab_size, z = mc->type_vocab_size;
-        err_set(err, "%s: a checkpoint of another model: %s %d, the config says %d", path, what, a, z);
-        goto out;
-    }
+    const struct {
+        const char *name;
+        int ckpt, model;
+    } dims[] = {{"vocab_size", c.vocab_size, mc->vocab_size},
+                {"hidden_size", c.hidden_size, mc->hidden_size},
+                {"num_hidden_layers", c.num_hidden_layers, mc->num_hidden_layers},
+                {"num_attention_heads", c.num_attention_heads, mc->num_attention_heads},
+                {"intermediate_size", c.intermediate_size, mc->intermediate_size},
+                {"max_position_embeddings", c.max_position_embeddings, mc->max_position_embeddings},
+                {"type_vocab_size", c.type_vocab_size, mc->type_vocab_size}};
+    for (size_t i = 0; i < sizeof dims / sizeof *dims; i++)
+        if (dims[i].ckpt != dims[i].model) {
+            err_set(err, "%s: a checkpoint of another model: %s %d, the config says %d", path, dims[i].name,
+                    dims[i].ckpt, dims[i].model);
+            goto out;
+        }
     size_t n = m->nparams * sizeof(float);
-    int64_t np = 0, step = 0, ostep = 0, ep = 0, fs = 0, row = 0, seed = 0;
-    hdr_i64(hdr, hl, "nparams", &np);
+    int64_t np = hdr_i64(hdr, hl, "nparams");
     if ((size_t)np != m->nparams || ndata < n) {
         err_set(err, "%s: %lld parameters, the model has %zu", path, (long long)np, m->nparams);
         goto out;
     }
-    hdr_i64(hdr, hl, "step", &step);
-    hdr_i64(hdr, hl, "opt_step", &ostep);
-    hdr_i64(hdr, hl, "epoch", &ep);
-    hdr_i64(hdr, hl, "file_step", &fs);
-    hdr_i64(hdr, hl, "row", &row);
-    hdr_i64(hdr, hl, "seed", &seed);
-    hdr_str(hdr, hl, "optimizer", &optname);
     memcpy(m->params, data, n);
     if (o) {
         const char *want = o->c.kind == OPT_LAMB ? "lamb" : "adamw";
+        if (hdr_value(hdr, hl, "optimizer", &v, &vn) == 0) json_decode_string(&optname, v, vn);
         if (ndata != 3 * n || optname.len != strlen(want) || memcmp(optname.data, want, optname.len)) {
             err_set(err, "%s: no %s optimizer state in it (it has: %.*s)", path, want, (int)optname.len,
                     optname.data ? optname.data : "");
@@ -169,12 +141,15 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
         }
         memcpy(o->m, data + n, n);
         memcpy(o->v, data + 2 * n, n);
-        o->step = ostep;
+        o->step = hdr_i64(hdr, hl, "opt_step");
     }
-    if (info) *info = (CkptInfo){step, {ep, fs, row}, (uint64_t)seed};
+    if (info)
+        *info = (CkptInfo){hdr_i64(hdr, hl, "step"),
+                           {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
+                           (uint64_t)hdr_i64(hdr, hl, "seed")};
     rc = 0;
 out:
-    buf_free(&b), buf_free(&cfgtext), buf_free(&optname);
+    buf_free(&b), buf_free(&optname);
     return rc;
 }
 
@@ -220,22 +195,16 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
 int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err) {
     if (make_dirs(dir, err)) return -1;
     char path[4096];
-    const BertConfig *c = &m->c;
     Buf b = {0};
     char t[1024];
-    snprintf(t, sizeof t,
-             "{\n  \"architectures\": [\"BertForPreTraining\"],\n  \"model_type\": \"bert\",\n"
-             "  \"attention_probs_dropout_prob\": %.9g,\n  \"hidden_act\": \"gelu\",\n"
-             "  \"hidden_dropout_prob\": %.9g,\n  \"hidden_size\": %d,\n  \"initializer_range\": %.9g,\n"
-             "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": %d,\n"
-             "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
-             "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
-             "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
-             c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size, c->initializer_range,
-             c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings, c->num_attention_heads,
-             c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
+    bert_config_json(&m->c, &b);
     snprintf(path, sizeof path, "%s/config.json", dir);
-    if (write_text(path, t, strlen(t), err)) return -1;
+    int rc = write_text(path, b.data, b.len, err);
+    buf_clear(&b);
+    if (rc) {
+        buf_free(&b);
+        return -1;
+    }
 
     /* safetensors: u64 header length, JSON header, the data */
     buf_append(&b, "{\"__metadata__\":{\"format\":\"pt\"}", 31);
@@ -275,7 +244,7 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err) {
         Buf v = {0};
         if (read_file(vocab, &v, err)) return -1;
         snprintf(path, sizeof path, "%s/vocab.txt", dir);
-        int rc = write_text(path, v.data ? v.data : "", v.len, err);
+        rc = write_text(path, v.data ? v.data : "", v.len, err);
         buf_free(&v);
         if (rc) return -1;
     }

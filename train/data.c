@@ -3,12 +3,12 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "h5file.h"
+#include "instances.h"
 #include "pyrandom.h"
 #include "rng.h"
 
@@ -147,15 +147,30 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
     return 0;
 }
 
-int data_open(Data **out, const DataOpts *o, Err *err) {
-    *out = NULL;
-    DIR *dir = opendir(o->dir);
-    if (!dir) return err_set(err, "%s: %s", o->dir, strerror(errno));
+static Data *data_new(const DataOpts *o) {
     Data *d = xcalloc(1, sizeof *d);
     d->o = *o;
     if (d->o.world < 1) d->o.world = 1;
     d->perm_epoch = -1;
     d->loaded_epoch = d->loaded_step = -1;
+    return d;
+}
+
+/* Load the first file of a new d into *out (freeing d on failure). */
+static int first_file(Data *d, Data **out, Err *err) {
+    if (load(d, 0, 0, err)) {
+        data_close(d);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+int data_open(Data **out, const DataOpts *o, Err *err) {
+    *out = NULL;
+    DIR *dir = opendir(o->dir);
+    if (!dir) return err_set(err, "%s: %s", o->dir, strerror(errno));
+    Data *d = data_new(o);
     int cap = 0;
     struct dirent *e;
     while ((e = readdir(dir)) != NULL) {
@@ -178,32 +193,19 @@ int data_open(Data **out, const DataOpts *o, Err *err) {
     }
     qsort(d->sorted, (size_t)d->nfiles, sizeof *d->sorted, cmp_str);
     d->perm = xmalloc((size_t)d->nfiles * sizeof *d->perm);
-    if (load(d, 0, 0, err)) {
-        data_close(d);
-        return -1;
-    }
-    *out = d;
-    return 0;
+    return first_file(d, out, err);
 }
 
 int data_open_file(Data **out, const DataOpts *o, const char *path, Err *err) {
-    Data *d = xcalloc(1, sizeof *d);
-    d->o = *o;
+    *out = NULL;
+    Data *d = data_new(o);
     d->o.world = 1, d->o.rank = 0;
-    d->perm_epoch = -1;
-    d->loaded_epoch = d->loaded_step = -1;
     d->in_order = 1;
     d->nfiles = 1;
     d->sorted = xmalloc(sizeof *d->sorted);
     d->sorted[0] = xstrdup(path);
     d->perm = xmalloc(sizeof *d->perm);
-    if (load(d, 0, 0, err)) {
-        data_close(d);
-        *out = NULL;
-        return -1;
-    }
-    *out = d;
-    return 0;
+    return first_file(d, out, err);
 }
 
 static void reserve_batch(Data *d, int B, int L, int P) {
@@ -213,13 +215,6 @@ static void reserve_batch(Data *d, int B, int L, int P) {
     d->b_ids = xmalloc((size_t)need * 4), d->b_mask = xmalloc((size_t)need * 4), d->b_seg = xmalloc((size_t)need * 4);
     d->b_mpos = xmalloc((size_t)need * 4), d->b_mids = xmalloc((size_t)need * 4), d->b_nsp = xmalloc((size_t)need * 4);
     d->bcap = need;
-}
-
-/* hdf5gen's num_to_predict, Python rounding (ties to even) */
-static int num_to_predict(int len, int maxp) {
-    double x = nearbyint(len * 0.15);
-    int n = x < 1 ? 1 : (int)x;
-    return n < maxp ? n : maxp;
 }
 
 static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t *mask, int L, int32_t *pos,
@@ -233,7 +228,7 @@ static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t
         len++;
         if (ids[j] != d->o.cls && ids[j] != d->o.sep && nc < 4096) cand[nc++] = j;
     }
-    int num = num_to_predict(len, P);
+    int num = (int)inst_num_to_predict((size_t)len, 0.15, P);
     if (num > nc) num = nc;
     for (int k = 0; k < num; k++) { /* partial Fisher-Yates */
         int j = k + (int)rng_below(&r, (uint64_t)(nc - k)), t = cand[k];

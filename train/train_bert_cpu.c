@@ -287,22 +287,19 @@ int main(int argc, char **argv) {
             if (ckpt_save(path, &m, &opt, &ci, &err)) die("%s", err.msg);
             prune(o.output_dir, step, o.ckpt_every);
         }
-        if (stop) {
-            if (tty) fprintf(stderr, "\r%60s\r", "");
-            info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
-                 o.max_steps);
-            data_close(data);
-            optim_free(&opt);
-            bert_free(&m);
-            return 0;
-        }
+        if (stop) break;
     }
     if (tty) fprintf(stderr, "\r%60s\r", "");
-    char hf[4096];
-    snprintf(hf, sizeof hf, "%s/hf", o.output_dir);
-    const char *edir = o.export_dir ? o.export_dir : hf;
-    if (export_hf(edir, &m, o.vocab, &err)) die("%s", err.msg);
-    info(2, "%d steps, %.1f s; Hugging Face export in %s", o.max_steps, now_sec() - t0, edir);
+    if (step <= o.max_steps) {
+        info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
+             o.max_steps);
+    } else {
+        char hf[4096];
+        snprintf(hf, sizeof hf, "%s/hf", o.output_dir);
+        const char *edir = o.export_dir ? o.export_dir : hf;
+        if (export_hf(edir, &m, o.vocab, &err)) die("%s", err.msg);
+        info(2, "%d steps, %.1f s; Hugging Face export in %s", o.max_steps, now_sec() - t0, edir);
+    }
     data_close(data);
     optim_free(&opt);
     bert_free(&m);
