@@ -35,10 +35,11 @@ PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
 PROGRAMS   := $(notdir $(PROG_SRC:.c=))
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
-# HDF5 lives in Debian's serial subdirectories; found when used (after mk/deps.sh
-# may have installed it).
-HDF5_INC    = $(firstword $(wildcard /usr/include/hdf5/serial))
-HDF5_LIB    = $(firstword $(wildcard /usr/lib/*/hdf5/serial))
+# HDF5 lives in Debian's serial subdirectories; found when used, after mk/deps.sh
+# may have installed it ($(shell), not $(wildcard): make caches directory
+# listings read before the install).
+HDF5_INC    = $(shell ls -d /usr/include/hdf5/serial 2>/dev/null)
+HDF5_LIB    = $(firstword $(shell ls -d /usr/lib/*/hdf5/serial 2>/dev/null))
 CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
 LIBS        = -lbz2 -lexpat -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -71,7 +72,7 @@ define program_rule
 $(BIN)/%: $(BUILD)/$(1)/%.o $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $$(@D)
 	@echo "  LD  $$@"
-	$(Q)$(CC) $(LDFLAGS) $$^ -o $$@ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) $$^ -o $$@ $$(LIBS)
 endef
 $(foreach a,$(AREAS),$(eval $(call program_rule,$(a))))
 
