@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/train_cpu_ref.py - the peer of train_bert_cpu's benchmark: BERT for
 pretraining in PyTorch on the CPU (nn.Linear / nn.LayerNorm / SDPA-free
-attention, the MLM head at the masked positions), one training step =
+attention, the MLM head at the masked positions, the config's dropout at
+BERT's four sites, as train_bert_cpu trains), one training step =
 forward, backward and an AdamW step on a micro-batch of the shape given,
 float32, with torch.set_num_threads(THREADS). Prints the best seq/s of
 the timed steps.
@@ -28,14 +29,16 @@ class Layer(nn.Module):
         self.i = nn.Linear(H, I)
         self.o2 = nn.Linear(I, H)
         self.ln2 = nn.LayerNorm(H, eps=1e-12)
+        self.drop = nn.Dropout(c.get("hidden_dropout_prob", 0.1))
+        self.adrop = nn.Dropout(c.get("attention_probs_dropout_prob", 0.1))
 
     def forward(self, x, bias):
         B, S, H = x.shape
         D = H // self.A
         q, k, v = self.qkv(x).view(B, S, 3, self.A, D).permute(2, 0, 3, 1, 4)
-        att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D) + bias, -1)
-        x1 = self.ln1(self.o((att @ v).transpose(1, 2).reshape(B, S, H)) + x)
-        return self.ln2(self.o2(nn.functional.gelu(self.i(x1))) + x1)
+        att = self.adrop(torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D) + bias, -1))
+        x1 = self.ln1(self.drop(self.o((att @ v).transpose(1, 2).reshape(B, S, H))) + x)
+        return self.ln2(self.drop(self.o2(nn.functional.gelu(self.i(x1)))) + x1)
 
 
 class Bert(nn.Module):
@@ -52,10 +55,11 @@ class Bert(nn.Module):
         self.tr = nn.Linear(H, H)
         self.tln = nn.LayerNorm(H, eps=1e-12)
         self.bias = nn.Parameter(torch.zeros(V))
+        self.drop = nn.Dropout(c.get("hidden_dropout_prob", 0.1))
 
     def forward(self, ids, seg, mask, mrow, mlab, nsp):
         B, S = ids.shape
-        x = self.ln(self.wte(ids) + self.wpe.weight[:S] + self.wtt(seg))
+        x = self.drop(self.ln(self.wte(ids) + self.wpe.weight[:S] + self.wtt(seg)))
         bias = ((1 - mask.float()) * -10000.0)[:, None, None, :]
         for l in self.layers:
             x = l(x, bias)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "dropout.h"
 #include "io.h"
 #include "json.h"
 #include "rng.h"
@@ -144,6 +145,8 @@ struct BertAct {
     int B, S, M;     /* sizes allocated for */
     int Bc, Sc, Mc;  /* the last forward's */
     int nmask;       /* masked tokens of the last forward */
+    int drop;        /* the last forward applied dropout with pass key dkey */
+    uint64_t dkey;
     const BertBatch *batch;
     /* per batch */
     int32_t *ids, *seg, *mrow, *mlabel; /* copies; mrow: token row of each masked token */
@@ -482,12 +485,25 @@ static void gelu_bwd(float *din, const float *dout, const float *in, size_t n) {
     for (size_t i = 0; i < n; i++) din[i] = dout[i] * gelu_grad(in[i]);
 }
 
+/* out[i] = in[i] * (kept ? 1 / (1 - p) : 0) under site key `key` (dropout.h);
+ * the same call applies a mask forward and to a gradient backward. out may
+ * be in. */
+static void dropout_apply(float *out, const float *in, size_t n, uint64_t key, float p) {
+    uint32_t thr = dropout_threshold(p);
+    float keep = 1.0f / (1.0f - p);
+#pragma omp parallel for schedule(static) num_threads(nthreads())
+    for (size_t i = 0; i < n; i++) out[i] = dropout_keep(key, (uint32_t)i, thr) ? in[i] * keep : 0.0f;
+}
+
 /* Self-attention of one layer: q, k, v [B*S, H] -> ctx [B*S, H], probs
- * [B, A, S, S]. */
+ * [B, A, S, S] (before dropout; ctx uses the probabilities after dropout
+ * with site key dkey when dprob > 0). */
 static void attention_fwd(float *ctx, float *att, const float *q, const float *k, const float *v, const float *maskbias,
-                          int B, int S, int H, int A) {
+                          int B, int S, int H, int A, uint64_t dkey, float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
+    uint32_t thr = dropout_threshold(dprob);
+    float dscale = dprob > 0 ? 1.0f / (1.0f - dprob) : 1.0f;
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int ba = 0; ba < B * A; ba++) {
         int b = ba / A, h = ba % A;
@@ -507,18 +523,23 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
             for (int j = 0; j < S; j++) p[j] /= sum;
             float *ci = ctx + ((size_t)b * S + i) * H + h * D;
             for (int d = 0; d < D; d++) ci[d] = 0;
+            uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
             for (int j = 0; j < S; j++) {
                 const float *vj = v + ((size_t)b * S + j) * H + h * D;
-                for (int d = 0; d < D; d++) ci[d] += p[j] * vj[d];
+                float pj = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? p[j] * dscale : 0.0f) : p[j];
+                for (int d = 0; d < D; d++) ci[d] += pj * vj[d];
             }
         }
     }
 }
 
 static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx, const float *att,
-                          const float *q, const float *k, const float *v, int B, int S, int H, int A) {
+                          const float *q, const float *k, const float *v, int B, int S, int H, int A, uint64_t dkey,
+                          float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
+    uint32_t thr = dropout_threshold(dprob);
+    float dscale = dprob > 0 ? 1.0f / (1.0f - dprob) : 1.0f;
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int ba = 0; ba < B * A; ba++) {
         int b = ba / A, h = ba % A;
@@ -531,16 +552,18 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
         for (int i = 0; i < S; i++) {
             const float *p = att + ((size_t)ba * S + i) * S, *dci = dctx + ((size_t)b * S + i) * H + h * D;
             float *dpi = dp + (size_t)i * S, dot = 0;
+            uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
             for (int j = 0; j < S; j++) {
                 const float *vj = v + ((size_t)b * S + j) * H + h * D;
                 float *dvj = dv + ((size_t)b * S + j) * H + h * D;
-                float s = 0;
+                float ms = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f) : 1.0f;
+                float s = 0, pj = p[j] * ms;
                 for (int d = 0; d < D; d++) {
                     s += dci[d] * vj[d];
-                    dvj[d] += p[j] * dci[d];
+                    dvj[d] += pj * dci[d];
                 }
-                dpi[j] = s;
-                dot += s * p[j];
+                dpi[j] = s * ms; /* d(probabilities before dropout) */
+                dot += dpi[j] * p[j];
             }
             for (int j = 0; j < S; j++) dpi[j] = p[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
             const float *qi = q + ((size_t)b * S + i) * H + h * D;
@@ -597,6 +620,12 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         for (int i = 0; i < H; i++) e[i] = w[i] + p[i] + t[i];
     }
     layernorm_fwd(a->x0, a->emean, a->erstd, a->e, PP(a->o.head[ELNW]), PP(a->o.head[ELNB]), N, H, eps);
+    /* dropout (training only): hidden after the embeddings and after each
+     * sublayer's output projection, attention on the probabilities */
+    a->drop = m->dropout && (c->hidden_dropout_prob > 0 || c->attention_probs_dropout_prob > 0);
+    a->dkey = m->dropout_key;
+    float hp = a->drop ? c->hidden_dropout_prob : 0.0f, ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
+    if (hp > 0) dropout_apply(a->x0, a->x0, (size_t)N * H, dropout_site_key(a->dkey, 0), hp);
 
     /* encoder */
     const float *x = a->x0;
@@ -608,14 +637,16 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         linear_fwd(q, x, PP(LO(l, QW)), PP(LO(l, QB)), N, H, H);
         linear_fwd(k, x, PP(LO(l, KW)), PP(LO(l, KB)), N, H, H);
         linear_fwd(v, x, PP(LO(l, VW)), PP(LO(l, VB)), N, H, H);
-        attention_fwd(ctx, att, q, k, v, a->maskbias, B, S, H, A);
+        attention_fwd(ctx, att, q, k, v, a->maskbias, B, S, H, A, dropout_site_key(a->dkey, 1 + 3 * l), ap);
         linear_fwd(r1, ctx, PP(LO(l, AOW)), PP(LO(l, AOB)), N, H, H);
+        if (hp > 0) dropout_apply(r1, r1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp);
         for (size_t i = 0; i < NH; i++) r1[i] += x[i];
         layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)), PP(LO(l, LN1B)), N, H,
                       eps);
         linear_fwd(hpre, x1, PP(LO(l, IW)), PP(LO(l, IB)), N, H, I);
         gelu_fwd(h, hpre, NI);
         linear_fwd(r2, h, PP(LO(l, OW)), PP(LO(l, OB)), N, I, H);
+        if (hp > 0) dropout_apply(r2, r2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp);
         for (size_t i = 0; i < NH; i++) r2[i] += x1[i];
         layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)), PP(LO(l, LN2B)), N, H,
                       eps);
@@ -677,6 +708,7 @@ void bert_backward(Bert *m, float scale) {
     int B = a->Bc, S = a->Sc, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
     int V = c->vocab_size, L = c->num_hidden_layers, N = B * S, nm = a->nmask;
     size_t NH = (size_t)N * H, NI = (size_t)N * I;
+    float hp = a->drop ? c->hidden_dropout_prob : 0.0f, ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
     float *dx = a->dxl;
     memset(dx, 0, NH * sizeof *dx);
 
@@ -729,7 +761,9 @@ void bert_backward(Bert *m, float scale) {
         float *dr2 = a->dx1;
         layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)), a->m2 + (size_t)l * N,
                       a->s2 + (size_t)l * N, N, H);
-        linear_bwd(a->dh, GG(LO(l, OW)), GG(LO(l, OB)), dr2, h, PP(LO(l, OW)), N, I, H);
+        const float *dff = dr2; /* d(feed-forward output), after its dropout */
+        if (hp > 0) dropout_apply(a->dtmp, dr2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp), dff = a->dtmp;
+        linear_bwd(a->dh, GG(LO(l, OW)), GG(LO(l, OB)), dff, h, PP(LO(l, OW)), N, I, H);
         gelu_bwd(a->dh, a->dh, hpre, NI);
         float *dx1 = a->dtmp;
         linear_bwd(dx1, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N, H, I);
@@ -738,8 +772,11 @@ void bert_backward(Bert *m, float scale) {
         float *dr1 = dx; /* dx is free now */
         layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)), a->m1 + (size_t)l * N,
                       a->s1 + (size_t)l * N, N, H);
-        linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dr1, ctx, PP(LO(l, AOW)), N, H, H);
-        attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, B, S, H, A);
+        const float *dao = dr1; /* d(attention output), after its dropout */
+        if (hp > 0) dropout_apply(a->dtmp, dr1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp), dao = a->dtmp;
+        linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), N, H, H);
+        attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, B, S, H, A,
+                      dropout_site_key(a->dkey, 1 + 3 * l), ap);
         /* d(xin) = dr1 + the three projections' input gradients */
         float *dxin = a->dx1; /* dr2 is no longer needed */
         linear_bwd(dxin, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, xin, PP(LO(l, QW)), N, H, H);
@@ -751,6 +788,7 @@ void bert_backward(Bert *m, float scale) {
     }
 
     /* embeddings: x0 = LN(e) */
+    if (hp > 0) dropout_apply(dx, dx, NH, dropout_site_key(a->dkey, 0), hp);
     float *de = a->dtmp;
     layernorm_bwd(de, GG(a->o.head[ELNW]), GG(a->o.head[ELNB]), dx, a->e, PP(a->o.head[ELNW]), a->emean, a->erstd, N, H);
     float *gte = GG(a->o.head[WTE]), *gpe = GG(a->o.head[WPE]), *gtt = GG(a->o.head[WTT]);

@@ -19,6 +19,7 @@
  *
  *   BertConfig c; bert_config_load(&c, "bert_config.json", &err);
  *   Bert m; bert_create(&m, &c); bert_init_weights(&m, seed);
+ *   m.dropout = 1; m.dropout_key = dropout_pass_key(seed, step, micro);
  *   BertLoss l; bert_forward(&m, &batch, &l); bert_backward(&m, 1.0f);
  *   ... optimizer on m.params / m.grads ...; bert_free(&m);
  */
@@ -41,7 +42,7 @@ typedef struct BertConfig {
     int type_vocab_size;
     float layer_norm_eps;    /* 1e-12 */
     float initializer_range; /* 0.02 */
-    float hidden_dropout_prob, attention_probs_dropout_prob; /* read, not applied yet */
+    float hidden_dropout_prob, attention_probs_dropout_prob; /* applied when Bert.dropout is on */
 } BertConfig;
 
 /* Read a Google/NVIDIA/Hugging Face bert_config.json. Unknown keys are
@@ -96,6 +97,8 @@ typedef struct Bert {
     BertTensor *tensors;
     int ntensors;
     BertAct *act;
+    int dropout;           /* training mode: apply the config's dropout (0 after bert_create) */
+    uint64_t dropout_key;  /* the masks of the next forward (dropout.h's dropout_pass_key) */
 } Bert;
 
 /* Allocate the parameters (zero) and gradients of config c (checked by
@@ -119,7 +122,8 @@ const BertTensor *bert_tensor_named(const Bert *m, const char *name);
 int bert_batch_check(const Bert *m, const BertBatch *b, Err *err);
 
 /* Forward pass on a checked batch: losses and accuracy in *loss; the
- * activations are kept for bert_backward. Optional outputs (may be NULL):
+ * activations are kept for bert_backward. With m->dropout set, the
+ * config's dropout applies (masks from m->dropout_key, see dropout.h). Optional outputs (may be NULL):
  * mlm_logits (masked x vocab_size, the masked tokens in row order) and
  * nsp_logits (B x 2). */
 void bert_forward(Bert *m, const BertBatch *b, BertLoss *loss, float *mlm_logits, float *nsp_logits);

@@ -35,6 +35,16 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
              m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none", o ? o->step : 0,
              info->data.epoch, info->data.file_step, info->data.row, info->seed);
     buf_append(&hdr, t, strlen(t));
+    if (info->nranks > 1) { /* every data-parallel rank's position: "e,f,r;e,f,r;..." */
+        hdr.len--; /* the closing brace */
+        buf_append(&hdr, ", \"rank_data\": \"", 15);
+        for (int r = 0; r < info->nranks; r++) {
+            const DataState *d = &info->ranks[r];
+            snprintf(t, sizeof t, "%s%" PRId64 ",%" PRId64 ",%" PRId64, r ? ";" : "", d->epoch, d->file_step, d->row);
+            buf_append(&hdr, t, strlen(t));
+        }
+        buf_append(&hdr, "\"}", 2);
+    }
     Writer w;
     if (writer_open(&w, path, 1, err)) {
         buf_free(&hdr);
@@ -143,10 +153,35 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
         memcpy(o->v, data + 2 * n, n);
         o->step = hdr_i64(hdr, hl, "opt_step");
     }
-    if (info)
+    if (info) {
         *info = (CkptInfo){hdr_i64(hdr, hl, "step"),
                            {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
-                           (uint64_t)hdr_i64(hdr, hl, "seed")};
+                           (uint64_t)hdr_i64(hdr, hl, "seed"), 1, NULL};
+        Buf rd = {0};
+        if (hdr_value(hdr, hl, "rank_data", &v, &vn) == 0 && json_decode_string(&rd, v, vn) == 0 && rd.len) {
+            buf_append(&rd, "", 1); /* NUL */
+            int nr = 1;
+            for (size_t i = 0; i < rd.len; i++) nr += rd.data[i] == ';';
+            info->ranks = xcalloc((size_t)nr, sizeof *info->ranks);
+            info->nranks = nr;
+            const char *p = rd.data;
+            for (int r = 0; r < nr; r++) {
+                long long e, f, w;
+                int used = 0;
+                if (sscanf(p, "%lld,%lld,%lld%n", &e, &f, &w, &used) != 3) {
+                    buf_free(&rd), free(info->ranks), info->ranks = NULL;
+                    err_set(err, "%s: bad rank_data in the header", path);
+                    goto out;
+                }
+                info->ranks[r] = (DataState){e, f, w};
+                p += used + (p[used] == ';');
+            }
+        } else {
+            info->ranks = xmalloc(sizeof *info->ranks);
+            info->ranks[0] = info->data;
+        }
+        buf_free(&rd);
+    }
     rc = 0;
 out:
     buf_free(&b), buf_free(&optname);

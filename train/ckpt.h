@@ -25,8 +25,10 @@
 
 typedef struct CkptInfo {
     int64_t step;      /* optimizer steps done */
-    DataState data;    /* where the next batch comes from */
+    DataState data;    /* where the next batch comes from (rank 0) */
     uint64_t seed;
+    int nranks;        /* data-parallel ranks that wrote it (1 or more) */
+    DataState *ranks;  /* each rank's position; ckpt_load allocates it (free it) */
 } CkptInfo;
 
 /* Write m, o and info to path atomically (temp file + rename). Returns 0

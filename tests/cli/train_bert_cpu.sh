@@ -6,7 +6,10 @@
 # bytes; dynamic masking of --no-mask files; and the errors: missing or
 # malformed config, a vocabulary that does not fit the config, an empty
 # input directory, files of another length, a checkpoint of another model, a
-# damaged checkpoint.
+# damaged checkpoint. Dropout changes the loss; phase 2 continues from phase
+# 1's last checkpoint as NVIDIA's --phase2 does (moments kept, step count,
+# schedule and data new, checkpoints named phase1_end_step + step) and
+# resumes exactly.
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt
@@ -147,4 +150,43 @@ expect_rc "resume skips an incomplete newer checkpoint" 0
 expect_err "... and takes the newest complete one" "*resumed from *ckpt_5.wbckpt at step 5*"
 run "$TR" --input_dir "$T/h5"
 expect_rc "missing required options" 2
+
+# ---- dropout: training mode differs from a run without it ----
+sed 's/"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1/"hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0/' \
+  "$T/tiny.json" >"$T/nodrop.json"
+run "$TR" $(tr_args "$T/nd" --config_file "$T/nodrop.json" --max_steps 1)
+ok "dropout 0.1 gives another step-1 loss than dropout 0" eval \
+  '[ "$(sed -n "s/^{\"step\": 1, \"loss\": \([0-9.]*\).*/\1/p" "$out")" != "$first" ]'
+
+# ---- phase 2 (NVIDIA's --phase2 --resume_from_checkpoint --phase1_end_step) ----
+mkdir -p "$T/p2"
+cp "$T/a/ckpt_6.wbckpt" "$T/p2/"
+p2_args() { tr_args "$T/p2" --phase2 --resume_from_checkpoint --phase1_end_step 6 --max_steps 4 --warmup_proportion 0.5 "$@"; }
+run "$TR" $(p2_args) -v
+expect_rc "phase 2 from phase 1's last checkpoint" 0
+expect_err "... weights and moments, step 0" "*weights and optimizer moments from *ckpt_6.wbckpt; phase 2 starts at step 0*"
+ok "... logs its steps 1..4 with a new warm-up (lr 0.01 * 0.25 / 0.5)" eval \
+  '[ "$(grep -c "^{\"step\"" "$out")" = 4 ] && grep -q "^{\"step\": 1, .*\"lr\": 0.005," "$out"'
+ok "... checkpoints named phase1_end_step + step, phase 1's kept" eval \
+  '[ "$(ls "$T/p2" | tr "\n" " ")" = "ckpt_10.wbckpt ckpt_6.wbckpt ckpt_8.wbckpt ckpt_9.wbckpt hf " ]'
+mkdir -p "$T/p2b"
+cp "$T/a/ckpt_6.wbckpt" "$T/p2b/"
+run "$TR" $(tr_args "$T/p2b" --phase2 --resume_from_checkpoint --phase1_end_step 6 --max_steps 4 --warmup_proportion 0.5 --stop_at_step 2)
+run "$TR" $(tr_args "$T/p2b" --phase2 --resume_from_checkpoint --phase1_end_step 6 --max_steps 4 --warmup_proportion 0.5) -v
+expect_err "a stopped phase 2 resumes in phase 2" "*resumed from *ckpt_8.wbckpt at step 2 of phase 2*"
+ok "... and ends with the bytes of the uninterrupted phase 2" cmp -s "$T/p2/ckpt_10.wbckpt" "$T/p2b/ckpt_10.wbckpt"
+mkdir -p "$T/p2c"
+cp "$T/a/ckpt_5.wbckpt" "$T/p2c/"
+run "$TR" $(tr_args "$T/p2c" --phase2 --resume_from_checkpoint --phase1_end_step 6)
+expect_rc "phase 2 from a checkpoint before phase1_end_step" 1
+expect_err "... says phase 1 has not finished" "*ckpt_5.wbckpt: step 5 is before --phase1_end_step 6*"
+run "$TR" $(tr_args "$T/p2d" --phase2)
+expect_rc "--phase2 without --resume_from_checkpoint" 2
+mkdir -p "$T/p2e"
+run "$TR" $(tr_args "$T/p2e" --phase2 --resume_from_checkpoint)
+expect_rc "--phase2 with no checkpoint at all" 1
+run "$TR" $(tr_args "$T/ic" --resume_from_checkpoint --init_checkpoint "$T/a/ckpt_6.wbckpt" --max_steps 2) -v
+expect_err "--init_checkpoint with --resume_from_checkpoint: weights and moments, step 0" \
+  "*weights and optimizer moments from *ckpt_6.wbckpt; training starts at step 0*"
+ok "... and writes its own checkpoints from 1" eval '[ -s "$T/ic/ckpt_2.wbckpt" ]'
 done_testing

@@ -9,7 +9,9 @@
  * (see tensors_close for tensors that are all but zero).
  * Also: the same gradients for 1 and 3 threads, bit for bit; gradient
  * accumulation (two half-scaled backward passes = one); config parsing and
- * its errors.
+ * its errors. Training mode: the reference applies the same dropout masks
+ * (train/dropout.h's hash, reimplemented in Python), so losses and every
+ * gradient with dropout are checked too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 
 #include "../test.h"
 #include "bert.h"
+#include "dropout.h"
 #include "optim.h"
 
 #ifndef TEST_DATA
@@ -33,6 +36,9 @@ typedef struct Ref {
     int total_steps;
     float lr[2];
     float *lamb[2], *adamw[2];
+    float dropout_p[2];       /* hidden, attention */
+    uint64_t dropout_key;     /* pass key */
+    float dropout_losses[3], *dropout_grads;
 } Ref;
 
 static int rd(FILE *f, void *p, size_t n) { return fread(p, 1, n, f) == n ? 0 : -1; }
@@ -72,6 +78,9 @@ static int load_ref(Ref *r, const char *path) {
     bad |= rd(f, r->hyp, sizeof r->hyp) || rd(f, &r->total_steps, 4) || rd(f, r->lr, sizeof r->lr);
     for (int i = 0; i < 2; i++) r->lamb[i] = rdf(f, np, &bad);
     for (int i = 0; i < 2; i++) r->adamw[i] = rdf(f, np, &bad);
+    bad |= rd(f, r->dropout_p, sizeof r->dropout_p) || rd(f, &r->dropout_key, 8) ||
+           rd(f, r->dropout_losses, sizeof r->dropout_losses);
+    r->dropout_grads = rdf(f, np, &bad);
     char extra;
     bad |= fread(&extra, 1, 1, f) != 0;
     fclose(f);
@@ -82,6 +91,7 @@ static void free_ref(Ref *r) {
     free(r->params), free(r->mlm_logits), free(r->nsp_logits), free(r->grads);
     free(r->ids), free(r->seg), free(r->mask), free(r->mpos), free(r->mids), free(r->nsp);
     for (int i = 0; i < 2; i++) free(r->lamb[i]), free(r->adamw[i]);
+    free(r->dropout_grads);
 }
 
 /* max |a - b| / max |b| over n values */
@@ -212,9 +222,54 @@ static void test_against_reference(void) {
         if (kind == 0) test_cond("LAMB clipped: the gradient norm exceeded 1", o.last_grad_norm > 1.0);
         optim_free(&o);
     }
+
+    /* training mode: dropout masks from the pass key, same in the reference */
+    memcpy(m.params, r.params, m.nparams * sizeof(float));
+    m.c.hidden_dropout_prob = r.dropout_p[0], m.c.attention_probs_dropout_prob = r.dropout_p[1];
+    m.dropout = 1, m.dropout_key = r.dropout_key;
+    bert_zero_grad(&m);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    float dl[3] = {l.total, l.mlm, l.nsp};
+    printf("  dropout: loss %.7f (ref %.7f; without dropout %.7f)\n", l.total, r.dropout_losses[0], r.losses[0]);
+    test_cond("dropout changes the loss", fabsf(r.dropout_losses[0] - r.losses[0]) > 1e-3f * r.losses[0]);
+    test_cond("losses with dropout (total, MLM, NSP)", rel_err(dl, r.dropout_losses, 3) <= 1e-4 &&
+                                                        fabsf(l.nsp - r.dropout_losses[2]) <= 1e-4f * r.dropout_losses[2]);
+    test_cond("every gradient with dropout", tensors_close(&m, m.grads, r.dropout_grads, 1e-4, "gradients, dropout"));
+    memcpy(g1, m.grads, m.nparams * sizeof *g1);
+    bert_set_threads(1);
+    bert_zero_grad(&m);
+    bert_forward(&m, &b, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    bert_set_threads(0);
+    test_cond("dropout gradients identical for 1 and all threads", memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+    m.dropout_key++;
+    bert_forward(&m, &b, &l, NULL, NULL);
+    test_cond("another pass key, other masks", fabsf(l.total - dl[0]) > 1e-6f);
+    m.dropout = 0;
+    bert_forward(&m, &b, &l, NULL, NULL);
+    test_cond("dropout off again: the reference loss", fabsf(l.total - r.losses[0]) <= 1e-4f * r.losses[0]);
     free(mlm), free(g1);
     bert_free(&m);
     free_ref(&r);
+}
+
+/* the mask hash: keep rate near 1 - p over many elements, keys independent */
+static void test_dropout_mask(void) {
+    uint64_t k1 = dropout_site_key(dropout_pass_key(42, 1, 0), 0), k2 = dropout_site_key(dropout_pass_key(42, 1, 0), 1);
+    uint32_t thr = dropout_threshold(0.1f);
+    long kept = 0, both = 0, n = 1000000;
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        int a = dropout_keep(k1, i, thr), b = dropout_keep(k2, i, thr);
+        kept += a, both += a && b;
+    }
+    printf("  dropout 0.1: kept %.4f, kept at two sites %.4f (independent: 0.81)\n", (double)kept / n, (double)both / n);
+    test_cond("dropout keeps 90 % (+-0.3 %)", fabs((double)kept / n - 0.9) < 0.003);
+    test_cond("two sites' masks independent", fabs((double)both / n - 0.81) < 0.004);
+    test_cond("p = 0 keeps everything", dropout_threshold(0.0f) == 0 && dropout_keep(k1, 12345, 0));
+    test_cond("pass keys differ by step and micro-batch",
+              dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 2, 0) && dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 1, 1) &&
+                  dropout_pass_key(42, 1, 0) != dropout_pass_key(43, 1, 0));
 }
 
 static void test_config(void) {
@@ -260,6 +315,7 @@ static void test_config(void) {
 
 int main(void) {
     test_against_reference();
+    test_dropout_mask();
     test_config();
     return test_report();
 }

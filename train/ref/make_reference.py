@@ -24,7 +24,10 @@ next_sentence_labels [B]; float32 mlm_logits [nmask*V], nsp_logits [B*2],
 losses [total, mlm, nsp]; float32 grads[nparams]; float32 base_lr,
 weight_decay, beta1, beta2, eps, max_grad_norm, warmup; int32 total_steps;
 float32 lr[2]; float32 params after LAMB step 1, after step 2; float32
-params after AdamW step 1, after step 2.
+params after AdamW step 1, after step 2; then the dropout case (training
+mode: masks from train/dropout.h's hash): float32 hidden_dropout_prob,
+attention_probs_dropout_prob; uint64 pass key; float32 losses [total, mlm,
+nsp]; float32 grads[nparams].
 """
 import math
 import struct
@@ -104,6 +107,45 @@ def make_batch(g):
     return ids, seg, mask, mpos, mids, nsp
 
 
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def mix64(z):
+    """splitmix64's finaliser (train/dropout.h)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def pass_key(seed, step, micro):
+    return mix64(mix64((seed + 0x9E3779B97F4A7C15) & M64) ^ (((step << 20) & M64) ^ micro))
+
+
+def site_key(key, site):
+    return mix64((key + 0x9E3779B97F4A7C15 * (site + 1)) & M64)
+
+
+def mix32(x):
+    """lowbias32 on an int64 tensor of 32-bit values."""
+    x = x ^ (x >> 16)
+    x = (x * 0x7FEB352D) & M32
+    x = x ^ (x >> 15)
+    x = (x * 0x846CA68B) & M32
+    return x ^ (x >> 16)
+
+
+def dropout(x, key, p):
+    """x * keep / (1 - p), keep = hash(key, flat index) >= p * 2^32."""
+    if key is None or p == 0:
+        return x
+    p32 = torch.tensor(p, dtype=torch.float32).item()  # the C code's float
+    idx = torch.arange(x.numel(), dtype=torch.int64)
+    h = mix32(mix32(idx ^ (key & M32)) ^ (key >> 32))
+    keep = (h >= int(p32 * 4294967296.0)).reshape(x.shape)
+    return torch.where(keep, x / (1.0 - p32), torch.zeros_like(x))
+
+
 def layer_norm(x, w, b):
     mu = x.mean(-1, keepdim=True)
     var = ((x - mu) ** 2).mean(-1, keepdim=True)
@@ -114,23 +156,27 @@ def gelu(x):
     return 0.5 * x * (1 + torch.erf(x / math.sqrt(2)))
 
 
-def forward(ps, batch):
+def forward(ps, batch, key=None, hp=0.0, ap=0.0):
+    """The losses and logits; with a pass key, training-mode dropout (hidden
+    probability hp, attention ap) as train/bert.c applies it."""
     ids, seg, mask, mpos, mids, nsp = batch
+    drop = lambda x, site, p: dropout(x, None if key is None else site_key(key, site), p)
     lin = lambda x, n: x @ ps[n + ".weight"].T + ps[n + ".bias"]
     e = ps["bert.embeddings.word_embeddings.weight"][ids] + ps["bert.embeddings.position_embeddings.weight"][:S] + \
         ps["bert.embeddings.token_type_embeddings.weight"][seg]
-    x = layer_norm(e, ps["bert.embeddings.LayerNorm.weight"], ps["bert.embeddings.LayerNorm.bias"])
+    x = drop(layer_norm(e, ps["bert.embeddings.LayerNorm.weight"], ps["bert.embeddings.LayerNorm.bias"]), 0, hp)
     bias = ((1 - mask.double()) * -10000.0)[:, None, None, :]
     D = H // A
     for l in range(L):
         p = "bert.encoder.layer.%d." % l
         q, k, v = (lin(x, p + "attention.self." + n).view(B, S, A, D).transpose(1, 2) for n in ("query", "key", "value"))
         att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(D) + bias, -1)
-        ctx = (att @ v).transpose(1, 2).reshape(B, S, H)
-        x1 = layer_norm(lin(ctx, p + "attention.output.dense") + x, ps[p + "attention.output.LayerNorm.weight"],
-                        ps[p + "attention.output.LayerNorm.bias"])
+        ctx = (drop(att, 1 + 3 * l, ap) @ v).transpose(1, 2).reshape(B, S, H)
+        x1 = layer_norm(drop(lin(ctx, p + "attention.output.dense"), 2 + 3 * l, hp) + x,
+                        ps[p + "attention.output.LayerNorm.weight"], ps[p + "attention.output.LayerNorm.bias"])
         h = gelu(lin(x1, p + "intermediate.dense"))
-        x = layer_norm(lin(h, p + "output.dense") + x1, ps[p + "output.LayerNorm.weight"], ps[p + "output.LayerNorm.bias"])
+        x = layer_norm(drop(lin(h, p + "output.dense"), 3 + 3 * l, hp) + x1, ps[p + "output.LayerNorm.weight"],
+                       ps[p + "output.LayerNorm.bias"])
     pooled = torch.tanh(lin(x[:, 0], "bert.pooler.dense"))
     nsp_logits = lin(pooled, "cls.seq_relationship")
     # masked tokens: per row the positions before the first 0 (pretraining_dataset)
@@ -150,10 +196,10 @@ def forward(ps, batch):
     return mlm + nspl, mlm, nspl, mlm_logits, nsp_logits
 
 
-def grads_at(ps, batch):
+def grads_at(ps, batch, **dropout_args):
     for p in ps.values():
         p.grad = None
-    loss = forward(ps, batch)[0]
+    loss = forward(ps, batch, **dropout_args)[0]
     loss.backward()
     return {n: p.grad.detach().clone() for n, p in ps.items()}
 
@@ -244,6 +290,9 @@ def main():
     nparams = sum(math.prod(s) for _, s, _ in tensor_list())
     lamb = lamb_steps(ps, batch)
     adamw = adamw_steps(ps, batch)
+    dkey, hp, ap = pass_key(42, 3, 1), 0.1, 0.1
+    d_total, d_mlm, d_nsp = forward(ps, batch, dkey, hp, ap)[:3]
+    d_grads = grads_at(ps, batch, key=dkey, hp=hp, ap=ap)
     with open(out_path, "wb") as f:
         f.write(b"WBBERT1\0")
         f.write(i32([V, H, L, A, I, P, T, B, S, M, nparams, mlm_logits.shape[0]]))
@@ -262,8 +311,12 @@ def main():
         f.write(f32(flat(lamb[1][0])))
         f.write(f32(flat(adamw[0])))
         f.write(f32(flat(adamw[1])))
-    print("%s: %d parameters, %d masked tokens, loss %.6f (mlm %.6f, nsp %.6f)"
-          % (out_path, nparams, mlm_logits.shape[0], float(total), float(mlm), float(nspl)))
+        f.write(f32([hp, ap]))
+        f.write(struct.pack("<Q", dkey))
+        f.write(f32([float(d_total), float(d_mlm), float(d_nsp)]))
+        f.write(f32(flat(d_grads)))
+    print("%s: %d parameters, %d masked tokens, loss %.6f (mlm %.6f, nsp %.6f); with dropout %.6f"
+          % (out_path, nparams, mlm_logits.shape[0], float(total), float(mlm), float(nspl), float(d_total)))
 
 
 if __name__ == "__main__":

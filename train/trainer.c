@@ -1,0 +1,449 @@
+/* trainer.c - the pretraining loop of train_bert_cpu and train_bert (see
+ * trainer.h): NVIDIA run_pretraining.py's options and loop over a backend. */
+#include "trainer.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ckpt.h"
+#include "cli.h"
+#include "data.h"
+#include "dropout.h"
+#include "io.h"
+
+static void usage(int gpu) {
+    const char *prog = gpu ? "train_bert" : "train_bert_cpu";
+    printf("Usage: %s --input_dir DIR --config_file FILE --output_dir DIR [OPTIONS]\n"
+           "Pretrain BERT (masked LM + next sentence) on the masked-LM HDF5 files of DIR\n"
+           "(hdf5gen's or create_pretraining_data.py's), as NVIDIA's run_pretraining.py\n"
+           "does, %s. One JSON line per optimizer step on stdout; checkpoints\n"
+           "and the Hugging Face export in the output directory.\n\n"
+           "Options (run_pretraining.py's names; dashes work too):\n",
+           prog, gpu ? "on NVIDIA GPUs (one process per GPU)" : "on the CPU");
+    printf("  --input_dir DIR                 the *training* files of DIR (required)\n"
+           "  --config_file FILE              bert_config.json (required); vocab_size is\n"
+           "                                  rounded up to a multiple of 8 as NVIDIA does\n"
+           "  --output_dir DIR                checkpoints ckpt_<step>.wbckpt (last 3 kept),\n"
+           "                                  hf/ at the end (required)\n"
+           "  --vocab_file FILE               vocab.txt: must fit the config's vocab_size;\n"
+           "                                  copied into the export\n"
+           "  --train_batch_size N            sequences per optimizer step%s (32)\n"
+           "  --gradient_accumulation_steps N micro-batches per step (1): the micro-batch\n"
+           "                                  is train_batch_size / N\n"
+           "  --learning_rate F               base learning rate (5e-5; NVIDIA's LAMB runs\n"
+           "                                  use 6e-3 and 4e-3)\n"
+           "  --warmup_proportion F           share of max_steps for warm-up (0.01)\n"
+           "  --max_steps N                   optimizer steps of this phase (1000)\n"
+           "  --max_seq_length N              files must have this length (0: any)\n"
+           "  --max_predictions_per_seq N     masked slots per sequence (80)\n"
+           "  --optimizer lamb|adamw          lamb (default: apex FusedLAMB's rule) or adamw\n"
+           "  --weight_decay F                0.01 (not on biases and LayerNorm)\n"
+           "  --resume_from_checkpoint        continue from the newest complete checkpoint in\n"
+           "                                  output_dir (weights, optimizer, step, data)\n"
+           "  --phase2                        with --resume_from_checkpoint, as NVIDIA's\n"
+           "                                  phase 2: a checkpoint of step phase1_end_step\n"
+           "                                  gives the weights and LAMB moments, the step\n"
+           "                                  count restarts at 0 (new schedule, new data);\n"
+           "                                  later ones resume phase 2; checkpoints are\n"
+           "                                  named ckpt_<phase1_end_step + step>\n"
+           "  --phase1_end_step N             phase 1's last step (7038)\n"
+           "  --init_checkpoint FILE          with --resume_from_checkpoint: weights and\n"
+           "                                  moments from FILE, step 0, new data (NVIDIA's\n"
+           "                                  rule); alone: the weights only\n"
+           "  --num_steps_per_checkpoint N    100\n"
+           "  --stop_at_step N                checkpoint and exit after step N (a batch job's\n"
+           "                                  time slice; the schedule still runs to max_steps;\n"
+           "                                  --resume_from_checkpoint continues exactly)\n"
+           "  --log_freq N                    a JSON line every N steps (1)\n"
+           "  --seed N                        initial weights, file and row order, dropout,\n"
+           "                                  dynamic masking (42)\n"
+           "  --no_dynamic_mask               refuse files without masks instead of masking\n"
+           "                                  them on the fly\n"
+           "  --export_hf DIR                 where the Hugging Face export goes (output_dir/hf)\n"
+           "  --eval_file FILE                no training: the losses of the model (its\n"
+           "                                  --init_checkpoint or newest checkpoint) on the\n"
+           "                                  first train_batch_size rows of FILE, in file\n"
+           "                                  order, as one batch; one JSON line\n",
+           gpu ? " per GPU" : "");
+    if (gpu)
+        printf("  --precision bf16|fp32           bf16: bfloat16 matmuls and activations, fp32\n"
+               "                                  master weights and optimizer (default); fp32:\n"
+               "                                  float32 throughout (matches train_bert_cpu)\n"
+               "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
+               "                                  (on a shared file system), the others read it\n"
+               "  --rank N, --world_size N, --local_rank N\n"
+               "                                  this process's place (default: from mpirun's,\n"
+               "                                  srun's or torchrun's environment; 0 of 1)\n");
+    else
+        printf("  -j, --threads N                 threads (default: all cores; results do not\n"
+               "                                  depend on it)\n");
+    printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
+           "  -h, --help, -V, --version\n\n"
+           "Exit status: 0 ok; 1 a data, checkpoint, device or write error; 2 a bad\n"
+           "option, a bad or missing config, or a vocabulary that does not fit it.\n");
+    exit(0);
+}
+
+enum {
+    O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
+    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP, O_EVAL, O_PREC,
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK
+};
+
+void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
+    *o = (TrainOpts){.batch = 32, .accum = 1, .max_steps = 1000, .max_pred = 80, .ckpt_every = 100, .log_freq = 1,
+                     .dynamic = 1, .phase1_end = 7038, .lr = 5e-5, .warmup = 0.01, .weight_decay = 0.01, .seed = 42,
+                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1};
+    static const struct option lo[] = {
+        {"input_dir", 1, 0, O_INPUT}, {"input-dir", 1, 0, O_INPUT}, {"config_file", 1, 0, O_CONFIG},
+        {"config-file", 1, 0, O_CONFIG}, {"output_dir", 1, 0, O_OUTPUT}, {"output-dir", 1, 0, O_OUTPUT},
+        {"vocab_file", 1, 0, O_VOCAB}, {"vocab-file", 1, 0, O_VOCAB}, {"train_batch_size", 1, 0, O_BATCH},
+        {"train-batch-size", 1, 0, O_BATCH}, {"gradient_accumulation_steps", 1, 0, O_ACCUM},
+        {"gradient-accumulation-steps", 1, 0, O_ACCUM}, {"learning_rate", 1, 0, O_LR}, {"learning-rate", 1, 0, O_LR},
+        {"warmup_proportion", 1, 0, O_WARMUP}, {"warmup-proportion", 1, 0, O_WARMUP}, {"max_steps", 1, 0, O_STEPS},
+        {"max-steps", 1, 0, O_STEPS}, {"max_seq_length", 1, 0, O_SEQ}, {"max-seq-length", 1, 0, O_SEQ},
+        {"max_predictions_per_seq", 1, 0, O_PRED}, {"max-predictions-per-seq", 1, 0, O_PRED},
+        {"optimizer", 1, 0, O_OPT}, {"weight_decay", 1, 0, O_WD}, {"weight-decay", 1, 0, O_WD},
+        {"init_checkpoint", 1, 0, O_INIT}, {"init-checkpoint", 1, 0, O_INIT},
+        {"resume_from_checkpoint", 0, 0, O_RESUME}, {"resume-from-checkpoint", 0, 0, O_RESUME},
+        {"phase2", 0, 0, O_PHASE2}, {"phase1_end_step", 1, 0, O_P1END}, {"phase1-end-step", 1, 0, O_P1END},
+        {"num_steps_per_checkpoint", 1, 0, O_CKPT}, {"num-steps-per-checkpoint", 1, 0, O_CKPT},
+        {"log_freq", 1, 0, O_LOG}, {"log-freq", 1, 0, O_LOG}, {"seed", 1, 0, O_SEED},
+        {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"export_hf", 1, 0, O_EXPORT},
+        {"export-hf", 1, 0, O_EXPORT}, {"stop_at_step", 1, 0, O_STOP}, {"stop-at-step", 1, 0, O_STOP},
+        {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"precision", 1, 0, O_PREC},
+        {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
+        {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
+        {"local-rank", 1, 0, O_LRANK}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+    CliCommon cc;
+    cli_common_init(&cc);
+    int c;
+    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, NULL)) != -1) {
+        if (!gpu && c >= O_PREC && c <= O_LRANK) cli_bad_usage("%s: only train_bert (GPUs) has this option", argv[optind - 1]);
+        switch (c) {
+        case O_INPUT: o->input_dir = optarg; break;
+        case O_CONFIG: o->config = optarg; break;
+        case O_OUTPUT: o->output_dir = optarg; break;
+        case O_VOCAB: o->vocab = optarg; break;
+        case O_BATCH: o->batch = (int)cli_parse_int(optarg, "--train_batch_size", 1, 1 << 24); break;
+        case O_ACCUM: o->accum = (int)cli_parse_int(optarg, "--gradient_accumulation_steps", 1, 1 << 24); break;
+        case O_LR: o->lr = cli_parse_double(optarg, "--learning_rate"); break;
+        case O_WARMUP: o->warmup = cli_parse_double(optarg, "--warmup_proportion"); break;
+        case O_STEPS: o->max_steps = (int)cli_parse_int(optarg, "--max_steps", 1, 1 << 30); break;
+        case O_SEQ: o->max_seq = (int)cli_parse_int(optarg, "--max_seq_length", 0, 1 << 20); break;
+        case O_PRED: o->max_pred = (int)cli_parse_int(optarg, "--max_predictions_per_seq", 1, 1 << 16); break;
+        case O_OPT:
+            if (!strcmp(optarg, "lamb")) o->opt = OPT_LAMB;
+            else if (!strcmp(optarg, "adamw")) o->opt = OPT_ADAMW;
+            else cli_bad_usage("--optimizer %s: lamb or adamw", optarg);
+            break;
+        case O_WD: o->weight_decay = cli_parse_double(optarg, "--weight_decay"); break;
+        case O_INIT: o->init_ckpt = optarg; break;
+        case O_RESUME: o->resume = 1; break;
+        case O_PHASE2: o->phase2 = 1; break;
+        case O_P1END: o->phase1_end = cli_parse_int(optarg, "--phase1_end_step", 0, 1 << 30); break;
+        case O_CKPT: o->ckpt_every = (int)cli_parse_int(optarg, "--num_steps_per_checkpoint", 1, 1 << 30); break;
+        case O_LOG: o->log_freq = (int)cli_parse_int(optarg, "--log_freq", 1, 1 << 30); break;
+        case O_SEED:
+            if (cli_parse_u64(optarg, &o->seed)) cli_bad_usage("--seed %s: not a non-negative integer", optarg);
+            break;
+        case O_NODYN: o->dynamic = 0; break;
+        case O_EXPORT: o->export_dir = optarg; break;
+        case O_EVAL: o->eval_file = optarg; break;
+        case O_STOP: o->stop_at = (int)cli_parse_int(optarg, "--stop_at_step", 1, 1 << 30); break;
+        case O_PREC:
+            if (!strcmp(optarg, "bf16")) o->bf16 = 1;
+            else if (!strcmp(optarg, "fp32")) o->bf16 = 0;
+            else cli_bad_usage("--precision %s: bf16 or fp32", optarg);
+            break;
+        case O_IDFILE: o->id_file = optarg; break;
+        case O_RANK: o->rank = (int)cli_parse_int(optarg, "--rank", 0, 1 << 20); break;
+        case O_WORLD: o->world = (int)cli_parse_int(optarg, "--world_size", 1, 1 << 20); break;
+        case O_LRANK: o->local_rank = (int)cli_parse_int(optarg, "--local_rank", 0, 1 << 20); break;
+        case 'h': usage(gpu); break;
+        default:
+            if (c == 'j' && gpu) cli_bad_usage("-j: train_bert runs on GPUs");
+            cli_common_opt(&cc, c, optarg, argv, gpu ? "GPU trainer" : "CPU reference trainer");
+            break;
+        }
+    }
+    o->threads = cc.nthreads;
+    if (optind < argc) cli_bad_usage("unexpected argument '%s'", argv[optind]);
+    if (!o->eval_file && (!o->input_dir || !o->config || !o->output_dir))
+        cli_bad_usage("--input_dir, --config_file and --output_dir are required");
+    if (o->eval_file && (!o->config || (!o->init_ckpt && !(o->resume && o->output_dir))))
+        cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or --resume_from_checkpoint --output_dir)");
+    if (o->batch % o->accum)
+        cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d", o->batch, o->accum);
+    if (!(o->warmup >= 0 && o->warmup <= 1)) cli_bad_usage("--warmup_proportion %g: must be in [0, 1]", o->warmup);
+    if (o->phase2 && !o->resume && !o->eval_file)
+        cli_bad_usage("--phase2 continues from phase 1's checkpoint: add --resume_from_checkpoint");
+    if ((o->rank >= 0) != (o->world >= 1)) cli_bad_usage("--rank and --world_size go together");
+    if (o->rank >= 0 && o->rank >= o->world) cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
+}
+
+static long count_lines(const char *path, Err *err) {
+    Buf b = {0};
+    if (read_file(path, &b, err)) return -1;
+    long n = 0;
+    for (size_t i = 0; i < b.len; i++) n += b.data[i] == '\n';
+    if (b.len && b.data[b.len - 1] != '\n') n++;
+    buf_free(&b);
+    return n;
+}
+
+/* keep the newest 3 checkpoints of this phase (and phase 1's last one) */
+static void prune(const char *dir, int64_t base, int64_t step, int every) {
+    for (int k = 3; k < 6; k++) {
+        int64_t s = step - (int64_t)k * every;
+        if (s <= 0) break;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/ckpt_%" PRId64 ".wbckpt", dir, base + s);
+        unlink(p);
+    }
+}
+
+/* the losses of a checkpoint on the first rows of one file */
+static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, Err *err) {
+    char path[4096];
+    const char *ck = o->init_ckpt;
+    if (!ck) {
+        int r = ckpt_latest(o->output_dir, path, sizeof path, err);
+        if (r <= 0) die("%s", r < 0 ? err->msg : "no checkpoint to evaluate");
+        ck = path;
+    }
+    if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
+    be->from_host(be->ctx);
+    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103};
+    Data *ed;
+    BertBatch b;
+    BertLoss l;
+    if (data_open_file(&ed, &eo, o->eval_file, err) || data_next(ed, &b, err)) die("%s", err->msg);
+    be->eval(be->ctx, &b, &l);
+    if (be->rank == 0)
+        printf("{\"eval_loss\": %.6f, \"mlm_loss\": %.6f, \"nsp_loss\": %.6f, \"rows\": %d, \"masked\": %d}\n", l.total,
+               l.mlm, l.nsp, b.B, l.masked);
+    data_close(ed);
+    return 0;
+}
+
+/* every rank's data position, for the checkpoint */
+static DataState *gather_states(TrainBackend *be, Data *d) {
+    DataState s = data_state(d), *all = xcalloc((size_t)be->world, sizeof *all);
+    int64_t mine[3] = {s.epoch, s.file_step, s.row}, *v = xmalloc((size_t)be->world * 3 * sizeof *v);
+    be->allgather_i64(be->ctx, mine, 3, v);
+    for (int r = 0; r < be->world; r++) all[r] = (DataState){v[3 * r], v[3 * r + 1], v[3 * r + 2]};
+    free(v);
+    return all;
+}
+
+int train_main(TrainOpts *o, TrainBackendOpen open) {
+    Err err;
+    BertConfig cfg;
+    if (bert_config_load(&cfg, o->config, &err)) die_code(2, "%s", err.msg);
+    int given_vocab = cfg.vocab_size;
+    if (cfg.vocab_size % 8) cfg.vocab_size += 8 - cfg.vocab_size % 8; /* run_pretraining.py does this */
+    if (o->vocab) {
+        long lines = count_lines(o->vocab, &err);
+        if (lines < 0) die_code(2, "%s", err.msg);
+        if (lines > cfg.vocab_size)
+            die_code(2, "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld is a multiple of 8)",
+                     o->vocab, lines, o->config, given_vocab, lines, (lines + 7) / 8 * 8);
+    }
+    Bert m;
+    if (bert_create(&m, &cfg, &err)) die_code(2, "%s: %s", o->config, err.msg);
+    bert_init_weights(&m, o->seed);
+    OptimConfig oc;
+    optim_config_default(&oc, o->opt);
+    oc.weight_decay = (float)o->weight_decay;
+    Optim opt;
+    optim_init(&opt, &oc, &m);
+    TrainBackend be;
+    if (open(&be, &m, &opt, o, &err)) die("%s", err.msg);
+    if (o->eval_file) {
+        run_eval(o, &be, &m, &err);
+        be.close(be.ctx);
+        optim_free(&opt);
+        bert_free(&m);
+        return 0;
+    }
+    int lead = be.rank == 0;
+
+    DataOpts dopts = {o->input_dir, o->seed, be.rank, be.world, o->batch / o->accum, o->max_pred, cfg.vocab_size,
+                      o->max_seq, o->dynamic, 101, 102, 103};
+    Data *data;
+    if (data_open(&data, &dopts, &err)) die("%s", err.msg);
+    if (lead && make_dirs(o->output_dir, &err)) die("%s", err.msg);
+
+    /* step: optimizer steps of this phase done; checkpoints are named by
+     * base + step (base = phase1_end_step in phase 2, as NVIDIA names them) */
+    int64_t step = 0, base = o->phase2 ? o->phase1_end : 0;
+    if (o->resume) {
+        char path[4096];
+        const char *ck = o->init_ckpt;
+        if (!ck) {
+            int r = ckpt_latest(o->output_dir, path, sizeof path, &err);
+            if (r < 0) die("%s", err.msg);
+            ck = r ? path : NULL;
+        }
+        if (!ck) {
+            if (o->phase2) die("%s: no checkpoint of phase 1 to start phase 2 from", o->output_dir);
+            if (lead) info(2, "no checkpoint in %s: starting from step 0", o->output_dir);
+        } else {
+            CkptInfo ci;
+            if (ckpt_load(ck, &m, &opt, &ci, &err)) die("%s", err.msg);
+            step = o->init_ckpt ? 0 : ci.step - base;
+            if (step < 0)
+                die("%s: step %" PRId64 " is before --phase1_end_step %" PRId64 ": phase 1 has not finished", ck, ci.step,
+                    o->phase1_end);
+            if (o->init_ckpt || (o->phase2 && step == 0)) {
+                opt.step = 0; /* NVIDIA: the optimizer's step becomes the new phase's 0; moments stay */
+                if (lead)
+                    info(2, "weights and optimizer moments from %s; %s starts at step 0", ck,
+                         o->phase2 ? "phase 2" : "training");
+            } else {
+                if (ci.nranks != be.world)
+                    die("%s: written by %d data-parallel ranks; this run has %d (resume with as many)", ck, ci.nranks,
+                        be.world);
+                if (data_seek(data, ci.ranks[be.rank], &err)) die("%s", err.msg);
+                if (lead) info(2, "resumed from %s at step %" PRId64 "%s", ck, step, o->phase2 ? " of phase 2" : "");
+            }
+            free(ci.ranks);
+        }
+    } else if (o->init_ckpt) {
+        if (ckpt_load(o->init_ckpt, &m, NULL, NULL, &err)) die("%s", err.msg);
+        if (lead) info(2, "weights from %s", o->init_ckpt);
+    }
+    be.from_host(be.ctx);
+    if (lead) info(3, "backend: %s", be.name);
+
+    int tty = lead && isatty(2) && display_level >= 2;
+    double t0 = now_sec(), tlast = t0;
+    int64_t seqs_since = 0, step0 = step;
+    for (step = step + 1; step <= o->max_steps; step++) {
+        int64_t rows = 0;
+        be.zero_grad(be.ctx);
+        for (int a = 0; a < o->accum; a++) {
+            BertBatch b;
+            if (data_next(data, &b, &err)) die("%s", err.msg);
+            rows += b.B;
+            be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1, dropout_pass_key(o->seed, base + step, a));
+        }
+        float lr = poly_warmup_lr(step, (float)o->lr, (float)o->warmup, o->max_steps);
+        be.opt_step(be.ctx, lr);
+        int log = step % o->log_freq == 0 || step == o->max_steps;
+        TrainStats st;
+        if (log || tty) be.stats(be.ctx, &st);
+        seqs_since += rows * be.world; /* the other ranks' batches are as large but for a file's last */
+        double now = now_sec();
+        if (log && lead) {
+            printf("{\"step\": %" PRId64 ", \"loss\": %.6f, \"mlm_loss\": %.6f, \"nsp_loss\": %.6f, \"mlm_acc\": %.4f, "
+                   "\"nsp_acc\": %.4f, \"lr\": %.6g, \"grad_norm\": %.5g, \"seq_per_s\": %.2f}\n",
+                   step, st.loss, st.mlm, st.nsp, st.masked ? (double)st.mlm_correct / st.masked : 0.0,
+                   st.rows ? (double)st.nsp_correct / st.rows : 0.0, lr, st.grad_norm,
+                   seqs_since / fmax(now - tlast, 1e-9));
+            fflush(stdout);
+        }
+        if (log) tlast = now, seqs_since = 0;
+        if (tty) {
+            double per = (now - t0) / (double)(step - step0);
+            fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
+                    per, per * (o->max_steps - step));
+        }
+        int stop = step == o->stop_at && step < o->max_steps;
+        if (step % o->ckpt_every == 0 || step == o->max_steps || stop) {
+            DataState *states = gather_states(&be, data);
+            if (lead) {
+                be.to_host(be.ctx);
+                char path[4096];
+                snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", o->output_dir, base + step);
+                CkptInfo ci = {base + step, states[0], o->seed, be.world, states};
+                if (ckpt_save(path, &m, &opt, &ci, &err)) die("%s", err.msg);
+                prune(o->output_dir, base, step, o->ckpt_every);
+            }
+            free(states);
+        }
+        if (stop) break;
+    }
+    if (tty) fprintf(stderr, "\r%60s\r", "");
+    if (step <= o->max_steps) {
+        if (lead)
+            info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
+                 o->max_steps);
+    } else if (lead) {
+        char hf[4096];
+        snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
+        const char *edir = o->export_dir ? o->export_dir : hf;
+        if (export_hf(edir, &m, o->vocab, &err)) die("%s", err.msg);
+        info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
+    }
+    data_close(data);
+    be.close(be.ctx);
+    optim_free(&opt);
+    bert_free(&m);
+    return 0;
+}
+
+/* ==== the C backend ==== */
+
+typedef struct CpuCtx {
+    Bert *m;
+    Optim *opt;
+    TrainStats st;
+    int micro;
+    char name[64];
+} CpuCtx;
+
+static void cpu_zero_grad(void *p) {
+    CpuCtx *c = p;
+    bert_zero_grad(c->m);
+    c->st = (TrainStats){0};
+    c->micro = 0;
+}
+
+static void cpu_micro_step(void *p, const BertBatch *b, float scale, int dropout, uint64_t key) {
+    CpuCtx *c = p;
+    BertLoss l;
+    c->m->dropout = dropout, c->m->dropout_key = key;
+    bert_forward(c->m, b, &l, NULL, NULL);
+    bert_backward(c->m, scale);
+    c->m->dropout = 0;
+    c->st.loss += l.total * scale, c->st.mlm += l.mlm * scale, c->st.nsp += l.nsp * scale;
+    c->st.masked += l.masked, c->st.mlm_correct += l.mlm_correct, c->st.nsp_correct += l.nsp_correct;
+    c->st.rows += b->B;
+}
+
+static void cpu_opt_step(void *p, float lr) {
+    CpuCtx *c = p;
+    optim_step(c->opt, c->m, lr);
+    c->st.grad_norm = c->opt->last_grad_norm;
+}
+
+static void cpu_stats(void *p, TrainStats *s) { *s = ((CpuCtx *)p)->st; }
+
+static void cpu_eval(void *p, const BertBatch *b, BertLoss *l) { bert_forward(((CpuCtx *)p)->m, b, l, NULL, NULL); }
+
+static void cpu_nothing(void *p) { (void)p; }
+
+static void cpu_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
+    (void)p;
+    memcpy(all, mine, (size_t)n * sizeof *all);
+}
+
+static void cpu_close(void *p) { free(p); }
+
+int cpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
+    (void)err;
+    bert_set_threads(o->threads);
+    CpuCtx *c = xcalloc(1, sizeof *c);
+    c->m = m, c->opt = opt;
+    snprintf(c->name, sizeof c->name, "CPU, %d threads", o->threads > 0 ? o->threads : cli_ncpus());
+    *be = (TrainBackend){c->name, 0, 1, c, cpu_zero_grad, cpu_micro_step, cpu_opt_step, cpu_stats, cpu_eval,
+                         cpu_nothing, cpu_nothing, cpu_allgather, cpu_close};
+    return 0;
+}
