@@ -48,8 +48,53 @@ TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/tes
 
 DEPS_OK := $(BUILD)/.deps-ok
 
-## all: build every program into bin/
-all: $(PROGRAMS:%=$(BIN)/%)
+# ---- train_bert: the CUDA trainer (train/cuda/), built when mk/cuda.sh finds
+# nvcc with cuBLAS; NCCL and MPI are optional (found by test compiles).
+CUDA_MK := $(BUILD)/cuda.mk
+ifeq ($(filter clean list print-config format,$(MAKECMDGOALS)),)
+-include $(CUDA_MK)
+endif
+
+## all: build every program into bin/ (train_bert where nvcc is found)
+all: $(PROGRAMS:%=$(BIN)/%) $(if $(NVCC),$(BIN)/train_bert)
+
+$(CUDA_MK): mk/cuda.sh
+	$(Q)mkdir -p $(@D)
+	$(Q)mk/cuda.sh $(CC) > $@.tmp && mv $@.tmp $@
+# sm_80 (A100), sm_90 (H100/H200) and PTX for newer GPUs
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wno-unused-parameter
+CUDA_OBJ := $(BUILD)/train/cuda/train_bert.o $(BUILD)/train/cuda/comm.o $(BUILD)/train/cuda/gpu_backend.o
+
+$(BUILD)/train/cuda/gpu_backend.o: train/cuda/gpu_backend.cu $(DEPS_OK) $(CUDA_MK)
+	$(Q)mkdir -p $(@D)
+	@echo "  NVCC $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -Icommon -Itrain -Itrain/cuda -MMD -MP -c $< -o $@
+
+$(BUILD)/train/cuda/%.o: train/cuda/%.c $(DEPS_OK) $(CUDA_MK)
+	$(Q)mkdir -p $(@D)
+	@echo "  CC  $<"
+	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -I$(CUDA_INC) $(NCCL_FLAGS) $(MPI_FLAGS) -MMD -MP -c $< -o $@
+
+$(BIN)/train_bert: $(CUDA_OBJ) $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $(@D)
+	@echo "  LD  $@"
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(NCCL_LIBS) \
+	  $(MPI_LIBS) -lstdc++
+
+## gpu-check: train_bert on this machine's GPU against the CPU reference (skips without a GPU)
+gpu-check: all $(BUILD)/tests/check_gpu
+	$(Q)tests/gpu/check.sh $(BUILD)/tests $(BIN)
+
+$(BUILD)/tests/check_gpu: $(BUILD)/tests/gpu/check_gpu.o $(filter-out %/train_bert.o,$(CUDA_OBJ)) $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(NCCL_LIBS) \
+	  $(MPI_LIBS) -lstdc++
+
+$(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -Itests -MMD -MP -c $< -o $@
 
 $(DEPS_OK):
 	$(Q)mkdir -p $(@D)
@@ -125,8 +170,7 @@ bench: all
 print-config:
 	@echo "CC=$(CC)"; echo "CFLAGS=$(CFLAGS)"; echo "LIBS=$(LIBS)"
 	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5 ✓ libdeflate"
-	@command -v nvcc >/dev/null && echo "✓ nvcc $$(nvcc --version | tail -1)" || echo "✗ nvcc (GPU trainer not built)"
-	@printf '#include <nccl.h>\nint main(void){int v; return ncclGetVersion(&v);}\n' | $(CC) -x c - -o /dev/null -I/usr/local/cuda/include -L/usr/local/cuda/lib64 -lnccl 2>/dev/null && echo "✓ NCCL" || echo "✗ NCCL (single-GPU training only)"
+	@mk/cuda.sh $(CC) >/dev/null
 
 ## format: reformat C sources with clang-format
 format:
@@ -140,5 +184,5 @@ list:
 clean:
 	rm -rf build build-san bin out
 
-.PHONY: all test check asan ubsan demo bench print-config format list clean
+.PHONY: all test check asan ubsan demo bench print-config format list clean gpu-check
 .SECONDARY:

@@ -31,7 +31,7 @@ static inline void buf_reserve(Buf *b, size_t extra) {
     if (need <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < need) cap *= 2;
-    b->data = xrealloc(b->data, cap);
+    b->data = (char *)xrealloc(b->data, cap);
     b->cap = cap;
     b->data[b->len] = '\0';
 }

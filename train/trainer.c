@@ -21,10 +21,13 @@ static void usage(int gpu) {
     printf("Usage: %s --input_dir DIR --config_file FILE --output_dir DIR [OPTIONS]\n"
            "Pretrain BERT (masked LM + next sentence) on the masked-LM HDF5 files of DIR\n"
            "(hdf5gen's or create_pretraining_data.py's), as NVIDIA's run_pretraining.py\n"
-           "does, %s. One JSON line per optimizer step on stdout; checkpoints\n"
-           "and the Hugging Face export in the output directory.\n\n"
+           "does, %s. One JSON line per optimizer step on stdout;\n"
+           "checkpoints and the Hugging Face export in the output directory.\n%s\n"
            "Options (run_pretraining.py's names; dashes work too):\n",
-           prog, gpu ? "on NVIDIA GPUs (one process per GPU)" : "on the CPU");
+           prog, gpu ? "on NVIDIA GPUs" : "on the CPU",
+           gpu ? "One process per GPU: mpirun -np 8, srun, or torchrun --nproc_per_node 8\n"
+                 "(data parallel; the gradients are summed with NCCL).\n"
+               : "");
     printf("  --input_dir DIR                 the *training* files of DIR (required)\n"
            "  --config_file FILE              bert_config.json (required); vocab_size is\n"
            "                                  rounded up to a multiple of 8 as NVIDIA does\n"
@@ -338,7 +341,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         be.opt_step(be.ctx, lr);
         int log = step % o->log_freq == 0 || step == o->max_steps;
         TrainStats st;
-        if (log || tty) be.stats(be.ctx, &st);
+        if (log) be.stats(be.ctx, &st); /* on every rank: a collective with several */
         seqs_since += rows * be.world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
         if (log && lead) {
@@ -350,7 +353,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
             fflush(stdout);
         }
         if (log) tlast = now, seqs_since = 0;
-        if (tty) {
+        if (tty && log) {
             double per = (now - t0) / (double)(step - step0);
             fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
                     per, per * (o->max_steps - step));

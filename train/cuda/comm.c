@@ -1,0 +1,184 @@
+/* comm.c - the data-parallel group: launcher environment, NCCL and MPI
+ * (see comm.h). WB_HAVE_NCCL and WB_HAVE_MPI come from the build's test
+ * compiles. */
+#include "comm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "io.h"
+
+#ifdef WB_HAVE_NCCL
+#include <nccl.h>
+#endif
+#ifdef WB_HAVE_MPI
+#include <mpi.h>
+#endif
+
+struct Comm {
+    int rank, world, local_rank, mpi;
+    char desc[128];
+#ifdef WB_HAVE_NCCL
+    ncclUniqueId id;
+    ncclComm_t nccl;
+#endif
+};
+
+/* the first of the variables that is set, as an int, or -1 */
+static int env_int(const char *const *names) {
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v && *v) return atoi(v);
+    }
+    return -1;
+}
+
+static const char *const RANK_VARS[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK", NULL};
+static const char *const SIZE_VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE", NULL};
+static const char *const LOCAL_VARS[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                         "LOCAL_RANK", NULL};
+
+#ifdef WB_HAVE_NCCL
+/* rank 0 writes the id to path (temp file + rename); the others wait up to
+ * 10 minutes for it */
+static int id_by_file(Comm *c, const char *path, Err *err) {
+    if (c->rank == 0) {
+        unlink(path);
+        Writer w;
+        if (writer_open(&w, path, 1, err)) return -1;
+        if (fwrite(&c->id, sizeof c->id, 1, w.fp) != 1) {
+            writer_abort(&w);
+            return err_set(err, "%s: write error", path);
+        }
+        return writer_close(&w, err);
+    }
+    for (int waited = 0; waited < 6000; waited++) {
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            int ok = fread(&c->id, sizeof c->id, 1, f) == 1;
+            fclose(f);
+            if (ok) return 0;
+        }
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    return err_set(err, "%s: rank 0 did not write the NCCL id within 10 minutes", path);
+}
+#endif
+
+int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, Err *err) {
+    Comm *c = xcalloc(1, sizeof *c);
+    *out = c;
+    c->rank = rank >= 0 ? rank : env_int(RANK_VARS);
+    c->world = world >= 1 ? world : env_int(SIZE_VARS);
+    c->local_rank = local_rank >= 0 ? local_rank : env_int(LOCAL_VARS);
+    if (c->world < 1 || c->rank < 0) c->rank = 0, c->world = 1;
+    if (c->local_rank < 0) c->local_rank = c->world == 1 ? 0 : c->rank;
+    if (c->rank >= c->world) return err_set(err, "rank %d of %d: the launcher's variables disagree", c->rank, c->world);
+    if (c->world == 1) {
+        snprintf(c->desc, sizeof c->desc, "single process");
+        return 0;
+    }
+#ifndef WB_HAVE_NCCL
+    (void)id_file;
+    return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
+                   c->world);
+#else
+    if (c->rank == 0) {
+        ncclResult_t r = ncclGetUniqueId(&c->id);
+        if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+    }
+#ifdef WB_HAVE_MPI
+    if (!id_file && (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
+                     getenv("SLURM_NTASKS"))) {
+        int inited = 0;
+        MPI_Initialized(&inited);
+        if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
+        int r, w;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        MPI_Comm_size(MPI_COMM_WORLD, &w);
+        if (w != c->world || r != c->rank)
+            return err_set(err, "MPI says rank %d of %d, the environment %d of %d", r, w, c->rank, c->world);
+        MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
+        c->mpi = 1;
+    }
+#endif
+    if (!c->mpi) {
+        if (!id_file)
+            return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
+                                "every process sees",
+                           c->world);
+        if (id_by_file(c, id_file, err)) return -1;
+    }
+    int v = 0;
+    ncclGetVersion(&v);
+    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes", v / 10000, v / 100 % 100, v % 100,
+             c->mpi ? "MPI" : "file", c->world);
+    return 0;
+#endif
+}
+
+int comm_connect(Comm *c, Err *err) {
+    if (c->world == 1) return 0;
+#ifdef WB_HAVE_NCCL
+    ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
+    if (r != ncclSuccess) return err_set(err, "ncclCommInitRank (rank %d of %d): %s", c->rank, c->world, ncclGetErrorString(r));
+    return 0;
+#else
+    return err_set(err, "built without NCCL");
+#endif
+}
+
+int comm_rank(const Comm *c) { return c->rank; }
+int comm_world(const Comm *c) { return c->world; }
+int comm_local_rank(const Comm *c) { return c->local_rank; }
+const char *comm_describe(const Comm *c) { return c->desc; }
+
+#ifdef WB_HAVE_NCCL
+static void check(ncclResult_t r, const char *what, const Comm *c) {
+    if (r != ncclSuccess) die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
+}
+#endif
+
+void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
+    if (c->world == 1 || n == 0) return;
+#ifdef WB_HAVE_NCCL
+    check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+#else
+    (void)dev, (void)stream;
+#endif
+}
+
+void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
+    if (c->world == 1 || n == 0) return;
+#ifdef WB_HAVE_NCCL
+    check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+#else
+    (void)dev, (void)stream;
+#endif
+}
+
+void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
+    if (c->world == 1) return; /* the caller copies its own */
+#ifdef WB_HAVE_NCCL
+    check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
+#else
+    (void)dev_in, (void)dev_out, (void)n, (void)stream;
+#endif
+}
+
+void comm_close(Comm *c) {
+    if (!c) return;
+#ifdef WB_HAVE_NCCL
+    if (c->nccl) ncclCommDestroy(c->nccl);
+#endif
+#ifdef WB_HAVE_MPI
+    if (c->mpi) MPI_Finalize();
+#endif
+    free(c);
+}

@@ -1,0 +1,50 @@
+/* comm.h - the data-parallel group of train_bert: which process this is
+ * (rank of world, and its GPU), and collectives over GPU memory.
+ *
+ * The place comes from the options (--rank/--world_size/--local_rank) or
+ * the launcher: mpirun (OMPI_COMM_WORLD_*, PMI_*), srun (SLURM_PROCID,
+ * SLURM_NTASKS, SLURM_LOCALID) or torchrun (RANK, WORLD_SIZE, LOCAL_RANK);
+ * alone it is rank 0 of 1. With more than one process, NCCL carries the
+ * collectives; its id travels through MPI when the build has MPI and the
+ * process was started by mpirun or srun, else through a file (--nccl_id_file
+ * on a file system all processes see: rank 0 writes it atomically, the others
+ * wait for it). Built without NCCL, only world 1 works (and says so).
+ * The one file that includes nccl.h and mpi.h.
+ */
+#ifndef WB_COMM_H
+#define WB_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+typedef struct Comm Comm;
+
+/* Find this process's place (arguments -1: from the environment) and, for
+ * world > 1, agree on the NCCL id. Call comm_connect after selecting the
+ * GPU. Returns 0 or -1 with err. */
+int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, Err *err);
+
+/* Create the NCCL communicator on the current GPU (no-op for world 1). */
+int comm_connect(Comm *c, Err *err);
+
+int comm_rank(const Comm *c);
+int comm_world(const Comm *c);
+int comm_local_rank(const Comm *c);
+
+/* "NCCL 2.28.3 over MPI", "single process", ... */
+const char *comm_describe(const Comm *c);
+
+/* In-place sums over all ranks of GPU buffers, queued on stream (a
+ * cudaStream_t). A failure is fatal (message, exit 1): a rank that stops
+ * would hang the others. */
+void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream);
+void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream);
+
+/* dev_out[r * n + i] = rank r's dev_in[i] (GPU buffers, on stream). */
+void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream);
+
+void comm_close(Comm *c);
+
+#endif

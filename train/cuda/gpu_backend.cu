@@ -1,0 +1,1168 @@
+/* gpu_backend.cu - BERT pretraining on one GPU per process (see gpu.h).
+ *
+ * Layout as bert.c: row-major, a linear layer is y = x W^T + b with W
+ * [out, in]; parameters, gradients and moments are one float32 array each
+ * in Hugging Face's state-dict order (so checkpoints are the CPU's), plus a
+ * bfloat16 copy of the parameters for the matmuls in bf16 mode. Activations
+ * are of type T (float or __nv_bfloat16); every kernel computes in float32.
+ * cuBLAS is column-major: a row-major product C = A B is computed as
+ * C^T = B^T A^T, which is what the gemm_* helpers below spell out once.
+ *
+ * Determinism: no atomics. Per-row work is one warp per row (shuffle
+ * reductions in a fixed pattern); column sums (bias and LayerNorm
+ * gradients) go through per-chunk partial sums added in chunk order; the
+ * embedding gradient visits each token id's rows in order (lists built on
+ * the host with the batch); norms for the optimizer are per-chunk partial
+ * sums reduced in order.
+ */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+
+extern "C" {
+#include "cli.h"
+#include "comm.h"
+}
+#include "dropout.h"
+
+typedef __nv_bfloat16 bf16;
+
+#define CK(x) ck_cuda((x), #x, __FILE__, __LINE__)
+#define CKB(x) ck_blas((x), #x, __FILE__, __LINE__)
+
+static void ck_cuda(cudaError_t e, const char *what, const char *file, int line) {
+    if (e != cudaSuccess) die("CUDA error at %s:%d: %s: %s", file, line, what, cudaGetErrorString(e));
+}
+
+static void ck_blas(cublasStatus_t s, const char *what, const char *file, int line) {
+    if (s != CUBLAS_STATUS_SUCCESS) die("cuBLAS error %d at %s:%d: %s", (int)s, file, line, what);
+}
+
+/* ==== conversions and warp reductions ==== */
+
+__device__ __forceinline__ float tof(float x) { return x; }
+__device__ __forceinline__ float tof(bf16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T fromf(float x);
+template <> __device__ __forceinline__ float fromf<float>(float x) { return x; }
+template <> __device__ __forceinline__ bf16 fromf<bf16>(float x) { return __float2bfloat16(x); }
+
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+__device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float gelu_grad(float x) {
+    return 0.5f * (1.0f + erff(x * 0.70710678118654752f)) + x * expf(-0.5f * x * x) * 0.3989422804014327f;
+}
+
+/* dropout factor of element idx: 0 or 1 / (1 - p); 1 when off (thr 0) */
+__device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_t thr, float scale) {
+    return thr == 0 ? 1.0f : (dropout_keep(key, idx, thr) ? scale : 0.0f);
+}
+
+#define WARPS 8 /* warps per block of the row kernels */
+
+/* ==== forward kernels ==== */
+
+/* e = wte[id] + wpe[pos] + wtt[seg]; x0 = dropout(LN(e)); warp per row */
+template <typename T>
+__global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, const float *wpe, const float *wtt,
+                           const float *gamma, const float *beta, T *e, T *x0, float *mean, float *rstd, int N, int S,
+                           int H, float eps, uint64_t key, uint32_t thr, float dscale) {
+    int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (n >= N) return;
+    const float *w = wte + (size_t)ids[n] * H, *p = wpe + (size_t)(n % S) * H, *t = wtt + (size_t)seg[n] * H;
+    T *er = e + (size_t)n * H;
+    float s = 0;
+    for (int i = lane; i < H; i += 32) {
+        float v = w[i] + p[i] + t[i];
+        er[i] = fromf<T>(v);
+        s += tof(er[i]);
+    }
+    float mu = warp_sum(s) / H, ss = 0;
+    for (int i = lane; i < H; i += 32) {
+        float d = tof(er[i]) - mu;
+        ss += d * d;
+    }
+    float rs = rsqrtf(warp_sum(ss) / H + eps);
+    T *y = x0 + (size_t)n * H;
+    for (int i = lane; i < H; i += 32)
+        y[i] = fromf<T>(((tof(er[i]) - mu) * rs * gamma[i] + beta[i]) * drop_factor(key, (uint32_t)((size_t)n * H + i), thr, dscale));
+    if (lane == 0) mean[n] = mu, rstd[n] = rs;
+}
+
+/* raw [3][N][H] (x Wq^T, x Wk^T, x Wv^T) + biases -> q, k, v as [B][A][S][D] */
+template <typename T>
+__global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk, const float *bv, T *qp, T *kp, T *vp,
+                                 int N, int S, int H, int A) {
+    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
+    if (idx >= 3 * NH) return;
+    int t = (int)(idx / NH);
+    size_t r = idx % NH;
+    int n = (int)(r / H), c = (int)(r % H), D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
+    const float *bias = t == 0 ? bq : t == 1 ? bk : bv;
+    T *dst = t == 0 ? qp : t == 1 ? kp : vp;
+    dst[(((size_t)b * A + h) * S + s) * D + d] = fromf<T>(tof(raw[idx]) + bias[c]);
+}
+
+/* [B][A][S][D] <-> [N][H] (dir 0: to heads, 1: from heads), count arrays */
+template <typename T>
+__global__ void k_permute(const T *src, T *dst, int N, int S, int H, int A, int from_heads, int count) {
+    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
+    if (idx >= (size_t)count * NH) return;
+    size_t base = idx / NH * NH, r = idx % NH;
+    int n = (int)(r / H), c = (int)(r % H), D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
+    size_t hi = (((size_t)b * A + h) * S + s) * D + d;
+    if (from_heads) dst[base + r] = src[base + hi];
+    else dst[base + hi] = src[base + r];
+}
+
+/* scores (already scaled) + mask bias -> softmax probabilities P in place;
+ * Pd = dropout(P) when Pd is not NULL. Warp per row of B*A*S rows. */
+template <typename T>
+__global__ void k_softmax(T *P, T *Pd, const float *maskbias, int rows, int A, int S, uint64_t key, uint32_t thr,
+                          float dscale) {
+    int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (r >= rows) return;
+    int b = r / S / A;
+    T *p = P + (size_t)r * S;
+    const float *mb = maskbias + (size_t)b * S;
+    float mx = -INFINITY;
+    for (int j = lane; j < S; j += 32) mx = fmaxf(mx, tof(p[j]) + mb[j]);
+    mx = warp_max(mx);
+    float s = 0;
+    for (int j = lane; j < S; j += 32) s += expf(tof(p[j]) + mb[j] - mx);
+    float inv = 1.0f / warp_sum(s);
+    for (int j = lane; j < S; j += 32) {
+        float v = expf(tof(p[j]) + mb[j] - mx) * inv;
+        p[j] = fromf<T>(v);
+        if (Pd) Pd[(size_t)r * S + j] = fromf<T>(tof(p[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale));
+    }
+}
+
+/* r = dropout(y + bias) + res (bias, res may be NULL); out = LN(r); warp per row */
+template <typename T>
+__global__ void k_bias_drop_res_ln(const T *y, const float *bias, const T *res, const float *gamma, const float *beta,
+                                   T *r, T *out, float *mean, float *rstd, int N, int H, float eps, uint64_t key,
+                                   uint32_t thr, float dscale) {
+    int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (n >= N) return;
+    size_t o = (size_t)n * H;
+    float s = 0;
+    for (int i = lane; i < H; i += 32) {
+        float v = tof(y[o + i]) + (bias ? bias[i] : 0.0f);
+        v *= drop_factor(key, (uint32_t)(o + i), thr, dscale);
+        if (res) v += tof(res[o + i]);
+        r[o + i] = fromf<T>(v);
+        s += tof(r[o + i]);
+    }
+    float mu = warp_sum(s) / H, ss = 0;
+    for (int i = lane; i < H; i += 32) {
+        float d = tof(r[o + i]) - mu;
+        ss += d * d;
+    }
+    float rs = rsqrtf(warp_sum(ss) / H + eps);
+    for (int i = lane; i < H; i += 32) out[o + i] = fromf<T>((tof(r[o + i]) - mu) * rs * gamma[i] + beta[i]);
+    if (lane == 0) mean[n] = mu, rstd[n] = rs;
+}
+
+/* pre += bias (in place); out = act(pre): 0 GELU, 1 tanh, 2 none (out may be pre) */
+template <typename T>
+__global__ void k_bias_act(T *pre, T *out, const float *bias, size_t n, int C, int act) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = tof(pre[i]) + bias[i % C];
+    pre[i] = fromf<T>(v);
+    out[i] = fromf<T>(act == 0 ? gelu(v) : act == 1 ? tanhf(v) : v);
+}
+
+/* out[j] = x[rows[j]] (H columns) */
+template <typename T> __global__ void k_gather(const T *x, const int *rows, int n, int H, T *out) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)n * H) return;
+    out[i] = x[(size_t)rows[i / H] * H + i % H];
+}
+
+/* x[rows[j]] += src[j] (rows distinct) */
+template <typename T> __global__ void k_scatter_add(T *x, const int *rows, const T *src, int n, int H) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)n * H) return;
+    T *d = x + (size_t)rows[i / H] * H + i % H;
+    *d = fromf<T>(tof(*d) + tof(src[i]));
+}
+
+/* MLM cross-entropy, one block per masked token: per-row loss and
+ * correctness; logits replaced by d(loss)/d(logits) * g */
+template <typename T>
+__global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *rowloss, int *rowcorrect) {
+    __shared__ float sv[256];
+    __shared__ int si[256];
+    int j = blockIdx.x, t = threadIdx.x;
+    T *z = logits + (size_t)j * V;
+    float mx = -INFINITY;
+    int arg = V;
+    for (int i = t; i < V; i += 256) {
+        float v = tof(z[i]);
+        if (v > mx) mx = v, arg = i; /* first maximum of this thread's share */
+    }
+    sv[t] = mx, si[t] = arg;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) {
+        if (t < w && (sv[t + w] > sv[t] || (sv[t + w] == sv[t] && si[t + w] < si[t]))) sv[t] = sv[t + w], si[t] = si[t + w];
+        __syncthreads();
+    }
+    mx = sv[0];
+    int am = si[0];
+    __syncthreads();
+    float s = 0;
+    for (int i = t; i < V; i += 256) s += expf(tof(z[i]) - mx);
+    sv[t] = s;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) {
+        if (t < w) sv[t] += sv[t + w];
+        __syncthreads();
+    }
+    float sum = sv[0], lab = tof(z[labels[j]]);
+    __syncthreads();
+    for (int i = t; i < V; i += 256) z[i] = fromf<T>((expf(tof(z[i]) - mx) / sum - (i == labels[j] ? 1.0f : 0.0f)) * g);
+    if (t == 0) rowloss[j] = -(lab - mx - logf(sum)), rowcorrect[j] = am == labels[j];
+}
+
+/* NSP cross-entropy over B rows of 2 logits (float32 logits buffer of T) */
+template <typename T>
+__global__ void k_nsp_ce(T *z, const int *labels, int B, float g, float *rowloss, int *rowcorrect) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= B) return;
+    float z0 = tof(z[2 * b]), z1 = tof(z[2 * b + 1]), mx = fmaxf(z0, z1);
+    float e0 = expf(z0 - mx), e1 = expf(z1 - mx), s = e0 + e1;
+    int l = labels[b];
+    rowloss[b] = -((l ? z1 : z0) - mx - logf(s));
+    rowcorrect[b] = (z1 > z0) == (l == 1);
+    z[2 * b] = fromf<T>((e0 / s - (l == 0)) * g);
+    z[2 * b + 1] = fromf<T>((e1 / s - (l == 1)) * g);
+}
+
+/* stats[0..6] += loss, mlm, nsp, masked, mlm correct, nsp correct, rows (scale
+ * = 1 / accumulation steps); one thread, rows in order */
+__global__ void k_stats(double *stats, const float *mlmloss, const int *mlmcorrect, int nm, const float *nsploss,
+                        const int *nspcorrect, int B, float scale) {
+    double m = 0, n = 0;
+    long long mc = 0, nc = 0;
+    for (int j = 0; j < nm; j++) m += mlmloss[j], mc += mlmcorrect[j];
+    for (int b = 0; b < B; b++) n += nsploss[b], nc += nspcorrect[b];
+    float mf = nm ? (float)(m / nm) : 0.0f, nf = (float)(n / B);
+    stats[0] += (double)(mf + nf) * scale;
+    stats[1] += (double)mf * scale;
+    stats[2] += (double)nf * scale;
+    stats[3] += nm;
+    stats[4] += (double)mc;
+    stats[5] += (double)nc;
+    stats[6] += B;
+}
+
+/* ==== backward kernels ==== */
+
+/* din = LN backward of dout (warp per row); din may be a different type */
+template <typename T>
+__global__ void k_ln_bwd(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd, T *din,
+                         int N, int H) {
+    int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (n >= N) return;
+    size_t o = (size_t)n * H;
+    float mu = mean[n], rs = rstd[n], a = 0, b = 0;
+    for (int i = lane; i < H; i += 32) {
+        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
+        a += g, b += g * xh;
+    }
+    a = warp_sum(a) / H, b = warp_sum(b) / H;
+    for (int i = lane; i < H; i += 32) {
+        float xh = (tof(in[o + i]) - mu) * rs;
+        din[o + i] = fromf<T>((tof(dout[o + i]) * gamma[i] - a - xh * b) * rs);
+    }
+}
+
+#define CROWS 64 /* rows per partial column sum */
+
+/* part[chunk][c] = sum over the chunk's rows of x[n][c] (mode 0), or of
+ * x[n][c] * (in[n][c] - mean[n]) * rstd[n] (mode 1: LayerNorm weight) */
+template <typename T>
+__global__ void k_colsum_part(const T *x, const T *in, const float *mean, const float *rstd, int N, int C, float *part,
+                              int mode) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y;
+    if (c >= C) return;
+    int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
+    float s = 0;
+    for (int n = n0; n < n1; n++) {
+        float v = tof(x[(size_t)n * C + c]);
+        if (mode) v *= (tof(in[(size_t)n * C + c]) - mean[n]) * rstd[n];
+        s += v;
+    }
+    part[(size_t)chunk * C + c] = s;
+}
+
+/* grad[c] += sum of the chunks' partial sums, in chunk order */
+__global__ void k_colsum_finish(const float *part, int chunks, int C, float *grad) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    float s = 0;
+    for (int k = 0; k < chunks; k++) s += part[(size_t)k * C + c];
+    grad[c] += s;
+}
+
+/* x = dropout(x) (in place, site key) */
+template <typename T> __global__ void k_dropout(T *out, const T *in, size_t n, uint64_t key, uint32_t thr, float dscale) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = fromf<T>(tof(in[i]) * drop_factor(key, (uint32_t)i, thr, dscale));
+}
+
+/* d = d * act'(pre): 0 GELU (pre: before GELU), 1 tanh (pre: the tanh output) */
+template <typename T> __global__ void k_act_bwd(T *d, const T *pre, size_t n, int act) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float p = tof(pre[i]);
+    d[i] = fromf<T>(tof(d[i]) * (act == 0 ? gelu_grad(p) : 1.0f - p * p));
+}
+
+template <typename T> __global__ void k_add(T *x, const T *y, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = fromf<T>(tof(x[i]) + tof(y[i]));
+}
+
+/* softmax backward with the attention dropout: dP holds d(dropped
+ * probabilities) and becomes d(scores) (before the 1/sqrt(D) scale, which
+ * the next matmul applies); warp per row */
+template <typename T>
+__global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, uint32_t thr, float dscale) {
+    int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (r >= rows) return;
+    T *d = dP + (size_t)r * S;
+    const T *p = P + (size_t)r * S;
+    float dot = 0;
+    for (int j = lane; j < S; j += 32) {
+        float g = tof(d[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale);
+        d[j] = fromf<T>(g);
+        dot += g * tof(p[j]);
+    }
+    dot = warp_sum(dot);
+    for (int j = lane; j < S; j += 32) d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
+}
+
+/* grad[key[u]] += sum over list entries start[u]..start[u+1] of src rows
+ * (in list order): the embedding gradients; block per list */
+template <typename T>
+__global__ void k_embed_grad(const T *src, const int *keys, const int *start, const int *rows, int H, float *grad) {
+    int u = blockIdx.x;
+    float *g = grad + (size_t)keys[u] * H;
+    for (int c = threadIdx.x; c < H; c += blockDim.x) {
+        float s = 0;
+        for (int k = start[u]; k < start[u + 1]; k++) s += tof(src[(size_t)rows[k] * H + c]);
+        g[c] += s;
+    }
+}
+
+/* position embedding gradient: grad[s] += sum over b of src[b * S + s] */
+template <typename T> __global__ void k_pos_grad(const T *src, int B, int S, int H, float *grad) {
+    int s = blockIdx.x;
+    for (int c = threadIdx.x; c < H; c += blockDim.x) {
+        float a = 0;
+        for (int b = 0; b < B; b++) a += tof(src[((size_t)b * S + s) * H + c]);
+        grad[(size_t)s * H + c] += a;
+    }
+}
+
+/* ==== optimizer kernels ==== */
+
+#define OCHUNK 65536 /* elements per optimizer chunk (never across tensors) */
+
+/* part[k] = sum of x^2 over chunk k (block per chunk, fixed tree) */
+__global__ void k_sumsq(const float *x, const long long *cstart, const int *clen, double *part) {
+    __shared__ double sh[256];
+    int k = blockIdx.x, t = threadIdx.x;
+    const float *p = x + cstart[k];
+    double s = 0;
+    for (int i = t; i < clen[k]; i += 256) s += (double)p[i] * p[i];
+    sh[t] = s;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) {
+        if (t < w) sh[t] += sh[t + w];
+        __syncthreads();
+    }
+    if (t == 0) part[k] = sh[0];
+}
+
+/* norm[0] = sqrt(sum of part) * scale (one thread, in order) */
+__global__ void k_norm(const double *part, int n, double scale, double *norm) {
+    double s = 0;
+    for (int k = 0; k < n; k++) s += part[k];
+    norm[0] = sqrt(s) * scale;
+}
+
+/* the factor the (summed) gradients are multiplied by: 1 / world, then
+ * clipping (LAMB: 1 / max(norm / max, 1); AdamW: max / (norm + 1e-6) if < 1) */
+__device__ __forceinline__ float grad_factor(const double *norm, float inv_world, float max_norm, int lamb) {
+    double nm = norm[0], f = 1.0;
+    if (max_norm > 0) {
+        if (lamb) f = 1.0 / fmax(nm / max_norm, 1.0);
+        else if (max_norm / (nm + 1e-6) < 1) f = max_norm / (nm + 1e-6);
+    }
+    return (float)f * inv_world;
+}
+
+/* LAMB stage 1 per chunk: moments, the update into g; part2[k] = (sum w^2,
+ * sum update^2) of the chunk */
+__global__ void k_lamb1(float *p, float *g, float *m, float *v, const long long *cstart, const int *clen,
+                        const int *ctensor, const float *twd, const double *norm, float inv_world, float max_norm,
+                        float b1, float b2, float eps, float ibc1, float ibc2, double *part2) {
+    __shared__ double sw[256], su[256];
+    int k = blockIdx.x, t = threadIdx.x;
+    size_t o = cstart[k];
+    float f = grad_factor(norm, inv_world, max_norm, 1), wd = twd[ctensor[k]];
+    double a = 0, b = 0;
+    for (int i = t; i < clen[k]; i += 256) {
+        size_t j = o + i;
+        float gi = g[j] * f;
+        m[j] = b1 * m[j] + (1 - b1) * gi;
+        v[j] = b2 * v[j] + (1 - b2) * gi * gi;
+        float u = (m[j] * ibc1) / (sqrtf(v[j] * ibc2) + eps) + wd * p[j];
+        g[j] = u;
+        a += (double)p[j] * p[j], b += (double)u * u;
+    }
+    sw[t] = a, su[t] = b;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) {
+        if (t < w) sw[t] += sw[t + w], su[t] += su[t + w];
+        __syncthreads();
+    }
+    if (t == 0) part2[2 * k] = sw[0], part2[2 * k + 1] = su[0];
+}
+
+/* LAMB stage 2: ratio[t] = lr * ||w|| / ||update|| for tensors with weight
+ * decay (lr where a norm is 0), lr otherwise; thread per tensor, chunks in order */
+__global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int *tnchunks, const float *twd, int T,
+                             float lr, float *ratio) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) return;
+    double a = 0, b = 0;
+    for (int k = tchunk0[t]; k < tchunk0[t] + tnchunks[t]; k++) a += part2[2 * k], b += part2[2 * k + 1];
+    float r = lr;
+    if (twd[t] != 0) {
+        double pn = sqrt(a), un = sqrt(b);
+        if (pn != 0 && un != 0) r = (float)(lr * (pn / un));
+    }
+    ratio[t] = r;
+}
+
+/* LAMB stage 3: w -= ratio * update; the bf16 copy (pw may be NULL) */
+__global__ void k_lamb3(float *p, const float *g, bf16 *pw, const long long *cstart, const int *clen, const int *ctensor,
+                        const float *ratio) {
+    int k = blockIdx.x;
+    size_t o = cstart[k];
+    float r = ratio[ctensor[k]];
+    for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
+        size_t j = o + i;
+        p[j] -= r * g[j];
+        if (pw) pw[j] = __float2bfloat16(p[j]);
+    }
+}
+
+/* AdamW (torch.optim.AdamW after clip_grad_norm_) per chunk */
+__global__ void k_adamw(float *p, const float *g, float *m, float *v, bf16 *pw, const long long *cstart, const int *clen,
+                        const int *ctensor, const float *twd, const double *norm, float inv_world, float max_norm,
+                        float lr, float b1, float b2, float eps, float step, float sbc2) {
+    int k = blockIdx.x;
+    size_t o = cstart[k];
+    float f = grad_factor(norm, inv_world, max_norm, 0), decay = 1.0f - lr * twd[ctensor[k]];
+    for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
+        size_t j = o + i;
+        float gi = g[j] * f;
+        p[j] *= decay;
+        m[j] = b1 * m[j] + (1 - b1) * gi;
+        v[j] = b2 * v[j] + (1 - b2) * gi * gi;
+        p[j] -= step * m[j] / (sqrtf(v[j]) / sbc2 + eps);
+        if (pw) pw[j] = __float2bfloat16(p[j]);
+    }
+}
+
+__global__ void k_to_bf16(const float *p, bf16 *out, size_t n) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __float2bfloat16(p[i]);
+}
+
+/* ==== the context ==== */
+
+enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B, NLT };
+enum { WTE, WPE, WTT, ELNW, ELNB, POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NOUTER };
+
+typedef struct Gpu {
+    Bert *m;
+    Optim *opt;
+    TrainOpts o;
+    Comm *comm;
+    int bf16, world, rank;
+    char name[512];
+    cublasHandle_t blas;
+    cudaStream_t st, cst; /* compute, communication */
+    cudaEvent_t ev, comm_done;
+    size_t np;
+    float *p32, *g32, *m32, *v32;
+    void *pw; /* the matmul weights: bf16 copy, or p32 */
+    /* tensor offsets */
+    size_t outer[NOUTER], *layer; /* layer: L x NLT */
+    /* optimizer tables */
+    int nchunks, ntensors;
+    long long *cstart;
+    int *clen, *ctensor, *tchunk0, *tnchunks;
+    float *twd, *ratio;
+    double *part, *part2, *norm;
+    /* capacity and buffers (T-typed ones as void *) */
+    int capB, capS, capM;
+    int *ids, *seg, *mrow, *mlabel, *nsp, *clsrow, *ekeys, *estart, *erows, *tkeys, *tstart, *trows;
+    float *maskbias;
+    void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
+    float *em, *es, *m1, *s1, *m2, *s2;
+    void *pin, *ppre, *pooled, *nsplog, *tin, *tpre, *tg, *tr, *tln, *logits;
+    float *tm, *ts;
+    void *dX, *dr, *dy, *dH, *dctx, *dP, *dqkvp, *dqkv, *dt, *dt2, *dpool, *dpin;
+    float *colpart, *rowloss, *nsploss;
+    int *rowcorrect, *nspcorrect;
+    double *stats;
+    /* pinned staging of the batch (two slots) */
+    int *host[2];
+    size_t host_cap;
+    cudaEvent_t host_ev[2];
+    int slot;
+    int micro; /* micro-batches since zero_grad */
+    TrainStats last;
+} Gpu;
+
+#define TH 256
+static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
+
+static void *dalloc(size_t bytes) {
+    void *p = NULL;
+    cudaError_t e = cudaMalloc(&p, bytes ? bytes : 16);
+    if (e != cudaSuccess) {
+        size_t fr = 0, tot = 0;
+        cudaMemGetInfo(&fr, &tot);
+        die("GPU memory: %zu MB more needed, %zu MB free of %zu: use a smaller micro-batch (more "
+            "--gradient_accumulation_steps)",
+            bytes >> 20, fr >> 20, tot >> 20);
+    }
+    return p;
+}
+
+static void dfree(void *p) {
+    if (p) cudaFree(p);
+}
+
+static cudaDataType dtype_of(int bf) { return bf ? CUDA_R_16BF : CUDA_R_32F; }
+
+/* C (row-major [rows, O]) = x [rows, K] W^T (W [O, K]); beta 0 or 1 */
+static void gemm_xwT(Gpu *g, const void *x, const void *W, void *C, int rows, int K, int O, float beta, cudaDataType tC) {
+    float alpha = 1.0f;
+    cudaDataType t = dtype_of(g->bf16);
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, rows, K, &alpha, W, t, K, x, t, K, &beta, C, tC, O,
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* dx [rows, K] = dy [rows, O] W (W [O, K]); beta 0 or 1 */
+static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, int K, int O, float beta) {
+    float alpha = 1.0f;
+    cudaDataType t = dtype_of(g->bf16);
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, K, rows, O, &alpha, W, t, K, dy, t, O, &beta, dx, t, K,
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* dW [O, K] (float32) += dy^T [O, rows] x [rows, K] */
+static void gemm_dW(Gpu *g, const void *dy, const void *x, float *dW, int rows, int K, int O) {
+    float alpha = 1.0f, beta = 1.0f;
+    cudaDataType t = dtype_of(g->bf16);
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, O, rows, &alpha, x, t, K, dy, t, O, &beta, dW, CUDA_R_32F, K,
+                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* batched over B*A heads, each row-major: C [m, n] = alpha op(X) op(Y) as
+ * named; strides in elements */
+static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha, const void *A,
+                  int lda, long long sa, const void *B, int ldb, long long sb, void *C, int ldc, long long sc, int batch) {
+    float beta = 0.0f;
+    cudaDataType t = dtype_of(g->bf16);
+    CKB(cublasGemmStridedBatchedEx(g->blas, ta, tb, m, n, k, &alpha, A, t, lda, sa, B, t, ldb, sb, &beta, C, t, ldc, sc,
+                                   batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
+template <typename T>
+static void colsum(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C, float *grad,
+                   int mode) {
+    int chunks = (N + CROWS - 1) / CROWS;
+    dim3 grid(nblk(C, 128), chunks);
+    k_colsum_part<T><<<grid, 128, 0, g->st>>>((const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
+    k_colsum_finish<<<nblk(C, 128), 128, 0, g->st>>>(g->colpart, chunks, C, grad);
+}
+
+static size_t tsize(const Gpu *g) { return g->bf16 ? sizeof(bf16) : sizeof(float); }
+
+static void free_acts(Gpu *g) {
+    void **f[] = {(void **)&g->ids, (void **)&g->seg, (void **)&g->mrow, (void **)&g->mlabel, (void **)&g->nsp,
+                  (void **)&g->clsrow, (void **)&g->ekeys, (void **)&g->estart, (void **)&g->erows, (void **)&g->tkeys,
+                  (void **)&g->tstart, (void **)&g->trows, (void **)&g->maskbias, &g->e, &g->x0, &g->qkv, &g->qp,
+                  &g->kp, &g->vp, &g->P, &g->Pd, &g->ctxp, &g->ctx, &g->y, &g->r1, &g->x1, &g->hpre, &g->h, &g->r2,
+                  &g->x2, (void **)&g->em, (void **)&g->es, (void **)&g->m1, (void **)&g->s1, (void **)&g->m2,
+                  (void **)&g->s2, &g->pin, &g->ppre, &g->pooled, &g->nsplog, &g->tin, &g->tpre, &g->tg, &g->tr,
+                  &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
+                  &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
+                  (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(*f[i]), *f[i] = NULL;
+    for (int i = 0; i < 2; i++)
+        if (g->host[i]) cudaFreeHost(g->host[i]), g->host[i] = NULL;
+    g->capB = g->capS = g->capM = 0;
+}
+
+/* activations for micro-batches up to B x S with M masked slots per row */
+static void reserve(Gpu *g, int B, int S, int M) {
+    if (B <= g->capB && S <= g->capS && M <= g->capM) return;
+    CK(cudaStreamSynchronize(g->st));
+    B = B > g->capB ? B : g->capB, S = S > g->capS ? S : g->capS, M = M > g->capM ? M : g->capM;
+    free_acts(g);
+    g->capB = B, g->capS = S, g->capM = M;
+    const BertConfig *c = &g->m->c;
+    size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size, L = c->num_hidden_layers;
+    size_t A = c->num_attention_heads, V = c->vocab_size, NM = (size_t)B * (M ? M : 1), ts = tsize(g);
+    size_t BASS = (size_t)B * A * S * S;
+    g->ids = (int *)dalloc(N * 4), g->seg = (int *)dalloc(N * 4), g->mrow = (int *)dalloc(NM * 4);
+    g->mlabel = (int *)dalloc(NM * 4), g->nsp = (int *)dalloc(B * 4), g->clsrow = (int *)dalloc(B * 4);
+    g->ekeys = (int *)dalloc(N * 4), g->estart = (int *)dalloc((N + 1) * 4), g->erows = (int *)dalloc(N * 4);
+    g->tkeys = (int *)dalloc(N * 4), g->tstart = (int *)dalloc((N + 1) * 4), g->trows = (int *)dalloc(N * 4);
+    g->maskbias = (float *)dalloc(N * 4);
+    g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts), g->qkv = dalloc(3 * N * H * ts);
+    g->qp = dalloc(L * N * H * ts), g->kp = dalloc(L * N * H * ts), g->vp = dalloc(L * N * H * ts);
+    g->P = dalloc(L * BASS * ts), g->Pd = dalloc(BASS * ts), g->ctxp = dalloc(N * H * ts);
+    g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
+    g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
+    g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
+    g->em = (float *)dalloc(N * 4), g->es = (float *)dalloc(N * 4);
+    g->m1 = (float *)dalloc(L * N * 4), g->s1 = (float *)dalloc(L * N * 4);
+    g->m2 = (float *)dalloc(L * N * 4), g->s2 = (float *)dalloc(L * N * 4);
+    g->pin = dalloc(B * H * ts), g->ppre = dalloc(B * H * ts), g->pooled = dalloc(B * H * ts);
+    g->nsplog = dalloc(B * 2 * ts);
+    g->tin = dalloc(NM * H * ts), g->tpre = dalloc(NM * H * ts), g->tg = dalloc(NM * H * ts);
+    g->tr = dalloc(NM * H * ts), g->tln = dalloc(NM * H * ts), g->logits = dalloc(NM * V * ts);
+    g->tm = (float *)dalloc(NM * 4), g->ts = (float *)dalloc(NM * 4);
+    g->dX = dalloc(N * H * ts), g->dr = dalloc(N * H * ts), g->dy = dalloc(N * H * ts), g->dH = dalloc(N * I * ts);
+    g->dctx = dalloc(N * H * ts), g->dP = dalloc(BASS * ts), g->dqkvp = dalloc(3 * N * H * ts);
+    g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
+    g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
+    size_t widest = V > I ? V : I;
+    g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
+    g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
+    g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
+    g->host_cap = 12 * N + 2 * NM + 2 * B + 8;
+    for (int i = 0; i < 2; i++) CK(cudaMallocHost((void **)&g->host[i], g->host_cap * 4));
+}
+
+#define LO(l, t) (g->layer[(size_t)(l) * NLT + (t)])
+#define P32(off) (g->p32 + (off))
+#define G32(off) (g->g32 + (off))
+#define PW(off) ((const char *)g->pw + (off) * tsize(g))
+#define AT(buf, i) ((char *)(buf) + (size_t)(i) * tsize(g)) /* element i of a T array */
+
+typedef struct HostBatch {
+    int B, S, nm, U, Ut; /* rows, length, masked tokens, distinct ids, distinct types */
+} HostBatch;
+
+static int cmp_pair(const void *a, const void *b) {
+    const int *x = (const int *)a, *y = (const int *)b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
+}
+
+/* key lists: the distinct values of v[0..N) in order, each with its rows in order */
+static int key_lists(const int32_t *v, int N, int *keys, int *start, int *rows, int *pairs) {
+    for (int n = 0; n < N; n++) pairs[2 * n] = v[n], pairs[2 * n + 1] = n;
+    qsort(pairs, (size_t)N, 2 * sizeof *pairs, cmp_pair);
+    int U = 0;
+    for (int n = 0; n < N; n++) {
+        if (n == 0 || pairs[2 * n] != pairs[2 * n - 2]) keys[U] = pairs[2 * n], start[U++] = n;
+        rows[n] = pairs[2 * n + 1];
+    }
+    start[U] = N;
+    return U;
+}
+
+/* pack the batch into a pinned slot and queue its upload */
+static HostBatch upload(Gpu *g, const BertBatch *b) {
+    reserve(g, b->B, b->S, b->M);
+    int s = g->slot;
+    g->slot ^= 1;
+    CK(cudaEventSynchronize(g->host_ev[s])); /* the slot's previous upload is done */
+    int *h = g->host[s], B = b->B, S = b->S, N = B * S, M = b->M;
+    HostBatch hb = {B, S, 0, 0, 0};
+    int *ids = h, *seg = ids + N, *ek = seg + N, *es = ek + N, *er = es + N + 1, *tk = er + N, *tsd = tk + N,
+        *tr = tsd + N + 1, *mrow = tr + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1), *cls = nsp + B;
+    float *mb = (float *)(cls + B);
+    memcpy(ids, b->input_ids, (size_t)N * 4);
+    memcpy(seg, b->segment_ids, (size_t)N * 4);
+    for (int n = 0; n < N; n++) mb[n] = b->input_mask[n] ? 0.0f : -10000.0f;
+    for (int r = 0; r < B; r++) {
+        nsp[r] = b->next_sentence_labels[r], cls[r] = r * S;
+        for (int k = 0; k < M; k++) {
+            int32_t p = b->masked_lm_positions[r * M + k];
+            if (p == 0) break;
+            mrow[hb.nm] = r * S + p, mlab[hb.nm] = b->masked_lm_ids[r * M + k], hb.nm++;
+        }
+    }
+    int *pairs = (int *)xmalloc((size_t)N * 2 * sizeof *pairs);
+    hb.U = key_lists(b->input_ids, N, ek, es, er, pairs);
+    hb.Ut = key_lists(b->segment_ids, N, tk, tsd, tr, pairs);
+    free(pairs);
+    /* one copy per array (their device homes are separate allocations) */
+    struct {
+        void *dst;
+        const void *src;
+        size_t n;
+    } cp[] = {{g->ids, ids, (size_t)N}, {g->seg, seg, (size_t)N}, {g->ekeys, ek, (size_t)hb.U},
+              {g->estart, es, (size_t)hb.U + 1}, {g->erows, er, (size_t)N}, {g->tkeys, tk, (size_t)hb.Ut},
+              {g->tstart, tsd, (size_t)hb.Ut + 1}, {g->trows, tr, (size_t)N}, {g->mrow, mrow, (size_t)hb.nm},
+              {g->mlabel, mlab, (size_t)hb.nm}, {g->nsp, nsp, (size_t)B}, {g->clsrow, cls, (size_t)B},
+              {g->maskbias, mb, (size_t)N}};
+    for (size_t i = 0; i < sizeof cp / sizeof *cp; i++)
+        if (cp[i].n) CK(cudaMemcpyAsync(cp[i].dst, cp[i].src, cp[i].n * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaEventRecord(g->host_ev[s], g->st));
+    return hb;
+}
+
+/* ==== forward and backward ==== */
+
+template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float scale) {
+    const BertConfig *c = &g->m->c;
+    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
+    size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S;
+    float eps = c->layer_norm_eps, hp = drop ? c->hidden_dropout_prob : 0, ap = drop ? c->attention_probs_dropout_prob : 0;
+    uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
+    float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
+    cudaStream_t st = g->st;
+    unsigned rows_blk = nblk(N, WARPS);
+    k_embed_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>(g->ids, g->seg, P32(g->outer[WTE]), P32(g->outer[WPE]),
+                                                   P32(g->outer[WTT]), P32(g->outer[ELNW]), P32(g->outer[ELNB]),
+                                                   (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
+                                                   dropout_site_key(pkey, 0), hthr, hs);
+    const void *x = g->x0;
+    for (int l = 0; l < L; l++) {
+        T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+        T *P = (T *)AT(g->P, l * BASS), *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
+        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
+        T *r2 = (T *)AT(g->r2, l * NH), *x2 = (T *)AT(g->x2, l * NH);
+        /* Q, K, V: one strided batch over the three weights (stride H*H + H: weight, bias, weight...) */
+        {
+            float alpha = 1.0f, beta = 0.0f;
+            cudaDataType t = dtype_of(g->bf16);
+            CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, H, N, H, &alpha, PW(LO(l, QW)), t, H,
+                                           (long long)H * H + H, x, t, H, 0, &beta, g->qkv, t, H, (long long)NH, 3,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        }
+        k_qkv_bias_split<T><<<nblk(3 * NH, TH), TH, 0, st>>>((const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
+                                                            P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
+        /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
+        bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
+              (long long)S * D, P, S, (long long)S * S, B * A);
+        uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
+        k_softmax<T><<<nblk((size_t)B * A * S, WARPS), 32 * WARPS, 0, st>>>(P, athr ? (T *)g->Pd : NULL, g->maskbias,
+                                                                          B * A * S, A, S, akey, athr, as);
+        /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
+        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? g->Pd : (void *)P, S,
+              (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
+        k_permute<T><<<nblk(NH, TH), TH, 0, st>>>((const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
+        gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
+        k_bias_drop_res_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>((const T *)g->y, P32(LO(l, AOB)), (const T *)x,
+                                                               P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1,
+                                                               g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
+                                                               dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
+        gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
+        k_bias_act<T><<<nblk(NI, TH), TH, 0, st>>>(hpre, h, P32(LO(l, IB)), NI, I, 0);
+        gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
+        k_bias_drop_res_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>((const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
+                                                               P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
+                                                               g->s2 + (size_t)l * N, N, H, eps,
+                                                               dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
+        x = x2;
+    }
+    /* NSP head */
+    k_gather<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((const T *)x, g->clsrow, B, H, (T *)g->pin);
+    gemm_xwT(g, g->pin, PW(g->outer[POOLW]), g->ppre, B, H, H, 0.0f, dtype_of(g->bf16));
+    k_bias_act<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((T *)g->ppre, (T *)g->pooled, P32(g->outer[POOLB]),
+                                                          (size_t)B * H, H, 1);
+    gemm_xwT(g, g->pooled, PW(g->outer[NSPW]), g->nsplog, B, H, 2, 0.0f, dtype_of(g->bf16));
+    k_bias_act<T><<<nblk((size_t)B * 2, TH), TH, 0, st>>>((T *)g->nsplog, (T *)g->nsplog, P32(g->outer[NSPB]),
+                                                          (size_t)B * 2, 2, 2);
+    k_nsp_ce<T><<<nblk(B, 128), 128, 0, st>>>((T *)g->nsplog, g->nsp, B, scale / B, g->nsploss, g->nspcorrect);
+    /* MLM head at the masked tokens */
+    if (nm) {
+        k_gather<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((const T *)x, g->mrow, nm, H, (T *)g->tin);
+        gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
+        k_bias_act<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
+                                                               (size_t)nm * H, H, 0);
+        k_bias_drop_res_ln<T><<<nblk(nm, WARPS), 32 * WARPS, 0, st>>>((const T *)g->tg, NULL, NULL,
+                                                                      P32(g->outer[TLNW]), P32(g->outer[TLNB]),
+                                                                      (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps,
+                                                                      0, 0, 1.0f);
+        gemm_xwT(g, g->tln, PW(g->outer[WTE]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
+        k_bias_act<T><<<nblk((size_t)nm * V, TH), TH, 0, st>>>((T *)g->logits, (T *)g->logits,
+                                                               P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
+        k_mlm_ce<T><<<nm, 256, 0, st>>>((T *)g->logits, g->mlabel, V, scale / nm, g->rowloss, g->rowcorrect);
+    }
+    k_stats<<<1, 1, 0, st>>>(g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B, scale);
+}
+
+/* queue the sum over ranks of grads [a, b) on the communication stream once
+ * the compute stream has produced them */
+static void reduce_range(Gpu *g, size_t a, size_t b) {
+    CK(cudaEventRecord(g->ev, g->st));
+    CK(cudaStreamWaitEvent(g->cst, g->ev, 0));
+    comm_allreduce_f32(g->comm, g->g32 + a, b - a, g->cst);
+}
+
+template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int last) {
+    const BertConfig *c = &g->m->c;
+    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
+    size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S, ts = tsize(g);
+    float hp = drop ? c->hidden_dropout_prob : 0, ap = drop ? c->attention_probs_dropout_prob : 0;
+    uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
+    float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
+    float scale = 1.0f / sqrtf((float)D);
+    int comm = last && g->world > 1;
+    cudaStream_t st = g->st;
+    unsigned rows_blk = nblk(N, WARPS);
+    T *dX = (T *)g->dX, *dr = (T *)g->dr;
+    CK(cudaMemsetAsync(dX, 0, NH * ts, st));
+
+    /* MLM head: logits hold d(loss)/d(logits) */
+    if (nm) {
+        gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
+        gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
+        colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
+        k_ln_bwd<T><<<nblk(nm, WARPS), 32 * WARPS, 0, st>>>((const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
+                                                           g->tm, g->ts, (T *)g->dt2, nm, H);
+        colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
+        colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
+        k_act_bwd<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((T *)g->dt2, (const T *)g->tpre, (size_t)nm * H, 0);
+        gemm_dyW(g, g->dt2, PW(g->outer[TRW]), g->dt, nm, H, H, 0.0f);
+        gemm_dW(g, g->dt2, g->tin, G32(g->outer[TRW]), nm, H, H);
+        colsum<T>(g, g->dt2, NULL, NULL, NULL, nm, H, G32(g->outer[TRB]), 0);
+        k_scatter_add<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>(dX, g->mrow, (const T *)g->dt, nm, H);
+    }
+    /* NSP head: nsplog holds d(loss)/d(logits) */
+    gemm_dyW(g, g->nsplog, PW(g->outer[NSPW]), g->dpool, B, H, 2, 0.0f);
+    gemm_dW(g, g->nsplog, g->pooled, G32(g->outer[NSPW]), B, H, 2);
+    colsum<T>(g, g->nsplog, NULL, NULL, NULL, B, 2, G32(g->outer[NSPB]), 0);
+    k_act_bwd<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((T *)g->dpool, (const T *)g->pooled, (size_t)B * H, 1);
+    gemm_dyW(g, g->dpool, PW(g->outer[POOLW]), g->dpin, B, H, H, 0.0f);
+    gemm_dW(g, g->dpool, g->pin, G32(g->outer[POOLW]), B, H, H);
+    colsum<T>(g, g->dpool, NULL, NULL, NULL, B, H, G32(g->outer[POOLB]), 0);
+    k_scatter_add<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>(dX, g->clsrow, (const T *)g->dpin, B, H);
+    if (comm) reduce_range(g, g->outer[POOLW], g->np);
+
+    /* encoder, top down; dX is d(layer output) */
+    for (int l = L - 1; l >= 0; l--) {
+        const void *xin = l ? AT(g->x2, (size_t)(l - 1) * NH) : g->x0;
+        T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+        T *P = (T *)AT(g->P, l * BASS), *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
+        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
+        T *r2 = (T *)AT(g->r2, l * NH);
+        float *m1 = g->m1 + (size_t)l * N, *s1 = g->s1 + (size_t)l * N, *m2 = g->m2 + (size_t)l * N,
+              *s2 = g->s2 + (size_t)l * N;
+        /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
+        k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, r2, P32(LO(l, LN2W)), m2, s2, dr, N, H);
+        colsum<T>(g, dX, r2, m2, s2, N, H, G32(LO(l, LN2W)), 1);
+        colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, LN2B)), 0);
+        T *dy = dr;
+        if (hthr) {
+            dy = (T *)g->dy;
+            k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dy, dr, NH, dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
+        }
+        colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, OB)), 0);
+        gemm_dW(g, dy, h, G32(LO(l, OW)), N, I, H);
+        gemm_dyW(g, dy, PW(LO(l, OW)), g->dH, N, I, H, 0.0f);
+        k_act_bwd<T><<<nblk(NI, TH), TH, 0, st>>>((T *)g->dH, hpre, NI, 0);
+        colsum<T>(g, g->dH, NULL, NULL, NULL, N, I, G32(LO(l, IB)), 0);
+        gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
+        gemm_dyW(g, g->dH, PW(LO(l, IW)), dX, N, H, I, 0.0f); /* dX := d(x1) */
+        k_add<T><<<nblk(NH, TH), TH, 0, st>>>(dX, dr, NH);
+        /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
+        k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, r1, P32(LO(l, LN1W)), m1, s1, dr, N, H);
+        colsum<T>(g, dX, r1, m1, s1, N, H, G32(LO(l, LN1W)), 1);
+        colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, LN1B)), 0);
+        dy = dr;
+        if (hthr) {
+            dy = (T *)g->dy;
+            k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dy, dr, NH, dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
+        }
+        colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, AOB)), 0);
+        gemm_dW(g, dy, ctx, G32(LO(l, AOW)), N, H, H);
+        gemm_dyW(g, dy, PW(LO(l, AOW)), g->dctx, N, H, H, 0.0f);
+        /* attention, per head */
+        T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
+        k_permute<T><<<nblk(NH, TH), TH, 0, st>>>((const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
+        uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
+        const void *Pdp = P;
+        if (athr) {
+            k_dropout<T><<<nblk(BASS, TH), TH, 0, st>>>((T *)g->Pd, P, BASS, akey, athr, as);
+            Pdp = g->Pd;
+        }
+        bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP, S,
+              (long long)S * S, B * A);
+        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp, D,
+              (long long)S * D, B * A);
+        k_softmax_bwd<T><<<nblk((size_t)B * A * S, WARPS), 32 * WARPS, 0, st>>>((T *)g->dP, P, B * A * S, S, akey, athr,
+                                                                              as);
+        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S, (long long)S * S, dqp, D,
+              (long long)S * D, B * A);
+        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp, D,
+              (long long)S * D, B * A);
+        k_permute<T><<<nblk(3 * NH, TH), TH, 0, st>>>((const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A, 1, 3);
+        for (int t = 0; t < 3; t++)
+            colsum<T>(g, AT(g->dqkv, t * NH), NULL, NULL, NULL, N, H, G32(LO(l, QB + 2 * t)), 0);
+        {
+            float alpha = 1.0f, beta = 1.0f;
+            cudaDataType ty = dtype_of(g->bf16);
+            CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin, ty, H, 0, g->dqkv, ty,
+                                           H, (long long)NH, &beta, G32(LO(l, QW)), CUDA_R_32F, H, (long long)H * H + H,
+                                           3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        }
+        /* d(xin) = dr1 (residual) + the three projections' input gradients */
+        CK(cudaMemcpyAsync(dX, dr, NH * ts, cudaMemcpyDeviceToDevice, st));
+        for (int t = 0; t < 3; t++) gemm_dyW(g, AT(g->dqkv, t * NH), PW(LO(l, QW + 2 * t)), dX, N, H, H, 1.0f);
+        if (comm) reduce_range(g, LO(l, QW), LO(l, LN2B) + (size_t)H);
+    }
+
+    /* embeddings: x0 = dropout(LN(e)) */
+    if (hthr) k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
+    k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, (const T *)g->e, P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
+    colsum<T>(g, dX, g->e, g->em, g->es, N, H, G32(g->outer[ELNW]), 1);
+    colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(g->outer[ELNB]), 0);
+    k_embed_grad<T><<<hb->U, 256, 0, st>>>(dr, g->ekeys, g->estart, g->erows, H, G32(g->outer[WTE]));
+    k_embed_grad<T><<<hb->Ut, 256, 0, st>>>(dr, g->tkeys, g->tstart, g->trows, H, G32(g->outer[WTT]));
+    k_pos_grad<T><<<S, 256, 0, st>>>(dr, B, S, H, G32(g->outer[WPE]));
+    if (comm) reduce_range(g, 0, LO(0, QW));
+    CK(cudaGetLastError());
+}
+
+/* ==== the backend ==== */
+
+static void g_zero_grad(void *p) {
+    Gpu *g = (Gpu *)p;
+    CK(cudaMemsetAsync(g->g32, 0, g->np * 4, g->st));
+    CK(cudaMemsetAsync(g->stats, 0, 8 * sizeof(double), g->st));
+    g->micro = 0;
+}
+
+static void g_micro_step(void *p, const BertBatch *b, float scale, int dropout, uint64_t key) {
+    Gpu *g = (Gpu *)p;
+    HostBatch hb = upload(g, b);
+    int last = ++g->micro == g->o.accum;
+    if (g->bf16) {
+        forward<bf16>(g, &hb, dropout, key, scale);
+        backward<bf16>(g, &hb, dropout, key, last);
+    } else {
+        forward<float>(g, &hb, dropout, key, scale);
+        backward<float>(g, &hb, dropout, key, last);
+    }
+}
+
+static void g_opt_step(void *p, float lr) {
+    Gpu *g = (Gpu *)p;
+    Optim *o = g->opt;
+    const OptimConfig *c = &o->c;
+    if (g->world > 1) {
+        CK(cudaEventRecord(g->comm_done, g->cst));
+        CK(cudaStreamWaitEvent(g->st, g->comm_done, 0));
+    }
+    o->step++;
+    cudaStream_t st = g->st;
+    float inv_world = 1.0f / (float)g->world;
+    bf16 *pw = g->bf16 ? (bf16 *)g->pw : NULL;
+    k_sumsq<<<g->nchunks, 256, 0, st>>>(g->g32, g->cstart, g->clen, g->part);
+    k_norm<<<1, 1, 0, st>>>(g->part, g->nchunks, 1.0 / g->world, g->norm);
+    double bc1 = 1.0 - pow(c->beta1, (double)o->step), bc2 = 1.0 - pow(c->beta2, (double)o->step);
+    if (c->kind == OPT_LAMB) {
+        k_lamb1<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, g->m32, g->v32, g->cstart, g->clen, g->ctensor, g->twd,
+                                            g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
+                                            (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
+        k_lamb_ratio<<<nblk(g->ntensors, 128), 128, 0, st>>>(g->part2, g->tchunk0, g->tnchunks, g->twd, g->ntensors, lr,
+                                                             g->ratio);
+        k_lamb3<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, pw, g->cstart, g->clen, g->ctensor, g->ratio);
+    } else {
+        k_adamw<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, g->m32, g->v32, pw, g->cstart, g->clen, g->ctensor, g->twd,
+                                            g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
+                                            (float)(lr / bc1), (float)sqrt(bc2));
+    }
+    CK(cudaGetLastError());
+}
+
+static void g_stats(void *p, TrainStats *s) {
+    Gpu *g = (Gpu *)p;
+    comm_allreduce_f64(g->comm, g->stats, 8, g->st);
+    double h[8], nm;
+    CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaMemcpyAsync(&nm, g->norm, sizeof nm, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaStreamSynchronize(g->st));
+    double w = g->world;
+    *s = (TrainStats){h[0] / w, h[1] / w, h[2] / w, (int64_t)h[3], (int64_t)h[4], (int64_t)h[5], (int64_t)h[6], nm};
+}
+
+static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
+    Gpu *g = (Gpu *)p;
+    HostBatch hb = upload(g, b);
+    CK(cudaMemsetAsync(g->stats, 0, 8 * sizeof(double), g->st));
+    if (g->bf16) forward<bf16>(g, &hb, 0, 0, 1.0f);
+    else forward<float>(g, &hb, 0, 0, 1.0f);
+    double h[8];
+    CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaStreamSynchronize(g->st));
+    *l = (BertLoss){(float)h[0], (float)h[1], (float)h[2], (int)h[3], (int)h[4], (int)h[5]};
+}
+
+static void g_to_host(void *p) {
+    Gpu *g = (Gpu *)p;
+    CK(cudaStreamSynchronize(g->st));
+    CK(cudaMemcpy(g->m->params, g->p32, g->np * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(g->opt->m, g->m32, g->np * 4, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(g->opt->v, g->v32, g->np * 4, cudaMemcpyDeviceToHost));
+}
+
+void gpu_backend_grads_to_host(void *p) {
+    Gpu *g = (Gpu *)p;
+    CK(cudaStreamSynchronize(g->st));
+    CK(cudaMemcpy(g->m->grads, g->g32, g->np * 4, cudaMemcpyDeviceToHost));
+}
+
+static void g_from_host(void *p) {
+    Gpu *g = (Gpu *)p;
+    CK(cudaStreamSynchronize(g->st));
+    CK(cudaMemcpy(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(g->m32, g->opt->m, g->np * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(g->v32, g->opt->v, g->np * 4, cudaMemcpyHostToDevice));
+    if (g->bf16) k_to_bf16<<<nblk(g->np, TH), TH, 0, g->st>>>(g->p32, (bf16 *)g->pw, g->np);
+    CK(cudaStreamSynchronize(g->st));
+}
+
+static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
+    Gpu *g = (Gpu *)p;
+    if (g->world == 1) {
+        memcpy(all, mine, (size_t)n * sizeof *all);
+        return;
+    }
+    int64_t *d = (int64_t *)dalloc((size_t)n * (g->world + 1) * sizeof *d);
+    CK(cudaMemcpyAsync(d, mine, (size_t)n * sizeof *d, cudaMemcpyHostToDevice, g->st));
+    comm_allgather_i64(g->comm, d, d + n, (size_t)n, g->st);
+    CK(cudaMemcpyAsync(all, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaStreamSynchronize(g->st));
+    dfree(d);
+}
+
+static void g_close(void *p) {
+    Gpu *g = (Gpu *)p;
+    cudaStreamSynchronize(g->st);
+    free_acts(g);
+    void *f[] = {g->p32, g->g32, g->m32, g->v32, g->bf16 ? g->pw : NULL, g->cstart, g->clen, g->ctensor, g->tchunk0,
+                 g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(f[i]);
+    cublasDestroy(g->blas);
+    cudaEventDestroy(g->ev), cudaEventDestroy(g->comm_done);
+    cudaEventDestroy(g->host_ev[0]), cudaEventDestroy(g->host_ev[1]);
+    cudaStreamDestroy(g->st), cudaStreamDestroy(g->cst);
+    comm_close(g->comm);
+    free(g->layer);
+    free(g);
+}
+
+static void *upload_array(const void *h, size_t bytes) {
+    void *d = dalloc(bytes);
+    CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+    return d;
+}
+
+extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
+    Gpu *g = (Gpu *)xcalloc(1, sizeof *g);
+    g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
+    if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, err)) return -1;
+    g->rank = comm_rank(g->comm), g->world = comm_world(g->comm);
+    int ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev == 0)
+        return err_set(err, "no CUDA device (%s); train_bert_cpu trains on the CPU",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    int dev = comm_local_rank(g->comm) % ndev;
+    CK(cudaSetDevice(dev));
+    if (comm_connect(g->comm, err)) return -1;
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, dev));
+    if (g->bf16 && prop.major < 8)
+        return err_set(err, "%s (compute capability %d.%d) has no bf16 matmuls: use --precision fp32", prop.name,
+                       prop.major, prop.minor);
+    snprintf(g->name, sizeof g->name, "cuda %s, %s (GPU %d of %d on this node), %s", g->bf16 ? "bf16" : "fp32",
+             prop.name, dev, ndev, comm_describe(g->comm));
+    CK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
+    CK(cudaStreamCreateWithFlags(&g->cst, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&g->ev, cudaEventDisableTiming));
+    CK(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
+    for (int i = 0; i < 2; i++) CK(cudaEventCreateWithFlags(&g->host_ev[i], cudaEventDisableTiming));
+    CKB(cublasCreate(&g->blas));
+    CKB(cublasSetStream(g->blas, g->st));
+    CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
+    /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after (bert.c's order) */
+    int L = m->c.num_hidden_layers;
+    g->layer = (size_t *)xmalloc((size_t)L * NLT * sizeof *g->layer);
+    for (int i = 0; i < 5; i++) g->outer[i] = bert_tensor(m, i)->off;
+    for (int l = 0; l < L; l++)
+        for (int t = 0; t < NLT; t++) LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
+    for (int i = POOLW; i < NOUTER; i++) g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
+    g->p32 = (float *)dalloc(g->np * 4), g->g32 = (float *)dalloc(g->np * 4);
+    g->m32 = (float *)dalloc(g->np * 4), g->v32 = (float *)dalloc(g->np * 4);
+    g->pw = g->bf16 ? dalloc(g->np * sizeof(bf16)) : (void *)g->p32;
+    /* optimizer chunks: up to OCHUNK elements, never across tensors */
+    g->ntensors = m->ntensors;
+    int cap = 0;
+    for (int t = 0; t < m->ntensors; t++) cap += (int)((bert_tensor(m, t)->n + OCHUNK - 1) / OCHUNK);
+    long long *cs = (long long *)xmalloc((size_t)cap * sizeof *cs);
+    int *cl = (int *)xmalloc((size_t)cap * sizeof *cl), *ct = (int *)xmalloc((size_t)cap * sizeof *ct);
+    int *t0 = (int *)xmalloc((size_t)m->ntensors * sizeof *t0), *tn = (int *)xmalloc((size_t)m->ntensors * sizeof *tn);
+    float *wd = (float *)xmalloc((size_t)m->ntensors * sizeof *wd);
+    int k = 0;
+    for (int t = 0; t < m->ntensors; t++) {
+        const BertTensor *bt = bert_tensor(m, t);
+        t0[t] = k, wd[t] = bt->decay ? opt->c.weight_decay : 0.0f;
+        for (size_t a = 0; a < bt->n; a += OCHUNK, k++)
+            cs[k] = (long long)(bt->off + a), cl[k] = (int)(bt->n - a < OCHUNK ? bt->n - a : OCHUNK), ct[k] = t;
+        tn[t] = k - t0[t];
+    }
+    g->nchunks = k;
+    g->cstart = (long long *)upload_array(cs, (size_t)k * sizeof *cs);
+    g->clen = (int *)upload_array(cl, (size_t)k * sizeof *cl), g->ctensor = (int *)upload_array(ct, (size_t)k * sizeof *ct);
+    g->tchunk0 = (int *)upload_array(t0, (size_t)m->ntensors * sizeof *t0);
+    g->tnchunks = (int *)upload_array(tn, (size_t)m->ntensors * sizeof *tn);
+    g->twd = (float *)upload_array(wd, (size_t)m->ntensors * sizeof *wd);
+    free(cs), free(cl), free(ct), free(t0), free(tn), free(wd);
+    g->ratio = (float *)dalloc((size_t)m->ntensors * 4);
+    g->part = (double *)dalloc((size_t)k * 8), g->part2 = (double *)dalloc((size_t)k * 16);
+    g->norm = (double *)dalloc(8), g->stats = (double *)dalloc(8 * sizeof(double));
+    CK(cudaMemset(g->norm, 0, 8));
+    *be = (TrainBackend){g->name, g->rank, g->world, g, g_zero_grad, g_micro_step, g_opt_step, g_stats, g_eval,
+                         g_to_host, g_from_host, g_allgather, g_close};
+    return 0;
+}
