@@ -75,7 +75,7 @@ $(BUILD)/train/cuda/gpu_backend.o: train/cuda/gpu_backend.cu $(DEPS_OK) $(CUDA_M
 $(BUILD)/train/cuda/%.o: train/cuda/%.c $(DEPS_OK) $(CUDA_MK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CC  $<"
-	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -I$(CUDA_INC) $(NCCL_FLAGS) $(MPI_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -isystem $(CUDA_INC) $(NCCL_FLAGS) $(MPI_FLAGS) -MMD -MP -c $< -o $@
 
 $(BIN)/train_bert: $(CUDA_OBJ) $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $(@D)

@@ -119,6 +119,7 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
     ncclGetVersion(&v);
     snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes", v / 10000, v / 100 % 100, v % 100,
              c->mpi ? "MPI" : "file", c->world);
+    info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
     return 0;
 #endif
 }

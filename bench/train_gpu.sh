@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench/train_gpu.sh - train_bert against Hugging Face transformers'
+# BertForPreTraining in PyTorch (bf16 autocast, SDPA attention, fused
+# AdamW; bench/train_gpu_ref.py) on this machine's GPU, same micro-batch,
+# in the same run: seq/s and model FLOPs utilisation for BERT-base and
+# BERT-large, phase 1 (128/20) and phase 2 (512/80).
+#
+# Data for train_bert: enwiki-206 through the prep stages and hdf5gen (dupe
+# 5) at both lengths, bert-base-uncased's vocabulary. Ours: train_bert
+# --precision bf16, LAMB (NVIDIA's recipe), one micro-batch per step,
+# median seq/s of its per-step log after WARMUP steps. MFU = model FLOPs
+# per second / the GPU's dense bf16 peak, with model FLOPs per sequence =
+# 3 x forward: per layer 2S(4H^2 + 2HI) + 4S^2H, plus the MLM head at the
+# masked tokens P(2H^2 + 2HV) and the pooler/NSP 2H^2 + 4H (the same count
+# for both programs, although the peer's head runs at all S positions).
+#
+#   bash bench/train_gpu.sh [--write BENCHMARKS.md]
+#   B1=64 B2=16 STEPS=30 WARMUP=5 PEAK_TFLOPS=989 (defaults: peak from the GPU's name)
+. "$(dirname "$0")/lib.sh"
+WRITE=""
+[ "${1:-}" = --write ] && WRITE=${2:?--write FILE}
+B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-30} WARMUP=${WARMUP:-5}
+D=$W/train_gpu
+mkdir -p "$D"
+command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "bench/train_gpu.sh: no GPU here"; exit 1; }
+[ -x "$BIN/train_bert" ] || { echo "bench/train_gpu.sh: bin/train_bert not built (nvcc missing?)"; exit 1; }
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [ -z "${PEAK_TFLOPS:-}" ]; then
+  case "$gpu" in
+  *H100*PCIe*) PEAK_TFLOPS=756 ;;
+  *H100*NVL*) PEAK_TFLOPS=835 ;;
+  *H100* | *H200* | *GH200*) PEAK_TFLOPS=989 ;;
+  *A100*) PEAK_TFLOPS=312 ;;
+  *) PEAK_TFLOPS=0 ;;
+  esac
+fi
+PY=""
+for p in ${WIKIBERT_PYTHON:-} python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null && "$p" -c "import torch, transformers; assert torch.cuda.is_available()" 2>/dev/null; then
+    PY=$p
+    break
+  fi
+done
+
+[ -s "$D/en.txt" ] || "$BIN/wiki_dump" "$ROOT/tests/data/enwiki-206.xml.bz2" 2>/dev/null |
+  "$BIN/wiki_strip" -F lines 2>/dev/null | "$BIN/sent_split" -l en 2>/dev/null >"$D/en.txt"
+for sp in 128:20 512:80; do
+  s=${sp%:*} p=${sp#*:}
+  mkdir -p "$D/h5_$s"
+  [ -s "$D/h5_$s/en_training_0.hdf5" ] || "$BIN/hdf5gen" -q -f --vocab "$ROOT/data/bert/vocab.txt" --dupe-factor 5 \
+    --max-seq-length "$s" --max-predictions-per-seq "$p" -o "$D/h5_$s/en_training_0.hdf5" "$D/en.txt"
+done
+
+flops() { # config S P -> training FLOPs per sequence
+  awk -v S="$2" -v P="$3" -v c="$(tr -d '\n' <"$1")" 'BEGIN {
+    n = split(c, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], f, ":"); gsub(/[ "{}]/, "", f[1]); gsub(/[ "{}]/, "", f[2]); v[f[1]] = f[2] }
+    H = v["hidden_size"]; I = v["intermediate_size"]; L = v["num_hidden_layers"]; V = v["vocab_size"] + (8 - v["vocab_size"] % 8) % 8
+    fwd = L * (2 * S * (4 * H * H + 2 * H * I) + 4 * S * S * H) + P * (2 * H * H + 2 * H * V) + 2 * H * H + 4 * H
+    printf "%.0f", 3 * fwd }'
+}
+
+rows=()
+echo "GPU: $gpu (dense bf16 peak ${PEAK_TFLOPS} TFLOPS); train_bert --precision bf16, LAMB; peer: ${PY:+$("$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)')}"
+for cfg in base large; do
+  for ph in 1 2; do
+    if [ $ph = 1 ]; then s=128 p=20 b=$B1; else s=512 p=80 b=$B2; fi
+    conf=$ROOT/train/configs/bert_$cfg.json
+    rm -rf "$D/out"
+    ours=$("$BIN/train_bert" -q --input_dir "$D/h5_$s" --config_file "$conf" --output_dir "$D/out" \
+      --train_batch_size "$b" --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 \
+      --num_steps_per_checkpoint 1000000 --precision bf16 |
+      sed -n 's/.*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2/p' | awk -v w="$WARMUP" '$1 > w { print $2 }' |
+      sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
+    rm -rf "$D/out"
+    ref=""
+    [ -n "$PY" ] && ref=$("$PY" "$ROOT/bench/train_gpu_ref.py" "$conf" "$b" "$s" "$p" "$STEPS" "$WARMUP" |
+      sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p')
+    f=$(flops "$conf" $s $p)
+    mfu() { [ -n "$1" ] && [ "$PEAK_TFLOPS" != 0 ] && awk -v r="$1" -v f="$f" -v pk="$PEAK_TFLOPS" 'BEGIN { printf "%.1f %%", 100 * r * f / (pk * 1e12) }' || echo "-"; }
+    row=$(printf '| bert_%s | %d (%d/%d) | %d | %s | %s | %s | %s | %s |' "$cfg" "$ph" "$s" "$p" "$b" "${ours:--}" \
+      "$(mfu "$ours")" "${ref:-not run}" "$(mfu "$ref")" "$([ -n "$ours" ] && [ -n "$ref" ] && ratio "$ours" "$ref" || echo -)x")
+    echo "$row"
+    rows+=("$row")
+  done
+done
+if [ -n "$WRITE" ]; then
+  {
+    echo "<!-- train_gpu:begin -->"
+    echo "### \`bash bench/train_gpu.sh\` — $(date -u +%Y-%m-%d), $gpu"
+    echo
+    echo "train_bert --precision bf16 (LAMB) against transformers' BertForPreTraining (bf16 autocast, SDPA, fused"
+    echo "AdamW), the same micro-batch, median seq/s over $STEPS steps after $WARMUP; MFU against ${PEAK_TFLOPS} TFLOPS."
+    echo
+    echo "| config | phase (seq/pred) | micro-batch | train_bert seq/s | MFU | PyTorch seq/s | MFU | ratio |"
+    echo "|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo "<!-- train_gpu:end -->"
+  } >"$D/table.md"
+  if grep -q '<!-- train_gpu:begin -->' "$WRITE"; then
+    awk -v t="$D/table.md" '/<!-- train_gpu:begin -->/ { while ((getline l < t) > 0) print l; skip = 1; next }
+      /<!-- train_gpu:end -->/ { skip = 0; next } !skip' "$WRITE" >"$WRITE.tmp" && mv "$WRITE.tmp" "$WRITE"
+  else
+    cat "$D/table.md" >>"$WRITE"
+  fi
+  echo "table written into $WRITE"
+fi

@@ -1,0 +1,57 @@
+# CLI tests of train_bert (the CUDA trainer) that need no GPU: it is built
+# where nvcc is (the CI machines have nvcc and no GPU); --help; options
+# shared with train_bert_cpu and its own (--precision, --rank/--world_size,
+# --nccl_id_file) and their errors; without a GPU a one-line error and exit
+# 1; two processes exchange the NCCL id through --nccl_id_file. The GPU
+# checks themselves are `make gpu-check` (tests/gpu/check.sh).
+. "$TESTS/cli/lib.sh"
+TR=$BIN/train_bert
+if [ ! -x "$TR" ]; then
+  echo "not run: bin/train_bert was not built (no nvcc: see mk/cuda.sh)"
+  done_testing
+  exit 0
+fi
+V=$TESTS/../data/bert/vocab.txt
+CFG=$TESTS/../train/configs/bert_tiny.json
+mkdir -p "$T/h5"
+"$BIN/wiki_dump" "$DATA/enwiki-3.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+  "$BIN/sent_split" -j1 -l en 2>/dev/null >"$T/en.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --max-seq-length 64 --max-predictions-per-seq 10 -o "$T/h5/en_training_0.hdf5" "$T/en.txt"
+args() { echo --input_dir "$T/h5" --config_file "$CFG" --output_dir "$T/train" --max_steps 2 --max_predictions_per_seq 10 "$@"; }
+
+run "$TR" --help
+expect_rc "--help" 0
+ok "... documents the GPU options" eval 'grep -q -- "--precision bf16|fp32" "$out" && grep -q -- "--nccl_id_file" "$out" && grep -q mpirun "$out"'
+ok "... and run_pretraining.py's" eval 'grep -q -- "--gradient_accumulation_steps" "$out" && grep -q -- "--phase2" "$out"'
+run "$TR" $(args --precision fp16)
+expect_rc "--precision fp16" 2
+expect_err "... names the choices" "*--precision fp16: bf16 or fp32*"
+run "$TR" $(args -j 2)
+expect_rc "-j (a CPU option)" 2
+run "$TR" $(args --rank 1)
+expect_rc "--rank without --world_size" 2
+run "$TR" $(args --rank 2 --world_size 2)
+expect_rc "--rank not below --world_size" 2
+run "$BIN/train_bert_cpu" $(args --precision bf16)
+expect_rc "train_bert_cpu refuses --precision" 2
+expect_err "... saying it is train_bert's" "*only train_bert (GPUs) has this option*"
+run "$TR" --config_file "$CFG"
+expect_rc "missing required options" 2
+run "$TR" $(args --world_size 2 --rank 0)
+expect_rc "2 processes, no MPI, no id file" 1
+expect_err "... asks for --nccl_id_file" "*--nccl_id_file*"
+if nvidia-smi -L >/dev/null 2>&1; then
+  echo "not run: the no-GPU error and the id exchange (this machine has a GPU: make gpu-check)"
+else
+  run "$TR" $(args)
+  expect_rc "no GPU: exit 1" 1
+  expect_err "... one line naming the CPU trainer" "train_bert: no CUDA device (*); train_bert_cpu trains on the CPU"
+  ok "... and nothing written" test ! -e "$T/train"
+  ( "$TR" -v $(args --world_size 2 --rank 1 --nccl_id_file "$T/id") 2>"$T/err1"; echo $? >"$T/rc1" ) &
+  sleep 0.5
+  run "$TR" -v $(args --world_size 2 --rank 0 --nccl_id_file "$T/id")
+  wait
+  ok "two processes: rank 0 writes the NCCL id file" test -s "$T/id"
+  ok "... rank 1 reads it (then both stop: no GPU)" eval 'grep -q "rank 1 of 2 (local rank 1): NCCL .*id via file" "$T/err1" && [ "$(cat "$T/rc1")" = 1 ]'
+fi
+done_testing

@@ -1,0 +1,186 @@
+/* check_gpu.c - train_bert's CUDA backend against the PyTorch reference of
+ * tests/data/bert_tiny_ref.bin (the file test_bert.c checks the C model
+ * with), on this machine's GPU; run by `make gpu-check`.
+ *
+ *   check_gpu [REF]                 the reference checks, fp32 and bf16
+ *   check_gpu ckpt CONFIG A B TOL   two checkpoints of CONFIG's model hold
+ *                                   the same weights within TOL (relative,
+ *                                   per tensor): train_bert against
+ *                                   train_bert_cpu after the same steps
+ *
+ * fp32 (--precision fp32: pedantic float32 cuBLAS): losses, every gradient
+ * (without and with dropout: the masks are dropout.h's on both sides), the
+ * weights after two LAMB and two AdamW steps, each within 1e-4 of the
+ * reference as test_bert.c requires of the C model. bf16: losses within
+ * 1e-2, weights after the optimizer steps within 1e-2; gradients are
+ * printed. Both: gradient accumulation (two half-scaled micro-batches = one)
+ * and repeatability (the same gradients bit for bit when run again).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../test.h"
+#include "../bert_ref.h"
+#include "ckpt.h"
+#include "gpu.h"
+#include "optim.h"
+
+#ifndef TEST_DATA
+#define TEST_DATA "tests/data"
+#endif
+
+static void check_precision(const Ref *r, int bf16) {
+    const char *pn = bf16 ? "bf16" : "fp32";
+    BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1]};
+    Bert m;
+    Err err;
+    if (bert_create(&m, &c, &err)) {
+        test_cond("create the tiny model", 0);
+        return;
+    }
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    Optim opt;
+    optim_init(&opt, &oc, &m);
+    TrainOpts o = {0};
+    o.accum = 1, o.bf16 = bf16, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainBackend be;
+    char what[160];
+    if (gpu_backend_open(&be, &m, &opt, &o, &err)) {
+        printf("  %s\n", err.msg);
+        test_cond("open the CUDA backend", 0);
+        optim_free(&opt), bert_free(&m);
+        return;
+    }
+    printf("  %s\n", be.name);
+    memcpy(m.params, r->params, m.nparams * sizeof(float));
+    be.from_host(be.ctx);
+    BertBatch b = batch_of(r);
+    double ltol = bf16 ? 1e-2 : 1e-4, gtol = bf16 ? 1e30 : 1e-4, wtol = bf16 ? 1e-2 : 1e-4;
+
+    /* forward + backward, no dropout */
+    TrainStats st;
+    be.zero_grad(be.ctx);
+    be.micro_step(be.ctx, &b, 1.0f, 0, 0);
+    be.opt_step(be.ctx, 0.0f); /* lr 0: weights stay; gives the gradient norm */
+    be.stats(be.ctx, &st);
+    printf("  %s: loss %.7f (ref %.7f), mlm %.7f (%.7f), nsp %.7f (%.7f)\n", pn, st.loss, r->losses[0], st.mlm,
+           r->losses[1], st.nsp, r->losses[2]);
+    snprintf(what, sizeof what, "%s: losses within %g", pn, ltol);
+    test_cond(what, fabs(st.loss - r->losses[0]) <= ltol * r->losses[0] &&
+                        fabs(st.mlm - r->losses[1]) <= ltol * r->losses[1] &&
+                        fabs(st.nsp - r->losses[2]) <= ltol * r->losses[2]);
+    test_cond("masked tokens and rows counted", st.masked == r->nmask && st.rows == r->B);
+
+    be.zero_grad(be.ctx);
+    be.micro_step(be.ctx, &b, 1.0f, 0, 0);
+    gpu_backend_grads_to_host(be.ctx);
+    snprintf(what, sizeof what, "%s gradients", pn);
+    int ok = tensors_close(&m, m.grads, r->grads, gtol, what);
+    if (!bf16) test_cond("fp32: every gradient within 1e-4", ok);
+    float *g1 = malloc(m.nparams * sizeof *g1);
+    memcpy(g1, m.grads, m.nparams * sizeof *g1);
+
+    /* repeatability and accumulation */
+    be.zero_grad(be.ctx);
+    be.micro_step(be.ctx, &b, 1.0f, 0, 0);
+    gpu_backend_grads_to_host(be.ctx);
+    snprintf(what, sizeof what, "%s: the same gradients bit for bit when run again", pn);
+    test_cond(what, memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+    o.accum = 2;
+    TrainBackend be2;
+    if (gpu_backend_open(&be2, &m, &opt, &o, &err) == 0) {
+        be2.from_host(be2.ctx);
+        be2.zero_grad(be2.ctx);
+        be2.micro_step(be2.ctx, &b, 0.5f, 0, 0);
+        be2.micro_step(be2.ctx, &b, 0.5f, 0, 0);
+        gpu_backend_grads_to_host(be2.ctx);
+        double e = rel_err(m.grads, g1, m.nparams);
+        printf("  %s: accumulation 2 x 1/2 vs 1: %.2e\n", pn, e);
+        snprintf(what, sizeof what, "%s: gradient accumulation (2 x 1/2)", pn);
+        test_cond(what, e <= (bf16 ? 1e-2 : 1e-6));
+        be2.close(be2.ctx);
+    }
+
+    /* dropout: the reference's pass key, the same masks */
+    be.zero_grad(be.ctx);
+    be.micro_step(be.ctx, &b, 1.0f, 1, r->dropout_key);
+    be.opt_step(be.ctx, 0.0f);
+    be.stats(be.ctx, &st);
+    printf("  %s dropout: loss %.7f (ref %.7f)\n", pn, st.loss, r->dropout_losses[0]);
+    snprintf(what, sizeof what, "%s: loss with dropout within %g", pn, ltol);
+    test_cond(what, fabs(st.loss - r->dropout_losses[0]) <= ltol * r->dropout_losses[0]);
+    be.zero_grad(be.ctx);
+    be.micro_step(be.ctx, &b, 1.0f, 1, r->dropout_key);
+    gpu_backend_grads_to_host(be.ctx);
+    snprintf(what, sizeof what, "%s gradients, dropout", pn);
+    ok = tensors_close(&m, m.grads, r->dropout_grads, gtol, what);
+    if (!bf16) test_cond("fp32: every gradient with dropout within 1e-4", ok);
+    be.close(be.ctx);
+    optim_free(&opt);
+
+    /* two optimizer steps each */
+    for (int kind = 0; kind < 2; kind++) {
+        optim_config_default(&oc, kind == 0 ? OPT_LAMB : OPT_ADAMW);
+        oc.weight_decay = r->hyp[1], oc.beta1 = r->hyp[2], oc.beta2 = r->hyp[3], oc.eps = r->hyp[4];
+        oc.max_grad_norm = r->hyp[5];
+        optim_init(&opt, &oc, &m);
+        memcpy(m.params, r->params, m.nparams * sizeof(float));
+        o.accum = 1;
+        if (gpu_backend_open(&be, &m, &opt, &o, &err)) {
+            test_cond("open the CUDA backend", 0);
+            break;
+        }
+        be.from_host(be.ctx);
+        for (int s = 0; s < 2; s++) {
+            be.zero_grad(be.ctx);
+            be.micro_step(be.ctx, &b, 1.0f, 0, 0);
+            be.opt_step(be.ctx, poly_warmup_lr(s + 1, r->hyp[0], r->hyp[6], r->total_steps));
+            be.to_host(be.ctx);
+            snprintf(what, sizeof what, "%s %s step %d weights", pn, kind == 0 ? "LAMB" : "AdamW", s + 1);
+            test_cond(what, tensors_close(&m, m.params, kind == 0 ? r->lamb[s] : r->adamw[s], wtol, what));
+        }
+        be.close(be.ctx);
+        optim_free(&opt);
+    }
+    free(g1);
+    bert_free(&m);
+}
+
+static int compare_ckpts(const char *config, const char *a, const char *b, double tol) {
+    BertConfig c;
+    Err err;
+    if (bert_config_load(&c, config, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 2;
+    }
+    if (c.vocab_size % 8) c.vocab_size += 8 - c.vocab_size % 8;
+    Bert ma, mb;
+    if (bert_create(&ma, &c, &err) || bert_create(&mb, &c, &err) || ckpt_load(a, &ma, NULL, NULL, &err) ||
+        ckpt_load(b, &mb, NULL, NULL, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 2;
+    }
+    char what[200];
+    snprintf(what, sizeof what, "weights of %s and %s", a, b);
+    int ok = tensors_close(&ma, ma.params, mb.params, tol, what);
+    bert_free(&ma), bert_free(&mb);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 6 && strcmp(argv[1], "ckpt") == 0) return compare_ckpts(argv[2], argv[3], argv[4], atof(argv[5]));
+    Ref r = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/bert_tiny_ref.bin", TEST_DATA);
+    if (load_ref(&r, argc > 1 ? argv[1] : path)) {
+        test_cond("reference file readable", 0);
+        return test_report();
+    }
+    check_precision(&r, 0);
+    check_precision(&r, 1);
+    free_ref(&r);
+    return test_report();
+}
