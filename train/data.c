@@ -103,27 +103,41 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
     if (d->o.max_seq_length && L != d->o.max_seq_length)
         return err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, d->o.max_seq_length);
     int any_mask = 0;
-    for (int64_t i = 0; i < rows; i++) {
+    int64_t *seen = xcalloc((size_t)L, sizeof *seen); /* row + 1 where a position was listed */
+    for (int64_t i = 0; i < rows && !rc; i++) {
         for (int j = 0; j < L; j++) {
             int32_t id = d->ids[i * L + j], s = d->seg[i * L + j];
             if (id < 0 || id >= d->o.vocab_size)
-                return err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
-                               (long long)i, id, d->o.vocab_size);
-            if (s < 0 || s > 1) return err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
+                rc = err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
+                             (long long)i, id, d->o.vocab_size);
+            else if (s < 0 || s > 1) rc = err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
+            if (rc) break;
         }
+        if (rc) break;
         for (int k = 0; k < P; k++) {
             int32_t p = d->mpos[i * P + k], id = d->mids[i * P + k];
             if (p == 0) break;
             any_mask = 1;
-            if (p < 0 || p >= L)
-                return err_set(err, "%s: instance %lld: masked position %d outside the sequence", path, (long long)i, p);
-            if (id < 0 || id >= d->o.vocab_size)
-                return err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)", path,
-                               (long long)i, id, d->o.vocab_size);
+            if (p < 0 || p >= L) {
+                rc = err_set(err, "%s: instance %lld: masked position %d outside the sequence", path, (long long)i, p);
+                break;
+            }
+            if (seen[p] == i + 1) {
+                rc = err_set(err, "%s: instance %lld: masked position %d listed twice", path, (long long)i, p);
+                break;
+            }
+            seen[p] = i + 1;
+            if (id < 0 || id >= d->o.vocab_size) {
+                rc = err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)", path,
+                             (long long)i, id, d->o.vocab_size);
+                break;
+            }
         }
-        if (d->nsp[i] != 0 && d->nsp[i] != 1)
-            return err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, d->nsp[i]);
+        if (!rc && d->nsp[i] != 0 && d->nsp[i] != 1)
+            rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, d->nsp[i]);
     }
+    free(seen);
+    if (rc) return rc;
     d->file = path;
     d->rows = rows;
     d->L = L;

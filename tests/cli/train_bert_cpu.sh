@@ -117,6 +117,19 @@ expect_rc "without dynamic masking it is refused" 1
 expect_err "... naming the file" "*plain_training_0.hdf5: no masked positions*"
 
 # ---- errors ----
+H5PY=$(py_with h5py)
+if [ -n "$H5PY" ]; then
+  mkdir -p "$T/dup"
+  cp "$T/h5/en_training_1.hdf5" "$T/dup/dup_training_0.hdf5"
+  "$H5PY" -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r+"); p = f["masked_lm_positions"]; r = p[3]; r[1] = r[0]; p[3] = r; f.close()' \
+    "$T/dup/dup_training_0.hdf5"
+  run "$TR" --input_dir "$T/dup" --config_file "$T/tiny.json" --output_dir "$T/dupo" --max_steps 1
+  expect_rc "a masked position listed twice in a row" 1
+  expect_err "... named with the file and instance" "*dup_training_0.hdf5: instance 3: masked position * listed twice*"
+else
+  echo "not run: a file with a masked position listed twice (no python3 with h5py to write it)"
+fi
 run "$TR" $(tr_args "$T/e") --config_file "$T/none.json"
 expect_rc "missing config" 2
 expect_err "... named" "*none.json: No such file or directory*"

@@ -196,7 +196,8 @@ template <typename T> __global__ void k_gather(const T *x, const int *rows, int 
     out[i] = x[(size_t)rows[i / H] * H + i % H];
 }
 
-/* x[rows[j]] += src[j] (rows distinct) */
+/* x[rows[j]] += src[j] (rows distinct: the data reader refuses a masked
+ * position listed twice) */
 template <typename T> __global__ void k_scatter_add(T *x, const int *rows, const T *src, int n, int H) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (size_t)n * H) return;
@@ -668,6 +669,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
     size_t widest = V > I ? V : I;
+    if (H > widest) widest = H;
     g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
@@ -1040,6 +1042,7 @@ static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
 static void g_to_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
+    CK(cudaStreamSynchronize(g->cst));
     CK(cudaMemcpy(g->m->params, g->p32, g->np * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(g->opt->m, g->m32, g->np * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(g->opt->v, g->v32, g->np * 4, cudaMemcpyDeviceToHost));
@@ -1048,15 +1051,16 @@ static void g_to_host(void *p) {
 void gpu_backend_grads_to_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
+    CK(cudaStreamSynchronize(g->cst));
     CK(cudaMemcpy(g->m->grads, g->g32, g->np * 4, cudaMemcpyDeviceToHost));
 }
 
 static void g_from_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
-    CK(cudaMemcpy(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(g->m32, g->opt->m, g->np * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(g->v32, g->opt->v, g->np * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaMemcpyAsync(g->m32, g->opt->m, g->np * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaMemcpyAsync(g->v32, g->opt->v, g->np * 4, cudaMemcpyHostToDevice, g->st));
     if (g->bf16) k_to_bf16<<<nblk(g->np, TH), TH, 0, g->st>>>(g->p32, (bf16 *)g->pw, g->np);
     CK(cudaStreamSynchronize(g->st));
 }
