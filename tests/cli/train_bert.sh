@@ -53,5 +53,17 @@ else
   wait
   ok "two processes: rank 0 writes the NCCL id file" test -s "$T/id"
   ok "... rank 1 reads it (then both stop: no GPU)" eval 'grep -q "rank 1 of 2 (local rank 1): NCCL .*id via file" "$T/err1" && [ "$(cat "$T/rc1")" = 1 ]'
+  if command -v mpirun >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    run timeout 120 mpirun --oversubscribe -np 2 "$TR" -v $(args)
+    if grep -q "no MPI to share the NCCL id" "$err"; then
+      echo "not run: the MPI bootstrap (train_bert was built without MPI: see mk/cuda.sh)"
+    else
+      ok "mpirun -np 2: both ranks get the NCCL id through MPI" \
+        eval 'grep -q "rank 0 of 2 (local rank 0): NCCL .*id via MPI" "$err" && grep -q "rank 1 of 2 (local rank 1): NCCL .*id via MPI" "$err"'
+    fi
+  else
+    echo "not run: the MPI bootstrap (no mpirun here)"
+  fi
 fi
 done_testing
