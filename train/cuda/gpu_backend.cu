@@ -838,6 +838,29 @@ static void reduce_range(Gpu *g, size_t a, size_t b) {
     comm_allreduce_f32(g->comm, g->g32 + a, b - a, g->cst);
 }
 
+/* The backward pass of out = LN(dropout(in W^T + b) + res), one of a
+ * layer's two sublayer outputs (LN weight, bias follow tensor lnw; W, b
+ * follow tensor w): from d(out) in g->dX, the LayerNorm's and the linear
+ * layer's parameter gradients, d(res) = d(r) into g->dr and d(in) [N, K]
+ * into din. */
+template <typename T>
+static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float *mean, const float *rstd, const void *in,
+                         int K, uint64_t key, uint32_t thr, float dscale, int N, void *din) {
+    int H = g->m->c.hidden_size;
+    size_t NH = (size_t)N * H;
+    T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = dr;
+    k_ln_bwd<T><<<nblk(N, WARPS), 32 * WARPS, 0, g->st>>>(dX, r, P32(LO(l, lnw)), mean, rstd, dr, N, H);
+    colsum<T>(g, dX, r, mean, rstd, N, H, G32(LO(l, lnw)), 1);
+    colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, lnw + 1)), 0);
+    if (thr) {
+        dy = (T *)g->dy;
+        k_dropout<T><<<nblk(NH, TH), TH, 0, g->st>>>(dy, dr, NH, key, thr, dscale);
+    }
+    colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, w + 1)), 0);
+    gemm_dW(g, dy, in, G32(LO(l, w)), N, K, H);
+    gemm_dyW(g, dy, PW(LO(l, w)), din, N, K, H, 0.0f);
+}
+
 template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int last) {
     const BertConfig *c = &g->m->c;
     int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
@@ -889,34 +912,14 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         float *m1 = g->m1 + (size_t)l * N, *s1 = g->s1 + (size_t)l * N, *m2 = g->m2 + (size_t)l * N,
               *s2 = g->s2 + (size_t)l * N;
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
-        k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, r2, P32(LO(l, LN2W)), m2, s2, dr, N, H);
-        colsum<T>(g, dX, r2, m2, s2, N, H, G32(LO(l, LN2W)), 1);
-        colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, LN2B)), 0);
-        T *dy = dr;
-        if (hthr) {
-            dy = (T *)g->dy;
-            k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dy, dr, NH, dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
-        }
-        colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, OB)), 0);
-        gemm_dW(g, dy, h, G32(LO(l, OW)), N, I, H);
-        gemm_dyW(g, dy, PW(LO(l, OW)), g->dH, N, I, H, 0.0f);
+        sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
         k_act_bwd<T><<<nblk(NI, TH), TH, 0, st>>>((T *)g->dH, hpre, NI, 0);
         colsum<T>(g, g->dH, NULL, NULL, NULL, N, I, G32(LO(l, IB)), 0);
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
         gemm_dyW(g, g->dH, PW(LO(l, IW)), dX, N, H, I, 0.0f); /* dX := d(x1) */
         k_add<T><<<nblk(NH, TH), TH, 0, st>>>(dX, dr, NH);
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
-        k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, r1, P32(LO(l, LN1W)), m1, s1, dr, N, H);
-        colsum<T>(g, dX, r1, m1, s1, N, H, G32(LO(l, LN1W)), 1);
-        colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, LN1B)), 0);
-        dy = dr;
-        if (hthr) {
-            dy = (T *)g->dy;
-            k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dy, dr, NH, dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
-        }
-        colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, AOB)), 0);
-        gemm_dW(g, dy, ctx, G32(LO(l, AOW)), N, H, H);
-        gemm_dyW(g, dy, PW(LO(l, AOW)), g->dctx, N, H, H, 0.0f);
+        sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
         /* attention, per head */
         T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
         k_permute<T><<<nblk(NH, TH), TH, 0, st>>>((const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
@@ -1101,9 +1104,8 @@ static void *upload_array(const void *h, size_t bytes) {
     return d;
 }
 
-extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
-    Gpu *g = (Gpu *)xcalloc(1, sizeof *g);
-    g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
+/* join the process group and select this process's GPU; -1 with err */
+static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
     if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, err)) return -1;
     g->rank = comm_rank(g->comm), g->world = comm_world(g->comm);
     int ndev = 0;
@@ -1121,6 +1123,17 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
                        prop.major, prop.minor);
     snprintf(g->name, sizeof g->name, "cuda %s, %s (GPU %d of %d on this node), %s", g->bf16 ? "bf16" : "fp32",
              prop.name, dev, ndev, comm_describe(g->comm));
+    return 0;
+}
+
+extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
+    Gpu *g = (Gpu *)xcalloc(1, sizeof *g);
+    g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
+    if (open_device(g, o, err)) {
+        comm_close(g->comm);
+        free(g);
+        return -1;
+    }
     CK(cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking));
     CK(cudaStreamCreateWithFlags(&g->cst, cudaStreamNonBlocking));
     CK(cudaEventCreateWithFlags(&g->ev, cudaEventDisableTiming));
