@@ -96,6 +96,26 @@ $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -Itests -MMD -MP -c $< -o $@
 
+# The CUDA backend once more, compiled by the C++ compiler against
+# tests/gpu/cuda_emu.h (CUDA's execution model and cuBLAS's semantics on the
+# CPU): make test runs its kernels and matmul calls on any machine
+# (test_gpu_emu: check_gpu against the reference file; train_bert_emu:
+# the trainer, for tests/cli/train_bert_emu.sh). Without NCCL: one process.
+CXX ?= g++
+EMU_OBJ := $(BUILD)/tests/emu/gpu_backend.o $(BUILD)/tests/emu/comm.o
+$(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu tests/gpu/cuda_emu.h $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	@echo "  CXX $< (CPU emulation, for the tests)"
+	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -Icommon -Itrain -Itrain/cuda -Itests/gpu -Wall \
+	  -Wno-unused-parameter -MMD -MP -c $< -o $@
+$(BUILD)/tests/emu/%.o: train/cuda/%.c $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -MMD -MP -c $< -o $@
+$(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/libwikibert.a
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
+$(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
+
 $(DEPS_OK):
 	$(Q)mkdir -p $(@D)
 	$(Q)mk/deps.sh $(CC)
@@ -132,7 +152,8 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
 ## test: build and run every unit and CLI test (the CI gate)
-test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried
+test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried \
+      $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/train_bert_emu
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
 
 # Optional packages for the comparison tests: tried once, never fatal.

@@ -15,9 +15,18 @@
  * the host with the batch); norms for the optimizer are per-chunk partial
  * sums reduced in order.
  */
+#ifdef WB_CUDA_EMU
+#include "cuda_emu.h" /* tests/gpu: the CUDA execution model and cuBLAS's semantics on the CPU */
+#else
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+/* kernel launches; LAUNCH_COOP marks kernels whose threads cooperate (warp
+ * shuffles, __syncthreads), which the CPU emulation of the tests runs on
+ * concurrent threads */
+#define LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#define LAUNCH_COOP LAUNCH
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -612,8 +621,8 @@ static void colsum(Gpu *g, const void *x, const void *in, const float *mean, con
                    int mode) {
     int chunks = (N + CROWS - 1) / CROWS;
     dim3 grid(nblk(C, 128), chunks);
-    k_colsum_part<T><<<grid, 128, 0, g->st>>>((const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
-    k_colsum_finish<<<nblk(C, 128), 128, 0, g->st>>>(g->colpart, chunks, C, grad);
+    LAUNCH(k_colsum_part<T>, grid, 128, g->st, (const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
+    LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart, chunks, C, grad);
 }
 
 static size_t tsize(const Gpu *g) { return g->bf16 ? sizeof(bf16) : sizeof(float); }
@@ -759,7 +768,7 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
     float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
-    k_embed_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>(g->ids, g->seg, P32(g->outer[WTE]), P32(g->outer[WPE]),
+    LAUNCH_COOP(k_embed_ln<T>, rows_blk, 32 * WARPS, st, g->ids, g->seg, P32(g->outer[WTE]), P32(g->outer[WPE]),
                                                    P32(g->outer[WTT]), P32(g->outer[ELNW]), P32(g->outer[ELNB]),
                                                    (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
                                                    dropout_site_key(pkey, 0), hthr, hs);
@@ -777,57 +786,57 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
                                            (long long)H * H + H, x, t, H, 0, &beta, g->qkv, t, H, (long long)NH, 3,
                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
         }
-        k_qkv_bias_split<T><<<nblk(3 * NH, TH), TH, 0, st>>>((const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
+        LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
                                                             P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
         /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
         bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
               (long long)S * D, P, S, (long long)S * S, B * A);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        k_softmax<T><<<nblk((size_t)B * A * S, WARPS), 32 * WARPS, 0, st>>>(P, athr ? (T *)g->Pd : NULL, g->maskbias,
+        LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, athr ? (T *)g->Pd : NULL, g->maskbias,
                                                                           B * A * S, A, S, akey, athr, as);
         /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? g->Pd : (void *)P, S,
               (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
-        k_permute<T><<<nblk(NH, TH), TH, 0, st>>>((const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
+        LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
-        k_bias_drop_res_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>((const T *)g->y, P32(LO(l, AOB)), (const T *)x,
+        LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, AOB)), (const T *)x,
                                                                P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1,
                                                                g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
                                                                dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
         gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
-        k_bias_act<T><<<nblk(NI, TH), TH, 0, st>>>(hpre, h, P32(LO(l, IB)), NI, I, 0);
+        LAUNCH(k_bias_act<T>, nblk(NI, TH), TH, st, hpre, h, P32(LO(l, IB)), NI, I, 0);
         gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
-        k_bias_drop_res_ln<T><<<rows_blk, 32 * WARPS, 0, st>>>((const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
+        LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
                                                                P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
                                                                g->s2 + (size_t)l * N, N, H, eps,
                                                                dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
         x = x2;
     }
     /* NSP head */
-    k_gather<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((const T *)x, g->clsrow, B, H, (T *)g->pin);
+    LAUNCH(k_gather<T>, nblk((size_t)B * H, TH), TH, st, (const T *)x, g->clsrow, B, H, (T *)g->pin);
     gemm_xwT(g, g->pin, PW(g->outer[POOLW]), g->ppre, B, H, H, 0.0f, dtype_of(g->bf16));
-    k_bias_act<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((T *)g->ppre, (T *)g->pooled, P32(g->outer[POOLB]),
+    LAUNCH(k_bias_act<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->ppre, (T *)g->pooled, P32(g->outer[POOLB]),
                                                           (size_t)B * H, H, 1);
     gemm_xwT(g, g->pooled, PW(g->outer[NSPW]), g->nsplog, B, H, 2, 0.0f, dtype_of(g->bf16));
-    k_bias_act<T><<<nblk((size_t)B * 2, TH), TH, 0, st>>>((T *)g->nsplog, (T *)g->nsplog, P32(g->outer[NSPB]),
+    LAUNCH(k_bias_act<T>, nblk((size_t)B * 2, TH), TH, st, (T *)g->nsplog, (T *)g->nsplog, P32(g->outer[NSPB]),
                                                           (size_t)B * 2, 2, 2);
-    k_nsp_ce<T><<<nblk(B, 128), 128, 0, st>>>((T *)g->nsplog, g->nsp, B, scale / B, g->nsploss, g->nspcorrect);
+    LAUNCH(k_nsp_ce<T>, nblk(B, 128), 128, st, (T *)g->nsplog, g->nsp, B, scale / B, g->nsploss, g->nspcorrect);
     /* MLM head at the masked tokens */
     if (nm) {
-        k_gather<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((const T *)x, g->mrow, nm, H, (T *)g->tin);
+        LAUNCH(k_gather<T>, nblk((size_t)nm * H, TH), TH, st, (const T *)x, g->mrow, nm, H, (T *)g->tin);
         gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
-        k_bias_act<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
+        LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
                                                                (size_t)nm * H, H, 0);
-        k_bias_drop_res_ln<T><<<nblk(nm, WARPS), 32 * WARPS, 0, st>>>((const T *)g->tg, NULL, NULL,
+        LAUNCH_COOP(k_bias_drop_res_ln<T>, nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->tg, NULL, NULL,
                                                                       P32(g->outer[TLNW]), P32(g->outer[TLNB]),
                                                                       (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps,
                                                                       0, 0, 1.0f);
         gemm_xwT(g, g->tln, PW(g->outer[WTE]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
-        k_bias_act<T><<<nblk((size_t)nm * V, TH), TH, 0, st>>>((T *)g->logits, (T *)g->logits,
+        LAUNCH(k_bias_act<T>, nblk((size_t)nm * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
                                                                P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
-        k_mlm_ce<T><<<nm, 256, 0, st>>>((T *)g->logits, g->mlabel, V, scale / nm, g->rowloss, g->rowcorrect);
+        LAUNCH_COOP(k_mlm_ce<T>, nm, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss, g->rowcorrect);
     }
-    k_stats<<<1, 1, 0, st>>>(g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B, scale);
+    LAUNCH(k_stats, 1, 1, st, g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B, scale);
 }
 
 /* queue the sum over ranks of grads [a, b) on the communication stream once
@@ -849,12 +858,12 @@ static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float 
     int H = g->m->c.hidden_size;
     size_t NH = (size_t)N * H;
     T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = dr;
-    k_ln_bwd<T><<<nblk(N, WARPS), 32 * WARPS, 0, g->st>>>(dX, r, P32(LO(l, lnw)), mean, rstd, dr, N, H);
+    LAUNCH_COOP(k_ln_bwd<T>, nblk(N, WARPS), 32 * WARPS, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, dr, N, H);
     colsum<T>(g, dX, r, mean, rstd, N, H, G32(LO(l, lnw)), 1);
     colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, lnw + 1)), 0);
     if (thr) {
         dy = (T *)g->dy;
-        k_dropout<T><<<nblk(NH, TH), TH, 0, g->st>>>(dy, dr, NH, key, thr, dscale);
+        LAUNCH(k_dropout<T>, nblk(NH, TH), TH, g->st, dy, dr, NH, key, thr, dscale);
     }
     colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, w + 1)), 0);
     gemm_dW(g, dy, in, G32(LO(l, w)), N, K, H);
@@ -881,25 +890,25 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
         gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
         colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
-        k_ln_bwd<T><<<nblk(nm, WARPS), 32 * WARPS, 0, st>>>((const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
+        LAUNCH_COOP(k_ln_bwd<T>, nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
                                                            g->tm, g->ts, (T *)g->dt2, nm, H);
         colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
         colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
-        k_act_bwd<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>((T *)g->dt2, (const T *)g->tpre, (size_t)nm * H, 0);
+        LAUNCH(k_act_bwd<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre, (size_t)nm * H, 0);
         gemm_dyW(g, g->dt2, PW(g->outer[TRW]), g->dt, nm, H, H, 0.0f);
         gemm_dW(g, g->dt2, g->tin, G32(g->outer[TRW]), nm, H, H);
         colsum<T>(g, g->dt2, NULL, NULL, NULL, nm, H, G32(g->outer[TRB]), 0);
-        k_scatter_add<T><<<nblk((size_t)nm * H, TH), TH, 0, st>>>(dX, g->mrow, (const T *)g->dt, nm, H);
+        LAUNCH(k_scatter_add<T>, nblk((size_t)nm * H, TH), TH, st, dX, g->mrow, (const T *)g->dt, nm, H);
     }
     /* NSP head: nsplog holds d(loss)/d(logits) */
     gemm_dyW(g, g->nsplog, PW(g->outer[NSPW]), g->dpool, B, H, 2, 0.0f);
     gemm_dW(g, g->nsplog, g->pooled, G32(g->outer[NSPW]), B, H, 2);
     colsum<T>(g, g->nsplog, NULL, NULL, NULL, B, 2, G32(g->outer[NSPB]), 0);
-    k_act_bwd<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>((T *)g->dpool, (const T *)g->pooled, (size_t)B * H, 1);
+    LAUNCH(k_act_bwd<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->dpool, (const T *)g->pooled, (size_t)B * H, 1);
     gemm_dyW(g, g->dpool, PW(g->outer[POOLW]), g->dpin, B, H, H, 0.0f);
     gemm_dW(g, g->dpool, g->pin, G32(g->outer[POOLW]), B, H, H);
     colsum<T>(g, g->dpool, NULL, NULL, NULL, B, H, G32(g->outer[POOLB]), 0);
-    k_scatter_add<T><<<nblk((size_t)B * H, TH), TH, 0, st>>>(dX, g->clsrow, (const T *)g->dpin, B, H);
+    LAUNCH(k_scatter_add<T>, nblk((size_t)B * H, TH), TH, st, dX, g->clsrow, (const T *)g->dpin, B, H);
     if (comm) reduce_range(g, g->outer[POOLW], g->np);
 
     /* encoder, top down; dX is d(layer output) */
@@ -913,33 +922,33 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
               *s2 = g->s2 + (size_t)l * N;
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
         sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
-        k_act_bwd<T><<<nblk(NI, TH), TH, 0, st>>>((T *)g->dH, hpre, NI, 0);
+        LAUNCH(k_act_bwd<T>, nblk(NI, TH), TH, st, (T *)g->dH, hpre, NI, 0);
         colsum<T>(g, g->dH, NULL, NULL, NULL, N, I, G32(LO(l, IB)), 0);
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
         gemm_dyW(g, g->dH, PW(LO(l, IW)), dX, N, H, I, 0.0f); /* dX := d(x1) */
-        k_add<T><<<nblk(NH, TH), TH, 0, st>>>(dX, dr, NH);
+        LAUNCH(k_add<T>, nblk(NH, TH), TH, st, dX, dr, NH);
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
         sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
         /* attention, per head */
         T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
-        k_permute<T><<<nblk(NH, TH), TH, 0, st>>>((const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
+        LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
         const void *Pdp = P;
         if (athr) {
-            k_dropout<T><<<nblk(BASS, TH), TH, 0, st>>>((T *)g->Pd, P, BASS, akey, athr, as);
+            LAUNCH(k_dropout<T>, nblk(BASS, TH), TH, st, (T *)g->Pd, P, BASS, akey, athr, as);
             Pdp = g->Pd;
         }
         bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP, S,
               (long long)S * S, B * A);
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp, D,
               (long long)S * D, B * A);
-        k_softmax_bwd<T><<<nblk((size_t)B * A * S, WARPS), 32 * WARPS, 0, st>>>((T *)g->dP, P, B * A * S, S, akey, athr,
+        LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, (T *)g->dP, P, B * A * S, S, akey, athr,
                                                                               as);
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S, (long long)S * S, dqp, D,
               (long long)S * D, B * A);
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp, D,
               (long long)S * D, B * A);
-        k_permute<T><<<nblk(3 * NH, TH), TH, 0, st>>>((const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A, 1, 3);
+        LAUNCH(k_permute<T>, nblk(3 * NH, TH), TH, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A, 1, 3);
         for (int t = 0; t < 3; t++)
             colsum<T>(g, AT(g->dqkv, t * NH), NULL, NULL, NULL, N, H, G32(LO(l, QB + 2 * t)), 0);
         {
@@ -956,13 +965,13 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     }
 
     /* embeddings: x0 = dropout(LN(e)) */
-    if (hthr) k_dropout<T><<<nblk(NH, TH), TH, 0, st>>>(dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
-    k_ln_bwd<T><<<rows_blk, 32 * WARPS, 0, st>>>(dX, (const T *)g->e, P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
+    if (hthr) LAUNCH(k_dropout<T>, nblk(NH, TH), TH, st, dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
+    LAUNCH_COOP(k_ln_bwd<T>, rows_blk, 32 * WARPS, st, dX, (const T *)g->e, P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
     colsum<T>(g, dX, g->e, g->em, g->es, N, H, G32(g->outer[ELNW]), 1);
     colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(g->outer[ELNB]), 0);
-    k_embed_grad<T><<<hb->U, 256, 0, st>>>(dr, g->ekeys, g->estart, g->erows, H, G32(g->outer[WTE]));
-    k_embed_grad<T><<<hb->Ut, 256, 0, st>>>(dr, g->tkeys, g->tstart, g->trows, H, G32(g->outer[WTT]));
-    k_pos_grad<T><<<S, 256, 0, st>>>(dr, B, S, H, G32(g->outer[WPE]));
+    LAUNCH(k_embed_grad<T>, hb->U, 256, st, dr, g->ekeys, g->estart, g->erows, H, G32(g->outer[WTE]));
+    LAUNCH(k_embed_grad<T>, hb->Ut, 256, st, dr, g->tkeys, g->tstart, g->trows, H, G32(g->outer[WTT]));
+    LAUNCH(k_pos_grad<T>, S, 256, st, dr, B, S, H, G32(g->outer[WPE]));
     if (comm) reduce_range(g, 0, LO(0, QW));
     CK(cudaGetLastError());
 }
@@ -1001,18 +1010,18 @@ static void g_opt_step(void *p, float lr) {
     cudaStream_t st = g->st;
     float inv_world = 1.0f / (float)g->world;
     bf16 *pw = g->bf16 ? (bf16 *)g->pw : NULL;
-    k_sumsq<<<g->nchunks, 256, 0, st>>>(g->g32, g->cstart, g->clen, g->part);
-    k_norm<<<1, 1, 0, st>>>(g->part, g->nchunks, 1.0 / g->world, g->norm);
+    LAUNCH_COOP(k_sumsq, g->nchunks, 256, st, g->g32, g->cstart, g->clen, g->part);
+    LAUNCH(k_norm, 1, 1, st, g->part, g->nchunks, 1.0 / g->world, g->norm);
     double bc1 = 1.0 - pow(c->beta1, (double)o->step), bc2 = 1.0 - pow(c->beta2, (double)o->step);
     if (c->kind == OPT_LAMB) {
-        k_lamb1<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, g->m32, g->v32, g->cstart, g->clen, g->ctensor, g->twd,
+        LAUNCH_COOP(k_lamb1, g->nchunks, 256, st, g->p32, g->g32, g->m32, g->v32, g->cstart, g->clen, g->ctensor, g->twd,
                                             g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
                                             (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
-        k_lamb_ratio<<<nblk(g->ntensors, 128), 128, 0, st>>>(g->part2, g->tchunk0, g->tnchunks, g->twd, g->ntensors, lr,
+        LAUNCH(k_lamb_ratio, nblk(g->ntensors, 128), 128, st, g->part2, g->tchunk0, g->tnchunks, g->twd, g->ntensors, lr,
                                                              g->ratio);
-        k_lamb3<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, pw, g->cstart, g->clen, g->ctensor, g->ratio);
+        LAUNCH(k_lamb3, g->nchunks, 256, st, g->p32, g->g32, pw, g->cstart, g->clen, g->ctensor, g->ratio);
     } else {
-        k_adamw<<<g->nchunks, 256, 0, st>>>(g->p32, g->g32, g->m32, g->v32, pw, g->cstart, g->clen, g->ctensor, g->twd,
+        LAUNCH(k_adamw, g->nchunks, 256, st, g->p32, g->g32, g->m32, g->v32, pw, g->cstart, g->clen, g->ctensor, g->twd,
                                             g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
                                             (float)(lr / bc1), (float)sqrt(bc2));
     }
@@ -1064,7 +1073,7 @@ static void g_from_host(void *p) {
     CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->m32, g->opt->m, g->np * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->v32, g->opt->v, g->np * 4, cudaMemcpyHostToDevice, g->st));
-    if (g->bf16) k_to_bf16<<<nblk(g->np, TH), TH, 0, g->st>>>(g->p32, (bf16 *)g->pw, g->np);
+    if (g->bf16) LAUNCH(k_to_bf16, nblk(g->np, TH), TH, g->st, g->p32, (bf16 *)g->pw, g->np);
     CK(cudaStreamSynchronize(g->st));
 }
 

@@ -1,0 +1,57 @@
+# tests/gpu/compare_cpu.sh - train_bert against train_bert_cpu on real data
+# (sourced; the caller defines ok NAME CMD... and sets TRB (a train_bert:
+# the real one, or the CPU emulation's train_bert_emu), CHK (check_gpu or
+# test_gpu_emu, for its "ckpt" comparison), BIN, ROOT and T (a temp dir)).
+#
+# Data: enwiki-3 through the prep stages and hdf5gen (64 / 10); a tiny
+# config with dropout 0.1; batches of 8 in 2 micro-batches; 2 LAMB steps.
+# fp32: each step's loss = the CPU's (1e-5) and the weights after 2 steps
+# (1e-4 per tensor); bf16: losses within 1e-2 and the loss of its weights
+# (the CPU evaluates both checkpoints) within 1e-2; a bf16 run stopped after
+# step 1 and resumed ends with the bytes of an uninterrupted one; a second
+# run repeats the first's log; --eval_file gives the CPU's loss (1e-5);
+# the Hugging Face export is written.
+V=$ROOT/data/bert/vocab.txt
+mkdir -p "$T/h5"
+"$BIN/wiki_dump" "$ROOT/tests/data/enwiki-3.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+  "$BIN/sent_split" -l en 2>/dev/null >"$T/en.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 1 --max-seq-length 64 --max-predictions-per-seq 10 \
+  -o "$T/h5/en_training_0.hdf5" "$T/en.txt"
+cat >"$T/tiny.json" <<'J'
+{"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+ "max_position_embeddings": 64, "type_vocab_size": 2, "vocab_size": 30522, "hidden_act": "gelu",
+ "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+J
+cargs() { echo --input_dir "$T/h5" --config_file "$T/tiny.json" --vocab_file "$V" --train_batch_size 8 \
+  --gradient_accumulation_steps 2 --learning_rate 0.01 --warmup_proportion 0.5 --max_steps 2 \
+  --max_predictions_per_seq 10 --num_steps_per_checkpoint 1 --seed 5 --output_dir "$@"; }
+closs() { sed -n "s/^{\"step\": $2, \"loss\": \([0-9.]*\).*/\1/p" "$1"; }
+cclose() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t * b) }'; }
+ceval() { # checkpoint -> the CPU's loss of it on the first 8 rows
+  "$BIN/train_bert_cpu" --eval_file "$T/h5/en_training_0.hdf5" --init_checkpoint "$1" --config_file "$T/tiny.json" \
+    --train_batch_size 8 --max_predictions_per_seq 10 | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p'
+}
+"$BIN/train_bert_cpu" -q $(cargs "$T/cpu") >"$T/cpu.log"
+"$TRB" -q --precision fp32 $(cargs "$T/f32") >"$T/f32.log"
+"$TRB" -q --precision bf16 $(cargs "$T/b16") >"$T/b16.log"
+for s in 1 2; do
+  c=$(closs "$T/cpu.log" $s) f=$(closs "$T/f32.log" $s) b=$(closs "$T/b16.log" $s)
+  echo "step $s loss: CPU $c, fp32 $f, bf16 $b"
+  ok "step $s: the fp32 loss is the CPU's ($f vs $c)" cclose "$f" "$c" 1e-5
+  ok "step $s: the bf16 loss within 1e-2 of the CPU's ($b vs $c)" cclose "$b" "$c" 1e-2
+done
+ok "fp32: the weights after 2 steps are the CPU's (1e-4 per tensor)" \
+  "$CHK" ckpt "$T/tiny.json" "$T/f32/ckpt_2.wbckpt" "$T/cpu/ckpt_2.wbckpt" 1e-4
+lc=$(ceval "$T/cpu/ckpt_2.wbckpt") lb=$(ceval "$T/b16/ckpt_2.wbckpt")
+ok "bf16: the loss at its weights after 2 steps within 1e-2 of the CPU's ($lb vs $lc)" cclose "$lb" "$lc" 1e-2
+ok "the Hugging Face export" test -s "$T/b16/hf/model.safetensors"
+"$TRB" -q --precision bf16 $(cargs "$T/r") --stop_at_step 1 >/dev/null
+"$TRB" -q --precision bf16 $(cargs "$T/r") --resume_from_checkpoint >"$T/r.log"
+ok "bf16: stopped after step 1 and resumed = uninterrupted, byte for byte" cmp -s "$T/r/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"
+"$TRB" -q --precision bf16 $(cargs "$T/b16b") >"$T/b16b.log"
+ok "bf16: a second run repeats the first's losses exactly" \
+  eval '[ "$(sed "s/, \"seq_per_s.*//" "$T/b16.log")" = "$(sed "s/, \"seq_per_s.*//" "$T/b16b.log")" ]'
+ok "... and its checkpoint bytes" cmp -s "$T/b16/ckpt_2.wbckpt" "$T/b16b/ckpt_2.wbckpt"
+ge=$("$TRB" --precision fp32 --eval_file "$T/h5/en_training_0.hdf5" --init_checkpoint "$T/cpu/ckpt_2.wbckpt" \
+  --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p')
+ok "--eval_file: the CPU's loss ($ge vs $lc)" cclose "$ge" "$lc" 1e-5

@@ -1,0 +1,303 @@
+/* cuda_emu.h - the part of CUDA and cuBLAS that train/cuda/gpu_backend.cu
+ * uses, on the CPU, so that its kernels and matmul calls are tested where
+ * there is no GPU (`make test` builds gpu_backend.cu a second time with g++
+ * and -DWB_CUDA_EMU; the real build never includes this file).
+ *
+ * Execution model: a launch runs its blocks one after another. LAUNCH runs
+ * a block's threads one after another (kernels whose threads do not talk
+ * to each other); LAUNCH_COOP runs them as coroutines that take turns,
+ * with __syncthreads a barrier of the block and the warp shuffles a barrier
+ * and an exchange among the 32 threads of a warp.
+ * __shared__ arrays are function statics: one block at a time uses them.
+ * Memory is host memory; streams and events are ordered because every call
+ * completes before it returns. bfloat16 converts with round-to-nearest-even
+ * as the GPU does. cublasGemmEx / cublasGemmStridedBatchedEx compute what
+ * cuBLAS's documentation defines (column-major, op(A) op(B), leading
+ * dimensions, strides, alpha and beta; float32 or bfloat16 operands,
+ * float32 accumulation), in the plainest loop.
+ */
+#ifndef WB_CUDA_EMU_H
+#define WB_CUDA_EMU_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <setjmp.h>
+#include <ucontext.h>
+#include <vector>
+
+/* ---- language ---- */
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+
+struct dim3 {
+    unsigned x, y, z;
+    dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
+static thread_local dim3 threadIdx, blockIdx;
+static dim3 blockDim, gridDim;
+
+/* A cooperative block: its threads are coroutines (ucontext) on the
+ * calling thread, run in turn until each waits at a barrier or ends; a
+ * barrier opens when every thread of its warp (shuffles) or block
+ * (__syncthreads) that has not ended is waiting at it. */
+struct EmuLane {
+    ucontext_t ctx; /* for the first entry only */
+    jmp_buf jb;     /* then switches are _setjmp/_longjmp (no signal-mask system calls) */
+    int state;      /* 0 runnable, 1 waiting, 2 ended */
+    int kind;       /* waiting at: 1 its warp's barrier, 2 the block's */
+    int started;
+};
+struct EmuBlock {
+    jmp_buf sched;
+    EmuLane lane[1024];
+    unsigned n, cur;
+    dim3 idx;
+    float xchg[32][32];
+    const std::function<void()> *body;
+};
+static EmuBlock *emu_blk;
+
+static inline void emu_wait(int kind) {
+    EmuBlock *b = emu_blk;
+    unsigned t = threadIdx.x;
+    b->lane[t].state = 1, b->lane[t].kind = kind;
+    if (!_setjmp(b->lane[t].jb)) _longjmp(b->sched, 1);
+}
+
+static void emu_lane_main(void) {
+    EmuBlock *b = emu_blk;
+    (*b->body)();
+    b->lane[b->cur].state = 2;
+    _longjmp(b->sched, 1);
+}
+
+static inline void __syncthreads(void) { emu_wait(2); }
+
+static inline float __shfl_xor_sync(unsigned mask, float v, int o) {
+    (void)mask;
+    unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    emu_blk->xchg[w][lane] = v;
+    emu_wait(1);
+    float r = emu_blk->xchg[w][lane ^ (unsigned)o];
+    emu_wait(1);
+    return r;
+}
+
+static void emu_run_block(EmuBlock *b) {
+    static std::vector<char *> stacks;
+    const size_t STACK = 256 * 1024;
+    while (stacks.size() < b->n) stacks.push_back((char *)malloc(STACK));
+    for (unsigned t = 0; t < b->n; t++) {
+        getcontext(&b->lane[t].ctx);
+        b->lane[t].ctx.uc_stack.ss_sp = stacks[t];
+        b->lane[t].ctx.uc_stack.ss_size = STACK;
+        b->lane[t].ctx.uc_link = nullptr;
+        makecontext(&b->lane[t].ctx, emu_lane_main, 0);
+        b->lane[t].state = 0, b->lane[t].started = 0;
+    }
+    for (;;) {
+        int ran = 0;
+        for (unsigned t = 0; t < b->n; t++)
+            if (b->lane[t].state == 0) {
+                b->cur = t, threadIdx = dim3(t), blockIdx = b->idx;
+                if (!_setjmp(b->sched)) {
+                    if (b->lane[t].started) _longjmp(b->lane[t].jb, 1);
+                    ucontext_t from;
+                    b->lane[t].started = 1;
+                    swapcontext(&from, &b->lane[t].ctx);
+                }
+                ran = 1;
+            }
+        /* open the barriers whose live threads all wait */
+        int live = 0, opened = 0;
+        unsigned blockwait = 0, blocklive = 0;
+        for (unsigned t = 0; t < b->n; t++)
+            if (b->lane[t].state != 2) blocklive++, blockwait += b->lane[t].state == 1 && b->lane[t].kind == 2;
+        if (blocklive && blockwait == blocklive)
+            for (unsigned t = 0; t < b->n; t++) b->lane[t].state = 0, opened = 1;
+        for (unsigned w = 0; w * 32 < b->n; w++) {
+            unsigned wl = 0, ww = 0;
+            for (unsigned t = w * 32; t < w * 32 + 32 && t < b->n; t++)
+                if (b->lane[t].state != 2) wl++, ww += b->lane[t].state == 1 && b->lane[t].kind == 1;
+            if (wl && ww == wl)
+                for (unsigned t = w * 32; t < w * 32 + 32 && t < b->n; t++)
+                    if (b->lane[t].state == 1) b->lane[t].state = 0, opened = 1;
+        }
+        for (unsigned t = 0; t < b->n; t++) live += b->lane[t].state != 2;
+        if (!live) return;
+        if (!ran && !opened) {
+            fprintf(stderr, "cuda_emu: block (%u, %u): threads wait at barriers that cannot open\n", b->idx.x, b->idx.y);
+            abort();
+        }
+    }
+}
+
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+template <typename A, typename B> static inline A min(A a, B b) { return a < (A)b ? a : (A)b; }
+
+static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::function<void()> &body) {
+    gridDim = grid, blockDim = block;
+    unsigned nthreads = block.x * block.y * block.z;
+    static EmuBlock eb;
+    for (unsigned by = 0; by < grid.y; by++)
+        for (unsigned bx = 0; bx < grid.x; bx++) {
+            if (!coop) {
+                blockIdx = dim3(bx, by);
+                for (unsigned t = 0; t < nthreads; t++) {
+                    threadIdx = dim3(t);
+                    body();
+                }
+                continue;
+            }
+            eb.n = nthreads, eb.idx = dim3(bx, by), eb.body = &body;
+            emu_blk = &eb;
+            emu_run_block(&eb);
+            emu_blk = nullptr;
+        }
+}
+
+#define LAUNCH(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 0, [&] { (void)(stream); k(__VA_ARGS__); })
+#define LAUNCH_COOP(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 1, [&] { (void)(stream); k(__VA_ARGS__); })
+
+/* ---- bfloat16 ---- */
+struct __nv_bfloat16 {
+    uint16_t bits;
+};
+static inline __nv_bfloat16 __float2bfloat16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    __nv_bfloat16 b;
+    if ((u & 0x7fffffffu) > 0x7f800000u) b.bits = (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN */
+    else b.bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+    return b;
+}
+static inline float __bfloat162float(__nv_bfloat16 b) {
+    uint32_t u = (uint32_t)b.bits << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* ---- runtime ---- */
+typedef int cudaError_t;
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
+typedef enum { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice } cudaMemcpyKind;
+typedef struct EmuStream *cudaStream_t;
+typedef struct EmuEvent *cudaEvent_t;
+#define cudaStreamNonBlocking 1
+#define cudaEventDisableTiming 2
+struct cudaDeviceProp {
+    char name[256];
+    int major, minor;
+};
+static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "no error"; }
+static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 1, cudaSuccess; }
+static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
+static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
+    (void)d;
+    snprintf(p->name, sizeof p->name, "CPU emulation of CUDA");
+    p->major = 9, p->minor = 0;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot) { return *fr = *tot = 0, cudaSuccess; }
+static inline cudaError_t cudaMalloc(void **p, size_t n) {
+    *p = calloc(1, n ? n : 1); /* zeroed: a read of unset memory is then the same every run */
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaFree(void *p) { return free(p), cudaSuccess; }
+static inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+static inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
+    (void)k;
+    memmove(d, s, n);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st) {
+    (void)st;
+    return cudaMemcpy(d, s, n, k);
+}
+static inline cudaError_t cudaMemset(void *p, int v, size_t n) { return memset(p, v, n), cudaSuccess; }
+static inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st) {
+    (void)st;
+    return cudaMemset(p, v, n);
+}
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f) {
+    (void)f;
+    *s = (cudaStream_t)malloc(1);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return free(s), cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { return (void)s, cudaSuccess; }
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) {
+    (void)f;
+    *e = (cudaEvent_t)malloc(1);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return free(e), cudaSuccess; }
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return (void)e, (void)s, cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return (void)e, cudaSuccess; }
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f) {
+    return (void)s, (void)e, (void)f, cudaSuccess;
+}
+
+/* ---- cuBLAS ---- */
+typedef int cublasStatus_t;
+#define CUBLAS_STATUS_SUCCESS 0
+typedef struct EmuBlas *cublasHandle_t;
+typedef enum { CUBLAS_OP_N, CUBLAS_OP_T } cublasOperation_t;
+typedef enum { CUDA_R_32F, CUDA_R_16BF } cudaDataType;
+typedef enum { CUBLAS_COMPUTE_32F } cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DEFAULT } cublasGemmAlgo_t;
+typedef enum { CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH } cublasMath_t;
+static inline cublasStatus_t cublasCreate(cublasHandle_t *h) { return *h = (cublasHandle_t)malloc(1), 0; }
+static inline cublasStatus_t cublasDestroy(cublasHandle_t h) { return free(h), 0; }
+static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) { return (void)h, (void)s, 0; }
+static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { return (void)h, (void)m, 0; }
+
+static inline float emu_ld(const void *p, cudaDataType t, long long i) {
+    return t == CUDA_R_32F ? ((const float *)p)[i] : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+}
+
+static inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
+                                                        int m, int n, int k, const void *alpha, const void *A,
+                                                        cudaDataType at, int lda, long long sa, const void *B,
+                                                        cudaDataType bt, int ldb, long long sb, const void *beta,
+                                                        void *C, cudaDataType ct, int ldc, long long sc, int batch,
+                                                        cublasComputeType_t comp, cublasGemmAlgo_t algo) {
+    (void)h, (void)comp, (void)algo;
+    float al = *(const float *)alpha, be = *(const float *)beta;
+    if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m) return 7; /* INVALID_VALUE */
+    for (int q = 0; q < batch; q++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                float acc = 0;
+                for (int p = 0; p < k; p++) {
+                    float a = emu_ld(A, at, q * sa + (ta == CUBLAS_OP_N ? i + (long long)p * lda : p + (long long)i * lda));
+                    float b = emu_ld(B, bt, q * sb + (tb == CUBLAS_OP_N ? p + (long long)j * ldb : j + (long long)p * ldb));
+                    acc += a * b;
+                }
+                long long ci = q * sc + i + (long long)j * ldc;
+                float v = al * acc + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
+                if (ct == CUDA_R_32F) ((float *)C)[ci] = v;
+                else ((__nv_bfloat16 *)C)[ci] = __float2bfloat16(v);
+            }
+    return 0;
+}
+
+static inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+                                          int k, const void *alpha, const void *A, cudaDataType at, int lda,
+                                          const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
+                                          cudaDataType ct, int ldc, cublasComputeType_t comp, cublasGemmAlgo_t algo) {
+    return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1,
+                                      comp, algo);
+}
+
+#endif
