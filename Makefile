@@ -48,6 +48,14 @@ TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/tes
 
 DEPS_OK := $(BUILD)/.deps-ok
 
+# DEVLIBS=DIR: headers and libraries from a bundle of mk/devlibs.sh, for a
+# machine without the -dev packages and without a package mirror.
+ifneq ($(DEVLIBS),)
+DEVLIBS_ABS := $(abspath $(DEVLIBS))
+CFLAGS  += -I$(DEVLIBS_ABS)/include
+LDFLAGS += -L$(DEVLIBS_ABS)/lib -Wl,--disable-new-dtags,-rpath,$(DEVLIBS_ABS)/lib # RPATH: for their own dependencies too
+endif
+
 # ---- train_bert: the CUDA trainer (train/cuda/), built when mk/cuda.sh finds
 # nvcc with cuBLAS; NCCL and MPI are optional (found by test compiles).
 CUDA_MK := $(BUILD)/cuda.mk
@@ -118,7 +126,7 @@ $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUIL
 
 $(DEPS_OK):
 	$(Q)mkdir -p $(@D)
-	$(Q)mk/deps.sh $(CC)
+	$(Q)$(if $(DEVLIBS),echo "deps: from $(DEVLIBS)",mk/deps.sh $(CC))
 	$(Q)touch $@
 
 # the trainer's kernels: -O3 vectorises their loops (the order of every sum is
