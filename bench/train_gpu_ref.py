@@ -52,8 +52,9 @@ def main():
         torch.cuda.synchronize()
         if s >= warmup:
             rates.append(B / (time.perf_counter() - t0))
-    print("torch %s transformers %s: %.2f seq/s, peak %.0f MB" % (
-        torch.__version__, __import__("transformers").__version__, statistics.median(rates),
+    print("torch %s transformers %s (attention: %s): %.2f seq/s, peak %.0f MB" % (
+        torch.__version__, __import__("transformers").__version__,
+        getattr(model.config, "_attn_implementation", "eager"), statistics.median(rates),
         torch.cuda.max_memory_allocated() / 2**20))
 
 
