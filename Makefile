@@ -108,7 +108,8 @@ $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 # tests/gpu/cuda_emu.h (CUDA's execution model and cuBLAS's semantics on the
 # CPU): make test runs its kernels and matmul calls on any machine
 # (test_gpu_emu: check_gpu against the reference file; train_bert_emu:
-# the trainer, for tests/cli/train_bert_emu.sh). Without NCCL: one process.
+# the trainer, for tests/cli/train_bert_emu.sh). Ranks meet through
+# tests/gpu/comm_emu.h (shared-memory collectives) instead of NCCL.
 CXX ?= g++
 EMU_OBJ := $(BUILD)/tests/emu/gpu_backend.o $(BUILD)/tests/emu/comm.o
 $(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu tests/gpu/cuda_emu.h $(DEPS_OK)
@@ -118,7 +119,7 @@ $(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu tests/gpu/cuda_emu.h
 	  -Wno-unused-parameter -MMD -MP -c $< -o $@
 $(BUILD)/tests/emu/%.o: train/cuda/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -DWB_COMM_EMU -Itrain/cuda -Itests/gpu -MMD -MP -c $< -o $@
 $(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a

@@ -36,8 +36,9 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
              info->data.epoch, info->data.file_step, info->data.row, info->seed);
     buf_append(&hdr, t, strlen(t));
     if (info->nranks > 1) { /* every data-parallel rank's position: "e,f,r;e,f,r;..." */
+        static const char key[] = ", \"rank_data\": \"";
         hdr.len--; /* the closing brace */
-        buf_append(&hdr, ", \"rank_data\": \"", 15);
+        buf_append(&hdr, key, sizeof key - 1);
         for (int r = 0; r < info->nranks; r++) {
             const DataState *d = &info->ranks[r];
             snprintf(t, sizeof t, "%s%" PRId64 ",%" PRId64 ",%" PRId64, r ? ";" : "", d->epoch, d->file_step, d->row);

@@ -5,7 +5,10 @@
  * 1 / (1 - p); a dropped one is 0. The hash is two rounds of a 32-bit
  * integer mixer (lowbias32), one per half of the 64-bit key, so a mask
  * needs no stored state: backward recomputes it. Keys: one per forward
- * pass (dropout_pass_key: seed, optimizer step, micro-batch), one per
+ * pass (dropout_pass_key: seed, optimizer step, micro-batch; data-parallel
+ * rank r's micro-batch a counts as r * accumulation steps + a, so every
+ * micro-batch of a global step has its own masks and rank 0's are those of
+ * a single process), one per
  * dropout site within it (dropout_site_key: the embeddings are site 0,
  * layer l's attention probabilities 1 + 3l, attention output 2 + 3l,
  * feed-forward output 3 + 3l). A resumed run therefore drops the same

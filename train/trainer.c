@@ -335,7 +335,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
             BertBatch b;
             if (data_next(data, &b, &err)) die("%s", err.msg);
             rows += b.B;
-            be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1, dropout_pass_key(o->seed, base + step, a));
+            be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1,
+                          dropout_pass_key(o->seed, base + step, be.rank * o->accum + a));
         }
         float lr = poly_warmup_lr(step, (float)o->lr, (float)o->warmup, o->max_steps);
         be.opt_step(be.ctx, lr);

@@ -7,4 +7,50 @@
 . "$TESTS/cli/lib.sh"
 TRB=$TESTBIN/train_bert_emu CHK=$TESTBIN/test_gpu_emu ROOT=$(cd "$TESTS/.." && pwd)
 . "$TESTS/gpu/compare_cpu.sh"
+
+# Data parallel: two train_bert_emu processes as ranks 0 and 1 of one group
+# (tests/gpu/comm_emu.h carries the all-reduce and all-gather that NCCL
+# carries on GPUs). Two files with the same rows: each rank reads one, so
+# both ranks see the batches a single process sees; without dropout the
+# two-rank run (gradients summed over ranks, then averaged) must end with
+# the single process's bytes. With dropout, ranks draw their own masks.
+mkdir -p "$T/h2"
+cp "$T/h5/en_training_0.hdf5" "$T/h2/a_training_0.hdf5"
+cp "$T/h5/en_training_0.hdf5" "$T/h2/a_training_1.hdf5"
+sed 's/"hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1/"hidden_dropout_prob": 0, "attention_probs_dropout_prob": 0/' \
+  "$T/tiny.json" >"$T/nodrop.json"
+dargs() { # config output_dir [options]
+  local cfg=$1 o=$2; shift 2
+  echo --input_dir "$T/h2" --config_file "$cfg" --vocab_file "$V" --train_batch_size 8 --gradient_accumulation_steps 2 \
+    --learning_rate 0.01 --warmup_proportion 0.5 --max_steps 2 --max_predictions_per_seq 10 \
+    --num_steps_per_checkpoint 1 --seed 5 --precision fp32 --output_dir "$o" "$@"
+}
+two() { # config output_dir [options]: ranks 0 and 1; rank 0's log in output_dir.log
+  local rc0=0 rc1=0
+  "$TRB" -q $(dargs "$@") --world_size 2 --rank 1 --nccl_id_file "$2.id" >/dev/null 2>"$2.err1" &
+  local p=$!
+  "$TRB" -q $(dargs "$@") --world_size 2 --rank 0 --nccl_id_file "$2.id" >"$2.log" 2>"$2.err0" || rc0=$?
+  wait $p || rc1=$?
+  [ $rc0 = 0 ] && [ $rc1 = 0 ] || { echo "  ranks exit $rc0 / $rc1: $(cat "$2.err0" "$2.err1")"; return 1; }
+}
+nolog() { sed 's/, "seq_per_s.*//' "$1"; }
+"$TRB" -q $(dargs "$T/nodrop.json" "$T/d1") >"$T/d1.log"
+ok "2 ranks: both processes finish" two "$T/nodrop.json" "$T/d2"
+ok "2 ranks on the same rows, no dropout: the losses of one process" \
+  eval '[ -s "$T/d1.log" ] && [ "$(nolog "$T/d1.log")" = "$(nolog "$T/d2.log")" ]'
+ok "... and the bytes of its exported model" cmp -s "$T/d1/hf/model.safetensors" "$T/d2/hf/model.safetensors"
+ok "... and the rendezvous file is gone" test ! -e "$T/d2.id"
+"$TRB" -q $(dargs "$T/tiny.json" "$T/p1") >"$T/p1.log"
+ok "2 ranks with dropout: both processes finish" two "$T/tiny.json" "$T/p2"
+ok "... each rank draws its own dropout masks (step 1 differs from one process's)" \
+  eval '[ "$(closs "$T/p1.log" 1)" != "$(closs "$T/p2.log" 1)" ] && [ -n "$(closs "$T/p2.log" 1)" ]'
+ok "2 ranks: stopped after step 1" two "$T/tiny.json" "$T/pr" --stop_at_step 1
+ok "... resumed" two "$T/tiny.json" "$T/pr" --resume_from_checkpoint
+ok "... = uninterrupted, byte for byte" cmp -s "$T/pr/ckpt_2.wbckpt" "$T/p2/ckpt_2.wbckpt"
+run "$TRB" -q $(dargs "$T/tiny.json" "$T/pr") --resume_from_checkpoint --max_steps 3
+expect_rc "one process resuming a 2-rank checkpoint" 1
+expect_err "... says how many ranks wrote it" "*written by 2 data-parallel ranks; this run has 1*"
+run "$TRB" -q $(dargs "$T/tiny.json" "$T/x") --world_size 2 --rank 0
+expect_rc "2 ranks without --nccl_id_file (no MPI here)" 1
+expect_err "... says what to give" "*--nccl_id_file*"
 done_testing

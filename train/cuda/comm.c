@@ -1,6 +1,8 @@
 /* comm.c - the data-parallel group: launcher environment, NCCL and MPI
  * (see comm.h). WB_HAVE_NCCL and WB_HAVE_MPI come from the build's test
- * compiles. */
+ * compiles. WB_COMM_EMU (the tests' CPU emulation of the backend only)
+ * replaces NCCL by tests/gpu/comm_emu.h's shared-memory collectives between
+ * processes, met through --nccl_id_file. */
 #include "comm.h"
 
 #include <errno.h>
@@ -19,6 +21,9 @@
 #ifdef WB_HAVE_MPI
 #include <mpi.h>
 #endif
+#ifdef WB_COMM_EMU
+#include "comm_emu.h"
+#endif
 
 struct Comm {
     int rank, world, local_rank, mpi;
@@ -26,6 +31,9 @@ struct Comm {
 #ifdef WB_HAVE_NCCL
     ncclUniqueId id;
     ncclComm_t nccl;
+#endif
+#ifdef WB_COMM_EMU
+    EmuComm emu;
 #endif
 };
 
@@ -84,7 +92,12 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         snprintf(c->desc, sizeof c->desc, "single process");
         return 0;
     }
-#ifndef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+    if (!id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
+    if (emu_open(&c->emu, c->rank, c->world, id_file, err)) return -1;
+    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes", c->world);
+    return 0;
+#elif !defined(WB_HAVE_NCCL)
     (void)id_file;
     return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
                    c->world);
@@ -126,7 +139,10 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
 
 int comm_connect(Comm *c, Err *err) {
     if (c->world == 1) return 0;
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+    (void)err;
+    return 0;
+#elif defined(WB_HAVE_NCCL)
     ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
     if (r != ncclSuccess) return err_set(err, "ncclCommInitRank (rank %d of %d): %s", c->rank, c->world, ncclGetErrorString(r));
     return 0;
@@ -148,7 +164,10 @@ static void check(ncclResult_t r, const char *what, const Comm *c) {
 
 void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+    emu_sum_float(&c->emu, dev, n);
+    (void)stream;
+#elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
 #else
     (void)dev, (void)stream;
@@ -157,7 +176,10 @@ void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
 
 void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+    emu_sum_double(&c->emu, dev, n);
+    (void)stream;
+#elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
 #else
     (void)dev, (void)stream;
@@ -166,7 +188,10 @@ void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
 
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
     if (c->world == 1) return; /* the caller copies its own */
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+    emu_gather_i64(&c->emu, dev_in, dev_out, n);
+    (void)stream;
+#elif defined(WB_HAVE_NCCL)
     check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
 #else
     (void)dev_in, (void)dev_out, (void)n, (void)stream;
@@ -175,6 +200,9 @@ void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t
 
 void comm_close(Comm *c) {
     if (!c) return;
+#ifdef WB_COMM_EMU
+    emu_close(&c->emu);
+#endif
 #ifdef WB_HAVE_NCCL
     if (c->nccl) ncclCommDestroy(c->nccl);
 #endif
