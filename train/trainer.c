@@ -81,7 +81,10 @@ static void usage(int gpu) {
                "                                  (on a shared file system), the others read it\n"
                "  --rank N, --world_size N, --local_rank N\n"
                "                                  this process's place (default: from mpirun's,\n"
-               "                                  srun's or torchrun's environment; 0 of 1)\n");
+               "                                  srun's or torchrun's environment; 0 of 1)\n"
+               "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
+               "                                  events; slows the run) and print where each\n"
+               "                                  step's time goes, after the first step, at the end\n");
     else
         printf("  -j, --threads N                 threads (default: all cores; results do not\n"
                "                                  depend on it)\n");
@@ -95,7 +98,7 @@ static void usage(int gpu) {
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
     O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_PROFILE
 };
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
@@ -122,12 +125,12 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"precision", 1, 0, O_PREC},
         {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
         {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
-        {"local-rank", 1, 0, O_LRANK}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+        {"local-rank", 1, 0, O_LRANK}, {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
     int c;
     while ((c = getopt_long(argc, argv, ":j:qvhV", lo, NULL)) != -1) {
-        if (!gpu && c >= O_PREC && c <= O_LRANK) cli_bad_usage("%s: only train_bert (GPUs) has this option", argv[optind - 1]);
+        if (!gpu && c >= O_PREC && c <= O_PROFILE) cli_bad_usage("%s: only train_bert (GPUs) has this option", argv[optind - 1]);
         switch (c) {
         case O_INPUT: o->input_dir = optarg; break;
         case O_CONFIG: o->config = optarg; break;
@@ -168,6 +171,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         case O_RANK: o->rank = (int)cli_parse_int(optarg, "--rank", 0, 1 << 20); break;
         case O_WORLD: o->world = (int)cli_parse_int(optarg, "--world_size", 1, 1 << 20); break;
         case O_LRANK: o->local_rank = (int)cli_parse_int(optarg, "--local_rank", 0, 1 << 20); break;
+        case O_PROFILE: o->profile = 1; break;
         case 'h': usage(gpu); break;
         default:
             if (c == 'j' && gpu) cli_bad_usage("-j: train_bert runs on GPUs");
@@ -235,9 +239,9 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, Err *err) {
     return 0;
 }
 
-/* every rank's data position, for the checkpoint */
-static DataState *gather_states(TrainBackend *be, Data *d) {
-    DataState s = data_state(d), *all = xcalloc((size_t)be->world, sizeof *all);
+/* every rank's data position (this rank's is s), for the checkpoint */
+static DataState *gather_states(TrainBackend *be, DataState s) {
+    DataState *all = xcalloc((size_t)be->world, sizeof *all);
     int64_t mine[3] = {s.epoch, s.file_step, s.row}, *v = xmalloc((size_t)be->world * 3 * sizeof *v);
     be->allgather_i64(be->ctx, mine, 3, v);
     for (int r = 0; r < be->world; r++) all[r] = (DataState){v[3 * r], v[3 * r + 1], v[3 * r + 2]};
@@ -328,12 +332,15 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     int tty = lead && isatty(2) && display_level >= 2;
     double t0 = now_sec(), tlast = t0;
     int64_t seqs_since = 0, step0 = step;
+    BertBatch next = {0}; /* the next step's first micro-batch, when staged */
+    int staged = 0;
     for (step = step + 1; step <= o->max_steps; step++) {
         int64_t rows = 0;
         be.zero_grad(be.ctx);
         for (int a = 0; a < o->accum; a++) {
-            BertBatch b;
-            if (data_next(data, &b, &err)) die("%s", err.msg);
+            BertBatch b = next;
+            if (!staged && data_next(data, &b, &err)) die("%s", err.msg);
+            staged = 0;
             rows += b.B;
             be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1,
                           dropout_pass_key(o->seed, base + step, be.rank * o->accum + a));
@@ -341,6 +348,15 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         float lr = poly_warmup_lr(step, (float)o->lr, (float)o->warmup, o->max_steps);
         be.opt_step(be.ctx, lr);
         int log = step % o->log_freq == 0 || step == o->max_steps;
+        int stop = step == o->stop_at && step < o->max_steps;
+        /* where the data stands after this step (the checkpoint's position) */
+        DataState pos = data_state(data);
+        if (log && be.stage && step < o->max_steps && !stop) {
+            /* before waiting for the device: the next step's first batch */
+            if (data_next(data, &next, &err)) die("%s", err.msg);
+            be.stage(be.ctx, &next);
+            staged = 1;
+        }
         TrainStats st;
         if (log) be.stats(be.ctx, &st); /* on every rank: a collective with several */
         seqs_since += rows * be.world; /* the other ranks' batches are as large but for a file's last */
@@ -359,9 +375,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
             fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
                     per, per * (o->max_steps - step));
         }
-        int stop = step == o->stop_at && step < o->max_steps;
         if (step % o->ckpt_every == 0 || step == o->max_steps || stop) {
-            DataState *states = gather_states(&be, data);
+            DataState *states = gather_states(&be, pos);
             if (lead) {
                 be.to_host(be.ctx);
                 char path[4096];
@@ -448,6 +463,6 @@ int cpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, 
     c->m = m, c->opt = opt;
     snprintf(c->name, sizeof c->name, "CPU, %d threads", o->threads > 0 ? o->threads : cli_ncpus());
     *be = (TrainBackend){c->name, 0, 1, c, cpu_zero_grad, cpu_micro_step, cpu_opt_step, cpu_stats, cpu_eval,
-                         cpu_nothing, cpu_nothing, cpu_allgather, cpu_close};
+                         cpu_nothing, cpu_nothing, cpu_allgather, cpu_close, NULL};
     return 0;
 }

@@ -29,6 +29,7 @@ typedef struct TrainOpts {
     int bf16;      /* --precision bf16 (default on GPUs) or fp32 */
     const char *id_file; /* --nccl_id_file: the bootstrap without MPI */
     int rank, world, local_rank; /* -1: from the launcher's environment */
+    int profile;   /* --profile: time each kernel and matmul shape on the GPU */
 } TrainOpts;
 
 /* The statistics of one optimizer step, over all ranks. */
@@ -61,6 +62,11 @@ typedef struct TrainBackend {
     /* all[r * n + i] = rank r's mine[i] (every rank gets all) */
     void (*allgather_i64)(void *ctx, const int64_t *mine, int n, int64_t *all);
     void (*close)(void *ctx);
+    /* optional (NULL: nothing to gain): take b's host-side share of the
+     * next micro_step now (packing, the queued copy to the GPU), while the
+     * device still works on the step before; the next micro_step is then
+     * called with the same b */
+    void (*stage)(void *ctx, const BertBatch *b);
 } TrainBackend;
 
 /* Make a backend over host model m and optimizer opt (created and

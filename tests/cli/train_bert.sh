@@ -22,6 +22,7 @@ args() { echo --input_dir "$T/h5" --config_file "$CFG" --output_dir "$T/train" -
 run "$TR" --help
 expect_rc "--help" 0
 ok "... documents the GPU options" eval 'grep -q -- "--precision bf16|fp32" "$out" && grep -q -- "--nccl_id_file" "$out" && grep -q mpirun "$out"'
+ok "... and --profile" grep -q -- "--profile" "$out"
 ok "... and run_pretraining.py's" eval 'grep -q -- "--gradient_accumulation_steps" "$out" && grep -q -- "--phase2" "$out"'
 run "$TR" $(args --precision fp16)
 expect_rc "--precision fp16" 2
@@ -35,6 +36,8 @@ expect_rc "--rank not below --world_size" 2
 run "$BIN/train_bert_cpu" $(args --precision bf16)
 expect_rc "train_bert_cpu refuses --precision" 2
 expect_err "... saying it is train_bert's" "*only train_bert (GPUs) has this option*"
+run "$BIN/train_bert_cpu" $(args --profile)
+expect_rc "train_bert_cpu refuses --profile" 2
 run "$TR" --config_file "$CFG"
 expect_rc "missing required options" 2
 run "$TR" $(args --world_size 2 --rank 0)

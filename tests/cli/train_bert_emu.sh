@@ -7,6 +7,17 @@
 . "$TESTS/cli/lib.sh"
 TRB=$TESTBIN/train_bert_emu CHK=$TESTBIN/test_gpu_emu ROOT=$(cd "$TESTS/.." && pwd)
 . "$TESTS/gpu/compare_cpu.sh"
+nolog() { sed 's/, "seq_per_s.*//' "$1"; }
+
+# --profile: the table of where a step's time goes, and the same training
+"$TRB" -q --precision bf16 $(cargs "$T/prof") --profile >"$T/prof.log" 2>"$T/prof.err"
+ok "--profile: the same losses as without" eval '[ "$(nolog "$T/prof.log")" = "$(nolog "$T/b16.log")" ]'
+ok "... prints the table over the step after the first" \
+  grep -q "profile of 1 optimizer steps after the first: .* ms of GPU time per step, matmuls" "$T/prof.err"
+ok "... with the kernels and matmul shapes of each section" eval 'grep -q "forward k_softmax$" "$T/prof.err" &&
+  grep -q "backward gemm " "$T/prof.err" && grep -q "optimizer k_lamb1$" "$T/prof.err"'
+ok "... whose rows add up to the total" awk '/ms of GPU time per step/ { for (i = 1; i <= NF; i++) if ($i == "ms") t = $(i - 1) }
+  /^ +[0-9.]+ +[0-9.]+ +[0-9.]+ / { s += $1 } END { d = s - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }' "$T/prof.err"
 
 # Data parallel: two train_bert_emu processes as ranks 0 and 1 of one group
 # (tests/gpu/comm_emu.h carries the all-reduce and all-gather that NCCL
@@ -33,7 +44,6 @@ two() { # config output_dir [options]: ranks 0 and 1; rank 0's log in output_dir
   wait $p || rc1=$?
   [ $rc0 = 0 ] && [ $rc1 = 0 ] || { echo "  ranks exit $rc0 / $rc1: $(cat "$2.err0" "$2.err1")"; return 1; }
 }
-nolog() { sed 's/, "seq_per_s.*//' "$1"; }
 "$TRB" -q $(dargs "$T/nodrop.json" "$T/d1") >"$T/d1.log"
 ok "2 ranks: both processes finish" two "$T/nodrop.json" "$T/d2"
 ok "2 ranks on the same rows, no dropout: the losses of one process" \

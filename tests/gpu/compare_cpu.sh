@@ -48,6 +48,10 @@ ok "the Hugging Face export" test -s "$T/b16/hf/model.safetensors"
 "$TRB" -q --precision bf16 $(cargs "$T/r") --stop_at_step 1 >/dev/null
 "$TRB" -q --precision bf16 $(cargs "$T/r") --resume_from_checkpoint >"$T/r.log"
 ok "bf16: stopped after step 1 and resumed = uninterrupted, byte for byte" cmp -s "$T/r/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"
+mkdir -p "$T/r2" && cp "$T/b16/ckpt_1.wbckpt" "$T/r2/"
+"$TRB" -q --precision bf16 $(cargs "$T/r2") --resume_from_checkpoint >/dev/null
+ok "bf16: resumed from the step-1 checkpoint of the uninterrupted run (written while the next batch was staged) = uninterrupted" \
+  cmp -s "$T/r2/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"
 "$TRB" -q --precision bf16 $(cargs "$T/b16b") >"$T/b16b.log"
 ok "bf16: a second run repeats the first's losses exactly" \
   eval '[ "$(sed "s/, \"seq_per_s.*//" "$T/b16.log")" = "$(sed "s/, \"seq_per_s.*//" "$T/b16b.log")" ]'

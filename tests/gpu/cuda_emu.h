@@ -3,14 +3,15 @@
  * there is no GPU (`make test` builds gpu_backend.cu a second time with g++
  * and -DWB_CUDA_EMU; the real build never includes this file).
  *
- * Execution model: a launch runs its blocks one after another. LAUNCH runs
- * a block's threads one after another (kernels whose threads do not talk
- * to each other); LAUNCH_COOP runs them as coroutines that take turns,
+ * Execution model: a launch runs its blocks one after another. EMU_LAUNCH
+ * runs a block's threads one after another (kernels whose threads do not
+ * talk to each other); EMU_LAUNCH_COOP runs them as coroutines that take turns,
  * with __syncthreads a barrier of the block and the warp shuffles a barrier
  * and an exchange among the 32 threads of a warp.
  * __shared__ arrays are function statics: one block at a time uses them.
  * Memory is host memory; streams and events are ordered because every call
- * completes before it returns. bfloat16 converts with round-to-nearest-even
+ * completes before it returns (an event's time is the host clock when it
+ * is recorded). bfloat16 converts with round-to-nearest-even
  * as the GPU does. cublasGemmEx / cublasGemmStridedBatchedEx compute what
  * cuBLAS's documentation defines (column-major, op(A) op(B), leading
  * dimensions, strides, alpha and beta; float32 or bfloat16 operands,
@@ -24,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <setjmp.h>
 #include <ucontext.h>
@@ -163,8 +165,9 @@ static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::functi
         }
 }
 
-#define LAUNCH(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 0, [&] { (void)(stream); k(__VA_ARGS__); })
-#define LAUNCH_COOP(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 1, [&] { (void)(stream); k(__VA_ARGS__); })
+#define EMU_LAUNCH(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 0, [&] { (void)(stream); k(__VA_ARGS__); })
+#define EMU_LAUNCH_COOP(k, grid, block, stream, ...) \
+    emu_launch(dim3(grid), dim3(block), 1, [&] { (void)(stream); k(__VA_ARGS__); })
 
 /* ---- bfloat16 ---- */
 struct __nv_bfloat16 {
@@ -190,7 +193,10 @@ typedef int cudaError_t;
 enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
 typedef enum { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice } cudaMemcpyKind;
 typedef struct EmuStream *cudaStream_t;
-typedef struct EmuEvent *cudaEvent_t;
+struct EmuEvent {
+    double t;
+};
+typedef EmuEvent *cudaEvent_t;
 #define cudaStreamNonBlocking 1
 #define cudaEventDisableTiming 2
 struct cudaDeviceProp {
@@ -238,11 +244,22 @@ static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return free(s), cu
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { return (void)s, cudaSuccess; }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) {
     (void)f;
-    *e = (cudaEvent_t)malloc(1);
+    *e = (cudaEvent_t)calloc(1, sizeof **e);
     return cudaSuccess;
 }
+static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return free(e), cudaSuccess; }
-static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) { return (void)e, (void)s, cudaSuccess; }
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    (void)s;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    e->t = (double)t.tv_sec + t.tv_nsec * 1e-9;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+    *ms = (float)((b->t - a->t) * 1e3);
+    return cudaSuccess;
+}
 static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return (void)e, cudaSuccess; }
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f) {
     return (void)s, (void)e, (void)f, cudaSuccess;

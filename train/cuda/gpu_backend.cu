@@ -17,15 +17,17 @@
  */
 #ifdef WB_CUDA_EMU
 #include "cuda_emu.h" /* tests/gpu: the CUDA execution model and cuBLAS's semantics on the CPU */
+#define LAUNCH_RAW EMU_LAUNCH
+#define LAUNCH_COOP_RAW EMU_LAUNCH_COOP
 #else
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 /* kernel launches; LAUNCH_COOP marks kernels whose threads cooperate (warp
  * shuffles, __syncthreads), which the CPU emulation of the tests runs on
- * concurrent threads */
-#define LAUNCH(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
-#define LAUNCH_COOP LAUNCH
+ * concurrent threads. LAUNCH and LAUNCH_COOP (below) add the profiler's mark. */
+#define LAUNCH_RAW(k, grid, block, stream, ...) k<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#define LAUNCH_COOP_RAW LAUNCH_RAW
 #endif
 
 #include <math.h>
@@ -53,6 +55,140 @@ static void ck_cuda(cudaError_t e, const char *what, const char *file, int line)
 static void ck_blas(cublasStatus_t s, const char *what, const char *file, int line) {
     if (s != CUBLAS_STATUS_SUCCESS) die("cuBLAS error %d at %s:%d: %s", (int)s, file, line, what);
 }
+
+/* ==== the profiler (--profile) ====
+ * A CUDA event after every kernel and matmul on the compute stream; each
+ * gap between two events is charged to the second one's name (section +
+ * kernel, or section + matmul shape). Events are read when the buffer is
+ * full and at the end (the first step, with cuBLAS's warm-up, is read and
+ * dropped at its end); the table is printed when the backend closes. Off:
+ * one branch per launch. */
+#define PROF_NAMES 256
+#define PROF_MARKS 16384
+typedef struct Prof {
+    cudaStream_t st;
+    const char *section;
+    int steps, nnames, nmarks;
+    int keep; /* 0 until the first optimizer step's marks are dropped */
+    char *name[PROF_NAMES];
+    double ms[PROF_NAMES], flops[PROF_NAMES];
+    long long calls[PROF_NAMES];
+    cudaEvent_t ev[PROF_MARKS];
+    int seg[PROF_MARKS];
+    double segflops[PROF_MARKS];
+} Prof;
+static Prof *g_prof; /* one backend per process */
+
+/* charge the GPU time since the previous mark to what/flops; names are
+ * "section what", with a kernel's template argument dropped */
+static void prof_mark(const char *what, double flops);
+
+/* read the marks so far (waiting for the last); keep 0 drops their times */
+static void prof_flush(int keep) {
+    Prof *p = g_prof;
+    if (p->nmarks < 2) return;
+    CK(cudaEventSynchronize(p->ev[p->nmarks - 1]));
+    for (int i = 1; i < p->nmarks; i++) {
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]));
+        if (!keep) continue;
+        p->ms[p->seg[i]] += ms, p->calls[p->seg[i]]++, p->flops[p->seg[i]] += p->segflops[i];
+    }
+    cudaEvent_t last = p->ev[p->nmarks - 1];
+    p->ev[p->nmarks - 1] = p->ev[0], p->ev[0] = last;
+    p->nmarks = 1;
+}
+
+static void prof_mark(const char *what, double flops) {
+    Prof *p = g_prof;
+    if (!p) return;
+    char nm[160];
+    const char *lt = strchr(what, '<');
+    snprintf(nm, sizeof nm, "%s %.*s", p->section, lt ? (int)(lt - what) : (int)strlen(what), what);
+    int k = 0;
+    while (k < p->nnames && strcmp(p->name[k], nm)) k++;
+    if (k == p->nnames) {
+        if (k == PROF_NAMES) k = PROF_NAMES - 1; /* "other" */
+        else p->name[p->nnames++] = xstrdup(nm);
+    }
+    if (p->nmarks == PROF_MARKS) prof_flush(p->keep);
+    if (!p->ev[p->nmarks]) CK(cudaEventCreate(&p->ev[p->nmarks]));
+    CK(cudaEventRecord(p->ev[p->nmarks], p->st));
+    p->seg[p->nmarks] = k, p->segflops[p->nmarks] = flops;
+    p->nmarks++;
+}
+
+static void prof_gemm(int m, int n, int k, int batch) {
+    if (!g_prof) return;
+    char nm[96];
+    if (batch > 1) snprintf(nm, sizeof nm, "gemm %d x %d x %d, batch %d", m, n, k, batch);
+    else snprintf(nm, sizeof nm, "gemm %d x %d x %d", m, n, k);
+    prof_mark(nm, 2.0 * m * n * k * batch);
+}
+
+static int prof_cmp(const void *a, const void *b) {
+    double x = g_prof->ms[*(const int *)a], y = g_prof->ms[*(const int *)b];
+    return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
+}
+
+/* the table on stderr: per optimizer step, parts by time */
+static void prof_report(void) {
+    Prof *p = g_prof;
+    if (p->steps < 1) {
+        fprintf(stderr, "%s: profile: no step after the first to report\n", progname);
+        return;
+    }
+    double tot = 0, mm = 0;
+    int idx[PROF_NAMES];
+    for (int i = 0; i < p->nnames; i++) {
+        idx[i] = i, tot += p->ms[i];
+        if (strstr(p->name[i], " gemm ")) mm += p->ms[i];
+    }
+    qsort(idx, (size_t)p->nnames, sizeof *idx, prof_cmp);
+    double per = 1.0 / p->steps;
+    fprintf(stderr, "%s: profile of %d optimizer steps after the first: %.3f ms of GPU time per step, matmuls %.1f %%\n",
+            progname, p->steps, tot * per, tot > 0 ? 100 * mm / tot : 0.0);
+    static const char *const sections[] = {"host", "forward", "backward", "optimizer"};
+    fprintf(stderr, "%s: by section:", progname);
+    for (int k = 0; k < 4; k++) {
+        double t = 0;
+        size_t n = strlen(sections[k]);
+        for (int i = 0; i < p->nnames; i++)
+            if (!strncmp(p->name[i], sections[k], n) && p->name[i][n] == ' ') t += p->ms[i];
+        fprintf(stderr, "%s %s %.3f ms (%.1f %%)", k ? "," : "", sections[k], t * per, tot > 0 ? 100 * t / tot : 0.0);
+    }
+    fprintf(stderr, "\n%12s %7s %8s %8s  %s (gemm M x N x K: cuBLAS's column-major m, n, k)\n", "ms/step", "%",
+            "calls", "TFLOP/s", "part");
+    for (int j = 0; j < p->nnames; j++) {
+        int i = idx[j];
+        if (!p->calls[i]) continue;
+        char tf[32] = "";
+        if (p->flops[i] > 0 && p->ms[i] > 0) snprintf(tf, sizeof tf, "%.1f", p->flops[i] / (p->ms[i] * 1e-3) / 1e12);
+        fprintf(stderr, "%12.4f %7.2f %8.1f %8s  %s\n", p->ms[i] * per, tot > 0 ? 100 * p->ms[i] / tot : 0.0,
+                p->calls[i] * per, tf, p->name[i]);
+    }
+}
+
+static void prof_free(void) {
+    Prof *p = g_prof;
+    if (!p) return;
+    for (int i = 0; i < PROF_MARKS; i++)
+        if (p->ev[i]) cudaEventDestroy(p->ev[i]);
+    for (int i = 0; i < p->nnames; i++) free(p->name[i]);
+    free(p);
+    g_prof = NULL;
+}
+
+#define LAUNCH(k, grid, block, stream, ...)                  \
+    do {                                                     \
+        LAUNCH_RAW(k, grid, block, stream, __VA_ARGS__);     \
+        if (g_prof) prof_mark(#k, 0);                        \
+    } while (0)
+#define LAUNCH_COOP(k, grid, block, stream, ...)             \
+    do {                                                     \
+        LAUNCH_COOP_RAW(k, grid, block, stream, __VA_ARGS__); \
+        if (g_prof) prof_mark(#k, 0);                        \
+    } while (0)
 
 /* ==== conversions and warp reductions ==== */
 
@@ -517,6 +653,10 @@ __global__ void k_to_bf16(const float *p, bf16 *out, size_t n) {
 enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B, NLT };
 enum { WTE, WPE, WTT, ELNW, ELNB, POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NOUTER };
 
+typedef struct HostBatch {
+    int B, S, nm, U, Ut; /* rows, length, masked tokens, distinct ids, distinct types */
+} HostBatch;
+
 typedef struct Gpu {
     Bert *m;
     Optim *opt;
@@ -556,6 +696,8 @@ typedef struct Gpu {
     cudaEvent_t host_ev[2];
     int slot;
     int micro; /* micro-batches since zero_grad */
+    int staged; /* staged_hb is the next micro-batch, uploaded by g_stage */
+    HostBatch staged_hb;
     TrainStats last;
 } Gpu;
 
@@ -587,6 +729,7 @@ static void gemm_xwT(Gpu *g, const void *x, const void *W, void *C, int rows, in
     cudaDataType t = dtype_of(g->bf16);
     CKB(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, rows, K, &alpha, W, t, K, x, t, K, &beta, C, tC, O,
                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    prof_gemm(O, rows, K, 1);
 }
 
 /* dx [rows, K] = dy [rows, O] W (W [O, K]); beta 0 or 1 */
@@ -595,6 +738,7 @@ static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, 
     cudaDataType t = dtype_of(g->bf16);
     CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, K, rows, O, &alpha, W, t, K, dy, t, O, &beta, dx, t, K,
                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    prof_gemm(K, rows, O, 1);
 }
 
 /* dW [O, K] (float32) += dy^T [O, rows] x [rows, K] */
@@ -603,6 +747,7 @@ static void gemm_dW(Gpu *g, const void *dy, const void *x, float *dW, int rows, 
     cudaDataType t = dtype_of(g->bf16);
     CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, O, rows, &alpha, x, t, K, dy, t, O, &beta, dW, CUDA_R_32F, K,
                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    prof_gemm(K, O, rows, 1);
 }
 
 /* batched over B*A heads, each row-major: C [m, n] = alpha op(X) op(Y) as
@@ -613,6 +758,7 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
     cudaDataType t = dtype_of(g->bf16);
     CKB(cublasGemmStridedBatchedEx(g->blas, ta, tb, m, n, k, &alpha, A, t, lda, sa, B, t, ldb, sb, &beta, C, t, ldc, sc,
                                    batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    prof_gemm(m, n, k, batch);
 }
 
 /* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
@@ -691,10 +837,6 @@ static void reserve(Gpu *g, int B, int S, int M) {
 #define G32(off) (g->g32 + (off))
 #define PW(off) ((const char *)g->pw + (off) * tsize(g))
 #define AT(buf, i) ((char *)(buf) + (size_t)(i) * tsize(g)) /* element i of a T array */
-
-typedef struct HostBatch {
-    int B, S, nm, U, Ut; /* rows, length, masked tokens, distinct ids, distinct types */
-} HostBatch;
 
 static int cmp_pair(const void *a, const void *b) {
     const int *x = (const int *)a, *y = (const int *)b;
@@ -785,6 +927,7 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
             CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, H, N, H, &alpha, PW(LO(l, QW)), t, H,
                                            (long long)H * H + H, x, t, H, 0, &beta, g->qkv, t, H, (long long)NH, 3,
                                            CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            prof_gemm(H, N, H, 3);
         }
         LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
                                                             P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
@@ -957,6 +1100,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
             CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin, ty, H, 0, g->dqkv, ty,
                                            H, (long long)NH, &beta, G32(LO(l, QW)), CUDA_R_32F, H, (long long)H * H + H,
                                            3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            prof_gemm(H, H, N, 3);
         }
         /* d(xin) = dr1 (residual) + the three projections' input gradients */
         CK(cudaMemcpyAsync(dX, dr, NH * ts, cudaMemcpyDeviceToDevice, st));
@@ -985,26 +1129,46 @@ static void g_zero_grad(void *p) {
     g->micro = 0;
 }
 
+static void prof_section(const char *s) {
+    if (g_prof) g_prof->section = s;
+}
+
 static void g_micro_step(void *p, const BertBatch *b, float scale, int dropout, uint64_t key) {
     Gpu *g = (Gpu *)p;
-    HostBatch hb = upload(g, b);
+    prof_section("host");
+    HostBatch hb = g->staged ? g->staged_hb : upload(g, b);
+    g->staged = 0;
+    if (g_prof) prof_mark("batch upload and waiting for the host", 0);
     int last = ++g->micro == g->o.accum;
     if (g->bf16) {
+        prof_section("forward");
         forward<bf16>(g, &hb, dropout, key, scale);
+        prof_section("backward");
         backward<bf16>(g, &hb, dropout, key, last);
     } else {
+        prof_section("forward");
         forward<float>(g, &hb, dropout, key, scale);
+        prof_section("backward");
         backward<float>(g, &hb, dropout, key, last);
     }
+}
+
+/* the batch's packing and copy now, for the next g_micro_step */
+static void g_stage(void *p, const BertBatch *b) {
+    Gpu *g = (Gpu *)p;
+    g->staged_hb = upload(g, b);
+    g->staged = 1;
 }
 
 static void g_opt_step(void *p, float lr) {
     Gpu *g = (Gpu *)p;
     Optim *o = g->opt;
     const OptimConfig *c = &o->c;
+    prof_section("optimizer");
     if (g->world > 1) {
         CK(cudaEventRecord(g->comm_done, g->cst));
         CK(cudaStreamWaitEvent(g->st, g->comm_done, 0));
+        if (g_prof) prof_mark("waiting for the gradient all-reduce", 0);
     }
     o->step++;
     cudaStream_t st = g->st;
@@ -1026,6 +1190,10 @@ static void g_opt_step(void *p, float lr) {
                                             (float)(lr / bc1), (float)sqrt(bc2));
     }
     CK(cudaGetLastError());
+    if (g_prof) {
+        if (!g_prof->keep) prof_flush(0), g_prof->keep = 1; /* the first step: warm-up */
+        else g_prof->steps++;
+    }
 }
 
 static void g_stats(void *p, TrainStats *s) {
@@ -1094,6 +1262,11 @@ static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
 static void g_close(void *p) {
     Gpu *g = (Gpu *)p;
     cudaStreamSynchronize(g->st);
+    if (g_prof) {
+        prof_flush(g_prof->keep);
+        if (g->rank == 0) prof_report();
+        prof_free();
+    }
     free_acts(g);
     void *f[] = {g->p32, g->g32, g->m32, g->v32, g->bf16 ? g->pw : NULL, g->cstart, g->clen, g->ctensor, g->tchunk0,
                  g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats};
@@ -1151,6 +1324,10 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CKB(cublasCreate(&g->blas));
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
+    if (o->profile) {
+        g_prof = (Prof *)xcalloc(1, sizeof *g_prof);
+        g_prof->st = g->st, g_prof->section = "setup";
+    }
     /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after (bert.c's order) */
     int L = m->c.num_hidden_layers;
     g->layer = (size_t *)xmalloc((size_t)L * NLT * sizeof *g->layer);
@@ -1189,6 +1366,6 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->norm = (double *)dalloc(8), g->stats = (double *)dalloc(8 * sizeof(double));
     CK(cudaMemset(g->norm, 0, 8));
     *be = (TrainBackend){g->name, g->rank, g->world, g, g_zero_grad, g_micro_step, g_opt_step, g_stats, g_eval,
-                         g_to_host, g_from_host, g_allgather, g_close};
+                         g_to_host, g_from_host, g_allgather, g_close, g_stage};
     return 0;
 }
