@@ -82,6 +82,10 @@ static void usage(int gpu) {
                "  --rank N, --world_size N, --local_rank N\n"
                "                                  this process's place (default: from mpirun's,\n"
                "                                  srun's or torchrun's environment; 0 of 1)\n"
+               "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
+               "                                  its 1/world share of the weights and updates\n"
+               "                                  those (ZeRO stage 1): gradients are reduced to\n"
+               "                                  their owner, updated weights broadcast (0)\n"
                "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
                "                                  events; slows the run) and print where each\n"
                "                                  step's time goes, after the first step, at the end\n");
@@ -98,7 +102,7 @@ static void usage(int gpu) {
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
     O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_PROFILE
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_PROFILE
 };
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
@@ -125,7 +129,8 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"precision", 1, 0, O_PREC},
         {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
         {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
-        {"local-rank", 1, 0, O_LRANK}, {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+        {"local-rank", 1, 0, O_LRANK}, {"zero_stage", 1, 0, O_ZERO}, {"zero-stage", 1, 0, O_ZERO},
+        {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
     int c;
@@ -171,6 +176,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         case O_RANK: o->rank = (int)cli_parse_int(optarg, "--rank", 0, 1 << 20); break;
         case O_WORLD: o->world = (int)cli_parse_int(optarg, "--world_size", 1, 1 << 20); break;
         case O_LRANK: o->local_rank = (int)cli_parse_int(optarg, "--local_rank", 0, 1 << 20); break;
+        case O_ZERO: o->zero = (int)cli_parse_int(optarg, "--zero_stage", 0, 1); break;
         case O_PROFILE: o->profile = 1; break;
         case 'h': usage(gpu); break;
         default:
@@ -377,8 +383,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         }
         if (step % o->ckpt_every == 0 || step == o->max_steps || stop) {
             DataState *states = gather_states(&be, pos);
+            be.to_host(be.ctx); /* on every rank: a collective with ZeRO */
             if (lead) {
-                be.to_host(be.ctx);
                 char path[4096];
                 snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", o->output_dir, base + step);
                 CkptInfo ci = {base + step, states[0], o->seed, be.world, states};

@@ -29,6 +29,7 @@ typedef struct TrainOpts {
     int bf16;      /* --precision bf16 (default on GPUs) or fp32 */
     const char *id_file; /* --nccl_id_file: the bootstrap without MPI */
     int rank, world, local_rank; /* -1: from the launcher's environment */
+    int zero;      /* --zero_stage 1: optimizer moments sharded over the ranks */
     int profile;   /* --profile: time each kernel and matmul shape on the GPU */
 } TrainOpts;
 
@@ -56,7 +57,8 @@ typedef struct TrainBackend {
     /* forward only, no dropout */
     void (*eval)(void *ctx, const BertBatch *b, BertLoss *l);
     /* copy weights and optimizer state device -> host model (before a
-     * checkpoint or the export) and host -> device (after a load) */
+     * checkpoint or the export; every rank calls it, rank 0's host model
+     * gets the state) and host -> device (after a load) */
     void (*to_host)(void *ctx);
     void (*from_host)(void *ctx);
     /* all[r * n + i] = rank r's mine[i] (every rank gets all) */

@@ -22,7 +22,7 @@ args() { echo --input_dir "$T/h5" --config_file "$CFG" --output_dir "$T/train" -
 run "$TR" --help
 expect_rc "--help" 0
 ok "... documents the GPU options" eval 'grep -q -- "--precision bf16|fp32" "$out" && grep -q -- "--nccl_id_file" "$out" && grep -q mpirun "$out"'
-ok "... and --profile" grep -q -- "--profile" "$out"
+ok "... and --profile, --zero_stage" eval 'grep -q -- "--profile" "$out" && grep -q -- "--zero_stage 0|1" "$out"'
 ok "... and run_pretraining.py's" eval 'grep -q -- "--gradient_accumulation_steps" "$out" && grep -q -- "--phase2" "$out"'
 run "$TR" $(args --precision fp16)
 expect_rc "--precision fp16" 2
@@ -38,6 +38,9 @@ expect_rc "train_bert_cpu refuses --precision" 2
 expect_err "... saying it is train_bert's" "*only train_bert (GPUs) has this option*"
 run "$BIN/train_bert_cpu" $(args --profile)
 expect_rc "train_bert_cpu refuses --profile" 2
+run "$TR" $(args --zero_stage 3)
+expect_rc "--zero_stage 3" 2
+expect_err "... names the range" "*--zero_stage*"
 run "$TR" --config_file "$CFG"
 expect_rc "missing required options" 2
 run "$TR" $(args --world_size 2 --rank 0)

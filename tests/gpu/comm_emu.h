@@ -12,7 +12,9 @@
  * generation number, C11-style atomics) and one slot per rank. A sum
  * copies each rank's chunk into its slot, waits at the barrier, adds the
  * slots in rank order (so every rank gets the same bits, as NCCL's
- * all-reduce gives), and waits again before the slots are reused. A rank
+ * all-reduce gives), and waits again before the slots are reused; a
+ * reduce does the same on its root only (the others' buffers stay as they
+ * were, so a rank that read a sum it does not own would be caught). A rank
  * that waits more than EMU_WAIT_S seconds for the others dies with a
  * message (one that died would otherwise hang the rest).
  */
@@ -130,6 +132,37 @@ static int emu_open(EmuComm *e, int rank, int world, const char *path, Err *err)
     }
 EMU_SUM(float)
 EMU_SUM(double)
+
+/* rank root's x = the sum over ranks (in rank order); the others' x stay */
+static void emu_reduce_float(EmuComm *e, float *x, size_t n, int root) {
+    size_t per = EMU_SLOT / sizeof *x;
+    for (size_t a = 0; a < n; a += per) {
+        size_t k = n - a < per ? n - a : per;
+        memcpy(emu_slot(e, e->rank), x + a, k * sizeof *x);
+        emu_barrier(e);
+        if (e->rank == root)
+            for (size_t i = 0; i < k; i++) {
+                float s = ((const float *)emu_slot(e, 0))[i];
+                for (int r = 1; r < e->world; r++) s += ((const float *)emu_slot(e, r))[i];
+                x[a + i] = s;
+            }
+        emu_barrier(e);
+    }
+}
+
+/* every rank r's x[start[r] .. + len[r]) to all ranks */
+static void emu_broadcast_ranges(EmuComm *e, float *x, const size_t *start, const size_t *len) {
+    size_t per = EMU_SLOT / sizeof *x;
+    for (int r = 0; r < e->world; r++)
+        for (size_t a = 0; a < len[r]; a += per) {
+            size_t k = len[r] - a < per ? len[r] - a : per;
+            float *p = x + start[r] + a;
+            if (e->rank == r) memcpy(emu_slot(e, r), p, k * sizeof *x);
+            emu_barrier(e);
+            if (e->rank != r) memcpy(p, emu_slot(e, r), k * sizeof *x);
+            emu_barrier(e);
+        }
+}
 
 /* out[r * n + i] = rank r's in[i] */
 static void emu_gather_i64(EmuComm *e, const int64_t *in, int64_t *out, size_t n) {

@@ -186,6 +186,35 @@ void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
 #endif
 }
 
+void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
+    if (c->world == 1 || n == 0) return;
+#if defined(WB_COMM_EMU)
+    emu_reduce_float(&c->emu, dev, n, root);
+    (void)stream;
+#elif defined(WB_HAVE_NCCL)
+    check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
+#else
+    (void)dev, (void)root, (void)stream;
+#endif
+}
+
+void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+    if (c->world == 1) return;
+#if defined(WB_COMM_EMU)
+    emu_broadcast_ranges(&c->emu, dev, start, len);
+    (void)stream;
+#elif defined(WB_HAVE_NCCL)
+    check(ncclGroupStart(), "ncclGroupStart", c);
+    for (int r = 0; r < c->world; r++)
+        if (len[r])
+            check(ncclBroadcast(dev + start[r], dev + start[r], len[r], ncclFloat32, r, c->nccl, (cudaStream_t)stream),
+                  "ncclBroadcast", c);
+    check(ncclGroupEnd(), "ncclGroupEnd", c);
+#else
+    (void)dev, (void)start, (void)len, (void)stream;
+#endif
+}
+
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
     if (c->world == 1) return; /* the caller copies its own */
 #if defined(WB_COMM_EMU)

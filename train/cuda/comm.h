@@ -42,6 +42,14 @@ const char *comm_describe(const Comm *c);
 void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream);
 void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream);
 
+/* Sum over all ranks of dev[0..n) into rank root's dev (in place); the
+ * other ranks' dev is left as it was. On stream. */
+void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream);
+
+/* For every rank r: its dev[start[r] .. start[r] + len[r]) to all ranks
+ * (world broadcasts in one group). On stream. */
+void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream);
+
 /* dev_out[r * n + i] = rank r's dev_in[i] (GPU buffers, on stream). */
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream);
 

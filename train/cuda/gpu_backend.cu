@@ -535,9 +535,9 @@ template <typename T> __global__ void k_pos_grad(const T *src, int B, int S, int
 #define OCHUNK 65536 /* elements per optimizer chunk (never across tensors) */
 
 /* part[k] = sum of x^2 over chunk k (block per chunk, fixed tree) */
-__global__ void k_sumsq(const float *x, const long long *cstart, const int *clen, double *part) {
+__global__ void k_sumsq(const float *x, const long long *cstart, const int *clen, int c0, double *part) {
     __shared__ double sh[256];
-    int k = blockIdx.x, t = threadIdx.x;
+    int k = c0 + blockIdx.x, t = threadIdx.x;
     const float *p = x + cstart[k];
     double s = 0;
     for (int i = t; i < clen[k]; i += 256) s += (double)p[i] * p[i];
@@ -568,22 +568,23 @@ __device__ __forceinline__ float grad_factor(const double *norm, float inv_world
     return (float)f * inv_world;
 }
 
-/* LAMB stage 1 per chunk: moments, the update into g; part2[k] = (sum w^2,
- * sum update^2) of the chunk */
-__global__ void k_lamb1(float *p, float *g, float *m, float *v, const long long *cstart, const int *clen,
-                        const int *ctensor, const float *twd, const double *norm, float inv_world, float max_norm,
-                        float b1, float b2, float eps, float ibc1, float ibc2, double *part2) {
+/* LAMB stage 1 per chunk (chunks c0 + block): moments, the update into g;
+ * part2[k] = (sum w^2, sum update^2) of the chunk. m and v hold elements
+ * moff onwards (a ZeRO shard; 0: all) */
+__global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff, const long long *cstart, const int *clen,
+                        int c0, const int *ctensor, const float *twd, const double *norm, float inv_world,
+                        float max_norm, float b1, float b2, float eps, float ibc1, float ibc2, double *part2) {
     __shared__ double sw[256], su[256];
-    int k = blockIdx.x, t = threadIdx.x;
+    int k = c0 + blockIdx.x, t = threadIdx.x;
     size_t o = cstart[k];
     float f = grad_factor(norm, inv_world, max_norm, 1), wd = twd[ctensor[k]];
     double a = 0, b = 0;
     for (int i = t; i < clen[k]; i += 256) {
-        size_t j = o + i;
+        size_t j = o + i, q = j - moff;
         float gi = g[j] * f;
-        m[j] = b1 * m[j] + (1 - b1) * gi;
-        v[j] = b2 * v[j] + (1 - b2) * gi * gi;
-        float u = (m[j] * ibc1) / (sqrtf(v[j] * ibc2) + eps) + wd * p[j];
+        m[q] = b1 * m[q] + (1 - b1) * gi;
+        v[q] = b2 * v[q] + (1 - b2) * gi * gi;
+        float u = (m[q] * ibc1) / (sqrtf(v[q] * ibc2) + eps) + wd * p[j];
         g[j] = u;
         a += (double)p[j] * p[j], b += (double)u * u;
     }
@@ -613,9 +614,9 @@ __global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int 
 }
 
 /* LAMB stage 3: w -= ratio * update; the bf16 copy (pw may be NULL) */
-__global__ void k_lamb3(float *p, const float *g, bf16 *pw, const long long *cstart, const int *clen, const int *ctensor,
-                        const float *ratio) {
-    int k = blockIdx.x;
+__global__ void k_lamb3(float *p, const float *g, bf16 *pw, const long long *cstart, const int *clen, int c0,
+                        const int *ctensor, const float *ratio) {
+    int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float r = ratio[ctensor[k]];
     for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
@@ -625,20 +626,21 @@ __global__ void k_lamb3(float *p, const float *g, bf16 *pw, const long long *cst
     }
 }
 
-/* AdamW (torch.optim.AdamW after clip_grad_norm_) per chunk */
-__global__ void k_adamw(float *p, const float *g, float *m, float *v, bf16 *pw, const long long *cstart, const int *clen,
-                        const int *ctensor, const float *twd, const double *norm, float inv_world, float max_norm,
-                        float lr, float b1, float b2, float eps, float step, float sbc2) {
-    int k = blockIdx.x;
+/* AdamW (torch.optim.AdamW after clip_grad_norm_) per chunk (c0 + block;
+ * m and v from element moff, as k_lamb1) */
+__global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t moff, bf16 *pw, const long long *cstart,
+                        const int *clen, int c0, const int *ctensor, const float *twd, const double *norm,
+                        float inv_world, float max_norm, float lr, float b1, float b2, float eps, float step, float sbc2) {
+    int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float f = grad_factor(norm, inv_world, max_norm, 0), decay = 1.0f - lr * twd[ctensor[k]];
     for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
-        size_t j = o + i;
+        size_t j = o + i, q = j - moff;
         float gi = g[j] * f;
         p[j] *= decay;
-        m[j] = b1 * m[j] + (1 - b1) * gi;
-        v[j] = b2 * v[j] + (1 - b2) * gi * gi;
-        p[j] -= step * m[j] / (sqrtf(v[j]) / sbc2 + eps);
+        m[q] = b1 * m[q] + (1 - b1) * gi;
+        v[q] = b2 * v[q] + (1 - b2) * gi * gi;
+        p[j] -= step * m[q] / (sqrtf(v[q]) / sbc2 + eps);
         if (pw) pw[j] = __float2bfloat16(p[j]);
     }
 }
@@ -668,8 +670,12 @@ typedef struct Gpu {
     cudaStream_t st, cst; /* compute, communication */
     cudaEvent_t ev, comm_done;
     size_t np;
-    float *p32, *g32, *m32, *v32;
+    float *p32, *g32, *m32, *v32; /* m32, v32: elements za..zb only */
     void *pw; /* the matmul weights: bf16 copy, or p32 */
+    /* ZeRO stage 1 (world > 1): rank r owns chunks zc[r] .. zc[r + 1) =
+     * elements zs[r] .. zs[r] + zn[r]; without it rank 0 owns everything */
+    int zero, *zc;
+    size_t *zs, *zn, za, zb;
     /* tensor offsets */
     size_t outer[NOUTER], *layer; /* layer: L x NLT */
     /* optimizer tables */
@@ -987,7 +993,14 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
 static void reduce_range(Gpu *g, size_t a, size_t b) {
     CK(cudaEventRecord(g->ev, g->st));
     CK(cudaStreamWaitEvent(g->cst, g->ev, 0));
-    comm_allreduce_f32(g->comm, g->g32 + a, b - a, g->cst);
+    if (!g->zero) {
+        comm_allreduce_f32(g->comm, g->g32 + a, b - a, g->cst);
+        return;
+    }
+    for (int r = 0; r < g->world; r++) { /* ZeRO: each piece to the rank that updates it */
+        size_t lo = a > g->zs[r] ? a : g->zs[r], hi = b < g->zs[r] + g->zn[r] ? b : g->zs[r] + g->zn[r];
+        if (lo < hi) comm_reduce_f32(g->comm, g->g32 + lo, hi - lo, r, g->cst);
+    }
 }
 
 /* The backward pass of out = LN(dropout(in W^T + b) + res), one of a
@@ -1174,20 +1187,33 @@ static void g_opt_step(void *p, float lr) {
     cudaStream_t st = g->st;
     float inv_world = 1.0f / (float)g->world;
     bf16 *pw = g->bf16 ? (bf16 *)g->pw : NULL;
-    LAUNCH_COOP(k_sumsq, g->nchunks, 256, st, g->g32, g->cstart, g->clen, g->part);
+    /* this rank's chunks (all of them without ZeRO); with ZeRO the
+     * per-chunk norms of the others come by a sum in which each chunk has
+     * one non-zero term, so every rank adds the same numbers in order */
+    int r = g->zero ? g->rank : 0, c0 = g->zc[r], nc = g->zc[r + 1] - c0;
+    if (g->zero) CK(cudaMemsetAsync(g->part, 0, (size_t)g->nchunks * sizeof(double), st));
+    if (nc) LAUNCH_COOP(k_sumsq, nc, 256, st, g->g32, g->cstart, g->clen, c0, g->part);
+    if (g->zero) comm_allreduce_f64(g->comm, g->part, (size_t)g->nchunks, st);
     LAUNCH(k_norm, 1, 1, st, g->part, g->nchunks, 1.0 / g->world, g->norm);
     double bc1 = 1.0 - pow(c->beta1, (double)o->step), bc2 = 1.0 - pow(c->beta2, (double)o->step);
     if (c->kind == OPT_LAMB) {
-        LAUNCH_COOP(k_lamb1, g->nchunks, 256, st, g->p32, g->g32, g->m32, g->v32, g->cstart, g->clen, g->ctensor, g->twd,
-                                            g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
-                                            (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
+        if (g->zero) CK(cudaMemsetAsync(g->part2, 0, (size_t)g->nchunks * 2 * sizeof(double), st));
+        if (nc)
+            LAUNCH_COOP(k_lamb1, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->cstart, g->clen, c0, g->ctensor,
+                                         g->twd, g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
+                                         (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
+        if (g->zero) comm_allreduce_f64(g->comm, g->part2, (size_t)g->nchunks * 2, st);
         LAUNCH(k_lamb_ratio, nblk(g->ntensors, 128), 128, st, g->part2, g->tchunk0, g->tnchunks, g->twd, g->ntensors, lr,
                                                              g->ratio);
-        LAUNCH(k_lamb3, g->nchunks, 256, st, g->p32, g->g32, pw, g->cstart, g->clen, g->ctensor, g->ratio);
-    } else {
-        LAUNCH(k_adamw, g->nchunks, 256, st, g->p32, g->g32, g->m32, g->v32, pw, g->cstart, g->clen, g->ctensor, g->twd,
-                                            g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
-                                            (float)(lr / bc1), (float)sqrt(bc2));
+        if (nc) LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, pw, g->cstart, g->clen, c0, g->ctensor, g->ratio);
+    } else if (nc) {
+        LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, pw, g->cstart, g->clen, c0, g->ctensor,
+                                   g->twd, g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
+                                   (float)(lr / bc1), (float)sqrt(bc2));
+    }
+    if (g->zero) { /* every rank's updated weights to all, then the bf16 copy */
+        comm_broadcast_ranges_f32(g->comm, g->p32, g->zs, g->zn, st);
+        if (pw) LAUNCH(k_to_bf16, nblk(g->np, TH), TH, st, g->p32, pw, g->np);
     }
     CK(cudaGetLastError());
     if (g_prof) {
@@ -1223,7 +1249,20 @@ static void g_to_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
     CK(cudaStreamSynchronize(g->cst));
+    if (g->zero) { /* the moments' shards to every rank through one full-size buffer */
+        float *full = (float *)dalloc(g->np * 4);
+        float *mine[2] = {g->m32, g->v32}, *host[2] = {g->opt->m, g->opt->v};
+        for (int i = 0; i < 2; i++) {
+            CK(cudaMemcpyAsync(full + g->za, mine[i], (g->zb - g->za) * 4, cudaMemcpyDeviceToDevice, g->st));
+            comm_broadcast_ranges_f32(g->comm, full, g->zs, g->zn, g->st);
+            CK(cudaStreamSynchronize(g->st));
+            if (g->rank == 0) CK(cudaMemcpy(host[i], full, g->np * 4, cudaMemcpyDeviceToHost));
+        }
+        dfree(full);
+    }
+    if (g->rank != 0) return; /* only rank 0 writes checkpoints */
     CK(cudaMemcpy(g->m->params, g->p32, g->np * 4, cudaMemcpyDeviceToHost));
+    if (g->zero) return;
     CK(cudaMemcpy(g->opt->m, g->m32, g->np * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(g->opt->v, g->v32, g->np * 4, cudaMemcpyDeviceToHost));
 }
@@ -1239,8 +1278,8 @@ static void g_from_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
     CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
-    CK(cudaMemcpyAsync(g->m32, g->opt->m, g->np * 4, cudaMemcpyHostToDevice, g->st));
-    CK(cudaMemcpyAsync(g->v32, g->opt->v, g->np * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaMemcpyAsync(g->m32, g->opt->m + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaMemcpyAsync(g->v32, g->opt->v + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
     if (g->bf16) LAUNCH(k_to_bf16, nblk(g->np, TH), TH, g->st, g->p32, (bf16 *)g->pw, g->np);
     CK(cudaStreamSynchronize(g->st));
 }
@@ -1276,7 +1315,7 @@ static void g_close(void *p) {
     cudaEventDestroy(g->host_ev[0]), cudaEventDestroy(g->host_ev[1]);
     cudaStreamDestroy(g->st), cudaStreamDestroy(g->cst);
     comm_close(g->comm);
-    free(g->layer);
+    free(g->layer), free(g->zc), free(g->zs), free(g->zn);
     free(g);
 }
 
@@ -1336,7 +1375,6 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         for (int t = 0; t < NLT; t++) LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
     for (int i = POOLW; i < NOUTER; i++) g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
     g->p32 = (float *)dalloc(g->np * 4), g->g32 = (float *)dalloc(g->np * 4);
-    g->m32 = (float *)dalloc(g->np * 4), g->v32 = (float *)dalloc(g->np * 4);
     g->pw = g->bf16 ? dalloc(g->np * sizeof(bf16)) : (void *)g->p32;
     /* optimizer chunks: up to OCHUNK elements, never across tensors */
     g->ntensors = m->ntensors;
@@ -1355,6 +1393,25 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         tn[t] = k - t0[t];
     }
     g->nchunks = k;
+    /* ZeRO stage 1: chunk i to rank floor(start * world / np), so ranks get
+     * runs of whole chunks of about np / world elements; else all to rank 0 */
+    g->zero = o->zero && g->world > 1;
+    int W = g->zero ? g->world : 1;
+    g->zc = (int *)xcalloc((size_t)W + 1, sizeof *g->zc);
+    g->zs = (size_t *)xcalloc((size_t)W, sizeof *g->zs), g->zn = (size_t *)xcalloc((size_t)W, sizeof *g->zn);
+    for (int r = 0, i = 0; r < W; r++) {
+        g->zc[r] = i;
+        while (i < k && (r == W - 1 || (size_t)cs[i] * W / g->np <= (size_t)r)) i++;
+        g->zs[r] = i > g->zc[r] ? (size_t)cs[g->zc[r]] : g->np;
+        g->zn[r] = i > g->zc[r] ? (size_t)(cs[i - 1] + cl[i - 1]) - g->zs[r] : 0;
+    }
+    g->zc[W] = k;
+    int me = g->zero ? g->rank : 0;
+    g->za = g->zn[me] ? g->zs[me] : 0, g->zb = g->za + g->zn[me];
+    g->m32 = (float *)dalloc((g->zb - g->za) * 4), g->v32 = (float *)dalloc((g->zb - g->za) * 4);
+    if (g->zero)
+        info(3, "ZeRO stage 1: rank %d updates elements %zu..%zu (%.1f %%) and keeps their moments", g->rank, g->za,
+             g->zb, 100.0 * (double)(g->zb - g->za) / (double)g->np);
     g->cstart = (long long *)upload_array(cs, (size_t)k * sizeof *cs);
     g->clen = (int *)upload_array(cl, (size_t)k * sizeof *cl), g->ctensor = (int *)upload_array(ct, (size_t)k * sizeof *ct);
     g->tchunk0 = (int *)upload_array(t0, (size_t)m->ntensors * sizeof *t0);
