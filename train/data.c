@@ -27,7 +27,11 @@ struct Data {
     int32_t *ids, *mask, *seg, *mpos, *mids, *nsp;
     int dynamic;     /* this file gets masked here */
     int in_order;    /* data_open_file: rows in file order */
-    int64_t *order;  /* row visiting order */
+    int64_t *order;  /* row visiting order (with length bins: batch by batch) */
+    int64_t *bstart; /* length bins: batch i is order[bstart[i] .. bstart[i + 1]) */
+    int *blen;       /* ... cut to blen[i] tokens */
+    int64_t nb;      /* ... of nb batches */
+    int64_t tok_done, tok_full;
     /* the batch handed out */
     int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
     int bcap;
@@ -37,8 +41,11 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 
 static void unload(Data *d) {
     free(d->ids), free(d->mask), free(d->seg), free(d->mpos), free(d->mids), free(d->nsp), free(d->order);
+    free(d->bstart), free(d->blen);
     d->ids = d->mask = d->seg = d->mpos = d->mids = d->nsp = NULL;
-    d->order = NULL;
+    d->order = d->bstart = NULL;
+    d->blen = NULL;
+    d->nb = 0;
     d->rows = 0;
     d->loaded_epoch = d->loaded_step = -1;
 }
@@ -81,6 +88,49 @@ static int read_ds(H5In *in, const char *path, const char *name, int rank, int64
     *out = xmalloc((size_t)(*rows ? *rows : 1) * (size_t)c * sizeof **out);
     if (*rows && h5in_read_rows(in, name, 0, (uint64_t)*rows, *out, err)) return -1;
     return 0;
+}
+
+/* one past row r's last token or masked position */
+static int row_length(const Data *d, int64_t r) {
+    int n = 0;
+    for (int j = d->L - 1; j >= 0; j--)
+        if (d->mask[r * d->L + j]) {
+            n = j + 1;
+            break;
+        }
+    for (int k = 0; k < d->P && d->mpos[r * d->P + k]; k++)
+        if (d->mpos[r * d->P + k] + 1 > n) n = d->mpos[r * d->P + k] + 1;
+    return n;
+}
+
+/* the length-bin schedule of the loaded file (data.h): order rearranged
+ * batch by batch, bstart / blen / nb */
+static void make_bins(Data *d) {
+    int N = d->o.bin_size, L = d->L, MB = d->o.micro_batch, nbins = (L + N - 1) / N;
+    int64_t *q = xmalloc((size_t)nbins * MB * sizeof *q), *o2 = xmalloc((size_t)d->rows * sizeof *o2), k = 0;
+    int *qn = xcalloc((size_t)nbins, sizeof *qn);
+    d->bstart = xmalloc(((size_t)d->rows + 1) * sizeof *d->bstart);
+    d->blen = xmalloc((size_t)d->rows * sizeof *d->blen);
+    d->nb = 0;
+#define EMIT(bin)                                                                  \
+    do {                                                                           \
+        int len_ = ((bin) + 1) * N;                                                \
+        d->bstart[d->nb] = k, d->blen[d->nb++] = len_ > L ? L : len_ < 2 ? 2 : len_; \
+        memcpy(o2 + k, q + (size_t)(bin) * MB, (size_t)qn[bin] * sizeof *o2);      \
+        k += qn[bin], qn[bin] = 0;                                                 \
+    } while (0)
+    for (int64_t i = 0; i < d->rows; i++) {
+        int64_t r = d->order[i];
+        int len = row_length(d, r), bin = len > 0 ? (len - 1) / N : 0;
+        q[(size_t)bin * MB + qn[bin]++] = r;
+        if (qn[bin] == MB) EMIT(bin);
+    }
+    for (int bin = 0; bin < nbins; bin++)
+        if (qn[bin]) EMIT(bin);
+#undef EMIT
+    d->bstart[d->nb] = k;
+    free(d->order), free(q), free(qn);
+    d->order = o2;
 }
 
 static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
@@ -156,6 +206,7 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
         d->order[i] = d->order[j];
         d->order[j] = t;
     }
+    if (d->o.bin_size > 0 && !d->in_order) make_bins(d);
     d->loaded_epoch = epoch;
     d->loaded_step = step;
     return 0;
@@ -273,19 +324,32 @@ int data_next(Data *d, BertBatch *b, Err *err) {
         if (++d->at.file_step >= d->nfiles) d->at.file_step = 0, d->at.epoch++;
     }
     if (load(d, d->at.epoch, d->at.file_step, err)) return -1;
-    int L = d->L, P = d->o.max_predictions > 0 ? d->o.max_predictions : d->P;
+    int L = d->L, S = L, P = d->o.max_predictions > 0 ? d->o.max_predictions : d->P;
     int64_t n = d->rows - d->at.row;
     int B = n < d->o.micro_batch ? (int)n : d->o.micro_batch;
+    if (d->bstart) { /* the length-bin batch that starts here */
+        int64_t lo = 0, hi = d->nb;
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (d->bstart[mid] < d->at.row) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo >= d->nb || d->bstart[lo] != d->at.row)
+            return err_set(err, "%s: row %lld is not where a batch of --bin_size %d starts (resume with the options "
+                                "of the run that wrote the checkpoint)",
+                           d->file, (long long)d->at.row, d->o.bin_size);
+        B = (int)(d->bstart[lo + 1] - d->bstart[lo]), S = d->blen[lo];
+    }
     reserve_batch(d, B, L, P);
     for (int i = 0; i < B; i++) {
         int64_t r = d->order[d->at.row + i];
-        memcpy(d->b_ids + (size_t)i * L, d->ids + r * L, (size_t)L * 4);
-        memcpy(d->b_mask + (size_t)i * L, d->mask + r * L, (size_t)L * 4);
-        memcpy(d->b_seg + (size_t)i * L, d->seg + r * L, (size_t)L * 4);
+        memcpy(d->b_ids + (size_t)i * S, d->ids + r * L, (size_t)S * 4);
+        memcpy(d->b_mask + (size_t)i * S, d->mask + r * L, (size_t)S * 4);
+        memcpy(d->b_seg + (size_t)i * S, d->seg + r * L, (size_t)S * 4);
         d->b_nsp[i] = d->nsp[r];
         int32_t *pos = d->b_mpos + (size_t)i * P, *lab = d->b_mids + (size_t)i * P;
         if (d->dynamic) {
-            dynamic_mask(d, r, d->b_ids + (size_t)i * L, d->b_mask + (size_t)i * L, L, pos, lab, P);
+            dynamic_mask(d, r, d->b_ids + (size_t)i * S, d->b_mask + (size_t)i * S, S, pos, lab, P);
             continue;
         }
         for (int k = 0; k < P; k++) { /* run_pretraining.py's max_predictions_per_seq cuts the file's list */
@@ -294,8 +358,13 @@ int data_next(Data *d, BertBatch *b, Err *err) {
         }
     }
     d->at.row += B;
-    *b = (BertBatch){B, L, P, d->b_ids, d->b_seg, d->b_mask, d->b_mpos, d->b_mids, d->b_nsp};
+    d->tok_done += (int64_t)B * S, d->tok_full += (int64_t)B * L;
+    *b = (BertBatch){B, S, P, d->b_ids, d->b_seg, d->b_mask, d->b_mpos, d->b_mids, d->b_nsp};
     return 0;
+}
+
+void data_tokens(const Data *d, int64_t *computed, int64_t *full) {
+    *computed = d->tok_done, *full = d->tok_full;
 }
 
 DataState data_state(const Data *d) { return d->at; }

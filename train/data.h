@@ -21,8 +21,17 @@
  * each 80 % [MASK], 10 % a random id, 10 % kept, drawn from a generator
  * seeded by seed, epoch, file step and row, so a resumed run masks alike.
  *
+ * Length bins (bin_size N > 0; LDDL's sequence binning): a row's length is
+ * one past its last token or masked position, its bin (length - 1) / N.
+ * Rows are visited in the seeded order and queued by bin; a bin whose
+ * queue holds micro_batch rows becomes the next batch, and at the file's
+ * end the partly filled bins follow in bin order. A batch is cut to its
+ * bin's upper bound ((bin + 1) N tokens, at most the file's length): the
+ * padding past it is not computed, which changes nothing but the work
+ * (padded keys are masked; no loss reads padded positions).
+ *
  * The position (epoch, file step, row) is all a checkpoint needs to resume
- * exactly (data_state / data_seek).
+ * exactly (data_state / data_seek), given the same options.
  */
 #ifndef WB_DATA_H
 #define WB_DATA_H
@@ -41,6 +50,7 @@ typedef struct DataOpts {
     int max_seq_length;     /* 0: any; else files must have it */
     int dynamic_mask;       /* mask files that have no masks */
     int32_t cls, sep, mask_id; /* for dynamic masking (BERT's 101, 102, 103) */
+    int bin_size;           /* > 0: length bins of this many tokens (above) */
 } DataOpts;
 
 typedef struct DataState {
@@ -64,6 +74,10 @@ int data_next(Data *d, BertBatch *b, Err *err);
 /* Where the next batch comes from; data_seek goes there (loading the file). */
 DataState data_state(const Data *d);
 int data_seek(Data *d, DataState s, Err *err);
+
+/* Token positions of the batches handed out so far: computed, and at the
+ * files' full length (the same without length bins). */
+void data_tokens(const Data *d, int64_t *computed, int64_t *full);
 
 /* The file the last batch came from, and the number of files. */
 const char *data_file(const Data *d);

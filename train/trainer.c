@@ -67,6 +67,10 @@ static void usage(int gpu) {
            "                                  dynamic masking (42)\n"
            "  --no_dynamic_mask               refuse files without masks instead of masking\n"
            "                                  them on the fly\n"
+           "  --bin_size N                    length bins of N tokens (LDDL's binning): each\n"
+           "                                  batch holds rows of one bin and is cut to its\n"
+           "                                  bound, so padding is not computed; changes the\n"
+           "                                  batch order, not NVIDIA's reader (0: off)\n"
            "  --export_hf DIR                 where the Hugging Face export goes (output_dir/hf)\n"
            "  --eval_file FILE                no training: the losses of the model (its\n"
            "                                  --init_checkpoint or newest checkpoint) on the\n"
@@ -101,7 +105,7 @@ static void usage(int gpu) {
 
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
-    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_EXPORT, O_STOP, O_EVAL, O_PREC,
+    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
     O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_PROFILE
 };
 
@@ -124,7 +128,8 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"phase2", 0, 0, O_PHASE2}, {"phase1_end_step", 1, 0, O_P1END}, {"phase1-end-step", 1, 0, O_P1END},
         {"num_steps_per_checkpoint", 1, 0, O_CKPT}, {"num-steps-per-checkpoint", 1, 0, O_CKPT},
         {"log_freq", 1, 0, O_LOG}, {"log-freq", 1, 0, O_LOG}, {"seed", 1, 0, O_SEED},
-        {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"export_hf", 1, 0, O_EXPORT},
+        {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"bin_size", 1, 0, O_BINS},
+        {"bin-size", 1, 0, O_BINS}, {"export_hf", 1, 0, O_EXPORT},
         {"export-hf", 1, 0, O_EXPORT}, {"stop_at_step", 1, 0, O_STOP}, {"stop-at-step", 1, 0, O_STOP},
         {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"precision", 1, 0, O_PREC},
         {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
@@ -164,6 +169,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
             if (cli_parse_u64(optarg, &o->seed)) cli_bad_usage("--seed %s: not a non-negative integer", optarg);
             break;
         case O_NODYN: o->dynamic = 0; break;
+        case O_BINS: o->bin_size = (int)cli_parse_int(optarg, "--bin_size", 0, 1 << 20); break;
         case O_EXPORT: o->export_dir = optarg; break;
         case O_EVAL: o->eval_file = optarg; break;
         case O_STOP: o->stop_at = (int)cli_parse_int(optarg, "--stop_at_step", 1, 1 << 30); break;
@@ -232,7 +238,7 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, Err *err) {
     }
     if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
     be->from_host(be->ctx);
-    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103};
+    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103, 0};
     Data *ed;
     BertBatch b;
     BertLoss l;
@@ -288,7 +294,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     int lead = be.rank == 0;
 
     DataOpts dopts = {o->input_dir, o->seed, be.rank, be.world, o->batch / o->accum, o->max_pred, cfg.vocab_size,
-                      o->max_seq, o->dynamic, 101, 102, 103};
+                      o->max_seq, o->dynamic, 101, 102, 103, o->bin_size};
     Data *data;
     if (data_open(&data, &dopts, &err)) die("%s", err.msg);
     if (lead && make_dirs(o->output_dir, &err)) die("%s", err.msg);
@@ -406,6 +412,12 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         const char *edir = o->export_dir ? o->export_dir : hf;
         if (export_hf(edir, &m, o->vocab, &err)) die("%s", err.msg);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
+    }
+    if (lead && o->bin_size) {
+        int64_t done, full;
+        data_tokens(data, &done, &full);
+        info(2, "--bin_size %d: batches held %.1f %% of the token positions of full-length ones (rank 0)", o->bin_size,
+             full ? 100.0 * (double)done / (double)full : 100.0);
     }
     data_close(data);
     be.close(be.ctx);

@@ -9,7 +9,8 @@
 # damaged checkpoint. Dropout changes the loss; phase 2 continues from phase
 # 1's last checkpoint as NVIDIA's --phase2 does (moments kept, step count,
 # schedule and data new, checkpoints named phase1_end_step + step) and
-# resumes exactly.
+# resumes exactly. Length bins (--bin_size) compute less, repeat for any
+# thread count and resume exactly.
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt
@@ -202,4 +203,25 @@ run "$TR" $(tr_args "$T/ic" --resume_from_checkpoint --init_checkpoint "$T/a/ckp
 expect_err "--init_checkpoint with --resume_from_checkpoint: weights and moments, step 0" \
   "*weights and optimizer moments from *ckpt_6.wbckpt; training starts at step 0*"
 ok "... and writes its own checkpoints from 1" eval '[ -s "$T/ic/ckpt_2.wbckpt" ]'
+
+# ---- length bins (--bin_size): one-sentence documents, so rows of many lengths ----
+mkdir -p "$T/hs"
+awk 'NF { print; print "" }' "$T/en.txt" >"$T/short.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 2 --max-seq-length 64 --max-predictions-per-seq 10 \
+  -o "$T/hs/s_training_0.hdf5" "$T/short.txt"
+bargs() { echo --input_dir "$T/hs" --config_file "$T/tiny.json" --vocab_file "$V" --train_batch_size 4 --max_steps 6 \
+  --learning_rate 0.01 --max_predictions_per_seq 10 --num_steps_per_checkpoint 2 --bin_size 16 --output_dir "$@"; }
+run "$TR" $(bargs "$T/bin") -j2
+expect_rc "--bin_size 16" 0
+share=$(sed -n 's/.*--bin_size 16: batches held \([0-9.]*\) %.*/\1/p' "$err")
+ok "... computes fewer token positions than full-length batches ($share %)" \
+  awk -v s="$share" 'BEGIN { exit !(s != "" && s > 20 && s < 95) }'
+ok "... and trains (6 steps logged)" eval '[ "$(grep -c "^{\"step\"" "$out")" = 6 ]'
+run "$TR" $(bargs "$T/bin1") -j1
+ok "... one thread writes the bytes of two" cmp -s "$T/bin/ckpt_6.wbckpt" "$T/bin1/ckpt_6.wbckpt"
+run "$TR" $(bargs "$T/binr") -j2 --stop_at_step 3
+run "$TR" $(bargs "$T/binr") -j2 --resume_from_checkpoint
+ok "... stopped at step 3 and resumed = uninterrupted" cmp -s "$T/bin/ckpt_6.wbckpt" "$T/binr/ckpt_6.wbckpt"
+run "$TR" $(bargs "$T/bin0") -j2 --bin_size 0
+ok "... and not the bytes of a run without bins" not cmp -s "$T/bin/ckpt_6.wbckpt" "$T/bin0/ckpt_6.wbckpt"
 done_testing

@@ -9,7 +9,9 @@
 # (1e-4 per tensor); bf16: losses within 1e-2 and the loss of its weights
 # (the CPU evaluates both checkpoints) within 1e-2; a bf16 run stopped after
 # step 1 and resumed ends with the bytes of an uninterrupted one; a second
-# run repeats the first's log; --eval_file gives the CPU's loss (1e-5);
+# run repeats the first's log; with length bins (--bin_size 16, batches of
+# several lengths) fp32 losses and weights are the CPU's; --eval_file
+# gives the CPU's loss (1e-5);
 # the Hugging Face export is written.
 V=$ROOT/data/bert/vocab.txt
 mkdir -p "$T/h5"
@@ -56,6 +58,22 @@ ok "bf16: resumed from the step-1 checkpoint of the uninterrupted run (written w
 ok "bf16: a second run repeats the first's losses exactly" \
   eval '[ "$(sed "s/, \"seq_per_s.*//" "$T/b16.log")" = "$(sed "s/, \"seq_per_s.*//" "$T/b16b.log")" ]'
 ok "... and its checkpoint bytes" cmp -s "$T/b16/ckpt_2.wbckpt" "$T/b16b/ckpt_2.wbckpt"
+# length bins: batches of several lengths (the device buffers sized for
+# the longest, each batch computed at its own)
+mkdir -p "$T/hs"
+awk 'NF { print; print "" }' "$T/en.txt" >"$T/short.txt"
+"$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 2 --max-seq-length 64 --max-predictions-per-seq 10 \
+  -o "$T/hs/s_training_0.hdf5" "$T/short.txt"
+bargs() { echo --input_dir "$T/hs" --config_file "$T/tiny.json" --vocab_file "$V" --train_batch_size 4 \
+  --learning_rate 0.01 --max_steps 4 --max_predictions_per_seq 10 --num_steps_per_checkpoint 4 --seed 5 --bin_size 16 \
+  --output_dir "$@"; }
+"$BIN/train_bert_cpu" -q $(bargs "$T/bcpu") >"$T/bcpu.log"
+"$TRB" -q --precision fp32 $(bargs "$T/bf32") >"$T/bf32.log"
+bsame=1
+for s in 1 2 3 4; do cclose "$(closs "$T/bf32.log" $s)" "$(closs "$T/bcpu.log" $s)" 1e-5 || bsame=0; done
+ok "--bin_size 16: fp32 losses of 4 steps are the CPU's (1e-5)" [ $bsame = 1 ]
+ok "... and the weights after them (1e-4 per tensor)" \
+  "$CHK" ckpt "$T/tiny.json" "$T/bf32/ckpt_4.wbckpt" "$T/bcpu/ckpt_4.wbckpt" 1e-4
 ge=$("$TRB" --precision fp32 --eval_file "$T/h5/en_training_0.hdf5" --init_checkpoint "$T/cpu/ckpt_2.wbckpt" \
   --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p')
 ok "--eval_file: the CPU's loss ($ge vs $lc)" cclose "$ge" "$lc" 1e-5

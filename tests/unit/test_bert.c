@@ -8,7 +8,9 @@
  * backward). Tolerance: per tensor, max |ours - ref| <= 1e-4 * max |ref|
  * (see tensors_close for tensors that are all but zero).
  * Also: the same gradients for 1 and 3 threads, bit for bit; gradient
- * accumulation (two half-scaled backward passes = one); config parsing and
+ * accumulation (two half-scaled backward passes = one); a batch cut after
+ * its last token (--bin_size) gives the full batch's loss and gradients;
+ * config parsing and
  * its errors. Training mode: the reference applies the same dropout masks
  * (train/dropout.h's hash, reimplemented in Python), so losses and every
  * gradient with dropout are checked too.
@@ -89,6 +91,53 @@ static void test_against_reference(void) {
     bert_forward(&m, &b, &l, NULL, NULL);
     bert_backward(&m, 0.5f);
     test_cond("gradient accumulation (2 x 1/2)", rel_err(m.grads, g1, m.nparams) <= 1e-6);
+
+    /* the padded rows cut after their last token (train_bert's --bin_size):
+     * the padding changes nothing but the work (masked keys, no loss there) */
+    {
+        int S = b.S, M = b.M, n = 0, cut = 2, rows[64];
+        for (int i = 0; i < b.B && n < 64; i++) {
+            int last = 0;
+            for (int j = 0; j < S; j++)
+                if (b.input_mask[i * S + j]) last = j + 1;
+            if (last < S) rows[n++] = i, cut = last > cut ? last : cut;
+        }
+        test_cond("the reference batch has rows with padding", n > 0 && cut < S);
+        int32_t *f[3], *c3[3], *mp = malloc((size_t)(n ? n : 1) * M * 4), *mi = malloc((size_t)(n ? n : 1) * M * 4),
+                       *ns = malloc((size_t)(n ? n : 1) * 4);
+        const int32_t *src[3] = {b.input_ids, b.segment_ids, b.input_mask};
+        for (int k = 0; k < 3; k++) {
+            f[k] = malloc((size_t)(n ? n : 1) * S * 4), c3[k] = malloc((size_t)(n ? n : 1) * cut * 4);
+            for (int i = 0; i < n; i++) {
+                memcpy(f[k] + i * S, src[k] + rows[i] * S, (size_t)S * 4);
+                memcpy(c3[k] + i * cut, src[k] + rows[i] * S, (size_t)cut * 4);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            memcpy(mp + i * M, b.masked_lm_positions + rows[i] * M, (size_t)M * 4);
+            memcpy(mi + i * M, b.masked_lm_ids + rows[i] * M, (size_t)M * 4);
+            ns[i] = b.next_sentence_labels[rows[i]];
+        }
+        BertBatch bf = {n, S, M, f[0], f[1], f[2], mp, mi, ns}, bc = {n, cut, M, c3[0], c3[1], c3[2], mp, mi, ns};
+        BertLoss lc, lf;
+        float *gf = malloc(m.nparams * sizeof *gf);
+        if (n) {
+            bert_zero_grad(&m);
+            bert_forward(&m, &bf, &lf, NULL, NULL);
+            bert_backward(&m, 1.0f);
+            memcpy(gf, m.grads, m.nparams * sizeof *gf);
+            bert_zero_grad(&m);
+            bert_forward(&m, &bc, &lc, NULL, NULL);
+            bert_backward(&m, 1.0f);
+            double ge = rel_err(m.grads, gf, m.nparams);
+            printf("  %d padded rows cut after the last token (%d of %d): loss %.7f vs %.7f, gradients %.2e\n", n, cut,
+                   S, lc.total, lf.total, ge);
+            test_cond("cut rows: the full rows' loss and gradients", fabsf(lc.total - lf.total) <= 1e-6f * lf.total &&
+                                                                          lc.masked == lf.masked && ge <= 1e-5);
+        }
+        for (int k = 0; k < 3; k++) free(f[k]), free(c3[k]);
+        free(mp), free(mi), free(ns), free(gf);
+    }
 
     /* the schedule */
     float lr1 = poly_warmup_lr(1, r.hyp[0], r.hyp[6], r.total_steps), lr2 = poly_warmup_lr(2, r.hyp[0], r.hyp[6], r.total_steps);
