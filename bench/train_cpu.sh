@@ -43,3 +43,24 @@ for cfg in tiny mini; do
     fi
   done
 done
+
+# Phase 2 shapes (512 / 80) with and without length bins (--bin_size 64:
+# batches cut to their bin's bound, less padding computed): bert_tiny on all
+# cores, BATCH2 sequences per step, throughput = sequences / time over the
+# steps after the first (a harmonic mean: steps differ in length with bins).
+BATCH2=${BATCH2:-8} STEPS2=${STEPS2:-8}
+mkdir -p "$D/h5_512"
+[ -s "$D/h5_512/en_training_0.hdf5" ] || "$BIN/hdf5gen" -q -f --vocab "$ROOT/data/bert/vocab.txt" --dupe-factor 1 \
+  --max-seq-length 512 --max-predictions-per-seq 80 -o "$D/h5_512/en_training_0.hdf5" "$D/en.txt"
+p2() { # [options] -> seq/s
+  "$BIN/train_bert_cpu" -q --input_dir "$D/h5_512" --config_file "$ROOT/train/configs/bert_tiny.json" \
+    --output_dir "$D/out" --train_batch_size "$BATCH2" --max_steps "$STEPS2" --max_predictions_per_seq 80 \
+    --num_steps_per_checkpoint 100000 --learning_rate 1e-4 "$@" |
+    sed -n '2,$s/.*"seq_per_s": \([0-9.]*\).*/\1/p' | awk '{ t += 1 / $1; n++ } END { if (n) printf "%.2f", n / t }'
+}
+full=$(p2) binned=$(p2 --bin_size 64)
+ref=""
+[ -n "$PY" ] && ref=$("$PY" "$ROOT/bench/train_cpu_ref.py" "$ROOT/train/configs/bert_tiny.json" "$BATCH2" 512 80 "$STEPS2" \
+  "$ncpu" | sed -n 's/.*: \([0-9.]*\) seq\/s/\1/p')
+printf 'bert_tiny  512/80, %d threads: ours %s seq/s, with --bin_size 64 %s seq/s (%sx)%s\n' "$ncpu" "$full" "$binned" \
+  "$(ratio "$binned" "$full")" "${ref:+; PyTorch $ref seq/s (ours $(ratio "$full" "$ref")x, binned $(ratio "$binned" "$ref")x)}"

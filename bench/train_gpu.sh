@@ -15,11 +15,15 @@
 # for both programs, although the peer's head runs at all S positions).
 #
 #   bash bench/train_gpu.sh [--write BENCHMARKS.md]
-#   B1=64 B2=16 STEPS=30 WARMUP=5 PEAK_TFLOPS=989 (defaults: peak from the GPU's name)
+#   B1=64 B2=16 STEPS=30 WARMUP=5 BINS=64 PEAK_TFLOPS=989 (defaults: peak from the GPU's name)
+#
+# Phase 2 also runs with --bin_size BINS (length bins: each batch cut to its
+# bin's bound; BINS=0 skips it): the same rows, less padding computed, so
+# its ratio is a training-side gain, not the same work as the peer's.
 . "$(dirname "$0")/lib.sh"
 WRITE=""
 [ "${1:-}" = --write ] && WRITE=${2:?--write FILE}
-B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-30} WARMUP=${WARMUP:-5}
+B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-30} WARMUP=${WARMUP:-5} BINS=${BINS:-64}
 D=$W/train_gpu
 mkdir -p "$D"
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "bench/train_gpu.sh: no GPU here"; exit 1; }
@@ -59,19 +63,25 @@ flops() { # config S P -> training FLOPs per sequence
     printf "%.0f", 3 * fwd }'
 }
 
+run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP steps
+  local conf=$1 s=$2 p=$3 b=$4
+  shift 4
+  rm -rf "$D/out"
+  "$BIN/train_bert" -q --input_dir "$D/h5_$s" --config_file "$conf" --output_dir "$D/out" \
+    --train_batch_size "$b" --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 \
+    --num_steps_per_checkpoint 1000000 --precision bf16 "$@" |
+    sed -n 's/.*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2/p' | awk -v w="$WARMUP" '$1 > w { print $2 }' |
+    sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+  rm -rf "$D/out"
+}
+
 rows=()
 echo "GPU: $gpu (dense bf16 peak ${PEAK_TFLOPS} TFLOPS); train_bert --precision bf16, LAMB; peer: ${PY:+$("$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)')}"
 for cfg in base large; do
   for ph in 1 2; do
     if [ $ph = 1 ]; then s=128 p=20 b=$B1; else s=512 p=80 b=$B2; fi
     conf=$ROOT/train/configs/bert_$cfg.json
-    rm -rf "$D/out"
-    ours=$("$BIN/train_bert" -q --input_dir "$D/h5_$s" --config_file "$conf" --output_dir "$D/out" \
-      --train_batch_size "$b" --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 \
-      --num_steps_per_checkpoint 1000000 --precision bf16 |
-      sed -n 's/.*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2/p' | awk -v w="$WARMUP" '$1 > w { print $2 }' |
-      sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
-    rm -rf "$D/out"
+    ours=$(run_ours "$conf" $s $p $b)
     ref=""
     [ -n "$PY" ] && ref=$("$PY" "$ROOT/bench/train_gpu_ref.py" "$conf" "$b" "$s" "$p" "$STEPS" "$WARMUP" |
       sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p')
@@ -81,6 +91,13 @@ for cfg in base large; do
       "$(mfu "$ours")" "${ref:-not run}" "$(mfu "$ref")" "$([ -n "$ours" ] && [ -n "$ref" ] && ratio "$ours" "$ref" || echo -)x")
     echo "$row"
     rows+=("$row")
+    if [ $ph = 2 ] && [ "$BINS" != 0 ]; then # length bins: less padding computed, not the same work
+      binned=$(run_ours "$conf" $s $p $b --bin_size "$BINS")
+      row=$(printf '| bert_%s | 2 (%d/%d), --bin_size %d | %d | %s | - | %s | - | %s |' "$cfg" "$s" "$p" "$BINS" "$b" \
+        "${binned:--}" "${ref:-not run}" "$([ -n "$binned" ] && [ -n "$ref" ] && ratio "$binned" "$ref" || echo -)x")
+      echo "$row"
+      rows+=("$row")
+    fi
   done
 done
 if [ -n "$WRITE" ]; then
@@ -90,6 +107,7 @@ if [ -n "$WRITE" ]; then
     echo
     echo "train_bert --precision bf16 (LAMB) against transformers' BertForPreTraining (bf16 autocast, SDPA, fused"
     echo "AdamW), the same micro-batch, median seq/s over $STEPS steps after $WARMUP; MFU against ${PEAK_TFLOPS} TFLOPS."
+    echo "Rows with --bin_size: length bins, less padding computed than the peer (not the same work)."
     echo
     echo "| config | phase (seq/pred) | micro-batch | train_bert seq/s | MFU | PyTorch seq/s | MFU | ratio |"
     echo "|---|---|---|---|---|---|---|---|"
