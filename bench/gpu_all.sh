@@ -47,7 +47,7 @@ fi
 bash bench/train_gpu.sh --write BENCHMARKS.md 2>&1 | tee "$OUT/train_gpu.log"
 cp BENCHMARKS.md "$OUT/BENCHMARKS.md"
 # where the time goes: train_bert --profile on BERT-large, both phases
-D=$(bash -c '. bench/lib.sh; echo "$W"')/train_gpu
+D=${BENCH_TMP:-/tmp/wikibert-bench}/train_gpu # bench/train_gpu.sh's data
 for ph in "128 20 ${B1:-64}" "512 80 ${B2:-16}"; do
   set -- $ph
   echo "== bert_large, seq $1, pred $2, micro-batch $3" >>"$OUT/profile.txt"

@@ -22,7 +22,7 @@ wall() {
   printf '%.3f' "$best"
 }
 
-ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # WikiExtractor 3.0.6 from PyPI in a venv under $W. On Python >= 3.11 its
 # extract.py fails to import ("global flags not at the start of the

@@ -103,31 +103,33 @@ static int row_length(const Data *d, int64_t r) {
     return n;
 }
 
+/* close bin `bin`'s queue (q, n rows) as batch d->nb: its rows go to
+ * o2[*k ..], its length is the bin's bound */
+static void close_bin(Data *d, int bin, const int64_t *q, int *n, int64_t *o2, int64_t *k) {
+    int len = (bin + 1) * d->o.bin_size;
+    d->bstart[d->nb] = *k;
+    d->blen[d->nb++] = len > d->L ? d->L : len < 2 ? 2 : len;
+    memcpy(o2 + *k, q, (size_t)*n * sizeof *o2);
+    *k += *n, *n = 0;
+}
+
 /* the length-bin schedule of the loaded file (data.h): order rearranged
  * batch by batch, bstart / blen / nb */
 static void make_bins(Data *d) {
-    int N = d->o.bin_size, L = d->L, MB = d->o.micro_batch, nbins = (L + N - 1) / N;
+    int N = d->o.bin_size, MB = d->o.micro_batch, nbins = (d->L + N - 1) / N;
     int64_t *q = xmalloc((size_t)nbins * MB * sizeof *q), *o2 = xmalloc((size_t)d->rows * sizeof *o2), k = 0;
     int *qn = xcalloc((size_t)nbins, sizeof *qn);
     d->bstart = xmalloc(((size_t)d->rows + 1) * sizeof *d->bstart);
     d->blen = xmalloc((size_t)d->rows * sizeof *d->blen);
     d->nb = 0;
-#define EMIT(bin)                                                                  \
-    do {                                                                           \
-        int len_ = ((bin) + 1) * N;                                                \
-        d->bstart[d->nb] = k, d->blen[d->nb++] = len_ > L ? L : len_ < 2 ? 2 : len_; \
-        memcpy(o2 + k, q + (size_t)(bin) * MB, (size_t)qn[bin] * sizeof *o2);      \
-        k += qn[bin], qn[bin] = 0;                                                 \
-    } while (0)
     for (int64_t i = 0; i < d->rows; i++) {
         int64_t r = d->order[i];
         int len = row_length(d, r), bin = len > 0 ? (len - 1) / N : 0;
         q[(size_t)bin * MB + qn[bin]++] = r;
-        if (qn[bin] == MB) EMIT(bin);
+        if (qn[bin] == MB) close_bin(d, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
     }
     for (int bin = 0; bin < nbins; bin++)
-        if (qn[bin]) EMIT(bin);
-#undef EMIT
+        if (qn[bin]) close_bin(d, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
     d->bstart[d->nb] = k;
     free(d->order), free(q), free(qn);
     d->order = o2;
