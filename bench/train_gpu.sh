@@ -69,7 +69,7 @@ run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP step
   rm -rf "$D/out"
   "$BIN/train_bert" -q --input_dir "$D/h5_$s" --config_file "$conf" --output_dir "$D/out" \
     --train_batch_size "$b" --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 \
-    --num_steps_per_checkpoint 1000000 --precision bf16 "$@" |
+    --skip_checkpoint --precision bf16 "$@" |
     sed -n 's/.*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2/p' | awk -v w="$WARMUP" '$1 > w { print $2 }' |
     sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
   rm -rf "$D/out"

@@ -59,6 +59,7 @@ static void usage(int gpu) {
            "                                  moments from FILE, step 0, new data (NVIDIA's\n"
            "                                  rule); alone: the weights only\n"
            "  --num_steps_per_checkpoint N    100\n"
+           "  --skip_checkpoint               no checkpoints and no export (benchmarks)\n"
            "  --stop_at_step N                checkpoint and exit after step N (a batch job's\n"
            "                                  time slice; the schedule still runs to max_steps;\n"
            "                                  --resume_from_checkpoint continues exactly)\n"
@@ -105,7 +106,7 @@ static void usage(int gpu) {
 
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
-    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
+    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_SKIPCK, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
     O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_PROFILE
 };
 
@@ -127,6 +128,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"resume_from_checkpoint", 0, 0, O_RESUME}, {"resume-from-checkpoint", 0, 0, O_RESUME},
         {"phase2", 0, 0, O_PHASE2}, {"phase1_end_step", 1, 0, O_P1END}, {"phase1-end-step", 1, 0, O_P1END},
         {"num_steps_per_checkpoint", 1, 0, O_CKPT}, {"num-steps-per-checkpoint", 1, 0, O_CKPT},
+        {"skip_checkpoint", 0, 0, O_SKIPCK}, {"skip-checkpoint", 0, 0, O_SKIPCK},
         {"log_freq", 1, 0, O_LOG}, {"log-freq", 1, 0, O_LOG}, {"seed", 1, 0, O_SEED},
         {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"bin_size", 1, 0, O_BINS},
         {"bin-size", 1, 0, O_BINS}, {"export_hf", 1, 0, O_EXPORT},
@@ -164,6 +166,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         case O_PHASE2: o->phase2 = 1; break;
         case O_P1END: o->phase1_end = cli_parse_int(optarg, "--phase1_end_step", 0, 1 << 30); break;
         case O_CKPT: o->ckpt_every = (int)cli_parse_int(optarg, "--num_steps_per_checkpoint", 1, 1 << 30); break;
+        case O_SKIPCK: o->skip_ckpt = 1; break;
         case O_LOG: o->log_freq = (int)cli_parse_int(optarg, "--log_freq", 1, 1 << 30); break;
         case O_SEED:
             if (cli_parse_u64(optarg, &o->seed)) cli_bad_usage("--seed %s: not a non-negative integer", optarg);
@@ -202,6 +205,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     if (!(o->warmup >= 0 && o->warmup <= 1)) cli_bad_usage("--warmup_proportion %g: must be in [0, 1]", o->warmup);
     if (o->phase2 && !o->resume && !o->eval_file)
         cli_bad_usage("--phase2 continues from phase 1's checkpoint: add --resume_from_checkpoint");
+    if (o->skip_ckpt && o->stop_at) cli_bad_usage("--stop_at_step writes a checkpoint to resume from: not with --skip_checkpoint");
     if ((o->rank >= 0) != (o->world >= 1)) cli_bad_usage("--rank and --world_size go together");
     if (o->rank >= 0 && o->rank >= o->world) cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
 }
@@ -387,7 +391,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
             fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
                     per, per * (o->max_steps - step));
         }
-        if (step % o->ckpt_every == 0 || step == o->max_steps || stop) {
+        if (!o->skip_ckpt && (step % o->ckpt_every == 0 || step == o->max_steps || stop)) {
             DataState *states = gather_states(&be, pos);
             be.to_host(be.ctx); /* on every rank: a collective with ZeRO */
             if (lead) {
@@ -406,6 +410,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         if (lead)
             info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
                  o->max_steps);
+    } else if (lead && o->skip_ckpt) {
+        info(2, "%d steps, %.1f s; no checkpoint or export (--skip_checkpoint)", o->max_steps, now_sec() - t0);
     } else if (lead) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);

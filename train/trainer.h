@@ -21,6 +21,7 @@ typedef struct TrainOpts {
     const char *input_dir, *config, *output_dir, *vocab, *init_ckpt, *export_dir, *eval_file;
     int batch, accum, max_steps, max_seq, max_pred, ckpt_every, log_freq, resume, phase2, dynamic, stop_at;
     int bin_size;  /* --bin_size: length bins of this many tokens (0: off) */
+    int skip_ckpt; /* --skip_checkpoint: no checkpoints, no export (benchmarks) */
     int64_t phase1_end;
     double lr, warmup, weight_decay;
     uint64_t seed;

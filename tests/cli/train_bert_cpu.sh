@@ -204,6 +204,13 @@ expect_err "--init_checkpoint with --resume_from_checkpoint: weights and moments
   "*weights and optimizer moments from *ckpt_6.wbckpt; training starts at step 0*"
 ok "... and writes its own checkpoints from 1" eval '[ -s "$T/ic/ckpt_2.wbckpt" ]'
 
+# ---- --skip_checkpoint (benchmarks) ----
+run "$TR" $(tr_args "$T/sk") -j2 --skip_checkpoint --max_steps 2
+expect_rc "--skip_checkpoint" 0
+ok "... writes no checkpoint and no export" eval '[ -d "$T/sk" ] && [ -z "$(ls -A "$T/sk")" ]'
+run "$TR" $(tr_args "$T/sk") --skip_checkpoint --stop_at_step 1
+expect_rc "--skip_checkpoint with --stop_at_step" 2
+
 # ---- length bins (--bin_size): one-sentence documents, so rows of many lengths ----
 mkdir -p "$T/hs"
 awk 'NF { print; print "" }' "$T/en.txt" >"$T/short.txt"
