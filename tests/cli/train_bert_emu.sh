@@ -7,6 +7,7 @@
 . "$TESTS/cli/lib.sh"
 TRB=$TESTBIN/train_bert_emu CHK=$TESTBIN/test_gpu_emu ROOT=$(cd "$TESTS/.." && pwd)
 . "$TESTS/gpu/compare_cpu.sh"
+not() { ! "$@"; }
 nolog() { sed 's/, "seq_per_s.*//' "$1"; }
 
 # --profile: the table of where a step's time goes, and the same training
@@ -78,6 +79,10 @@ ok "... resumed" two "$T/tiny.json" "$T/qs" $(zargs --zero_stage 1 --resume_from
 ok "... = uninterrupted, byte for byte" cmp -s "$T/qs/ckpt_2.wbckpt" "$T/q1/ckpt_2.wbckpt"
 ok "... its checkpoint resumed without ZeRO" two "$T/tiny.json" "$T/qp" $(zargs --resume_from_checkpoint)
 ok "... = uninterrupted, byte for byte" cmp -s "$T/qp/ckpt_2.wbckpt" "$T/q0/ckpt_2.wbckpt"
+ok "ZeRO-1 with AdamW: 2 ranks without" two "$T/tiny.json" "$T/qa0" $(zargs --optimizer adamw)
+ok "... and with --zero_stage 1" two "$T/tiny.json" "$T/qa1" $(zargs --optimizer adamw --zero_stage 1)
+ok "... end with the same bytes" eval '[ -s "$T/qa0/ckpt_2.wbckpt" ] && cmp -s "$T/qa0/ckpt_2.wbckpt" "$T/qa1/ckpt_2.wbckpt"'
+ok "... which are not LAMB's" not cmp -s "$T/qa0/ckpt_2.wbckpt" "$T/q0/ckpt_2.wbckpt"
 run "$TRB" -q $(dargs "$T/tiny.json" "$T/x") --zero_stage 2
 expect_rc "--zero_stage 2" 2
 run "$TRB" -q $(dargs "$T/tiny.json" "$T/pr") --resume_from_checkpoint --max_steps 3
