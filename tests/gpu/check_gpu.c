@@ -16,6 +16,8 @@
  * the C model) within 1e-2 of the loss at the reference's weights;
  * gradients and weight differences are printed. Both: gradient accumulation (two half-scaled micro-batches = one)
  * and repeatability (the same gradients bit for bit when run again).
+ * Then fp32 gradients against the C model's on a batch of long embedding
+ * lists.
  */
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +178,63 @@ static void check_precision(const Ref *r, int bf16) {
     bert_free(&m);
 }
 
+/* fp32 gradients on a batch whose token ids and types repeat over many
+ * rows (a type over 200 of them, a few ids over 64: the embedding
+ * gradient's long lists, summed in segments), against the C model's */
+static void check_long_lists(const Ref *r) {
+    BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, 0, 0};
+    Bert m;
+    Err err;
+    if (bert_create(&m, &c, &err)) {
+        test_cond("create the tiny model", 0);
+        return;
+    }
+    memcpy(m.params, r->params, m.nparams * sizeof(float));
+    enum { B = 6, M = 5 };
+    int S = r->P < 64 ? r->P : 64, N = B * S;
+    int32_t *ids = calloc((size_t)N, 4), *seg = calloc((size_t)N, 4), *mask = calloc((size_t)N, 4);
+    int32_t mpos[B * M] = {0}, mids[B * M] = {0}, nsp[B];
+    uint64_t x = 12345;
+    for (int n = 0; n < N; n++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        int s = n % S;
+        ids[n] = s < 3 * S / 4 ? 5 + (int)(x >> 60) % 3 : (int)((x >> 33) % (uint64_t)r->V); /* ids 5-7 often */
+        seg[n] = s >= S / 2, mask[n] = s < S - 2;
+    }
+    for (int b = 0; b < B; b++) {
+        nsp[b] = b & 1;
+        for (int k = 0; k < M - (b & 1); k++) mpos[b * M + k] = 1 + 3 * k, mids[b * M + k] = ids[b * S + 1 + 3 * k];
+    }
+    BertBatch bt = {B, S, M, ids, seg, mask, mpos, mids, nsp};
+    BertLoss l;
+    bert_zero_grad(&m);
+    bert_forward(&m, &bt, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    float *want = malloc(m.nparams * sizeof *want);
+    memcpy(want, m.grads, m.nparams * sizeof *want);
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    Optim opt;
+    optim_init(&opt, &oc, &m);
+    TrainOpts o = {0};
+    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainBackend be;
+    if (gpu_backend_open(&be, &m, &opt, &o, &err) == 0) {
+        be.from_host(be.ctx);
+        be.zero_grad(be.ctx);
+        be.micro_step(be.ctx, &bt, 1.0f, 0, 0);
+        gpu_backend_grads_to_host(be.ctx);
+        test_cond("fp32: gradients on a batch of long embedding lists within 1e-4 of the C model's",
+                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, long embedding lists"));
+        be.close(be.ctx);
+    } else {
+        test_cond("open the CUDA backend", 0);
+    }
+    optim_free(&opt);
+    free(want), free(ids), free(seg), free(mask);
+    bert_free(&m);
+}
+
 static int compare_ckpts(const char *config, const char *a, const char *b, double tol) {
     BertConfig c;
     Err err;
@@ -208,6 +267,7 @@ int main(int argc, char **argv) {
     }
     check_precision(&r, 0);
     check_precision(&r, 1);
+    check_long_lists(&r);
     free_ref(&r);
     return test_report();
 }

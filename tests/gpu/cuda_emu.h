@@ -62,6 +62,7 @@ struct EmuBlock {
     unsigned n, cur;
     dim3 idx;
     float xchg[32][32];
+    double xchgd[32][32];
     const std::function<void()> *body;
 };
 static EmuBlock *emu_blk;
@@ -88,6 +89,16 @@ static inline float __shfl_xor_sync(unsigned mask, float v, int o) {
     emu_blk->xchg[w][lane] = v;
     emu_wait(1);
     float r = emu_blk->xchg[w][lane ^ (unsigned)o];
+    emu_wait(1);
+    return r;
+}
+
+static inline double __shfl_xor_sync(unsigned mask, double v, int o) {
+    (void)mask;
+    unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
+    emu_blk->xchgd[w][lane] = v;
+    emu_wait(1);
+    double r = emu_blk->xchgd[w][lane ^ (unsigned)o];
     emu_wait(1);
     return r;
 }

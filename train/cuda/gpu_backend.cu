@@ -507,15 +507,34 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
     for (int j = lane; j < S; j += 32) d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
 }
 
-/* grad[key[u]] += sum over list entries start[u]..start[u+1] of src rows
- * (in list order): the embedding gradients; block per list */
+/* The embedding gradients: grad[key] += the rows of src listed for key, in
+ * list order. A list is cut into segments of up to ESEG rows so that a
+ * long list (a token type, [PAD]) is summed by many blocks: a segment
+ * that is its key's whole list adds to grad directly (sdst[s] = key),
+ * the others write a partial sum to slot -sdst[s] - 1, and k_embed_finish
+ * adds a key's slots in order. Keys of the two kinds are distinct, so no
+ * element is written by two blocks. Block per segment. */
+#define ESEG 64
 template <typename T>
-__global__ void k_embed_grad(const T *src, const int *keys, const int *start, const int *rows, int H, float *grad) {
-    int u = blockIdx.x;
-    float *g = grad + (size_t)keys[u] * H;
+__global__ void k_embed_seg(const T *src, const int *rows, const int *sstart, const int *sdst, int H, float *grad,
+                            float *part) {
+    int u = blockIdx.x, d = sdst[u], k0 = sstart[u], k1 = sstart[u + 1];
+    float *out = d >= 0 ? grad + (size_t)d * H : part + (size_t)(-d - 1) * H;
     for (int c = threadIdx.x; c < H; c += blockDim.x) {
         float s = 0;
-        for (int k = start[u]; k < start[u + 1]; k++) s += tof(src[(size_t)rows[k] * H + c]);
+        for (int k = k0; k < k1; k++) s += tof(src[(size_t)rows[k] * H + c]);
+        if (d >= 0) out[c] += s;
+        else out[c] = s;
+    }
+}
+
+/* grad[mkey[j]] += the slots mslot[j] .. mslot[j + 1] in order; block per key */
+__global__ void k_embed_finish(const float *part, const int *mkey, const int *mslot, int H, float *grad) {
+    int j = blockIdx.x;
+    float *g = grad + (size_t)mkey[j] * H;
+    for (int c = threadIdx.x; c < H; c += blockDim.x) {
+        float s = 0;
+        for (int q = mslot[j]; q < mslot[j + 1]; q++) s += part[(size_t)q * H + c];
         g[c] += s;
     }
 }
@@ -550,11 +569,20 @@ __global__ void k_sumsq(const float *x, const long long *cstart, const int *clen
     if (t == 0) part[k] = sh[0];
 }
 
-/* norm[0] = sqrt(sum of part) * scale (one thread, in order) */
+/* norm[0] = sqrt(sum of part) * scale: one block of 256 threads, each
+ * summing every 256th term in order, then a fixed tree */
 __global__ void k_norm(const double *part, int n, double scale, double *norm) {
+    __shared__ double sh[256];
+    int t = threadIdx.x;
     double s = 0;
-    for (int k = 0; k < n; k++) s += part[k];
-    norm[0] = sqrt(s) * scale;
+    for (int k = t; k < n; k += 256) s += part[k];
+    sh[t] = s;
+    __syncthreads();
+    for (int w = 128; w > 0; w >>= 1) {
+        if (t < w) sh[t] += sh[t + w];
+        __syncthreads();
+    }
+    if (t == 0) norm[0] = sqrt(sh[0]) * scale;
 }
 
 /* the factor the (summed) gradients are multiplied by: 1 / world, then
@@ -598,13 +626,16 @@ __global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff, con
 }
 
 /* LAMB stage 2: ratio[t] = lr * ||w|| / ||update|| for tensors with weight
- * decay (lr where a norm is 0), lr otherwise; thread per tensor, chunks in order */
+ * decay (lr where a norm is 0), lr otherwise; warp per tensor, each lane
+ * summing every 32nd chunk in order, then the shuffle tree */
 __global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int *tnchunks, const float *twd, int T,
                              float lr, float *ratio) {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    int t = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (t >= T) return;
     double a = 0, b = 0;
-    for (int k = tchunk0[t]; k < tchunk0[t] + tnchunks[t]; k++) a += part2[2 * k], b += part2[2 * k + 1];
+    for (int k = tchunk0[t] + lane; k < tchunk0[t] + tnchunks[t]; k += 32) a += part2[2 * k], b += part2[2 * k + 1];
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o), b += __shfl_xor_sync(0xffffffffu, b, o);
+    if (lane) return;
     float r = lr;
     if (twd[t] != 0) {
         double pn = sqrt(a), un = sqrt(b);
@@ -656,8 +687,16 @@ enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B,
 enum { WTE, WPE, WTT, ELNW, ELNB, POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NOUTER };
 
 typedef struct HostBatch {
-    int B, S, nm, U, Ut; /* rows, length, masked tokens, distinct ids, distinct types */
+    int B, S, nm;          /* rows, length, masked tokens */
+    int nseg[2], nmkey[2]; /* the embedding lists (token ids, token types): segments, keys with slots */
 } HostBatch;
+
+/* a key list of the embedding gradients on the device (k_embed_seg) */
+typedef struct EmbList {
+    int *rows, *sstart, *sdst, *mkey, *mslot;
+} EmbList;
+#define SEGCAP(N) ((N) + (N) / ESEG + 2) /* segments of N rows: one per key and one per ESEG rows at most */
+#define MKCAP(N) ((N) / ESEG + 2)        /* keys of more than ESEG rows */
 
 typedef struct Gpu {
     Bert *m;
@@ -686,7 +725,9 @@ typedef struct Gpu {
     double *part, *part2, *norm;
     /* capacity and buffers (T-typed ones as void *) */
     int capB, capS, capM;
-    int *ids, *seg, *mrow, *mlabel, *nsp, *clsrow, *ekeys, *estart, *erows, *tkeys, *tstart, *trows;
+    int *ids, *seg, *mrow, *mlabel, *nsp, *clsrow;
+    EmbList el[2]; /* token ids, token types */
+    float *epart;  /* their partial sums */
     float *maskbias;
     void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
     float *em, *es, *m1, *s1, *m2, *s2;
@@ -781,8 +822,10 @@ static size_t tsize(const Gpu *g) { return g->bf16 ? sizeof(bf16) : sizeof(float
 
 static void free_acts(Gpu *g) {
     void **f[] = {(void **)&g->ids, (void **)&g->seg, (void **)&g->mrow, (void **)&g->mlabel, (void **)&g->nsp,
-                  (void **)&g->clsrow, (void **)&g->ekeys, (void **)&g->estart, (void **)&g->erows, (void **)&g->tkeys,
-                  (void **)&g->tstart, (void **)&g->trows, (void **)&g->maskbias, &g->e, &g->x0, &g->qkv, &g->qp,
+                  (void **)&g->clsrow, (void **)&g->el[0].rows, (void **)&g->el[0].sstart, (void **)&g->el[0].sdst,
+                  (void **)&g->el[0].mkey, (void **)&g->el[0].mslot, (void **)&g->el[1].rows,
+                  (void **)&g->el[1].sstart, (void **)&g->el[1].sdst, (void **)&g->el[1].mkey,
+                  (void **)&g->el[1].mslot, (void **)&g->epart, (void **)&g->maskbias, &g->e, &g->x0, &g->qkv, &g->qp,
                   &g->kp, &g->vp, &g->P, &g->Pd, &g->ctxp, &g->ctx, &g->y, &g->r1, &g->x1, &g->hpre, &g->h, &g->r2,
                   &g->x2, (void **)&g->em, (void **)&g->es, (void **)&g->m1, (void **)&g->s1, (void **)&g->m2,
                   (void **)&g->s2, &g->pin, &g->ppre, &g->pooled, &g->nsplog, &g->tin, &g->tpre, &g->tg, &g->tr,
@@ -808,8 +851,12 @@ static void reserve(Gpu *g, int B, int S, int M) {
     size_t BASS = (size_t)B * A * S * S;
     g->ids = (int *)dalloc(N * 4), g->seg = (int *)dalloc(N * 4), g->mrow = (int *)dalloc(NM * 4);
     g->mlabel = (int *)dalloc(NM * 4), g->nsp = (int *)dalloc(B * 4), g->clsrow = (int *)dalloc(B * 4);
-    g->ekeys = (int *)dalloc(N * 4), g->estart = (int *)dalloc((N + 1) * 4), g->erows = (int *)dalloc(N * 4);
-    g->tkeys = (int *)dalloc(N * 4), g->tstart = (int *)dalloc((N + 1) * 4), g->trows = (int *)dalloc(N * 4);
+    for (int i = 0; i < 2; i++) {
+        EmbList *e = &g->el[i];
+        e->rows = (int *)dalloc(N * 4), e->sstart = (int *)dalloc(SEGCAP(N) * 4), e->sdst = (int *)dalloc(SEGCAP(N) * 4);
+        e->mkey = (int *)dalloc(MKCAP(N) * 4), e->mslot = (int *)dalloc(MKCAP(N) * 4);
+    }
+    g->epart = (float *)dalloc((2 * N / ESEG + 2) * H * 4);
     g->maskbias = (float *)dalloc(N * 4);
     g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts), g->qkv = dalloc(3 * N * H * ts);
     g->qp = dalloc(L * N * H * ts), g->kp = dalloc(L * N * H * ts), g->vp = dalloc(L * N * H * ts);
@@ -834,7 +881,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
-    g->host_cap = 12 * N + 2 * NM + 2 * B + 8;
+    g->host_cap = 3 * N + 2 * (N + 2 * SEGCAP(N) + 2 * MKCAP(N)) + 2 * NM + 2 * B + 8;
     for (int i = 0; i < 2; i++) CK(cudaMallocHost((void **)&g->host[i], g->host_cap * 4));
 }
 
@@ -849,17 +896,27 @@ static int cmp_pair(const void *a, const void *b) {
     return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] < y[1] ? -1 : x[1] > y[1]);
 }
 
-/* key lists: the distinct values of v[0..N) in order, each with its rows in order */
-static int key_lists(const int32_t *v, int N, int *keys, int *start, int *rows, int *pairs) {
+/* the embedding list of v[0..N) for k_embed_seg / k_embed_finish: rows
+ * grouped by value in order (rows), segments (sstart, sdst), keys with
+ * slots (mkey, mslot); nseg and nmkey are set. pairs: 2N scratch ints */
+static void emb_lists(const int32_t *v, int N, int *rows, int *sstart, int *sdst, int *mkey, int *mslot, int *pairs,
+                      int *nseg, int *nmkey) {
     for (int n = 0; n < N; n++) pairs[2 * n] = v[n], pairs[2 * n + 1] = n;
     qsort(pairs, (size_t)N, 2 * sizeof *pairs, cmp_pair);
-    int U = 0;
-    for (int n = 0; n < N; n++) {
-        if (n == 0 || pairs[2 * n] != pairs[2 * n - 2]) keys[U] = pairs[2 * n], start[U++] = n;
-        rows[n] = pairs[2 * n + 1];
+    for (int n = 0; n < N; n++) rows[n] = pairs[2 * n + 1];
+    int ns = 0, nk = 0, slot = 0;
+    for (int a = 0, b; a < N; a = b) {
+        for (b = a + 1; b < N && pairs[2 * b] == pairs[2 * a];) b++;
+        int key = pairs[2 * a];
+        if (b - a <= ESEG) {
+            sstart[ns] = a, sdst[ns++] = key;
+            continue;
+        }
+        mkey[nk] = key, mslot[nk++] = slot;
+        for (int x = a; x < b; x += ESEG) sstart[ns] = x, sdst[ns++] = -(++slot);
     }
-    start[U] = N;
-    return U;
+    sstart[ns] = N, mslot[nk] = slot;
+    *nseg = ns, *nmkey = nk;
 }
 
 /* pack the batch into a pinned slot and queue its upload */
@@ -869,10 +926,10 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
     g->slot ^= 1;
     CK(cudaEventSynchronize(g->host_ev[s])); /* the slot's previous upload is done */
     int *h = g->host[s], B = b->B, S = b->S, N = B * S, M = b->M;
-    HostBatch hb = {B, S, 0, 0, 0};
-    int *ids = h, *seg = ids + N, *ek = seg + N, *es = ek + N, *er = es + N + 1, *tk = er + N, *tsd = tk + N,
-        *tr = tsd + N + 1, *mrow = tr + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1), *cls = nsp + B;
-    float *mb = (float *)(cls + B);
+    HostBatch hb = {B, S, 0, {0, 0}, {0, 0}};
+    int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1);
+    int *cls = nsp + B, *el = cls + B;
+    float *mb = (float *)(el + 2 * (N + 2 * SEGCAP(N) + 2 * MKCAP(N)));
     memcpy(ids, b->input_ids, (size_t)N * 4);
     memcpy(seg, b->segment_ids, (size_t)N * 4);
     for (int n = 0; n < N; n++) mb[n] = b->input_mask[n] ? 0.0f : -10000.0f;
@@ -884,21 +941,27 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
             mrow[hb.nm] = r * S + p, mlab[hb.nm] = b->masked_lm_ids[r * M + k], hb.nm++;
         }
     }
-    int *pairs = (int *)xmalloc((size_t)N * 2 * sizeof *pairs);
-    hb.U = key_lists(b->input_ids, N, ek, es, er, pairs);
-    hb.Ut = key_lists(b->segment_ids, N, tk, tsd, tr, pairs);
-    free(pairs);
     /* one copy per array (their device homes are separate allocations) */
     struct {
         void *dst;
         const void *src;
         size_t n;
-    } cp[] = {{g->ids, ids, (size_t)N}, {g->seg, seg, (size_t)N}, {g->ekeys, ek, (size_t)hb.U},
-              {g->estart, es, (size_t)hb.U + 1}, {g->erows, er, (size_t)N}, {g->tkeys, tk, (size_t)hb.Ut},
-              {g->tstart, tsd, (size_t)hb.Ut + 1}, {g->trows, tr, (size_t)N}, {g->mrow, mrow, (size_t)hb.nm},
-              {g->mlabel, mlab, (size_t)hb.nm}, {g->nsp, nsp, (size_t)B}, {g->clsrow, cls, (size_t)B},
-              {g->maskbias, mb, (size_t)N}};
-    for (size_t i = 0; i < sizeof cp / sizeof *cp; i++)
+    } cp[32] = {{g->ids, ids, (size_t)N}, {g->seg, seg, (size_t)N}, {g->mrow, mrow, (size_t)hb.nm},
+                {g->mlabel, mlab, (size_t)hb.nm}, {g->nsp, nsp, (size_t)B}, {g->clsrow, cls, (size_t)B},
+                {g->maskbias, mb, (size_t)N}};
+    size_t ncp = 7;
+    int *pairs = (int *)xmalloc((size_t)N * 2 * sizeof *pairs);
+    for (int i = 0; i < 2; i++) {
+        int *rows = el, *ss = rows + N, *sd = ss + SEGCAP(N), *mk = sd + SEGCAP(N), *ms = mk + MKCAP(N);
+        el = ms + MKCAP(N);
+        emb_lists(i ? b->segment_ids : b->input_ids, N, rows, ss, sd, mk, ms, pairs, &hb.nseg[i], &hb.nmkey[i]);
+        const EmbList *e = &g->el[i];
+        size_t ns = (size_t)hb.nseg[i], nk = (size_t)hb.nmkey[i];
+        cp[ncp++] = {e->rows, rows, (size_t)N}, cp[ncp++] = {e->sstart, ss, ns + 1}, cp[ncp++] = {e->sdst, sd, ns};
+        cp[ncp++] = {e->mkey, mk, nk}, cp[ncp++] = {e->mslot, ms, nk + 1};
+    }
+    free(pairs);
+    for (size_t i = 0; i < ncp; i++)
         if (cp[i].n) CK(cudaMemcpyAsync(cp[i].dst, cp[i].src, cp[i].n * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaEventRecord(g->host_ev[s], g->st));
     return hb;
@@ -1126,8 +1189,12 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     LAUNCH_COOP(k_ln_bwd<T>, rows_blk, 32 * WARPS, st, dX, (const T *)g->e, P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
     colsum<T>(g, dX, g->e, g->em, g->es, N, H, G32(g->outer[ELNW]), 1);
     colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(g->outer[ELNB]), 0);
-    LAUNCH(k_embed_grad<T>, hb->U, 256, st, dr, g->ekeys, g->estart, g->erows, H, G32(g->outer[WTE]));
-    LAUNCH(k_embed_grad<T>, hb->Ut, 256, st, dr, g->tkeys, g->tstart, g->trows, H, G32(g->outer[WTT]));
+    for (int i = 0; i < 2; i++) {
+        const EmbList *e = &g->el[i];
+        float *grad = G32(g->outer[i ? WTT : WTE]);
+        LAUNCH(k_embed_seg<T>, hb->nseg[i], 256, st, dr, e->rows, e->sstart, e->sdst, H, grad, g->epart);
+        if (hb->nmkey[i]) LAUNCH(k_embed_finish, hb->nmkey[i], 256, st, g->epart, e->mkey, e->mslot, H, grad);
+    }
     LAUNCH(k_pos_grad<T>, S, 256, st, dr, B, S, H, G32(g->outer[WPE]));
     if (comm) reduce_range(g, 0, LO(0, QW));
     CK(cudaGetLastError());
@@ -1194,7 +1261,7 @@ static void g_opt_step(void *p, float lr) {
     if (g->zero) CK(cudaMemsetAsync(g->part, 0, (size_t)g->nchunks * sizeof(double), st));
     if (nc) LAUNCH_COOP(k_sumsq, nc, 256, st, g->g32, g->cstart, g->clen, c0, g->part);
     if (g->zero) comm_allreduce_f64(g->comm, g->part, (size_t)g->nchunks, st);
-    LAUNCH(k_norm, 1, 1, st, g->part, g->nchunks, 1.0 / g->world, g->norm);
+    LAUNCH_COOP(k_norm, 1, 256, st, g->part, g->nchunks, 1.0 / g->world, g->norm);
     double bc1 = 1.0 - pow(c->beta1, (double)o->step), bc2 = 1.0 - pow(c->beta2, (double)o->step);
     if (c->kind == OPT_LAMB) {
         if (g->zero) CK(cudaMemsetAsync(g->part2, 0, (size_t)g->nchunks * 2 * sizeof(double), st));
@@ -1203,8 +1270,8 @@ static void g_opt_step(void *p, float lr) {
                                          g->twd, g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
                                          (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
         if (g->zero) comm_allreduce_f64(g->comm, g->part2, (size_t)g->nchunks * 2, st);
-        LAUNCH(k_lamb_ratio, nblk(g->ntensors, 128), 128, st, g->part2, g->tchunk0, g->tnchunks, g->twd, g->ntensors, lr,
-                                                             g->ratio);
+        LAUNCH_COOP(k_lamb_ratio, nblk(g->ntensors, WARPS), 32 * WARPS, st, g->part2, g->tchunk0, g->tnchunks, g->twd,
+                    g->ntensors, lr, g->ratio);
         if (nc) LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, pw, g->cstart, g->clen, c0, g->ctensor, g->ratio);
     } else if (nc) {
         LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, pw, g->cstart, g->clen, c0, g->ctensor,
