@@ -468,6 +468,104 @@ __global__ void k_colsum_finish(const float *part, int chunks, int C, float *gra
     grad[c] += s;
 }
 
+/* The column kernels below fuse an elementwise backward step with the
+ * column sums of its results: block (column tile of 128, chunk of CROWS
+ * rows), thread per column, rows in order, so every partial sum is the
+ * one k_colsum_part would form from the written values; the sums go to
+ * part[(v * chunks + chunk) * C + c] for k_colsum_finish. */
+
+/* LayerNorm backward, first half: ab[2n], ab[2n + 1] = the row means of
+ * g = dout * gamma and of g * xhat (warp per row, as k_ln_bwd) */
+template <typename T>
+__global__ void k_ln_rowstats(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd,
+                              float *ab, int N, int H) {
+    int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (n >= N) return;
+    size_t o = (size_t)n * H;
+    float mu = mean[n], rs = rstd[n], a = 0, b = 0;
+    for (int i = lane; i < H; i += 32) {
+        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
+        a += g, b += g * xh;
+    }
+    a = warp_sum(a) / H, b = warp_sum(b) / H;
+    if (lane == 0) ab[2 * n] = a, ab[2 * n + 1] = b;
+}
+
+/* LayerNorm backward, second half, for out = LN(r), r = dropout(y) + res:
+ * din = d(r) (also d(res)); dy = dropout(din) when thr (else dy is din and
+ * not written); sums 0, 1, 2: the LayerNorm weight's gradient (dout *
+ * xhat), its bias's (dout) and y's bias's (dy) */
+template <typename T>
+__global__ void k_ln_bwd_cols(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd,
+                              const float *ab, T *din, T *dy, int N, int H, uint64_t key, uint32_t thr, float dscale,
+                              float *part) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y, chunks = gridDim.y;
+    if (c >= H) return;
+    int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
+    float sg = 0, sb = 0, sy = 0, gm = gamma[c];
+    for (int n = n0; n < n1; n++) {
+        size_t j = (size_t)n * H + c;
+        float d = tof(dout[j]), rs = rstd[n], xh = (tof(in[j]) - mean[n]) * rs;
+        T v = fromf<T>((d * gm - ab[2 * n] - xh * ab[2 * n + 1]) * rs);
+        din[j] = v;
+        sg += d * xh, sb += d;
+        if (thr) {
+            T u = fromf<T>(tof(v) * drop_factor(key, (uint32_t)j, thr, dscale));
+            dy[j] = u;
+            sy += tof(u);
+        } else {
+            sy += tof(v);
+        }
+    }
+    part[(size_t)chunk * H + c] = sg;
+    part[((size_t)chunks + chunk) * H + c] = sb;
+    part[((size_t)2 * chunks + chunk) * H + c] = sy;
+}
+
+/* out = GELU(pre + bias), pre left as the matmul wrote it (k_gelu_bwd_cols
+ * adds the bias again) */
+template <typename T> __global__ void k_bias_gelu(const T *pre, T *out, const float *bias, size_t n, int C) {
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    out[i] = fromf<T>(gelu(tof(pre[i]) + bias[i % C]));
+}
+
+/* d = d * GELU'(pre + bias) over [N, C]; sum 0: the bias's gradient */
+template <typename T>
+__global__ void k_gelu_bwd_cols(T *d, const T *pre, const float *bias, int N, int C, float *part) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y;
+    if (c >= C) return;
+    int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
+    float s = 0, bc = bias[c];
+    for (int n = n0; n < n1; n++) {
+        size_t j = (size_t)n * C + c;
+        T v = fromf<T>(tof(d[j]) * gelu_grad(tof(pre[j]) + bc));
+        d[j] = v;
+        s += tof(v);
+    }
+    part[(size_t)chunk * C + c] = s;
+}
+
+/* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [3][N][H];
+ * sums 0, 1, 2: the three biases' gradients (blockIdx.y = t * chunks + chunk) */
+template <typename T>
+__global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A, int chunks, float *part) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y / chunks, chunk = blockIdx.y % chunks;
+    if (c >= H) return;
+    int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS), D = H / A, h = c / D, dd = c % D;
+    size_t NH = (size_t)N * H;
+    const T *sp = src + t * NH;
+    T *dp = dst + t * NH;
+    float s = 0;
+    for (int n = n0; n < n1; n++) {
+        int b = n / S, q = n % S;
+        T v = sp[(((size_t)b * A + h) * S + q) * D + dd];
+        dp[(size_t)n * H + c] = v;
+        s += tof(v);
+    }
+    part[((size_t)t * chunks + chunk) * H + c] = s;
+}
+
 /* x = dropout(x) (in place, site key) */
 template <typename T> __global__ void k_dropout(T *out, const T *in, size_t n, uint64_t key, uint32_t thr, float dscale) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -730,7 +828,7 @@ typedef struct Gpu {
     float *epart;  /* their partial sums */
     float *maskbias;
     void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
-    float *em, *es, *m1, *s1, *m2, *s2;
+    float *em, *es, *m1, *s1, *m2, *s2, *lnab;
     void *pin, *ppre, *pooled, *nsplog, *tin, *tpre, *tg, *tr, *tln, *logits;
     float *tm, *ts;
     void *dX, *dr, *dy, *dH, *dctx, *dP, *dqkvp, *dqkv, *dt, *dt2, *dpool, *dpin;
@@ -827,7 +925,7 @@ static void free_acts(Gpu *g) {
                   (void **)&g->el[1].sstart, (void **)&g->el[1].sdst, (void **)&g->el[1].mkey,
                   (void **)&g->el[1].mslot, (void **)&g->epart, (void **)&g->maskbias, &g->e, &g->x0, &g->qkv, &g->qp,
                   &g->kp, &g->vp, &g->P, &g->Pd, &g->ctxp, &g->ctx, &g->y, &g->r1, &g->x1, &g->hpre, &g->h, &g->r2,
-                  &g->x2, (void **)&g->em, (void **)&g->es, (void **)&g->m1, (void **)&g->s1, (void **)&g->m2,
+                  &g->x2, (void **)&g->em, (void **)&g->es, (void **)&g->lnab, (void **)&g->m1, (void **)&g->s1, (void **)&g->m2,
                   (void **)&g->s2, &g->pin, &g->ppre, &g->pooled, &g->nsplog, &g->tin, &g->tpre, &g->tg, &g->tr,
                   &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
                   &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
@@ -864,7 +962,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
     g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
-    g->em = (float *)dalloc(N * 4), g->es = (float *)dalloc(N * 4);
+    g->em = (float *)dalloc(N * 4), g->es = (float *)dalloc(N * 4), g->lnab = (float *)dalloc(2 * N * 4);
     g->m1 = (float *)dalloc(L * N * 4), g->s1 = (float *)dalloc(L * N * 4);
     g->m2 = (float *)dalloc(L * N * 4), g->s2 = (float *)dalloc(L * N * 4);
     g->pin = dalloc(B * H * ts), g->ppre = dalloc(B * H * ts), g->pooled = dalloc(B * H * ts);
@@ -877,7 +975,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
     size_t widest = V > I ? V : I;
-    if (H > widest) widest = H;
+    if (3 * H > widest) widest = 3 * H; /* k_ln_bwd_cols, k_qkv_bwd_cols: three sums */
     g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
@@ -1016,7 +1114,7 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
                                                                g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
                                                                dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
         gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_bias_act<T>, nblk(NI, TH), TH, st, hpre, h, P32(LO(l, IB)), NI, I, 0);
+        LAUNCH(k_bias_gelu<T>, nblk(NI, TH), TH, st, (const T *)hpre, h, P32(LO(l, IB)), NI, I);
         gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
         LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
                                                                P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
@@ -1075,16 +1173,14 @@ template <typename T>
 static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float *mean, const float *rstd, const void *in,
                          int K, uint64_t key, uint32_t thr, float dscale, int N, void *din) {
     int H = g->m->c.hidden_size;
-    size_t NH = (size_t)N * H;
-    T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = dr;
-    LAUNCH_COOP(k_ln_bwd<T>, nblk(N, WARPS), 32 * WARPS, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, dr, N, H);
-    colsum<T>(g, dX, r, mean, rstd, N, H, G32(LO(l, lnw)), 1);
-    colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(LO(l, lnw + 1)), 0);
-    if (thr) {
-        dy = (T *)g->dy;
-        LAUNCH(k_dropout<T>, nblk(NH, TH), TH, g->st, dy, dr, NH, key, thr, dscale);
-    }
-    colsum<T>(g, dy, NULL, NULL, NULL, N, H, G32(LO(l, w + 1)), 0);
+    T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = thr ? (T *)g->dy : dr;
+    int chunks = (N + CROWS - 1) / CROWS;
+    LAUNCH_COOP(k_ln_rowstats<T>, nblk(N, WARPS), 32 * WARPS, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
+    LAUNCH(k_ln_bwd_cols<T>, dim3(nblk(H, 128), chunks), 128, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
+           N, H, key, thr, dscale, g->colpart);
+    float *grads[3] = {G32(LO(l, lnw)), G32(LO(l, lnw + 1)), G32(LO(l, w + 1))};
+    for (int v = 0; v < 3; v++)
+        LAUNCH(k_colsum_finish, nblk(H, 128), 128, g->st, g->colpart + (size_t)v * chunks * H, chunks, H, grads[v]);
     gemm_dW(g, dy, in, G32(LO(l, w)), N, K, H);
     gemm_dyW(g, dy, PW(LO(l, w)), din, N, K, H, 0.0f);
 }
@@ -1098,7 +1194,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
     float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
     float scale = 1.0f / sqrtf((float)D);
-    int comm = last && g->world > 1;
+    int comm = last && g->world > 1, chunks = (N + CROWS - 1) / CROWS;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
     T *dX = (T *)g->dX, *dr = (T *)g->dr;
@@ -1141,8 +1237,9 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
               *s2 = g->s2 + (size_t)l * N;
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
         sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
-        LAUNCH(k_act_bwd<T>, nblk(NI, TH), TH, st, (T *)g->dH, hpre, NI, 0);
-        colsum<T>(g, g->dH, NULL, NULL, NULL, N, I, G32(LO(l, IB)), 0);
+        LAUNCH(k_gelu_bwd_cols<T>, dim3(nblk(I, 128), chunks), 128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I,
+               g->colpart);
+        LAUNCH(k_colsum_finish, nblk(I, 128), 128, st, g->colpart, chunks, I, G32(LO(l, IB)));
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
         gemm_dyW(g, g->dH, PW(LO(l, IW)), dX, N, H, I, 0.0f); /* dX := d(x1) */
         LAUNCH(k_add<T>, nblk(NH, TH), TH, st, dX, dr, NH);
@@ -1167,9 +1264,11 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
               (long long)S * D, B * A);
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp, D,
               (long long)S * D, B * A);
-        LAUNCH(k_permute<T>, nblk(3 * NH, TH), TH, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A, 1, 3);
+        LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A,
+               chunks, g->colpart);
         for (int t = 0; t < 3; t++)
-            colsum<T>(g, AT(g->dqkv, t * NH), NULL, NULL, NULL, N, H, G32(LO(l, QB + 2 * t)), 0);
+            LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)t * chunks * H, chunks, H,
+                   G32(LO(l, QB + 2 * t)));
         {
             float alpha = 1.0f, beta = 1.0f;
             cudaDataType ty = dtype_of(g->bf16);
