@@ -958,7 +958,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->maskbias = (float *)dalloc(N * 4);
     g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts), g->qkv = dalloc(3 * N * H * ts);
     g->qp = dalloc(L * N * H * ts), g->kp = dalloc(L * N * H * ts), g->vp = dalloc(L * N * H * ts);
-    g->P = dalloc(L * BASS * ts), g->Pd = dalloc(BASS * ts), g->ctxp = dalloc(N * H * ts);
+    g->P = dalloc(L * BASS * ts), g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? L : 1) * BASS * ts), g->ctxp = dalloc(N * H * ts);
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
     g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
@@ -1102,10 +1102,11 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
         bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
               (long long)S * D, P, S, (long long)S * S, B * A);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, athr ? (T *)g->Pd : NULL, g->maskbias,
+        T *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for the backward pass */
+        LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd, g->maskbias,
                                                                           B * A * S, A, S, akey, athr, as);
         /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
-        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? g->Pd : (void *)P, S,
+        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? (void *)Pd : (void *)P, S,
               (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
         LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
@@ -1249,11 +1250,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
         LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        const void *Pdp = P;
-        if (athr) {
-            LAUNCH(k_dropout<T>, nblk(BASS, TH), TH, st, (T *)g->Pd, P, BASS, akey, athr, as);
-            Pdp = g->Pd;
-        }
+        const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
         bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP, S,
               (long long)S * S, B * A);
         bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp, D,
