@@ -1274,9 +1274,11 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
                                            3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
             prof_gemm(H, H, N, 3);
         }
-        /* d(xin) = dr1 (residual) + the three projections' input gradients */
-        CK(cudaMemcpyAsync(dX, dr, NH * ts, cudaMemcpyDeviceToDevice, st));
-        for (int t = 0; t < 3; t++) gemm_dyW(g, AT(g->dqkv, t * NH), PW(LO(l, QW + 2 * t)), dX, N, H, H, 1.0f);
+        /* d(xin) = dr1 (residual) + the three projections' input gradients,
+         * added onto dr, which then becomes dX (the buffers swap) */
+        for (int t = 0; t < 3; t++) gemm_dyW(g, AT(g->dqkv, t * NH), PW(LO(l, QW + 2 * t)), dr, N, H, H, 1.0f);
+        void *sw = g->dX;
+        g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
         if (comm) reduce_range(g, LO(l, QW), LO(l, LN2B) + (size_t)H);
     }
 
