@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """bench/train_gpu_ref.py - the peer of train_bert's benchmark: Hugging Face
 transformers' BertForPreTraining in PyTorch on the GPU, as its users train
-it: bf16 autocast, SDPA attention, fused AdamW, one micro-batch per step of
-the shape given (MAX_PRED masked tokens per sequence, labels -100 elsewhere,
-so the loss is NVIDIA's). Prints the median seq/s of the timed steps after
-WARMUP untimed ones, and the peak GPU memory.
+it: bf16 autocast, SDPA attention, fused AdamW, ACCUM micro-batches (default
+1) of the shape given per optimizer step (MAX_PRED masked tokens per
+sequence, labels -100 elsewhere, so the loss is NVIDIA's). Prints the median
+seq/s of the timed steps after WARMUP untimed ones, and the peak GPU memory.
 
-    python3 bench/train_gpu_ref.py CONFIG.json BATCH SEQ MAX_PRED STEPS [WARMUP]
+    python3 bench/train_gpu_ref.py CONFIG.json BATCH SEQ MAX_PRED STEPS [WARMUP [ACCUM]]
 """
 import json
 import statistics
@@ -20,6 +20,7 @@ from transformers import BertConfig, BertForPreTraining
 def main():
     cfg_path, B, S, P, steps = sys.argv[1], *map(int, sys.argv[2:6])
     warmup = int(sys.argv[6]) if len(sys.argv) > 6 else 5
+    accum = int(sys.argv[7]) if len(sys.argv) > 7 else 1
     c = json.load(open(cfg_path))
     c["vocab_size"] += -c["vocab_size"] % 8  # run_pretraining.py's rounding, as train_bert does
     config = BertConfig(**c)
@@ -44,14 +45,15 @@ def main():
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         opt.zero_grad(set_to_none=True)
-        with torch.autocast("cuda", dtype=torch.bfloat16):
-            out = model(input_ids=ids, token_type_ids=seg, attention_mask=mask, labels=labels,
-                        next_sentence_label=nsp)
-        out.loss.backward()
+        for _ in range(accum):
+            with torch.autocast("cuda", dtype=torch.bfloat16):
+                out = model(input_ids=ids, token_type_ids=seg, attention_mask=mask, labels=labels,
+                            next_sentence_label=nsp)
+            (out.loss / accum).backward()
         opt.step()
         torch.cuda.synchronize()
         if s >= warmup:
-            rates.append(B / (time.perf_counter() - t0))
+            rates.append(B * accum / (time.perf_counter() - t0))
     print("torch %s transformers %s (attention: %s): %.2f seq/s, peak %.0f MB" % (
         torch.__version__, __import__("transformers").__version__,
         getattr(model.config, "_attn_implementation", "eager"), statistics.median(rates),
