@@ -91,4 +91,38 @@ expect_err "... says how many ranks wrote it" "*written by 2 data-parallel ranks
 run "$TRB" -q $(dargs "$T/tiny.json" "$T/x") --world_size 2 --rank 0
 expect_rc "2 ranks without --nccl_id_file (no MPI here)" 1
 expect_err "... says what to give" "*--nccl_id_file*"
+# The launcher's variables: all three from one launcher, the innermost
+# first (torchrun or mpirun inside a Slurm job, whose SLURM_PROCID is 0
+# in every process)
+noenv=(env -u RANK -u WORLD_SIZE -u LOCAL_RANK -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE
+  -u OMPI_COMM_WORLD_LOCAL_RANK -u PMI_RANK -u PMI_SIZE -u MPI_LOCALRANKID -u SLURM_PROCID -u SLURM_NTASKS -u SLURM_LOCALID)
+run "${noenv[@]}" RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 SLURM_PROCID=0 SLURM_NTASKS=1 SLURM_LOCALID=0 \
+  "$TRB" -q $(dargs "$T/tiny.json" "$T/x")
+expect_rc "torchrun's variables inside a Slurm job" 1
+expect_err "... give torchrun's group of 2, not Slurm's 1" "*2 processes: the emulated collectives need --nccl_id_file*"
+run "${noenv[@]}" OMPI_COMM_WORLD_RANK=2 OMPI_COMM_WORLD_SIZE=3 SLURM_PROCID=0 SLURM_NTASKS=1 "$TRB" -q $(dargs "$T/tiny.json" "$T/x")
+expect_rc "mpirun's inside a Slurm job" 1
+expect_err "... give mpirun's group of 3" "*3 processes*"
+run "${noenv[@]}" RANK=1 SLURM_PROCID=1 SLURM_NTASKS=4 "$TRB" -q $(dargs "$T/tiny.json" "$T/x")
+expect_rc "a lone RANK beside Slurm's three" 1
+expect_err "... Slurm's group of 4, whole" "*4 processes*"
+run "${noenv[@]}" RANK=2 WORLD_SIZE=2 "$TRB" -q $(dargs "$T/tiny.json" "$T/x")
+expect_rc "RANK 2 of WORLD_SIZE 2" 1
+expect_err "... refused" "*rank 2 of 2: the launcher's variables disagree*"
+run "${noenv[@]}" "$TRB" -q $(dargs "$T/tiny.json" "$T/x") --local_rank 8
+expect_rc "local rank 8 on a node of 8 (emulated) GPUs" 1
+expect_err "... refused, not a second process on one GPU" "*local rank 8, but this node has 8 GPUs*"
+envtwo() { # ranks 0 and 1 placed by torchrun's variables inside a Slurm job of one task
+  local rc0=0 rc1=0
+  "${noenv[@]}" SLURM_PROCID=0 SLURM_NTASKS=1 RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 \
+    "$TRB" -q $(dargs "$T/nodrop.json" "$T/e2") --nccl_id_file "$T/e2.id" >/dev/null 2>"$T/e2.err1" &
+  local p=$!
+  "${noenv[@]}" SLURM_PROCID=0 SLURM_NTASKS=1 RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 \
+    "$TRB" -v $(dargs "$T/nodrop.json" "$T/e2") --nccl_id_file "$T/e2.id" >"$T/e2.log" 2>"$T/e2.err0" || rc0=$?
+  wait $p || rc1=$?
+  [ $rc0 = 0 ] && [ $rc1 = 0 ] || { echo "  ranks exit $rc0 / $rc1: $(cat "$T/e2.err0" "$T/e2.err1")"; return 1; }
+}
+ok "2 ranks placed by torchrun's variables inside a Slurm job" envtwo
+ok "... say so" grep -q "2 processes, placed by torchrun" "$T/e2.err0"
+ok "... and end with --rank/--world_size's bytes" cmp -s "$T/e2/hf/model.safetensors" "$T/d2/hf/model.safetensors"
 done_testing

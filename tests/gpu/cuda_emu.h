@@ -216,7 +216,7 @@ struct cudaDeviceProp {
 };
 static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "no error"; }
 static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
-static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 1, cudaSuccess; }
+static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 8, cudaSuccess; } /* a node of 8 */
 static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     (void)d;
@@ -253,6 +253,7 @@ static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f)
 }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return free(s), cudaSuccess; }
 static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { return (void)s, cudaSuccess; }
+static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) {
     (void)f;
     *e = (cudaEvent_t)calloc(1, sizeof **e);

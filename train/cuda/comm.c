@@ -27,7 +27,9 @@
 
 struct Comm {
     int rank, world, local_rank, mpi;
-    char desc[128];
+    const char *launcher; /* whose variables gave the place, or NULL */
+    const char *id_file;
+    char desc[160];
 #ifdef WB_HAVE_NCCL
     ncclUniqueId id;
     ncclComm_t nccl;
@@ -37,19 +39,29 @@ struct Comm {
 #endif
 };
 
-/* the first of the variables that is set, as an int, or -1 */
-static int env_int(const char *const *names) {
-    for (; *names; names++) {
-        const char *v = getenv(*names);
-        if (v && *v) return atoi(v);
-    }
-    return -1;
-}
+/* The launchers whose variables give a place, in the order they are
+ * believed: a launcher started inside another one's job (torchrun or
+ * mpirun inside an sbatch script, whose SLURM_PROCID is 0 in every
+ * process) sets its own variables on top, so the innermost comes first.
+ * All three of one launcher's variables are taken together. */
+static const struct Launcher {
+    const char *name, *rank, *size, *local;
+    int mpi; /* its processes can bootstrap MPI */
+} LAUNCHERS[] = {
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK", 0},
+    {"Open MPI", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", 1},
+    {"MPICH (PMI)", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", 1},
+    {"Slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", 1},
+};
 
-static const char *const RANK_VARS[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK", NULL};
-static const char *const SIZE_VARS[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS", "WORLD_SIZE", NULL};
-static const char *const LOCAL_VARS[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-                                         "LOCAL_RANK", NULL};
+/* variable name as an int, or -1 when unset or not a number */
+static int env_int(const char *name) {
+    const char *v = getenv(name);
+    if (!v || !*v) return -1;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end || x < 0 || x > 1 << 30 ? -1 : (int)x;
+}
 
 #ifdef WB_HAVE_NCCL
 /* rank 0 writes the id to path (temp file + rename); the others wait up to
@@ -82,12 +94,19 @@ static int id_by_file(Comm *c, const char *path, Err *err) {
 int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, Err *err) {
     Comm *c = xcalloc(1, sizeof *c);
     *out = c;
-    c->rank = rank >= 0 ? rank : env_int(RANK_VARS);
-    c->world = world >= 1 ? world : env_int(SIZE_VARS);
-    c->local_rank = local_rank >= 0 ? local_rank : env_int(LOCAL_VARS);
+    c->id_file = id_file;
+    const struct Launcher *l = NULL;
+    for (size_t i = 0; i < sizeof LAUNCHERS / sizeof *LAUNCHERS && !l; i++)
+        if (env_int(LAUNCHERS[i].rank) >= 0 && env_int(LAUNCHERS[i].size) >= 1) l = &LAUNCHERS[i];
+    c->rank = rank >= 0 ? rank : l ? env_int(l->rank) : -1;
+    c->world = world >= 1 ? world : l ? env_int(l->size) : -1;
+    c->local_rank = local_rank >= 0 ? local_rank : l ? env_int(l->local) : -1;
+    c->launcher = l && (rank < 0 || world < 1) ? l->name : NULL;
     if (c->world < 1 || c->rank < 0) c->rank = 0, c->world = 1;
-    if (c->local_rank < 0) c->local_rank = c->world == 1 ? 0 : c->rank;
-    if (c->rank >= c->world) return err_set(err, "rank %d of %d: the launcher's variables disagree", c->rank, c->world);
+    if (c->local_rank < 0) c->local_rank = c->world == 1 ? 0 : c->rank; /* one node */
+    if (c->rank >= c->world)
+        return err_set(err, "rank %d of %d: %s", c->rank, c->world,
+                       c->launcher ? "the launcher's variables disagree" : "--rank must be below --world_size");
     if (c->world == 1) {
         snprintf(c->desc, sizeof c->desc, "single process");
         return 0;
@@ -95,44 +114,21 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
 #if defined(WB_COMM_EMU)
     if (!id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
     if (emu_open(&c->emu, c->rank, c->world, id_file, err)) return -1;
-    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes", c->world);
+    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s", c->world,
+             c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
     return 0;
 #elif !defined(WB_HAVE_NCCL)
-    (void)id_file;
     return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
                    c->world);
 #else
-    if (c->rank == 0) {
-        ncclResult_t r = ncclGetUniqueId(&c->id);
-        if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
-    }
-#ifdef WB_HAVE_MPI
-    if (!id_file && (getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_SIZE") || getenv("PMIX_RANK") ||
-                     getenv("SLURM_NTASKS"))) {
-        int inited = 0;
-        MPI_Initialized(&inited);
-        if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
-        int r, w;
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        MPI_Comm_size(MPI_COMM_WORLD, &w);
-        if (w != c->world || r != c->rank)
-            return err_set(err, "MPI says rank %d of %d, the environment %d of %d", r, w, c->rank, c->world);
-        MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
-        c->mpi = 1;
-    }
+    c->mpi = l && l->mpi && c->launcher && !id_file;
+#ifndef WB_HAVE_MPI
+    c->mpi = 0;
 #endif
-    if (!c->mpi) {
-        if (!id_file)
-            return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
-                                "every process sees",
-                           c->world);
-        if (id_by_file(c, id_file, err)) return -1;
-    }
-    int v = 0;
-    ncclGetVersion(&v);
-    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes", v / 10000, v / 100 % 100, v % 100,
-             c->mpi ? "MPI" : "file", c->world);
-    info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
+    if (!c->mpi && !id_file)
+        return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
+                            "every process sees",
+                       c->world);
     return 0;
 #endif
 }
@@ -143,8 +139,36 @@ int comm_connect(Comm *c, Err *err) {
     (void)err;
     return 0;
 #elif defined(WB_HAVE_NCCL)
+    /* after the GPU is selected: MPI (CUDA-aware ones open a context on
+     * the current device), the id, the communicator */
+    if (c->rank == 0) {
+        ncclResult_t r = ncclGetUniqueId(&c->id);
+        if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+    }
+#ifdef WB_HAVE_MPI
+    if (c->mpi) {
+        int inited = 0;
+        MPI_Initialized(&inited);
+        if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
+        int r, w;
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+        MPI_Comm_size(MPI_COMM_WORLD, &w);
+        if (w != c->world || r != c->rank)
+            return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank, c->world);
+        MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+#endif
+    if (!c->mpi && id_by_file(c, c->id_file, err)) return -1;
+    int v = 0;
+    ncclGetVersion(&v);
+    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000, v / 100 % 100, v % 100,
+             c->mpi ? "MPI" : "file", c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
+    info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
     ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
     if (r != ncclSuccess) return err_set(err, "ncclCommInitRank (rank %d of %d): %s", c->rank, c->world, ncclGetErrorString(r));
+    /* every rank has joined, so every rank has read the id: a later run
+     * with the same --nccl_id_file cannot read this one's */
+    if (!c->mpi && c->rank == 0) unlink(c->id_file);
     return 0;
 #else
     return err_set(err, "built without NCCL");

@@ -2,13 +2,17 @@
  * (rank of world, and its GPU), and collectives over GPU memory.
  *
  * The place comes from the options (--rank/--world_size/--local_rank) or
- * the launcher: mpirun (OMPI_COMM_WORLD_*, PMI_*), srun (SLURM_PROCID,
- * SLURM_NTASKS, SLURM_LOCALID) or torchrun (RANK, WORLD_SIZE, LOCAL_RANK);
- * alone it is rank 0 of 1. With more than one process, NCCL carries the
- * collectives; its id travels through MPI when the build has MPI and the
- * process was started by mpirun or srun, else through a file (--nccl_id_file
- * on a file system all processes see: rank 0 writes it atomically, the others
- * wait for it). Built without NCCL, only world 1 works (and says so).
+ * the launcher, all three values from one launcher: torchrun (RANK,
+ * WORLD_SIZE, LOCAL_RANK), mpirun (OMPI_COMM_WORLD_*, or PMI_RANK/PMI_SIZE/
+ * MPI_LOCALRANKID), srun (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID), in
+ * that order, so that torchrun or mpirun inside an sbatch script is
+ * believed over the job's own variables; alone it is rank 0 of 1. With
+ * more than one process, NCCL carries the collectives; its id travels
+ * through MPI when the build has MPI and an MPI launcher or srun started
+ * the process, else through a file (--nccl_id_file on a file system all
+ * processes see: rank 0 writes it atomically, the others wait for it, and
+ * rank 0 deletes it once every rank has joined). Built without NCCL, only
+ * world 1 works (and says so).
  * The one file that includes nccl.h and mpi.h.
  */
 #ifndef WB_COMM_H
@@ -21,12 +25,12 @@
 
 typedef struct Comm Comm;
 
-/* Find this process's place (arguments -1: from the environment) and, for
- * world > 1, agree on the NCCL id. Call comm_connect after selecting the
- * GPU. Returns 0 or -1 with err. */
+/* Find this process's place (arguments -1: from the environment) and
+ * check that the group can be formed. Returns 0 or -1 with err. */
 int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, Err *err);
 
-/* Create the NCCL communicator on the current GPU (no-op for world 1). */
+/* After selecting this process's GPU: MPI (if it carries the id), the
+ * NCCL id, the communicator (no-op for world 1). Returns 0 or -1 with err. */
 int comm_connect(Comm *c, Err *err);
 
 int comm_rank(const Comm *c);

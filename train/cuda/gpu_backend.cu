@@ -1404,6 +1404,7 @@ static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
     CK(cudaMemsetAsync(g->stats, 0, 8 * sizeof(double), g->st));
     if (g->bf16) forward<bf16>(g, &hb, 0, 0, 1.0f);
     else forward<float>(g, &hb, 0, 0, 1.0f);
+    CK(cudaGetLastError());
     double h[8];
     CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
     CK(cudaStreamSynchronize(g->st));
@@ -1414,8 +1415,9 @@ static void g_to_host(void *p) {
     Gpu *g = (Gpu *)p;
     CK(cudaStreamSynchronize(g->st));
     CK(cudaStreamSynchronize(g->cst));
-    if (g->zero) { /* the moments' shards to every rank through one full-size buffer */
-        float *full = (float *)dalloc(g->np * 4);
+    if (g->zero) { /* the moments' shards to every rank through the gradient buffer (dead
+                    * after the optimizer step; zero_grad clears it before the next) */
+        float *full = g->g32;
         float *mine[2] = {g->m32, g->v32}, *host[2] = {g->opt->m, g->opt->v};
         for (int i = 0; i < 2; i++) {
             CK(cudaMemcpyAsync(full + g->za, mine[i], (g->zb - g->za) * 4, cudaMemcpyDeviceToDevice, g->st));
@@ -1423,7 +1425,6 @@ static void g_to_host(void *p) {
             CK(cudaStreamSynchronize(g->st));
             if (g->rank == 0) CK(cudaMemcpy(host[i], full, g->np * 4, cudaMemcpyDeviceToHost));
         }
-        dfree(full);
     }
     if (g->rank != 0) return; /* only rank 0 writes checkpoints */
     CK(cudaMemcpy(g->m->params, g->p32, g->np * 4, cudaMemcpyDeviceToHost));
@@ -1499,7 +1500,11 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
     if (e != cudaSuccess || ndev == 0)
         return err_set(err, "no CUDA device (%s); train_bert_cpu trains on the CPU",
                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
-    int dev = comm_local_rank(g->comm) % ndev;
+    int dev = comm_local_rank(g->comm);
+    if (dev >= ndev)
+        return err_set(err, "local rank %d, but this node has %d GPU%s: start at most %d processes per node (or give "
+                            "--local_rank)",
+                       dev, ndev, ndev == 1 ? "" : "s", ndev);
     CK(cudaSetDevice(dev));
     if (comm_connect(g->comm, err)) return -1;
     cudaDeviceProp prop;
@@ -1587,6 +1592,9 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->part = (double *)dalloc((size_t)k * 8), g->part2 = (double *)dalloc((size_t)k * 16);
     g->norm = (double *)dalloc(8), g->stats = (double *)dalloc(8 * sizeof(double));
     CK(cudaMemset(g->norm, 0, 8));
+    /* the copies and memsets above ran on the default stream, which the
+     * non-blocking streams do not wait for */
+    CK(cudaDeviceSynchronize());
     *be = (TrainBackend){g->name, g->rank, g->world, g, g_zero_grad, g_micro_step, g_opt_step, g_stats, g_eval,
                          g_to_host, g_from_host, g_allgather, g_close, g_stage};
     return 0;
