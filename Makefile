@@ -59,6 +59,7 @@ endif
 # ---- train_bert: the CUDA trainer (train/cuda/), built when mk/cuda.sh finds
 # nvcc with cuBLAS; NCCL and MPI are optional (found by test compiles).
 CUDA_MK := $(BUILD)/cuda.mk
+CUDA_LIBS := -lcublas -lcudart
 ifeq ($(filter clean list print-config format,$(MAKECMDGOALS)),)
 -include $(CUDA_MK)
 endif
@@ -88,7 +89,7 @@ $(BUILD)/train/cuda/%.o: train/cuda/%.c $(DEPS_OK) $(CUDA_MK)
 $(BIN)/train_bert: $(CUDA_OBJ) $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $(@D)
 	@echo "  LD  $@"
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(NCCL_LIBS) \
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) $(CUDA_LIBS) $(NCCL_LIBS) \
 	  $(MPI_LIBS) -lstdc++
 
 ## gpu-check: train_bert on this machine's GPU against the CPU reference (skips without a GPU)
@@ -97,7 +98,7 @@ gpu-check: all $(BUILD)/tests/check_gpu
 
 $(BUILD)/tests/check_gpu: $(BUILD)/tests/gpu/check_gpu.o $(filter-out %/train_bert.o,$(CUDA_OBJ)) $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart $(NCCL_LIBS) \
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) $(CUDA_LIBS) $(NCCL_LIBS) \
 	  $(MPI_LIBS) -lstdc++
 
 $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)

@@ -1,61 +1,103 @@
 #!/usr/bin/env bash
-# bench/gpu_all.sh - everything train_bert needs a GPU for, in one go (for a
-# GPU machine lent for a short time): build, `make gpu-check`, the
-# reference checks under compute-sanitizer (memcheck, racecheck,
-# synccheck; SANITIZE=0 skips them), then bench/train_gpu.sh writing its
-# table into BENCHMARKS.md and train_bert --profile on BERT-large. Logs,
-# the GPU's description, profile.txt and the updated BENCHMARKS.md go to
-# $OUT (default out/gpu): at most 8 files.
+# bench/gpu_all.sh - everything train_bert needs a GPU for, in stages sized
+# for a GPU machine lent for a short time (a command there may run 10
+# minutes): every call builds first (incremental where the machine still
+# has the last call's build), then runs the stages named.
 #
-#   bash bench/gpu_all.sh            (CHECK_ONLY=1: build and checks only)
+#   bash bench/gpu_all.sh [STAGE...]      (no stage: all four, in this order)
 #
-# From a machine without a GPU, with the run tool: mk/devlibs.sh build/devlibs
-# here, then run `bash bench/gpu_all.sh` there carrying build/devlibs.
+#   check     make gpu-check: the CUDA backend against the reference file,
+#             train_bert against train_bert_cpu on real data
+#   sanitize  the reference checks under compute-sanitizer: memcheck
+#             (out-of-bounds, misaligned), initcheck (reads of memory never
+#             written: the CPU emulation's allocations are zeroed, a GPU's
+#             are not), racecheck (shared memory), synccheck (barriers);
+#             TOOL_TIMEOUT seconds each (default 150)
+#   bench     bench/train_gpu.sh --write BENCHMARKS.md (copied to $OUT)
+#   profile   train_bert --profile on BERT-large, both phases (profile.txt)
+#
+# $OUT (default out/gpu) receives at most 8 files: machine.txt, build.log,
+# gpu-check.log, sanitizer.log, train_gpu.log, BENCHMARKS.md, profile.txt.
+# With the run tool: `bash bench/gpu_all.sh check sanitize`, then (within
+# the 30 s the machine stays warm, or it rebuilds) `bash bench/gpu_all.sh
+# bench profile`. From a machine whose image lacks the -dev packages:
+# mk/devlibs.sh build/devlibs here, and carry build/devlibs.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out/gpu}
 mkdir -p "$OUT"
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(check sanitize bench profile)
+for s in "${stages[@]}"; do
+  case "$s" in check | sanitize | bench | profile) ;; *)
+    echo "gpu_all: unknown stage '$s' (check, sanitize, bench, profile)" >&2
+    exit 2
+    ;;
+  esac
+done
 { nvidia-smi; nvcc --version; nproc; } >"$OUT/machine.txt" 2>&1
 t0=$(date +%s)
-# without the -dev packages (and no mirror to install them from), the
-# bundle of mk/devlibs.sh carried along as build/devlibs
 MK=(make)
-if [ -d build/devlibs ] && ! [ -e /usr/include/hdf5/serial/hdf5.h ]; then
+if [ -d build/devlibs ]; then # the bundle of mk/devlibs.sh, carried along
   MK=(make DEVLIBS=build/devlibs)
-  echo "gpu_all: no libhdf5-dev here: building against build/devlibs"
+  echo "gpu_all: building against build/devlibs"
 fi
-if ! "${MK[@]}" -j"$(nproc)" >"$OUT/build.log" 2>&1; then
+if ! "${MK[@]}" -j"$(nproc)" all build/tests/check_gpu >"$OUT/build.log" 2>&1; then
   echo "gpu_all: build failed (log: $OUT/build.log)"
   tail -25 "$OUT/build.log"
   exit 1
 fi
+grep '^cuda:' "$OUT/build.log"
 echo "gpu_all: built in $(($(date +%s) - t0)) s"
-"${MK[@]}" --no-print-directory gpu-check 2>&1 | tee "$OUT/gpu-check.log"
-rc=${PIPESTATUS[0]}
-# the kernels under compute-sanitizer (out-of-bounds and misaligned
-# accesses, shared-memory races, barrier misuse) on the reference checks
-if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck synccheck; do
-    echo "== compute-sanitizer --tool $tool build/tests/check_gpu" >>"$OUT/sanitizer.log"
-    timeout 400 compute-sanitizer --tool "$tool" --error-exitcode 3 build/tests/check_gpu >>"$OUT/sanitizer.log" 2>&1
-    s=$?
-    echo "gpu_all: compute-sanitizer $tool: $([ $s = 0 ] && echo clean || echo "exit $s (see sanitizer.log)")"
-    [ $s = 0 ] || rc=1
-  done
-fi
-[ "${CHECK_ONLY:-0}" = 1 ] && exit "$rc"
-bash bench/train_gpu.sh --write BENCHMARKS.md 2>&1 | tee "$OUT/train_gpu.log"
-cp BENCHMARKS.md "$OUT/BENCHMARKS.md"
-# where the time goes: train_bert --profile on BERT-large, both phases
-D=${BENCH_TMP:-/tmp/wikibert-bench}/train_gpu # bench/train_gpu.sh's data
-for ph in "128 20 ${B1:-64}" "512 80 ${B2:-16}"; do
-  set -- $ph
-  echo "== bert_large, seq $1, pred $2, micro-batch $3" >>"$OUT/profile.txt"
-  rm -rf "$D/prof"
-  bin/train_bert -q --profile --input_dir "$D/h5_$1" --config_file train/configs/bert_large.json --output_dir "$D/prof" \
-    --train_batch_size "$3" --max_steps 6 --max_predictions_per_seq "$2" --skip_checkpoint \
-    >/dev/null 2>>"$OUT/profile.txt"
+[ -x bin/train_bert ] || { echo "gpu_all: bin/train_bert was not built (see build.log)"; exit 1; }
+rc=0
+for s in "${stages[@]}"; do
+  t=$(date +%s)
+  case "$s" in
+  check)
+    "${MK[@]}" --no-print-directory gpu-check 2>&1 | tee "$OUT/gpu-check.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+    ;;
+  sanitize)
+    if ! command -v compute-sanitizer >/dev/null; then
+      echo "gpu_all: sanitize: no compute-sanitizer on PATH" | tee "$OUT/sanitizer.log"
+      rc=1
+    fi
+    for tool in memcheck initcheck racecheck synccheck; do
+      command -v compute-sanitizer >/dev/null || break
+      echo "== compute-sanitizer --tool $tool build/tests/check_gpu" >>"$OUT/sanitizer.log"
+      timeout "${TOOL_TIMEOUT:-150}" compute-sanitizer --tool "$tool" --error-exitcode 3 build/tests/check_gpu \
+        >>"$OUT/sanitizer.log" 2>&1
+      e=$?
+      echo "gpu_all: compute-sanitizer $tool: $(case $e in 0) echo clean ;; 124) echo "timed out" ;;
+        *) echo "exit $e (see sanitizer.log)" ;; esac)"
+      [ $e = 0 ] || rc=1
+    done
+    ;;
+  bench)
+    bash bench/train_gpu.sh --write BENCHMARKS.md 2>&1 | tee "$OUT/train_gpu.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+    cp BENCHMARKS.md "$OUT/BENCHMARKS.md"
+    ;;
+  profile) # where the time goes: BERT-large, both phases, on bench/train_gpu.sh's data
+    D=${BENCH_TMP:-/tmp/wikibert-bench}/train_gpu
+    if ! [ -s "$D/h5_128/en_training_0.hdf5" ] || ! [ -s "$D/h5_512/en_training_0.hdf5" ]; then
+      echo "gpu_all: profile: no bench data in $D (run the bench stage first)"
+      rc=1
+      continue
+    fi
+    for ph in "128 20 ${B1:-64}" "512 80 ${B2:-16}"; do
+      set -- $ph
+      echo "== bert_large, seq $1, pred $2, micro-batch $3" >>"$OUT/profile.txt"
+      rm -rf "$D/prof"
+      bin/train_bert -q --profile --input_dir "$D/h5_$1" --config_file train/configs/bert_large.json \
+        --output_dir "$D/prof" --train_batch_size "$3" --max_steps 6 --max_predictions_per_seq "$2" \
+        --skip_checkpoint >/dev/null 2>>"$OUT/profile.txt" || rc=1
+    done
+    rm -rf "$D/prof"
+    grep -A2 "^==" "$OUT/profile.txt"
+    ;;
+  esac
+  echo "gpu_all: $s: $(($(date +%s) - t)) s"
 done
-rm -rf "$D/prof"
-head -3 "$OUT/profile.txt"
 exit "$rc"

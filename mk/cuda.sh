@@ -26,23 +26,43 @@ cat >"$tmp/blas.c" <<'C'
 #include <cublas_v2.h>
 int main(void) { cublasHandle_t h; return cublasCreate(&h) == CUBLAS_STATUS_SUCCESS ? 0 : 1; }
 C
-if ! "$CC" "$tmp/blas.c" -I"$inc" -L"$lib" -lcublas -lcudart -o "$tmp/blas" 2>"$tmp/err"; then
-  echo "cuda: $nvcc found, but a cuBLAS test program does not build ($(head -c 200 "$tmp/err")): train_bert is not built" >&2
-  echo "NVCC :="
-  exit 0
+# -lcublas needs the unversioned libcublas.so of a -dev install; a toolkit
+# with only libcublas.so.13 (pip's layout) is linked by the file's name
+cl="-lcublas -lcudart"
+if ! "$CC" "$tmp/blas.c" -I"$inc" -L"$lib" $cl -o "$tmp/blas" 2>"$tmp/err"; then
+  cb=$(ls "$lib"/libcublas.so.[0-9]* 2>/dev/null | head -1) cr=$(ls "$lib"/libcudart.so.[0-9]* 2>/dev/null | head -1)
+  cl="-l:${cb##*/} -l:${cr##*/}"
+  if [ -z "$cb" ] || [ -z "$cr" ] || ! "$CC" "$tmp/blas.c" -I"$inc" -L"$lib" $cl -o "$tmp/blas" 2>/dev/null; then
+    echo "cuda: $nvcc found, but a cuBLAS test program does not build ($(head -c 200 "$tmp/err")): train_bert is not built" >&2
+    echo "NVCC :="
+    exit 0
+  fi
 fi
 echo "NVCC := $nvcc"
 echo "CUDA_INC := $inc"
 echo "CUDA_LIB := $lib"
+echo "CUDA_LIBS := $cl"
 ver=$("$nvcc" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 found="CUDA $ver"
 cat >"$tmp/nccl.c" <<'C'
 #include <nccl.h>
 int main(void) { int v; return ncclGetVersion(&v) == ncclSuccess ? 0 : 1; }
 C
-if "$CC" "$tmp/nccl.c" -I"$inc" -L"$lib" -lnccl -lcudart -o "$tmp/nccl" 2>/dev/null; then
-  echo "NCCL_FLAGS := -DWB_HAVE_NCCL"
-  echo "NCCL_LIBS := -lnccl"
+# NCCL beside the toolkit, in NCCL_HOME, or PyTorch's (pip's nvidia.nccl)
+nccl_ok=""
+for d in "" ${NCCL_HOME:-} $(python3 -c 'import os, nvidia.nccl as n; print(os.path.dirname(n.__file__))' 2>/dev/null); do
+  ni=$inc nl=$lib
+  [ -n "$d" ] && ni=$d/include nl=$d/lib
+  for l in -lnccl "-l:libnccl.so.2"; do
+    if "$CC" "$tmp/nccl.c" -I"$inc" -I"$ni" -L"$lib" -L"$nl" $l $cl -o "$tmp/nccl" 2>/dev/null; then
+      nccl_ok=1
+      echo "NCCL_FLAGS := -DWB_HAVE_NCCL${d:+ -isystem $ni}"
+      echo "NCCL_LIBS := ${d:+-L$nl -Wl,-rpath,$nl }$l"
+      break 2
+    fi
+  done
+done
+if [ -n "$nccl_ok" ]; then
   found="$found, NCCL"
 else
   echo "NCCL_FLAGS :="
