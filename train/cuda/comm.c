@@ -129,24 +129,16 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
                             "every process sees",
                        c->world);
-    return 0;
-#endif
-}
-
-int comm_connect(Comm *c, Err *err) {
-    if (c->world == 1) return 0;
-#if defined(WB_COMM_EMU)
-    (void)err;
-    return 0;
-#elif defined(WB_HAVE_NCCL)
-    /* after the GPU is selected: MPI (CUDA-aware ones open a context on
-     * the current device), the id, the communicator */
     if (c->rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&c->id);
         if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
     }
 #ifdef WB_HAVE_MPI
     if (c->mpi) {
+        /* a CUDA-aware MPI opens a context on the current GPU: make it this
+         * process's first (when there is one; gpu_backend checks it after) */
+        int ndev = 0;
+        if (cudaGetDeviceCount(&ndev) == cudaSuccess && c->local_rank < ndev) cudaSetDevice(c->local_rank);
         int inited = 0;
         MPI_Initialized(&inited);
         if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
@@ -158,12 +150,22 @@ int comm_connect(Comm *c, Err *err) {
         MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
     }
 #endif
-    if (!c->mpi && id_by_file(c, c->id_file, err)) return -1;
+    if (!c->mpi && id_by_file(c, id_file, err)) return -1;
     int v = 0;
     ncclGetVersion(&v);
     snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000, v / 100 % 100, v % 100,
              c->mpi ? "MPI" : "file", c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
     info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
+    return 0;
+#endif
+}
+
+int comm_connect(Comm *c, Err *err) {
+    if (c->world == 1) return 0;
+#if defined(WB_COMM_EMU)
+    (void)err;
+    return 0;
+#elif defined(WB_HAVE_NCCL)
     ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
     if (r != ncclSuccess) return err_set(err, "ncclCommInitRank (rank %d of %d): %s", c->rank, c->world, ncclGetErrorString(r));
     /* every rank has joined, so every rank has read the id: a later run

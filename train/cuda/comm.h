@@ -25,12 +25,14 @@
 
 typedef struct Comm Comm;
 
-/* Find this process's place (arguments -1: from the environment) and
- * check that the group can be formed. Returns 0 or -1 with err. */
+/* Find this process's place (arguments -1: from the environment) and, for
+ * world > 1, agree on the NCCL id (MPI, after selecting this process's
+ * GPU where there is one, or the file). Call comm_connect after selecting
+ * the GPU. Returns 0 or -1 with err. */
 int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, Err *err);
 
-/* After selecting this process's GPU: MPI (if it carries the id), the
- * NCCL id, the communicator (no-op for world 1). Returns 0 or -1 with err. */
+/* Create the NCCL communicator on the current GPU (no-op for world 1).
+ * Returns 0 or -1 with err. */
 int comm_connect(Comm *c, Err *err);
 
 int comm_rank(const Comm *c);
