@@ -9,7 +9,9 @@
  * with __syncthreads a barrier of the block and the warp shuffles a barrier
  * and an exchange among the 32 threads of a warp.
  * __shared__ arrays are function statics: one block at a time uses them.
- * Memory is host memory; streams and events are ordered because every call
+ * Memory is host memory, every byte of a new allocation 0xff (a read of
+ * memory never written gives NaN or -1 and shows in the results, where a
+ * GPU would give whatever was there); streams and events are ordered because every call
  * completes before it returns (an event's time is the host clock when it
  * is recorded). bfloat16 converts with round-to-nearest-even
  * as the GPU does. cublasGemmEx / cublasGemmStridedBatchedEx compute what
@@ -226,7 +228,11 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
 }
 static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot) { return *fr = *tot = 0, cudaSuccess; }
 static inline cudaError_t cudaMalloc(void **p, size_t n) {
-    *p = calloc(1, n ? n : 1); /* zeroed: a read of unset memory is then the same every run */
+    /* every byte 0xff, as a GPU's memory is not zeroed: a float or bf16 read
+     * before it is written is NaN and an int -1, which the results show
+     * (and the same in every run) */
+    *p = malloc(n ? n : 1);
+    if (*p) memset(*p, 0xff, n ? n : 1);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
 static inline cudaError_t cudaFree(void *p) { return free(p), cudaSuccess; }
