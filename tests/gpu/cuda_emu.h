@@ -3,7 +3,10 @@
  * there is no GPU (`make test` builds gpu_backend.cu a second time with g++
  * and -DWB_CUDA_EMU; the real build never includes this file).
  *
- * Execution model: a launch runs its blocks one after another. EMU_LAUNCH
+ * Execution model: a launch runs its blocks one after another (in reverse
+ * order, and threads too, when WB_EMU_REVERSE is set: a kernel whose
+ * result depends on the order of its blocks or threads then gives other
+ * bytes, which the tests compare). EMU_LAUNCH
  * runs a block's threads one after another (kernels whose threads do not
  * talk to each other); EMU_LAUNCH_COOP runs them as coroutines that take turns,
  * with __syncthreads a barrier of the block and the warp shuffles a barrier
@@ -69,6 +72,13 @@ struct EmuBlock {
 };
 static EmuBlock *emu_blk;
 
+/* blocks, threads and coroutine turns in reverse order (WB_EMU_REVERSE) */
+static int emu_reverse(void) {
+    static int r = -1;
+    if (r < 0) r = getenv("WB_EMU_REVERSE") && *getenv("WB_EMU_REVERSE");
+    return r;
+}
+
 static inline void emu_wait(int kind) {
     EmuBlock *b = emu_blk;
     unsigned t = threadIdx.x;
@@ -119,7 +129,8 @@ static void emu_run_block(EmuBlock *b) {
     }
     for (;;) {
         int ran = 0;
-        for (unsigned t = 0; t < b->n; t++)
+        for (unsigned i = 0; i < b->n; i++) {
+            unsigned t = emu_reverse() ? b->n - 1 - i : i;
             if (b->lane[t].state == 0) {
                 b->cur = t, threadIdx = dim3(t), blockIdx = b->idx;
                 if (!_setjmp(b->sched)) {
@@ -130,6 +141,7 @@ static void emu_run_block(EmuBlock *b) {
                 }
                 ran = 1;
             }
+        }
         /* open the barriers whose live threads all wait */
         int live = 0, opened = 0;
         unsigned blockwait = 0, blocklive = 0;
@@ -161,12 +173,14 @@ static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::functi
     gridDim = grid, blockDim = block;
     unsigned nthreads = block.x * block.y * block.z;
     static EmuBlock eb;
-    for (unsigned by = 0; by < grid.y; by++)
-        for (unsigned bx = 0; bx < grid.x; bx++) {
+    int rev = emu_reverse();
+    for (unsigned yi = 0; yi < grid.y; yi++)
+        for (unsigned xi = 0; xi < grid.x; xi++) {
+            unsigned by = rev ? grid.y - 1 - yi : yi, bx = rev ? grid.x - 1 - xi : xi;
             if (!coop) {
                 blockIdx = dim3(bx, by);
-                for (unsigned t = 0; t < nthreads; t++) {
-                    threadIdx = dim3(t);
+                for (unsigned i = 0; i < nthreads; i++) {
+                    threadIdx = dim3(rev ? nthreads - 1 - i : i);
                     body();
                 }
                 continue;
