@@ -66,8 +66,7 @@ struct EmuBlock {
     EmuLane lane[1024];
     unsigned n, cur;
     dim3 idx;
-    float xchg[32][32];
-    double xchgd[32][32];
+    double xchg[32][32];
     const std::function<void()> *body;
 };
 static EmuBlock *emu_blk;
@@ -95,22 +94,13 @@ static void emu_lane_main(void) {
 
 static inline void __syncthreads(void) { emu_wait(2); }
 
-static inline float __shfl_xor_sync(unsigned mask, float v, int o) {
+/* float or double (through double, exactly) */
+template <typename V> static inline V __shfl_xor_sync(unsigned mask, V v, int o) {
     (void)mask;
     unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
     emu_blk->xchg[w][lane] = v;
     emu_wait(1);
-    float r = emu_blk->xchg[w][lane ^ (unsigned)o];
-    emu_wait(1);
-    return r;
-}
-
-static inline double __shfl_xor_sync(unsigned mask, double v, int o) {
-    (void)mask;
-    unsigned w = threadIdx.x / 32, lane = threadIdx.x % 32;
-    emu_blk->xchgd[w][lane] = v;
-    emu_wait(1);
-    double r = emu_blk->xchgd[w][lane ^ (unsigned)o];
+    V r = (V)emu_blk->xchg[w][lane ^ (unsigned)o];
     emu_wait(1);
     return r;
 }

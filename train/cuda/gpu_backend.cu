@@ -421,6 +421,19 @@ __global__ void k_stats(double *stats, const float *mlmloss, const int *mlmcorre
 
 /* ==== backward kernels ==== */
 
+/* the row means of g = dout * gamma and of g * xhat over row o / H (the
+ * whole warp; every lane gets them) */
+template <typename T>
+__device__ __forceinline__ void ln_bwd_means(const T *dout, const T *in, const float *gamma, size_t o, int H, int lane,
+                                             float mu, float rs, float *a_, float *b_) {
+    float a = 0, b = 0;
+    for (int i = lane; i < H; i += 32) {
+        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
+        a += g, b += g * xh;
+    }
+    *a_ = warp_sum(a) / H, *b_ = warp_sum(b) / H;
+}
+
 /* din = LN backward of dout (warp per row); din may be a different type */
 template <typename T>
 __global__ void k_ln_bwd(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd, T *din,
@@ -428,12 +441,8 @@ __global__ void k_ln_bwd(const T *dout, const T *in, const float *gamma, const f
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     size_t o = (size_t)n * H;
-    float mu = mean[n], rs = rstd[n], a = 0, b = 0;
-    for (int i = lane; i < H; i += 32) {
-        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
-        a += g, b += g * xh;
-    }
-    a = warp_sum(a) / H, b = warp_sum(b) / H;
+    float mu = mean[n], rs = rstd[n], a, b;
+    ln_bwd_means(dout, in, gamma, o, H, lane, mu, rs, &a, &b);
     for (int i = lane; i < H; i += 32) {
         float xh = (tof(in[o + i]) - mu) * rs;
         din[o + i] = fromf<T>((tof(dout[o + i]) * gamma[i] - a - xh * b) * rs);
@@ -481,13 +490,8 @@ __global__ void k_ln_rowstats(const T *dout, const T *in, const float *gamma, co
                               float *ab, int N, int H) {
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
-    size_t o = (size_t)n * H;
-    float mu = mean[n], rs = rstd[n], a = 0, b = 0;
-    for (int i = lane; i < H; i += 32) {
-        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
-        a += g, b += g * xh;
-    }
-    a = warp_sum(a) / H, b = warp_sum(b) / H;
+    float a, b;
+    ln_bwd_means(dout, in, gamma, (size_t)n * H, H, lane, mean[n], rstd[n], &a, &b);
     if (lane == 0) ab[2 * n] = a, ab[2 * n + 1] = b;
 }
 
