@@ -1,8 +1,15 @@
-/* data.c - training batches from masked-LM HDF5 files (see data.h). */
+/* data.c - training batches from masked-LM HDF5 files (see data.h).
+ *
+ * While batches come from one file, a thread reads and checks the file
+ * that comes next (the next in this epoch's order, or the first of the
+ * next epoch's), so that moving to it does not stall the trainer; the
+ * reading is a function of the options and the position only, so the
+ * batches are the same bytes either way. */
 #include "data.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +19,31 @@
 #include "pyrandom.h"
 #include "rng.h"
 
+/* a file read and checked, with its visiting order */
+typedef struct Loaded {
+    int64_t epoch, step; /* its position (-1: nothing loaded) */
+    const char *file;
+    int64_t rows;
+    int L, P;
+    int32_t *ids, *mask, *seg, *mpos, *mids, *nsp;
+    int dynamic;     /* this file gets masked here */
+    int64_t *order;  /* row visiting order (with length bins: batch by batch) */
+    int64_t *bstart; /* length bins: batch i is order[bstart[i] .. bstart[i + 1]) */
+    int *blen;       /* ... cut to blen[i] tokens */
+    int64_t nb;      /* ... of nb batches */
+} Loaded;
+
+/* the reading of the next file on its thread */
+typedef struct Prefetch {
+    const DataOpts *o;
+    int in_order;
+    Loaded f; /* f.epoch, f.step, f.file: what to read */
+    int rc;
+    Err err;
+    pthread_t th;
+    int running;
+} Prefetch;
+
 struct Data {
     DataOpts o;
     char **sorted;   /* the training files, sorted */
@@ -19,18 +51,9 @@ struct Data {
     int *perm;       /* this epoch's shuffle of sorted */
     int64_t perm_epoch;
     DataState at;    /* next batch */
-    /* the loaded file */
-    int64_t loaded_epoch, loaded_step;
-    const char *file;
-    int64_t rows;
-    int L, P;
-    int32_t *ids, *mask, *seg, *mpos, *mids, *nsp;
-    int dynamic;     /* this file gets masked here */
+    Loaded cur;      /* the file batches come from */
+    Prefetch next;
     int in_order;    /* data_open_file: rows in file order */
-    int64_t *order;  /* row visiting order (with length bins: batch by batch) */
-    int64_t *bstart; /* length bins: batch i is order[bstart[i] .. bstart[i + 1]) */
-    int *blen;       /* ... cut to blen[i] tokens */
-    int64_t nb;      /* ... of nb batches */
     int64_t tok_done, tok_full;
     /* the batch handed out */
     int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
@@ -39,15 +62,10 @@ struct Data {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static void unload(Data *d) {
-    free(d->ids), free(d->mask), free(d->seg), free(d->mpos), free(d->mids), free(d->nsp), free(d->order);
-    free(d->bstart), free(d->blen);
-    d->ids = d->mask = d->seg = d->mpos = d->mids = d->nsp = NULL;
-    d->order = d->bstart = NULL;
-    d->blen = NULL;
-    d->nb = 0;
-    d->rows = 0;
-    d->loaded_epoch = d->loaded_step = -1;
+static void loaded_free(Loaded *f) {
+    free(f->ids), free(f->mask), free(f->seg), free(f->mpos), free(f->mids), free(f->nsp), free(f->order);
+    free(f->bstart), free(f->blen);
+    *f = (Loaded){.epoch = -1, .step = -1};
 }
 
 static void shuffle_files(Data *d, int64_t epoch) {
@@ -91,7 +109,7 @@ static int read_ds(H5In *in, const char *path, const char *name, int rank, int64
 }
 
 /* one past row r's last token or masked position */
-static int row_length(const Data *d, int64_t r) {
+static int row_length(const Loaded *d, int64_t r) {
     int n = 0;
     for (int j = d->L - 1; j >= 0; j--)
         if (d->mask[r * d->L + j]) {
@@ -105,8 +123,8 @@ static int row_length(const Data *d, int64_t r) {
 
 /* close bin `bin`'s queue (q, n rows) as batch d->nb: its rows go to
  * o2[*k ..], its length is the bin's bound */
-static void close_bin(Data *d, int bin, const int64_t *q, int *n, int64_t *o2, int64_t *k) {
-    int len = (bin + 1) * d->o.bin_size;
+static void close_bin(Loaded *d, int bin_size, int bin, const int64_t *q, int *n, int64_t *o2, int64_t *k) {
+    int len = (bin + 1) * bin_size;
     d->bstart[d->nb] = *k;
     d->blen[d->nb++] = len > d->L ? d->L : len < 2 ? 2 : len;
     memcpy(o2 + *k, q, (size_t)*n * sizeof *o2);
@@ -115,8 +133,8 @@ static void close_bin(Data *d, int bin, const int64_t *q, int *n, int64_t *o2, i
 
 /* the length-bin schedule of the loaded file (data.h): order rearranged
  * batch by batch, bstart / blen / nb */
-static void make_bins(Data *d) {
-    int N = d->o.bin_size, MB = d->o.micro_batch, nbins = (d->L + N - 1) / N;
+static void make_bins(Loaded *d, const DataOpts *o) {
+    int N = o->bin_size, MB = o->micro_batch, nbins = (d->L + N - 1) / N;
     int64_t *q = xmalloc((size_t)nbins * MB * sizeof *q), *o2 = xmalloc((size_t)d->rows * sizeof *o2), k = 0;
     int *qn = xcalloc((size_t)nbins, sizeof *qn);
     d->bstart = xmalloc(((size_t)d->rows + 1) * sizeof *d->bstart);
@@ -126,21 +144,27 @@ static void make_bins(Data *d) {
         int64_t r = d->order[i];
         int len = row_length(d, r), bin = len > 0 ? (len - 1) / N : 0;
         q[(size_t)bin * MB + qn[bin]++] = r;
-        if (qn[bin] == MB) close_bin(d, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
+        if (qn[bin] == MB) close_bin(d, N, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
     }
     for (int bin = 0; bin < nbins; bin++)
-        if (qn[bin]) close_bin(d, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
+        if (qn[bin]) close_bin(d, N, bin, q + (size_t)bin * MB, &qn[bin], o2, &k);
     d->bstart[d->nb] = k;
     free(d->order), free(q), free(qn);
     d->order = o2;
 }
 
-static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
-    if (d->loaded_epoch == epoch && d->loaded_step == step) return 0;
-    unload(d);
-    const char *path = file_at(d, epoch, step);
+/* Read and check file f->file (position f->epoch, f->step) into f, with
+ * its visiting order: a function of o and the position alone, run on the
+ * prefetch thread or the caller's. Returns 0, or -1 with err and f freed. */
+static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
+    const char *path = f->file;
+    int64_t epoch = f->epoch, step = f->step;
+    Loaded *d = f;
     H5In *in;
-    if (h5in_open(&in, path, err)) return -1;
+    if (h5in_open(&in, path, err)) {
+        loaded_free(f);
+        return -1;
+    }
     int64_t rows = -1;
     int L = 0, L2 = 0, L3 = 0, P = 0, P2 = 0, one = 0;
     int rc = read_ds(in, path, "input_ids", 2, &rows, &L, &d->ids, err);
@@ -150,18 +174,21 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
     if (!rc) P2 = P, rc = read_ds(in, path, "masked_lm_ids", 2, &rows, &P2, &d->mids, err);
     if (!rc) rc = read_ds(in, path, "next_sentence_labels", 1, &rows, &one, &d->nsp, err);
     h5in_close(in);
-    if (rc) return -1;
-    if (rows == 0) return err_set(err, "%s: no instances", path);
-    if (d->o.max_seq_length && L != d->o.max_seq_length)
-        return err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, d->o.max_seq_length);
+    if (!rc && rows == 0) rc = err_set(err, "%s: no instances", path);
+    if (!rc && o->max_seq_length && L != o->max_seq_length)
+        rc = err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, o->max_seq_length);
+    if (rc) {
+        loaded_free(f);
+        return -1;
+    }
     int any_mask = 0;
     int64_t *seen = xcalloc((size_t)L, sizeof *seen); /* row + 1 where a position was listed */
     for (int64_t i = 0; i < rows && !rc; i++) {
         for (int j = 0; j < L; j++) {
             int32_t id = d->ids[i * L + j], s = d->seg[i * L + j];
-            if (id < 0 || id >= d->o.vocab_size)
+            if (id < 0 || id >= o->vocab_size)
                 rc = err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
-                             (long long)i, id, d->o.vocab_size);
+                             (long long)i, id, o->vocab_size);
             else if (s < 0 || s > 1) rc = err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
             if (rc) break;
         }
@@ -179,9 +206,9 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
                 break;
             }
             seen[p] = i + 1;
-            if (id < 0 || id >= d->o.vocab_size) {
+            if (id < 0 || id >= o->vocab_size) {
                 rc = err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)", path,
-                             (long long)i, id, d->o.vocab_size);
+                             (long long)i, id, o->vocab_size);
                 break;
             }
         }
@@ -189,28 +216,76 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
             rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, d->nsp[i]);
     }
     free(seen);
-    if (rc) return rc;
-    d->file = path;
+    if (!rc && !any_mask && !o->dynamic_mask)
+        rc = err_set(err, "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic masking is off",
+                     path);
+    if (rc) {
+        loaded_free(f);
+        return -1;
+    }
     d->rows = rows;
     d->L = L;
     d->P = P;
-    if (!any_mask && !d->o.dynamic_mask)
-        return err_set(err, "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic masking is off",
-                       path);
     d->dynamic = !any_mask;
     /* the row order: a seeded Fisher-Yates */
     Rng r;
-    rng_seed(&r, d->o.seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
+    rng_seed(&r, o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
     d->order = xmalloc((size_t)rows * sizeof *d->order);
     for (int64_t i = 0; i < rows; i++) d->order[i] = i;
-    for (int64_t i = rows - 1; i > 0 && !d->in_order; i--) {
+    for (int64_t i = rows - 1; i > 0 && !in_order; i--) {
         int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = d->order[i];
         d->order[i] = d->order[j];
         d->order[j] = t;
     }
-    if (d->o.bin_size > 0 && !d->in_order) make_bins(d);
-    d->loaded_epoch = epoch;
-    d->loaded_step = step;
+    if (o->bin_size > 0 && !in_order) make_bins(d, o);
+    return 0;
+}
+
+static void *prefetch_main(void *arg) {
+    Prefetch *p = arg;
+    p->rc = read_file(p->o, p->in_order, &p->f, &p->err);
+    return NULL;
+}
+
+/* wait for the prefetch thread, if one runs */
+static void prefetch_join(Data *d) {
+    if (!d->next.running) return;
+    pthread_join(d->next.th, NULL);
+    d->next.running = 0;
+}
+
+/* start reading the file after position (epoch, step) on the prefetch
+ * thread (not with o.no_prefetch, nor where a thread cannot be started:
+ * load reads it then) */
+static void prefetch_start(Data *d, int64_t epoch, int64_t step) {
+    Prefetch *p = &d->next;
+    loaded_free(&p->f);
+    if (d->o.no_prefetch) return;
+    if (++step >= d->nfiles) step = 0, epoch++;
+    p->f.epoch = epoch, p->f.step = step, p->f.file = file_at(d, epoch, step);
+    p->o = &d->o, p->in_order = d->in_order, p->rc = 0;
+    if (pthread_create(&p->th, NULL, prefetch_main, p) == 0) p->running = 1;
+    else p->f.epoch = p->f.step = -1;
+}
+
+/* make position (epoch, step)'s file the current one: the prefetched one
+ * if that is it, else read here; then prefetch the one after */
+static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
+    if (d->cur.epoch == epoch && d->cur.step == step) return 0;
+    prefetch_join(d);
+    loaded_free(&d->cur);
+    Prefetch *p = &d->next;
+    if (p->f.epoch == epoch && p->f.step == step) {
+        int rc = p->rc;
+        if (rc) *err = p->err;
+        d->cur = p->f;
+        p->f = (Loaded){.epoch = -1, .step = -1};
+        if (rc) return -1;
+    } else {
+        d->cur = (Loaded){.epoch = epoch, .step = step, .file = file_at(d, epoch, step)};
+        if (read_file(&d->o, d->in_order, &d->cur, err)) return -1;
+    }
+    prefetch_start(d, epoch, step);
     return 0;
 }
 
@@ -219,7 +294,7 @@ static Data *data_new(const DataOpts *o) {
     d->o = *o;
     if (d->o.world < 1) d->o.world = 1;
     d->perm_epoch = -1;
-    d->loaded_epoch = d->loaded_step = -1;
+    d->cur = d->next.f = (Loaded){.epoch = -1, .step = -1};
     return d;
 }
 
@@ -287,7 +362,7 @@ static void reserve_batch(Data *d, int B, int L, int P) {
 static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t *mask, int L, int32_t *pos,
                          int32_t *lab, int P) {
     Rng r;
-    rng_seed(&r, d->o.seed * 1000003u + (uint64_t)d->loaded_epoch * 7919u + (uint64_t)d->loaded_step * 104729u +
+    rng_seed(&r, d->o.seed * 1000003u + (uint64_t)d->cur.epoch * 7919u + (uint64_t)d->cur.step * 104729u +
                      (uint64_t)row);
     int cand[4096], nc = 0, len = 0;
     for (int j = 0; j < L; j++) {
@@ -321,42 +396,43 @@ static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t
 }
 
 int data_next(Data *d, BertBatch *b, Err *err) {
-    if (d->at.row >= d->rows && d->loaded_epoch == d->at.epoch && d->loaded_step == d->at.file_step) {
+    if (d->at.row >= d->cur.rows && d->cur.epoch == d->at.epoch && d->cur.step == d->at.file_step) {
         d->at.row = 0;
         if (++d->at.file_step >= d->nfiles) d->at.file_step = 0, d->at.epoch++;
     }
     if (load(d, d->at.epoch, d->at.file_step, err)) return -1;
-    int L = d->L, S = L, P = d->o.max_predictions > 0 ? d->o.max_predictions : d->P;
-    int64_t n = d->rows - d->at.row;
+    const Loaded *c = &d->cur;
+    int L = c->L, S = L, P = d->o.max_predictions > 0 ? d->o.max_predictions : c->P;
+    int64_t n = c->rows - d->at.row;
     int B = n < d->o.micro_batch ? (int)n : d->o.micro_batch;
-    if (d->bstart) { /* the length-bin batch that starts here */
-        int64_t lo = 0, hi = d->nb;
+    if (c->bstart) { /* the length-bin batch that starts here */
+        int64_t lo = 0, hi = c->nb;
         while (lo < hi) {
             int64_t mid = (lo + hi) / 2;
-            if (d->bstart[mid] < d->at.row) lo = mid + 1;
+            if (c->bstart[mid] < d->at.row) lo = mid + 1;
             else hi = mid;
         }
-        if (lo >= d->nb || d->bstart[lo] != d->at.row)
+        if (lo >= c->nb || c->bstart[lo] != d->at.row)
             return err_set(err, "%s: row %lld is not where a batch of --bin_size %d starts (resume with the options "
                                 "of the run that wrote the checkpoint)",
-                           d->file, (long long)d->at.row, d->o.bin_size);
-        B = (int)(d->bstart[lo + 1] - d->bstart[lo]), S = d->blen[lo];
+                           c->file, (long long)d->at.row, d->o.bin_size);
+        B = (int)(c->bstart[lo + 1] - c->bstart[lo]), S = c->blen[lo];
     }
     reserve_batch(d, B, L, P);
     for (int i = 0; i < B; i++) {
-        int64_t r = d->order[d->at.row + i];
-        memcpy(d->b_ids + (size_t)i * S, d->ids + r * L, (size_t)S * 4);
-        memcpy(d->b_mask + (size_t)i * S, d->mask + r * L, (size_t)S * 4);
-        memcpy(d->b_seg + (size_t)i * S, d->seg + r * L, (size_t)S * 4);
-        d->b_nsp[i] = d->nsp[r];
+        int64_t r = c->order[d->at.row + i];
+        memcpy(d->b_ids + (size_t)i * S, c->ids + r * L, (size_t)S * 4);
+        memcpy(d->b_mask + (size_t)i * S, c->mask + r * L, (size_t)S * 4);
+        memcpy(d->b_seg + (size_t)i * S, c->seg + r * L, (size_t)S * 4);
+        d->b_nsp[i] = c->nsp[r];
         int32_t *pos = d->b_mpos + (size_t)i * P, *lab = d->b_mids + (size_t)i * P;
-        if (d->dynamic) {
+        if (c->dynamic) {
             dynamic_mask(d, r, d->b_ids + (size_t)i * S, d->b_mask + (size_t)i * S, S, pos, lab, P);
             continue;
         }
         for (int k = 0; k < P; k++) { /* run_pretraining.py's max_predictions_per_seq cuts the file's list */
-            pos[k] = k < d->P ? d->mpos[r * d->P + k] : 0;
-            lab[k] = k < d->P ? d->mids[r * d->P + k] : 0;
+            pos[k] = k < c->P ? c->mpos[r * c->P + k] : 0;
+            lab[k] = k < c->P ? c->mids[r * c->P + k] : 0;
         }
     }
     d->at.row += B;
@@ -379,12 +455,13 @@ int data_seek(Data *d, DataState s, Err *err) {
     return load(d, s.epoch, s.file_step, err);
 }
 
-const char *data_file(const Data *d) { return d->file; }
+const char *data_file(const Data *d) { return d->cur.file; }
 int data_nfiles(const Data *d) { return d->nfiles; }
 
 void data_close(Data *d) {
     if (!d) return;
-    unload(d);
+    prefetch_join(d);
+    loaded_free(&d->cur), loaded_free(&d->next.f);
     for (int i = 0; i < d->nfiles; i++) free(d->sorted[i]);
     free(d->sorted), free(d->perm);
     free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);

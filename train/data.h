@@ -51,6 +51,7 @@ typedef struct DataOpts {
     int dynamic_mask;       /* mask files that have no masks */
     int32_t cls, sep, mask_id; /* for dynamic masking (BERT's 101, 102, 103) */
     int bin_size;           /* > 0: length bins of this many tokens (above) */
+    int no_prefetch;        /* 1: read each file when it is reached (no thread reading the next ahead) */
 } DataOpts;
 
 typedef struct DataState {

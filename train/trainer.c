@@ -244,7 +244,7 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, Err *err) {
     }
     if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
     be->from_host(be->ctx);
-    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103, 0};
+    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103, 0, 1};
     Data *ed;
     BertBatch b;
     BertLoss l;
@@ -300,7 +300,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     int lead = be.rank == 0;
 
     DataOpts dopts = {o->input_dir, o->seed, be.rank, be.world, o->batch / o->accum, o->max_pred, cfg.vocab_size,
-                      o->max_seq, o->dynamic, 101, 102, 103, o->bin_size};
+                      o->max_seq, o->dynamic, 101, 102, 103, o->bin_size, 0};
     Data *data;
     if (data_open(&data, &dopts, &err)) die("%s", err.msg);
     if (lead && make_dirs(o->output_dir, &err)) die("%s", err.msg);

@@ -7,6 +7,9 @@
  * bin order; the same options give the same batches; a checkpoint
  * position resumes at the same batch, and a position inside a batch is
  * refused. Without bins: full-length batches in the seeded order.
+ * Several files: reading the next file ahead on a thread gives the bytes
+ * of reading each when it is reached, over epochs, and a bad file's error
+ * at the same batch with the same message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #define P 4
 
 static int row_len(uint64_t r) { return 4 + (int)((r * 37) % (L - 3)); } /* 4..64 */
+static int32_t g_base = 1000; /* the first row's first id (files differ by it) */
 
 /* the six datasets of row r: ids 1000 + r at the tokens, 0 padding; mask
  * positions 1 and len - 2 */
@@ -42,7 +46,7 @@ static void fill(void *arg, uint64_t row0, uint64_t n, void *buf) {
             continue;
         }
         for (int j = 0; j < len; j++)
-            o[i * L + j] = !strcmp(which, "ids") ? 1000 + (int32_t)r : !strcmp(which, "mask") ? 1 : (j >= len / 2);
+            o[i * L + j] = !strcmp(which, "ids") ? g_base + (int32_t)r : !strcmp(which, "mask") ? 1 : (j >= len / 2);
     }
 }
 
@@ -104,7 +108,7 @@ static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shape
 
 static void test_bins(const char *dir) {
     Err err;
-    DataOpts o = {dir, 9, 0, 1, 8, P, 2000, L, 0, 101, 102, 103, 16};
+    DataOpts o = {dir, 9, 0, 1, 8, P, 2000, L, 0, 101, 102, 103, 16, 0};
     Data *d;
     if (data_open(&d, &o, &err)) {
         printf("  %s\n", err.msg);
@@ -158,6 +162,95 @@ static void test_bins(const char *dir) {
     }
 }
 
+static int same_batch(const BertBatch *a, const BertBatch *b) {
+    size_t t = (size_t)a->B * a->S * 4, m = (size_t)a->B * a->M * 4;
+    return a->B == b->B && a->S == b->S && a->M == b->M && !memcmp(a->input_ids, b->input_ids, t) &&
+           !memcmp(a->segment_ids, b->segment_ids, t) && !memcmp(a->input_mask, b->input_mask, t) &&
+           !memcmp(a->masked_lm_positions, b->masked_lm_positions, m) &&
+           !memcmp(a->masked_lm_ids, b->masked_lm_ids, m) &&
+           !memcmp(a->next_sentence_labels, b->next_sentence_labels, (size_t)a->B * 4);
+}
+
+/* read up to n batches from readers with and without the prefetch thread;
+ * returns the batches both gave alike (-1 if they differ), errors in ea/eb;
+ * *files: the moves to another file (or epoch) */
+static int both_read(const DataOpts *o, int n, int *files, Err *ea, Err *eb) {
+    DataOpts on = *o, off = *o;
+    off.no_prefetch = 1;
+    Data *a, *b;
+    int ra = data_open(&a, &on, ea), rb = data_open(&b, &off, eb);
+    if (ra || rb) {
+        if (!ra) data_close(a);
+        if (!rb) data_close(b);
+        return ra && rb && !strcmp(ea->msg, eb->msg) ? 0 : -1;
+    }
+    int k = 0, changes = 0;
+    int64_t last = -1;
+    for (; k < n; k++) {
+        BertBatch x, y;
+        ra = data_next(a, &x, ea), rb = data_next(b, &y, eb);
+        if (ra || rb) {
+            if (!(ra && rb && !strcmp(ea->msg, eb->msg))) k = -1;
+            break;
+        }
+        DataState sa = data_state(a), sb = data_state(b);
+        if (!same_batch(&x, &y) || sa.epoch != sb.epoch || sa.file_step != sb.file_step || sa.row != sb.row ||
+            strcmp(data_file(a), data_file(b))) {
+            k = -1;
+            break;
+        }
+        changes += last >= 0 && last != sa.epoch * 100000 + sa.file_step; /* a new file's first batch */
+        last = sa.epoch * 100000 + sa.file_step;
+    }
+    data_close(a), data_close(b);
+    *files = changes;
+    return k;
+}
+
+static void test_prefetch(const char *dir) {
+    char path[300];
+    int ok = 1;
+    for (int f = 0; f < 3 && ok; f++) {
+        snprintf(path, sizeof path, "%s/p_training_%d.hdf5", dir, f);
+        g_base = 10000 * (f + 1);
+        ok = write_file(path) == 0;
+    }
+    g_base = 1000;
+    test_cond("three files written", ok);
+    if (!ok) return;
+    Err ea, eb;
+    int files = 0;
+    DataOpts o = {dir, 9, 0, 1, 8, P, 40000, L, 0, 101, 102, 103, 0, 0};
+    int n = both_read(&o, 3 * 3 * 7, &files, &ea, &eb); /* three epochs of three files of 7 batches */
+    test_cond("reading ahead: the same batches and positions over three epochs as reading each file when reached",
+              n == 63 && files == 8);
+    o.bin_size = 16;
+    n = both_read(&o, 70, &files, &ea, &eb);
+    test_cond("... with length bins too", n == 70 && files >= 6);
+    /* a bad file among them: the same batches, then the same error */
+    snprintf(path, sizeof path, "%s/p_training_3.hdf5", dir);
+    FILE *fp = fopen(path, "w");
+    ok = fp && fputs("not an HDF5 file\n", fp) >= 0;
+    if (fp) fclose(fp);
+    o.bin_size = 0;
+    for (o.seed = 1; ok && o.seed < 50; o.seed++) { /* a seed whose first file is a good one */
+        Data *d;
+        DataOpts off = o;
+        off.no_prefetch = 1;
+        if (data_open(&d, &off, &ea) == 0) {
+            data_close(d);
+            break;
+        }
+    }
+    n = both_read(&o, 200, &files, &ea, &eb);
+    test_cond("a bad file read ahead: its error at the same batch as reading it when reached", n >= 7 && n < 200);
+    test_cond("... naming it", strstr(ea.msg, "p_training_3.hdf5") != NULL);
+    for (int f = 0; f < 4; f++) {
+        snprintf(path, sizeof path, "%s/p_training_%d.hdf5", dir, f);
+        unlink(path);
+    }
+}
+
 int main(void) {
     char dir[] = "/tmp/test_data.XXXXXX", path[256];
     if (!mkdtemp(dir)) return 1;
@@ -166,6 +259,7 @@ int main(void) {
     test_cond("test file written", ok);
     if (ok) test_bins(dir);
     unlink(path);
+    test_prefetch(dir);
     rmdir(dir);
     return test_report();
 }
