@@ -3,7 +3,9 @@
  * Layout as bert.c: row-major, a linear layer is y = x W^T + b with W
  * [out, in]; parameters, gradients and moments are one float32 array each
  * in Hugging Face's state-dict order (so checkpoints are the CPU's), plus a
- * bfloat16 copy of the parameters for the matmuls in bf16 mode. Activations
+ * copy of the parameters for the matmuls (bfloat16, or float32 in fp32
+ * mode) whose layers hold the query, key and value weights as one [3H, H]
+ * matrix. Activations
  * are of type T (float or __nv_bfloat16); every kernel computes in float32.
  * cuBLAS is column-major: a row-major product C = A B is computed as
  * C^T = B^T A^T, which is what the gemm_* helpers below spell out once.
@@ -249,15 +251,14 @@ __global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, con
     if (lane == 0) mean[n] = mu, rstd[n] = rs;
 }
 
-/* raw [3][N][H] (x Wq^T, x Wk^T, x Wv^T) + biases -> q, k, v as [B][A][S][D] */
+/* raw [N][3H] (x [Wq; Wk; Wv]^T) + biases -> q, k, v as [B][A][S][D] */
 template <typename T>
 __global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk, const float *bv, T *qp, T *kp, T *vp,
                                  int N, int S, int H, int A) {
     size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
     if (idx >= 3 * NH) return;
-    int t = (int)(idx / NH);
-    size_t r = idx % NH;
-    int n = (int)(r / H), c = (int)(r % H), D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
+    int n = (int)(idx / (3 * (size_t)H)), rc = (int)(idx % (3 * (size_t)H)), t = rc / H;
+    int c = rc % H, D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
     const float *bias = t == 0 ? bq : t == 1 ? bk : bv;
     T *dst = t == 0 ? qp : t == 1 ? kp : vp;
     dst[(((size_t)b * A + h) * S + s) * D + d] = fromf<T>(tof(raw[idx]) + bias[c]);
@@ -550,8 +551,9 @@ __global__ void k_gelu_bwd_cols(T *d, const T *pre, const float *bias, int N, in
     part[(size_t)chunk * C + c] = s;
 }
 
-/* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [3][N][H];
- * sums 0, 1, 2: the three biases' gradients (blockIdx.y = t * chunks + chunk) */
+/* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [N][3H] (row
+ * n: dq, dk, dv); sums 0, 1, 2: the three biases' gradients (blockIdx.y =
+ * t * chunks + chunk) */
 template <typename T>
 __global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A, int chunks, float *part) {
     int c = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y / chunks, chunk = blockIdx.y % chunks;
@@ -559,12 +561,12 @@ __global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A,
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS), D = H / A, h = c / D, dd = c % D;
     size_t NH = (size_t)N * H;
     const T *sp = src + t * NH;
-    T *dp = dst + t * NH;
+    T *dp = dst + (size_t)t * H;
     float s = 0;
     for (int n = n0; n < n1; n++) {
         int b = n / S, q = n % S;
         T v = sp[(((size_t)b * A + h) * S + q) * D + dd];
-        dp[(size_t)n * H + c] = v;
+        dp[(size_t)n * 3 * H + c] = v;
         s += tof(v);
     }
     part[((size_t)t * chunks + chunk) * H + c] = s;
@@ -746,23 +748,31 @@ __global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int 
     ratio[t] = r;
 }
 
-/* LAMB stage 3: w -= ratio * update; the bf16 copy (pw may be NULL) */
-__global__ void k_lamb3(float *p, const float *g, bf16 *pw, const long long *cstart, const int *clen, int c0,
-                        const int *ctensor, const float *ratio) {
+/* element i of the matmul weights (bf16 or float32) := v */
+__device__ __forceinline__ void put_pw(void *pw, int pw_bf16, long long i, float v) {
+    if (pw_bf16) ((bf16 *)pw)[i] = __float2bfloat16(v);
+    else ((float *)pw)[i] = v;
+}
+
+/* LAMB stage 3: w -= ratio * update; the matmul weights' copy (chunk k's
+ * elements from cpw[k] there) */
+__global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const long long *cpw,
+                        const long long *cstart, const int *clen, int c0, const int *ctensor, const float *ratio) {
     int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float r = ratio[ctensor[k]];
     for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
         size_t j = o + i;
         p[j] -= r * g[j];
-        if (pw) pw[j] = __float2bfloat16(p[j]);
+        put_pw(pw, pw_bf16, cpw[k] + i, p[j]);
     }
 }
 
 /* AdamW (torch.optim.AdamW after clip_grad_norm_) per chunk (c0 + block;
  * m and v from element moff, as k_lamb1) */
-__global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t moff, bf16 *pw, const long long *cstart,
-                        const int *clen, int c0, const int *ctensor, const float *twd, const double *norm,
+__global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t moff, void *pw, int pw_bf16,
+                        const long long *cpw, const long long *cstart, const int *clen, int c0, const int *ctensor,
+                        const float *twd, const double *norm,
                         float inv_world, float max_norm, float lr, float b1, float b2, float eps, float step, float sbc2) {
     int k = c0 + blockIdx.x;
     size_t o = cstart[k];
@@ -774,13 +784,15 @@ __global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t mof
         m[q] = b1 * m[q] + (1 - b1) * gi;
         v[q] = b2 * v[q] + (1 - b2) * gi * gi;
         p[j] -= step * m[q] / (sqrtf(v[q]) / sbc2 + eps);
-        if (pw) pw[j] = __float2bfloat16(p[j]);
+        put_pw(pw, pw_bf16, cpw[k] + i, p[j]);
     }
 }
 
-__global__ void k_to_bf16(const float *p, bf16 *out, size_t n) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = __float2bfloat16(p[i]);
+/* the matmul weights' copy of chunks c0 + block */
+__global__ void k_to_pw(const float *p, void *pw, int pw_bf16, const long long *cpw, const long long *cstart,
+                        const int *clen, int c0) {
+    int k = c0 + blockIdx.x;
+    for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) put_pw(pw, pw_bf16, cpw[k] + i, p[cstart[k] + i]);
 }
 
 /* ==== the context ==== */
@@ -812,7 +824,12 @@ typedef struct Gpu {
     cudaEvent_t ev, comm_done;
     size_t np;
     float *p32, *g32, *m32, *v32; /* m32, v32: elements za..zb only */
-    void *pw; /* the matmul weights: bf16 copy, or p32 */
+    /* the matmul weights: a copy of p32 (bf16, or float32 in fp32 mode)
+     * laid out as p32 except that each layer's query, key and value
+     * weights are one [3H, H] matrix (their biases follow): Q, K and V
+     * are then one matmul. Chunk k's elements start at cpw[k] there. */
+    void *pw;
+    long long *cpw;
     /* ZeRO stage 1 (world > 1): rank r owns chunks zc[r] .. zc[r + 1) =
      * elements zs[r] .. zs[r] + zn[r]; without it rank 0 owns everything */
     int zero, *zc;
@@ -1091,15 +1108,8 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
         T *P = (T *)AT(g->P, l * BASS), *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
         T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH), *x2 = (T *)AT(g->x2, l * NH);
-        /* Q, K, V: one strided batch over the three weights (stride H*H + H: weight, bias, weight...) */
-        {
-            float alpha = 1.0f, beta = 0.0f;
-            cudaDataType t = dtype_of(g->bf16);
-            CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, H, N, H, &alpha, PW(LO(l, QW)), t, H,
-                                           (long long)H * H + H, x, t, H, 0, &beta, g->qkv, t, H, (long long)NH, 3,
-                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-            prof_gemm(H, N, H, 3);
-        }
+        /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H] */
+        gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
                                                             P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
         /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
@@ -1274,13 +1284,13 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
             float alpha = 1.0f, beta = 1.0f;
             cudaDataType ty = dtype_of(g->bf16);
             CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin, ty, H, 0, g->dqkv, ty,
-                                           H, (long long)NH, &beta, G32(LO(l, QW)), CUDA_R_32F, H, (long long)H * H + H,
-                                           3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+                                           3 * H, (long long)H, &beta, G32(LO(l, QW)), CUDA_R_32F, H,
+                                           (long long)H * H + H, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
             prof_gemm(H, H, N, 3);
         }
         /* d(xin) = dr1 (residual) + the three projections' input gradients,
          * added onto dr, which then becomes dX (the buffers swap) */
-        for (int t = 0; t < 3; t++) gemm_dyW(g, AT(g->dqkv, t * NH), PW(LO(l, QW + 2 * t)), dr, N, H, H, 1.0f);
+        gemm_dyW(g, g->dqkv, PW(LO(l, QW)), dr, N, H, 3 * H, 1.0f);
         void *sw = g->dX;
         g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
         if (comm) reduce_range(g, LO(l, QW), LO(l, LN2B) + (size_t)H);
@@ -1355,7 +1365,6 @@ static void g_opt_step(void *p, float lr) {
     o->step++;
     cudaStream_t st = g->st;
     float inv_world = 1.0f / (float)g->world;
-    bf16 *pw = g->bf16 ? (bf16 *)g->pw : NULL;
     /* this rank's chunks (all of them without ZeRO); with ZeRO the
      * per-chunk norms of the others come by a sum in which each chunk has
      * one non-zero term, so every rank adds the same numbers in order */
@@ -1374,15 +1383,18 @@ static void g_opt_step(void *p, float lr) {
         if (g->zero) comm_allreduce_f64(g->comm, g->part2, (size_t)g->nchunks * 2, st);
         LAUNCH_COOP(k_lamb_ratio, nblk(g->ntensors, WARPS), 32 * WARPS, st, g->part2, g->tchunk0, g->tnchunks, g->twd,
                     g->ntensors, lr, g->ratio);
-        if (nc) LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, pw, g->cstart, g->clen, c0, g->ctensor, g->ratio);
+        if (nc)
+            LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, c0, g->ctensor,
+                   g->ratio);
     } else if (nc) {
-        LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, pw, g->cstart, g->clen, c0, g->ctensor,
+        LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->pw, g->bf16, g->cpw, g->cstart, g->clen,
+                                   c0, g->ctensor,
                                    g->twd, g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
                                    (float)(lr / bc1), (float)sqrt(bc2));
     }
-    if (g->zero) { /* every rank's updated weights to all, then the bf16 copy */
+    if (g->zero) { /* every rank's updated weights to all, then the matmul copy */
         comm_broadcast_ranges_f32(g->comm, g->p32, g->zs, g->zn, st);
-        if (pw) LAUNCH(k_to_bf16, nblk(g->np, TH), TH, st, g->p32, pw, g->np);
+        LAUNCH(k_to_pw, g->nchunks, 256, st, g->p32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, 0);
     }
     CK(cudaGetLastError());
     if (g_prof) {
@@ -1450,7 +1462,7 @@ static void g_from_host(void *p) {
     CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->m32, g->opt->m + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->v32, g->opt->v + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
-    if (g->bf16) LAUNCH(k_to_bf16, nblk(g->np, TH), TH, g->st, g->p32, (bf16 *)g->pw, g->np);
+    LAUNCH(k_to_pw, g->nchunks, 256, g->st, g->p32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, 0);
     CK(cudaStreamSynchronize(g->st));
 }
 
@@ -1477,7 +1489,7 @@ static void g_close(void *p) {
         prof_free();
     }
     free_acts(g);
-    void *f[] = {g->p32, g->g32, g->m32, g->v32, g->bf16 ? g->pw : NULL, g->cstart, g->clen, g->ctensor, g->tchunk0,
+    void *f[] = {g->p32, g->g32, g->m32, g->v32, g->pw, g->cpw, g->cstart, g->clen, g->ctensor, g->tchunk0,
                  g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(f[i]);
     cublasDestroy(g->blas);
@@ -1549,7 +1561,7 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         for (int t = 0; t < NLT; t++) LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
     for (int i = POOLW; i < NOUTER; i++) g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
     g->p32 = (float *)dalloc(g->np * 4), g->g32 = (float *)dalloc(g->np * 4);
-    g->pw = g->bf16 ? dalloc(g->np * sizeof(bf16)) : (void *)g->p32;
+    g->pw = dalloc(g->np * tsize(g));
     /* optimizer chunks: up to OCHUNK elements, never across tensors */
     g->ntensors = m->ntensors;
     int cap = 0;
@@ -1558,12 +1570,25 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     int *cl = (int *)xmalloc((size_t)cap * sizeof *cl), *ct = (int *)xmalloc((size_t)cap * sizeof *ct);
     int *t0 = (int *)xmalloc((size_t)m->ntensors * sizeof *t0), *tn = (int *)xmalloc((size_t)m->ntensors * sizeof *tn);
     float *wd = (float *)xmalloc((size_t)m->ntensors * sizeof *wd);
+    /* where each tensor starts in the matmul copy: as in p32, but a layer's
+     * Wq bq Wk bk Wv bv become Wq Wk Wv bq bk bv */
+    long long *tpw = (long long *)xmalloc((size_t)m->ntensors * sizeof *tpw), *cw = (long long *)xmalloc((size_t)cap * sizeof *cw);
+    for (int t = 0; t < m->ntensors; t++) tpw[t] = (long long)bert_tensor(m, t)->off;
+    for (int l = 0; l < L; l++) {
+        long long base = (long long)LO(l, QW), HH = (long long)m->c.hidden_size * m->c.hidden_size;
+        for (int q = 0; q < 3; q++) {
+            tpw[5 + l * NLT + QW + 2 * q] = base + q * HH;
+            tpw[5 + l * NLT + QB + 2 * q] = base + 3 * HH + q * (long long)m->c.hidden_size;
+        }
+    }
     int k = 0;
     for (int t = 0; t < m->ntensors; t++) {
         const BertTensor *bt = bert_tensor(m, t);
         t0[t] = k, wd[t] = bt->decay ? opt->c.weight_decay : 0.0f;
-        for (size_t a = 0; a < bt->n; a += OCHUNK, k++)
+        for (size_t a = 0; a < bt->n; a += OCHUNK, k++) {
             cs[k] = (long long)(bt->off + a), cl[k] = (int)(bt->n - a < OCHUNK ? bt->n - a : OCHUNK), ct[k] = t;
+            cw[k] = tpw[t] + (long long)a;
+        }
         tn[t] = k - t0[t];
     }
     g->nchunks = k;
@@ -1587,11 +1612,12 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         info(3, "ZeRO stage 1: rank %d updates elements %zu..%zu (%.1f %%) and keeps their moments", g->rank, g->za,
              g->zb, 100.0 * (double)(g->zb - g->za) / (double)g->np);
     g->cstart = (long long *)upload_array(cs, (size_t)k * sizeof *cs);
+    g->cpw = (long long *)upload_array(cw, (size_t)k * sizeof *cw);
     g->clen = (int *)upload_array(cl, (size_t)k * sizeof *cl), g->ctensor = (int *)upload_array(ct, (size_t)k * sizeof *ct);
     g->tchunk0 = (int *)upload_array(t0, (size_t)m->ntensors * sizeof *t0);
     g->tnchunks = (int *)upload_array(tn, (size_t)m->ntensors * sizeof *tn);
     g->twd = (float *)upload_array(wd, (size_t)m->ntensors * sizeof *wd);
-    free(cs), free(cl), free(ct), free(t0), free(tn), free(wd);
+    free(cs), free(cl), free(ct), free(t0), free(tn), free(wd), free(tpw), free(cw);
     g->ratio = (float *)dalloc((size_t)m->ntensors * 4);
     g->part = (double *)dalloc((size_t)k * 8), g->part2 = (double *)dalloc((size_t)k * 16);
     g->norm = (double *)dalloc(8), g->stats = (double *)dalloc(8 * sizeof(double));
