@@ -587,11 +587,6 @@ template <typename T> __global__ void k_act_bwd(T *d, const T *pre, size_t n, in
     d[i] = fromf<T>(tof(d[i]) * (act == 0 ? gelu_grad(p) : 1.0f - p * p));
 }
 
-template <typename T> __global__ void k_add(T *x, const T *y, size_t n) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) x[i] = fromf<T>(tof(x[i]) + tof(y[i]));
-}
-
 /* softmax backward with the attention dropout: dP holds d(dropped
  * probabilities) and becomes d(scores) (before the 1/sqrt(D) scale, which
  * the next matmul applies); warp per row */
@@ -1256,8 +1251,10 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
                g->colpart);
         LAUNCH(k_colsum_finish, nblk(I, 128), 128, st, g->colpart, chunks, I, G32(LO(l, IB)));
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
-        gemm_dyW(g, g->dH, PW(LO(l, IW)), dX, N, H, I, 0.0f); /* dX := d(x1) */
-        LAUNCH(k_add<T>, nblk(NH, TH), TH, st, dX, dr, NH);
+        /* d(x1) = d(r2) (residual) + dH Wi, added onto dr, which becomes dX */
+        gemm_dyW(g, g->dH, PW(LO(l, IW)), dr, N, H, I, 1.0f);
+        void *sw = g->dX;
+        g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
         sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
         /* attention, per head */
@@ -1291,7 +1288,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         /* d(xin) = dr1 (residual) + the three projections' input gradients,
          * added onto dr, which then becomes dX (the buffers swap) */
         gemm_dyW(g, g->dqkv, PW(LO(l, QW)), dr, N, H, 3 * H, 1.0f);
-        void *sw = g->dX;
+        sw = g->dX;
         g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
         if (comm) reduce_range(g, LO(l, QW), LO(l, LN2B) + (size_t)H);
     }
