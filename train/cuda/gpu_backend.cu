@@ -13,9 +13,11 @@
  * Determinism: no atomics. Per-row work is one warp per row (shuffle
  * reductions in a fixed pattern); column sums (bias and LayerNorm
  * gradients) go through per-chunk partial sums added in chunk order; the
- * embedding gradient visits each token id's rows in order (lists built on
- * the host with the batch); norms for the optimizer are per-chunk partial
- * sums reduced in order.
+ * embedding gradient sums each token id's rows in segments of ESEG rows,
+ * then the segments in order (lists built on the host with the batch);
+ * norms for the optimizer are per-chunk partial sums reduced in a fixed
+ * tree. The tests run the CPU emulation with blocks and threads in reverse
+ * order too and require the same bytes.
  */
 #ifdef WB_CUDA_EMU
 #include "cuda_emu.h" /* tests/gpu: the CUDA execution model and cuBLAS's semantics on the CPU */
