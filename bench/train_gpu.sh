@@ -80,43 +80,40 @@ run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP step
   rm -rf "$D/out"
 }
 
+peer() { # config batch seq pred accum -> the peer's median seq/s (nothing without PyTorch)
+  [ -n "$PY" ] && "$PY" "$ROOT/bench/train_gpu_ref.py" "$1" "$2" "$3" "$4" "$STEPS" "$WARMUP" "$5" |
+    sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p'
+}
+mfu() { # seq/s, FLOPs per sequence (either empty: -)
+  [ -n "$1" ] && [ -n "$2" ] && [ "$PEAK_TFLOPS" != 0 ] &&
+    awk -v r="$1" -v f="$2" -v pk="$PEAK_TFLOPS" 'BEGIN { printf "%.1f %%", 100 * r * f / (pk * 1e12) }' || echo "-"
+}
 rows=()
+add_row() { # config, phase, micro-batch, ours, peer's, FLOPs per sequence (empty: no MFU, not the same work)
+  local row
+  row=$(printf '| %s | %s | %d | %s | %s | %s | %s | %s |' "$1" "$2" "$3" "${4:--}" "$(mfu "$4" "$6")" "${5:-not run}" \
+    "$(mfu "$5" "$6")" "$([ -n "$4" ] && [ -n "$5" ] && ratio "$4" "$5" || echo -)x")
+  echo "$row"
+  rows+=("$row")
+}
 echo "GPU: $gpu (dense bf16 peak ${PEAK_TFLOPS} TFLOPS); train_bert --precision bf16, LAMB; peer: ${PY:+$("$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)')}"
 for cfg in base large; do
   for ph in 1 2; do
     if [ $ph = 1 ]; then s=128 p=20 b=$B1; else s=512 p=80 b=$B2; fi
     conf=$ROOT/train/configs/bert_$cfg.json
     ours=$(run_ours "$conf" $s $p $b)
-    ref=""
-    [ -n "$PY" ] && ref=$("$PY" "$ROOT/bench/train_gpu_ref.py" "$conf" "$b" "$s" "$p" "$STEPS" "$WARMUP" |
-      sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p')
-    f=$(flops "$conf" $s $p)
-    mfu() { [ -n "$1" ] && [ "$PEAK_TFLOPS" != 0 ] && awk -v r="$1" -v f="$f" -v pk="$PEAK_TFLOPS" 'BEGIN { printf "%.1f %%", 100 * r * f / (pk * 1e12) }' || echo "-"; }
-    row=$(printf '| bert_%s | %d (%d/%d) | %d | %s | %s | %s | %s | %s |' "$cfg" "$ph" "$s" "$p" "$b" "${ours:--}" \
-      "$(mfu "$ours")" "${ref:-not run}" "$(mfu "$ref")" "$([ -n "$ours" ] && [ -n "$ref" ] && ratio "$ours" "$ref" || echo -)x")
-    echo "$row"
-    rows+=("$row")
+    ref=$(peer "$conf" $b $s $p 1)
+    add_row "bert_$cfg" "$ph ($s/$p)" $b "$ours" "$ref" "$(flops "$conf" $s $p)"
     if [ $ph = 2 ] && [ "$BINS" != 0 ]; then # length bins: less padding computed, not the same work
-      binned=$(run_ours "$conf" $s $p $b --bin_size "$BINS")
-      row=$(printf '| bert_%s | 2 (%d/%d), --bin_size %d | %d | %s | - | %s | - | %s |' "$cfg" "$s" "$p" "$BINS" "$b" \
-        "${binned:--}" "${ref:-not run}" "$([ -n "$binned" ] && [ -n "$ref" ] && ratio "$binned" "$ref" || echo -)x")
-      echo "$row"
-      rows+=("$row")
+      add_row "bert_$cfg" "2 ($s/$p), --bin_size $BINS" $b "$(run_ours "$conf" $s $p $b --bin_size "$BINS")" "$ref" ""
     fi
   done
 done
 if [ "$ACCUM" != 1 ]; then # the recipe's regime: the optimizer once per ACCUM micro-batches
   conf=$ROOT/train/configs/bert_large.json
-  ours=$(run_ours "$conf" 128 20 $((B1 * ACCUM)) --gradient_accumulation_steps "$ACCUM")
-  ref=""
-  [ -n "$PY" ] && ref=$("$PY" "$ROOT/bench/train_gpu_ref.py" "$conf" "$B1" 128 20 "$STEPS" "$WARMUP" "$ACCUM" |
-    sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p')
-  f=$(flops "$conf" 128 20)
-  row=$(printf '| bert_large | 1 (128/20), %d micro-batches per step | %d | %s | %s | %s | %s | %s |' "$ACCUM" "$B1" \
-    "${ours:--}" "$(mfu "$ours")" "${ref:-not run}" "$(mfu "$ref")" \
-    "$([ -n "$ours" ] && [ -n "$ref" ] && ratio "$ours" "$ref" || echo -)x")
-  echo "$row"
-  rows+=("$row")
+  add_row bert_large "1 (128/20), $ACCUM micro-batches per step" $B1 \
+    "$(run_ours "$conf" 128 20 $((B1 * ACCUM)) --gradient_accumulation_steps "$ACCUM")" \
+    "$(peer "$conf" $B1 128 20 "$ACCUM")" "$(flops "$conf" 128 20)"
 fi
 if [ -n "$WRITE" ]; then
   {

@@ -159,33 +159,26 @@ static void make_bins(Loaded *d, const DataOpts *o) {
 static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
     const char *path = f->file;
     int64_t epoch = f->epoch, step = f->step;
-    Loaded *d = f;
     H5In *in;
-    if (h5in_open(&in, path, err)) {
-        loaded_free(f);
-        return -1;
-    }
+    if (h5in_open(&in, path, err)) goto fail;
     int64_t rows = -1;
     int L = 0, L2 = 0, L3 = 0, P = 0, P2 = 0, one = 0;
-    int rc = read_ds(in, path, "input_ids", 2, &rows, &L, &d->ids, err);
-    if (!rc) L2 = L, rc = read_ds(in, path, "input_mask", 2, &rows, &L2, &d->mask, err);
-    if (!rc) L3 = L, rc = read_ds(in, path, "segment_ids", 2, &rows, &L3, &d->seg, err);
-    if (!rc) rc = read_ds(in, path, "masked_lm_positions", 2, &rows, &P, &d->mpos, err);
-    if (!rc) P2 = P, rc = read_ds(in, path, "masked_lm_ids", 2, &rows, &P2, &d->mids, err);
-    if (!rc) rc = read_ds(in, path, "next_sentence_labels", 1, &rows, &one, &d->nsp, err);
+    int rc = read_ds(in, path, "input_ids", 2, &rows, &L, &f->ids, err);
+    if (!rc) L2 = L, rc = read_ds(in, path, "input_mask", 2, &rows, &L2, &f->mask, err);
+    if (!rc) L3 = L, rc = read_ds(in, path, "segment_ids", 2, &rows, &L3, &f->seg, err);
+    if (!rc) rc = read_ds(in, path, "masked_lm_positions", 2, &rows, &P, &f->mpos, err);
+    if (!rc) P2 = P, rc = read_ds(in, path, "masked_lm_ids", 2, &rows, &P2, &f->mids, err);
+    if (!rc) rc = read_ds(in, path, "next_sentence_labels", 1, &rows, &one, &f->nsp, err);
     h5in_close(in);
     if (!rc && rows == 0) rc = err_set(err, "%s: no instances", path);
     if (!rc && o->max_seq_length && L != o->max_seq_length)
         rc = err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, o->max_seq_length);
-    if (rc) {
-        loaded_free(f);
-        return -1;
-    }
+    if (rc) goto fail;
     int any_mask = 0;
     int64_t *seen = xcalloc((size_t)L, sizeof *seen); /* row + 1 where a position was listed */
     for (int64_t i = 0; i < rows && !rc; i++) {
         for (int j = 0; j < L; j++) {
-            int32_t id = d->ids[i * L + j], s = d->seg[i * L + j];
+            int32_t id = f->ids[i * L + j], s = f->seg[i * L + j];
             if (id < 0 || id >= o->vocab_size)
                 rc = err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
                              (long long)i, id, o->vocab_size);
@@ -194,7 +187,7 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
         }
         if (rc) break;
         for (int k = 0; k < P; k++) {
-            int32_t p = d->mpos[i * P + k], id = d->mids[i * P + k];
+            int32_t p = f->mpos[i * P + k], id = f->mids[i * P + k];
             if (p == 0) break;
             any_mask = 1;
             if (p < 0 || p >= L) {
@@ -212,33 +205,33 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
                 break;
             }
         }
-        if (!rc && d->nsp[i] != 0 && d->nsp[i] != 1)
-            rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, d->nsp[i]);
+        if (!rc && f->nsp[i] != 0 && f->nsp[i] != 1)
+            rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, f->nsp[i]);
     }
     free(seen);
     if (!rc && !any_mask && !o->dynamic_mask)
         rc = err_set(err, "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic masking is off",
                      path);
-    if (rc) {
-        loaded_free(f);
-        return -1;
-    }
-    d->rows = rows;
-    d->L = L;
-    d->P = P;
-    d->dynamic = !any_mask;
+    if (rc) goto fail;
+    f->rows = rows;
+    f->L = L;
+    f->P = P;
+    f->dynamic = !any_mask;
     /* the row order: a seeded Fisher-Yates */
     Rng r;
     rng_seed(&r, o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
-    d->order = xmalloc((size_t)rows * sizeof *d->order);
-    for (int64_t i = 0; i < rows; i++) d->order[i] = i;
+    f->order = xmalloc((size_t)rows * sizeof *f->order);
+    for (int64_t i = 0; i < rows; i++) f->order[i] = i;
     for (int64_t i = rows - 1; i > 0 && !in_order; i--) {
-        int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = d->order[i];
-        d->order[i] = d->order[j];
-        d->order[j] = t;
+        int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = f->order[i];
+        f->order[i] = f->order[j];
+        f->order[j] = t;
     }
-    if (o->bin_size > 0 && !in_order) make_bins(d, o);
+    if (o->bin_size > 0 && !in_order) make_bins(f, o);
     return 0;
+fail:
+    loaded_free(f);
+    return -1;
 }
 
 static void *prefetch_main(void *arg) {
@@ -276,11 +269,12 @@ static int load(Data *d, int64_t epoch, int64_t step, Err *err) {
     loaded_free(&d->cur);
     Prefetch *p = &d->next;
     if (p->f.epoch == epoch && p->f.step == step) {
-        int rc = p->rc;
-        if (rc) *err = p->err;
+        if (p->rc) { /* read_file left p->f empty */
+            *err = p->err;
+            return -1;
+        }
         d->cur = p->f;
         p->f = (Loaded){.epoch = -1, .step = -1};
-        if (rc) return -1;
     } else {
         d->cur = (Loaded){.epoch = epoch, .step = step, .file = file_at(d, epoch, step)};
         if (read_file(&d->o, d->in_order, &d->cur, err)) return -1;

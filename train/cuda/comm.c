@@ -121,7 +121,7 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
     return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
                    c->world);
 #else
-    c->mpi = l && l->mpi && c->launcher && !id_file;
+    c->mpi = c->launcher && l->mpi && !id_file;
 #ifndef WB_HAVE_MPI
     c->mpi = 0;
 #endif

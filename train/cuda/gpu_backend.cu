@@ -808,6 +808,7 @@ typedef struct EmbList {
 } EmbList;
 #define SEGCAP(N) ((N) + (N) / ESEG + 2) /* segments of N rows: one per key and one per ESEG rows at most */
 #define MKCAP(N) ((N) / ESEG + 2)        /* keys of more than ESEG rows */
+#define ELCAP(N) ((N) + 2 * SEGCAP(N) + 2 * MKCAP(N)) /* ints of one list on the host */
 
 typedef struct Gpu {
     Bert *m;
@@ -924,6 +925,13 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
     prof_gemm(m, n, k, batch);
 }
 
+/* grads[v][C] += the partial sums v of a column kernel (colpart, chunks
+ * of CROWS rows), v < nv */
+static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv) {
+    for (int v = 0; v < nv; v++)
+        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C, chunks, C, grads[v]);
+}
+
 /* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
 template <typename T>
 static void colsum(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C, float *grad,
@@ -931,7 +939,13 @@ static void colsum(Gpu *g, const void *x, const void *in, const float *mean, con
     int chunks = (N + CROWS - 1) / CROWS;
     dim3 grid(nblk(C, 128), chunks);
     LAUNCH(k_colsum_part<T>, grid, 128, g->st, (const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
-    LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart, chunks, C, grad);
+    colsum_finish(g, chunks, C, &grad, 1);
+}
+
+/* the gradient buffers dX and dr trade places (a sum was formed in dr) */
+static void swap_dx(Gpu *g) {
+    void *t = g->dX;
+    g->dX = g->dr, g->dr = t;
 }
 
 static size_t tsize(const Gpu *g) { return g->bf16 ? sizeof(bf16) : sizeof(float); }
@@ -997,7 +1011,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
-    g->host_cap = 3 * N + 2 * (N + 2 * SEGCAP(N) + 2 * MKCAP(N)) + 2 * NM + 2 * B + 8;
+    g->host_cap = 3 * N + 2 * ELCAP(N) + 2 * NM + 2 * B + 8;
     for (int i = 0; i < 2; i++) CK(cudaMallocHost((void **)&g->host[i], g->host_cap * 4));
 }
 
@@ -1045,7 +1059,7 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
     HostBatch hb = {B, S, 0, {0, 0}, {0, 0}};
     int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1);
     int *cls = nsp + B, *el = cls + B;
-    float *mb = (float *)(el + 2 * (N + 2 * SEGCAP(N) + 2 * MKCAP(N)));
+    float *mb = (float *)(el + 2 * ELCAP(N));
     memcpy(ids, b->input_ids, (size_t)N * 4);
     memcpy(seg, b->segment_ids, (size_t)N * 4);
     for (int n = 0; n < N; n++) mb[n] = b->input_mask[n] ? 0.0f : -10000.0f;
@@ -1191,8 +1205,7 @@ static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float 
     LAUNCH(k_ln_bwd_cols<T>, dim3(nblk(H, 128), chunks), 128, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
            N, H, key, thr, dscale, g->colpart);
     float *grads[3] = {G32(LO(l, lnw)), G32(LO(l, lnw + 1)), G32(LO(l, w + 1))};
-    for (int v = 0; v < 3; v++)
-        LAUNCH(k_colsum_finish, nblk(H, 128), 128, g->st, g->colpart + (size_t)v * chunks * H, chunks, H, grads[v]);
+    colsum_finish(g, chunks, H, grads, 3);
     gemm_dW(g, dy, in, G32(LO(l, w)), N, K, H);
     gemm_dyW(g, dy, PW(LO(l, w)), din, N, K, H, 0.0f);
 }
@@ -1251,12 +1264,12 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
         LAUNCH(k_gelu_bwd_cols<T>, dim3(nblk(I, 128), chunks), 128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I,
                g->colpart);
-        LAUNCH(k_colsum_finish, nblk(I, 128), 128, st, g->colpart, chunks, I, G32(LO(l, IB)));
+        float *ib = G32(LO(l, IB)), *qkvb[3] = {G32(LO(l, QB)), G32(LO(l, KB)), G32(LO(l, VB))};
+        colsum_finish(g, chunks, I, &ib, 1);
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
         /* d(x1) = d(r2) (residual) + dH Wi, added onto dr, which becomes dX */
         gemm_dyW(g, g->dH, PW(LO(l, IW)), dr, N, H, I, 1.0f);
-        void *sw = g->dX;
-        g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
+        swap_dx(g), dX = (T *)g->dX, dr = (T *)g->dr;
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
         sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
         /* attention, per head */
@@ -1276,9 +1289,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
               (long long)S * D, B * A);
         LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A,
                chunks, g->colpart);
-        for (int t = 0; t < 3; t++)
-            LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)t * chunks * H, chunks, H,
-                   G32(LO(l, QB + 2 * t)));
+        colsum_finish(g, chunks, H, qkvb, 3);
         {
             float alpha = 1.0f, beta = 1.0f;
             cudaDataType ty = dtype_of(g->bf16);
@@ -1290,8 +1301,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         /* d(xin) = dr1 (residual) + the three projections' input gradients,
          * added onto dr, which then becomes dX (the buffers swap) */
         gemm_dyW(g, g->dqkv, PW(LO(l, QW)), dr, N, H, 3 * H, 1.0f);
-        sw = g->dX;
-        g->dX = g->dr, g->dr = sw, dX = (T *)g->dX, dr = (T *)g->dr;
+        swap_dx(g), dX = (T *)g->dX, dr = (T *)g->dr;
         if (comm) reduce_range(g, LO(l, QW), LO(l, LN2B) + (size_t)H);
     }
 
