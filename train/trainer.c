@@ -93,6 +93,11 @@ static void usage(int gpu) {
                "                                  its 1/world share of the weights and updates\n"
                "                                  those (ZeRO stage 1): gradients are reduced to\n"
                "                                  their owner, updated weights broadcast (0)\n"
+               "  --attention fused|matmul        fused (default): attention in tensor-core kernels\n"
+               "                                  that keep no sequence x sequence matrix (bf16,\n"
+               "                                  head size 16, 32 or 64, sequence length a\n"
+               "                                  multiple of 16; else matmul); matmul: scores,\n"
+               "                                  probabilities and their gradients through cuBLAS\n"
                "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
                "                                  events; slows the run) and print where each\n"
                "                                  step's time goes, after the first step, at the end\n");
@@ -109,7 +114,7 @@ static void usage(int gpu) {
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
     O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_SKIPCK, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_PROFILE
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE
 };
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
@@ -139,7 +144,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
         {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
         {"local-rank", 1, 0, O_LRANK}, {"zero_stage", 1, 0, O_ZERO}, {"zero-stage", 1, 0, O_ZERO},
-        {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+        {"attention", 1, 0, O_ATTN}, {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
     int c;
@@ -188,6 +193,11 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         case O_WORLD: o->world = (int)cli_parse_int(optarg, "--world_size", 1, 1 << 20); break;
         case O_LRANK: o->local_rank = (int)cli_parse_int(optarg, "--local_rank", 0, 1 << 20); break;
         case O_ZERO: o->zero = (int)cli_parse_int(optarg, "--zero_stage", 0, 1); break;
+        case O_ATTN:
+            if (!strcmp(optarg, "fused")) o->attn_matmul = 0;
+            else if (!strcmp(optarg, "matmul")) o->attn_matmul = 1;
+            else cli_bad_usage("--attention %s: fused or matmul", optarg);
+            break;
         case O_PROFILE: o->profile = 1; break;
         case 'h': usage(gpu); break;
         default:

@@ -33,6 +33,7 @@ typedef struct TrainOpts {
     int rank, world, local_rank; /* -1: from the launcher's environment */
     int zero;      /* --zero_stage 1: optimizer moments sharded over the ranks */
     int profile;   /* --profile: time each kernel and matmul shape on the GPU */
+    int attn_matmul; /* --attention matmul: scores through cuBLAS, not the fused kernels */
 } TrainOpts;
 
 /* The statistics of one optimizer step, over all ranks. */

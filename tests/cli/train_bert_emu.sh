@@ -15,8 +15,15 @@ nolog() { sed 's/, "seq_per_s.*//' "$1"; }
 ok "--profile: the same losses as without" eval '[ "$(nolog "$T/prof.log")" = "$(nolog "$T/b16.log")" ]'
 ok "... prints the table over the step after the first" \
   grep -q "profile of 1 optimizer steps after the first: .* ms of GPU time per step, matmuls" "$T/prof.err"
-ok "... with the kernels and matmul shapes of each section" eval 'grep -q "forward k_softmax$" "$T/prof.err" &&
-  grep -q "backward gemm " "$T/prof.err" && grep -q "optimizer k_lamb1$" "$T/prof.err"'
+ok "... with the kernels and matmul shapes of each section" eval 'grep -q "forward k_attn_fwd$" "$T/prof.err" &&
+  grep -q "backward k_attn_bwd_kv$" "$T/prof.err" && grep -q "backward gemm " "$T/prof.err" &&
+  grep -q "optimizer k_lamb1$" "$T/prof.err"'
+"$TRB" -q --precision bf16 --attention matmul $(cargs "$T/profm") --profile >/dev/null 2>"$T/profm.err"
+ok "... --attention matmul: the softmax kernel and the score matmuls instead" eval 'grep -q "forward k_softmax$" "$T/profm.err" &&
+  ! grep -q "k_attn_" "$T/profm.err"'
+run "$TRB" -q --attention flash $(cargs "$T/x")
+expect_rc "--attention flash" 2
+expect_err "... names the choices" "*--attention flash: fused or matmul*"
 ok "... whose rows add up to the total" awk '/ms of GPU time per step/ { for (i = 1; i <= NF; i++) if ($i == "ms") t = $(i - 1) }
   /^ +[0-9.]+ +[0-9.]+ +[0-9.]+ / { s += $1 } END { d = s - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }' "$T/prof.err"
 

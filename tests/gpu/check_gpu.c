@@ -235,6 +235,102 @@ static void check_long_lists(const Ref *r) {
     bert_free(&m);
 }
 
+/* x's key-bias gradients to 0: they are 0 in exact arithmetic (a constant
+ * added to a softmax row's scores changes nothing), rounding noise in
+ * float32 and bf16 alike */
+static void drop_key_bias(const Bert *m, float *x) {
+    for (int t = 0; t < m->ntensors; t++) {
+        const BertTensor *bt = bert_tensor(m, t);
+        if (strstr(bt->name, "attention.self.key.bias")) memset(x + bt->off, 0, bt->n * sizeof *x);
+    }
+}
+
+/* bf16 with the fused attention kernels (head sizes 16, 32 and 64) against
+ * the C model's float32 gradients (the key biases' aside), with and without dropout, on 3 rows of
+ * 80 tokens (five key tiles, two blocks of query tiles) padded to 80, 61
+ * and 37 tokens, weights N(0, 0.05) and the query weights 8 times that,
+ * so that the attention is peaked (scores of standard deviation ~2); the
+ * matmul path's errors printed beside. Also: the same bits when run again. */
+static void check_fused_attention(void) {
+    enum { B = 3, S = 80, M = 6, V = 128 };
+    static const int hidden[3] = {64, 64, 128}, heads[3] = {4, 2, 2}, len[B] = {80, 61, 37};
+    int32_t ids[B * S], seg[B * S], mask[B * S], mpos[B * M] = {0}, mids[B * M] = {0}, nsp[B] = {0, 1, 0};
+    uint64_t x = 777;
+    for (int n = 0; n < B * S; n++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        ids[n] = 5 + (int)((x >> 33) % (V - 5)), seg[n] = n % S >= S / 2, mask[n] = n % S < len[n / S];
+    }
+    for (int b = 0; b < B; b++)
+        for (int k = 0; k < M; k++) mpos[b * M + k] = 1 + k * (len[b] - 2) / M, mids[b * M + k] = ids[b * S + mpos[b * M + k]];
+    BertBatch bt = {B, S, M, ids, seg, mask, mpos, mids, nsp};
+    for (int v = 0; v < 3; v++) {
+        BertConfig c = {V, hidden[v], 2, heads[v], 2 * hidden[v], S, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
+        Bert m;
+        Err err;
+        if (bert_create(&m, &c, &err)) {
+            test_cond("create the model", 0);
+            continue;
+        }
+        bert_init_weights(&m, 11 + (uint64_t)v);
+        for (int t = 0; t < m.ntensors; t++) { /* peaked attention: query weights x 8 */
+            const BertTensor *tq = bert_tensor(&m, t);
+            if (strstr(tq->name, "attention.self.query.weight"))
+                for (size_t i = 0; i < tq->n; i++) m.params[tq->off + i] *= 8;
+        }
+        float *want[2], *got = malloc(m.nparams * sizeof *got);
+        for (int d = 0; d < 2; d++) { /* the C model, without and with dropout */
+            BertLoss l;
+            bert_zero_grad(&m);
+            m.dropout = d, m.dropout_key = 0x5eedULL;
+            bert_forward(&m, &bt, &l, NULL, NULL);
+            bert_backward(&m, 1.0f);
+            m.dropout = 0;
+            want[d] = malloc(m.nparams * sizeof *want[d]);
+            memcpy(want[d], m.grads, m.nparams * sizeof *want[d]);
+            drop_key_bias(&m, want[d]);
+        }
+        OptimConfig oc;
+        optim_config_default(&oc, OPT_LAMB);
+        Optim opt;
+        optim_init(&opt, &oc, &m);
+        for (int path = 0; path < 2; path++) { /* fused, matmul */
+            TrainOpts o = {0};
+            o.accum = 1, o.bf16 = 1, o.rank = -1, o.world = -1, o.local_rank = -1, o.attn_matmul = path;
+            TrainBackend be;
+            if (gpu_backend_open(&be, &m, &opt, &o, &err)) {
+                test_cond("open the CUDA backend", 0);
+                continue;
+            }
+            be.from_host(be.ctx);
+            char what[160];
+            for (int d = 0; d < 2; d++) {
+                be.zero_grad(be.ctx);
+                be.micro_step(be.ctx, &bt, 1.0f, d, 0x5eedULL);
+                gpu_backend_grads_to_host(be.ctx);
+                drop_key_bias(&m, m.grads);
+                snprintf(what, sizeof what, "bf16 %s attention, head size %d%s: gradients within 3e-2",
+                         path ? "matmul" : "fused", hidden[v] / heads[v], d ? ", dropout" : "");
+                int ok = tensors_close(&m, m.grads, want[d], 3e-2, what);
+                if (path == 0) test_cond(what, ok);
+            }
+            if (path == 0) {
+                memcpy(got, m.grads, m.nparams * sizeof *got);
+                be.zero_grad(be.ctx);
+                be.micro_step(be.ctx, &bt, 1.0f, 1, 0x5eedULL);
+                gpu_backend_grads_to_host(be.ctx);
+                drop_key_bias(&m, m.grads);
+                snprintf(what, sizeof what, "bf16 fused attention, head size %d: the same bits when run again",
+                         hidden[v] / heads[v]);
+                test_cond(what, memcmp(got, m.grads, m.nparams * sizeof *got) == 0);
+            }
+            be.close(be.ctx);
+        }
+        optim_free(&opt);
+        free(want[0]), free(want[1]), free(got);
+        bert_free(&m);
+    }
+}
+
 static int compare_ckpts(const char *config, const char *a, const char *b, double tol) {
     BertConfig c;
     Err err;
@@ -268,6 +364,7 @@ int main(int argc, char **argv) {
     check_precision(&r, 0);
     check_precision(&r, 1);
     check_long_lists(&r);
+    check_fused_attention();
     free_ref(&r);
     return test_report();
 }

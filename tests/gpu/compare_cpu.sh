@@ -6,11 +6,13 @@
 # Data: enwiki-3 through the prep stages and hdf5gen (64 / 10); a tiny
 # config with dropout 0.1; batches of 8 in 2 micro-batches; 2 LAMB steps.
 # fp32: each step's loss = the CPU's (1e-5) and the weights after 2 steps
-# (1e-4 per tensor); bf16: losses within 1e-2 and the loss of its weights
+# (1e-4 per tensor); bf16 (fused attention, and --attention matmul):
+# losses within 1e-2 and the loss of its weights
 # (the CPU evaluates both checkpoints) within 1e-2; a bf16 run stopped after
 # step 1 and resumed ends with the bytes of an uninterrupted one; a second
 # run repeats the first's log; with length bins (--bin_size 16, batches of
-# several lengths) fp32 losses and weights are the CPU's; --eval_file
+# several lengths) fp32 losses and weights are the CPU's, bf16 losses
+# within 1e-2; --eval_file
 # gives the CPU's loss (1e-5);
 # the Hugging Face export is written.
 V=$ROOT/data/bert/vocab.txt
@@ -36,11 +38,13 @@ ceval() { # checkpoint -> the CPU's loss of it on the first 8 rows
 "$BIN/train_bert_cpu" -q $(cargs "$T/cpu") >"$T/cpu.log"
 "$TRB" -q --precision fp32 $(cargs "$T/f32") >"$T/f32.log"
 "$TRB" -q --precision bf16 $(cargs "$T/b16") >"$T/b16.log"
+"$TRB" -q --precision bf16 --attention matmul $(cargs "$T/b16m") >"$T/b16m.log"
 for s in 1 2; do
-  c=$(closs "$T/cpu.log" $s) f=$(closs "$T/f32.log" $s) b=$(closs "$T/b16.log" $s)
-  echo "step $s loss: CPU $c, fp32 $f, bf16 $b"
+  c=$(closs "$T/cpu.log" $s) f=$(closs "$T/f32.log" $s) b=$(closs "$T/b16.log" $s) bm=$(closs "$T/b16m.log" $s)
+  echo "step $s loss: CPU $c, fp32 $f, bf16 $b (fused attention), $bm (matmul attention)"
   ok "step $s: the fp32 loss is the CPU's ($f vs $c)" cclose "$f" "$c" 1e-5
   ok "step $s: the bf16 loss within 1e-2 of the CPU's ($b vs $c)" cclose "$b" "$c" 1e-2
+  ok "step $s: the bf16 loss with --attention matmul within 1e-2 of the CPU's ($bm vs $c)" cclose "$bm" "$c" 1e-2
 done
 ok "fp32: the weights after 2 steps are the CPU's (1e-4 per tensor)" \
   "$CHK" ckpt "$T/tiny.json" "$T/f32/ckpt_2.wbckpt" "$T/cpu/ckpt_2.wbckpt" 1e-4
@@ -74,6 +78,10 @@ for s in 1 2 3 4; do cclose "$(closs "$T/bf32.log" $s)" "$(closs "$T/bcpu.log" $
 ok "--bin_size 16: fp32 losses of 4 steps are the CPU's (1e-5)" [ $bsame = 1 ]
 ok "... and the weights after them (1e-4 per tensor)" \
   "$CHK" ckpt "$T/tiny.json" "$T/bf32/ckpt_4.wbckpt" "$T/bcpu/ckpt_4.wbckpt" 1e-4
+"$TRB" -q --precision bf16 $(bargs "$T/bb16") >"$T/bb16.log"
+bsame=1
+for s in 1 2 3 4; do cclose "$(closs "$T/bb16.log" $s)" "$(closs "$T/bcpu.log" $s)" 1e-2 || bsame=0; done
+ok "--bin_size 16: bf16 losses (fused attention at lengths 16 to 64) within 1e-2 of the CPU's" [ $bsame = 1 ]
 ge=$("$TRB" --precision fp32 --eval_file "$T/h5/en_training_0.hdf5" --init_checkpoint "$T/cpu/ckpt_2.wbckpt" \
   --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p')
 ok "--eval_file: the CPU's loss ($ge vs $lc)" cclose "$ge" "$lc" 1e-5

@@ -33,6 +33,7 @@
 #include <ctime>
 #include <functional>
 #include <setjmp.h>
+#include <type_traits>
 #include <ucontext.h>
 #include <vector>
 
@@ -42,6 +43,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
     unsigned x, y, z;
@@ -93,6 +95,7 @@ static void emu_lane_main(void) {
 }
 
 static inline void __syncthreads(void) { emu_wait(2); }
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { (void)mask, emu_wait(1); }
 
 /* float or double (through double, exactly) */
 template <typename V> static inline V __shfl_xor_sync(unsigned mask, V v, int o) {
@@ -204,6 +207,62 @@ static inline float __bfloat162float(__nv_bfloat16 b) {
     memcpy(&f, &u, 4);
     return f;
 }
+
+/* ---- warp matrix operations (mma.h's nvcuda::wmma, 16 x 16 x 16) ----
+ * A fragment holds its whole tile in every thread. Loads fill it whole;
+ * mma_sync computes, and store_matrix_sync writes, only the thread's share
+ * of the result (elements e with e % 32 == lane): a result read by other
+ * threads before a __syncwarp is then stale, as on a GPU where each thread
+ * holds a part of the tile, and the kernel must be run by EMU_LAUNCH_COOP.
+ * The products are float32 sums in k order. */
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+struct col_major {};
+enum layout_t { mem_row_major, mem_col_major };
+template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment {
+    float x[256]; /* [row][col] of the tile */
+};
+template <typename F> static inline void fill_fragment(F &f, float v) {
+    for (int e = 0; e < 256; e++) f.x[e] = v;
+}
+static inline float emu_wld(const float *p) { return *p; }
+static inline float emu_wld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
+/* matrix_a is M x K, matrix_b K x N: element (i, j) of the tile */
+template <typename Use, typename T, typename L>
+static inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, L> &f, const T *p, unsigned ld) {
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++)
+            f.x[i * 16 + j] = emu_wld(p + (std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i));
+}
+static inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float> &f, const float *p, unsigned ld,
+                                    layout_t l) {
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) f.x[i * 16 + j] = p[l == mem_row_major ? (size_t)i * ld + j : (size_t)j * ld + i];
+}
+template <typename T, typename LA, typename LB>
+static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix_a, 16, 16, 16, T, LA> &a,
+                            const fragment<matrix_b, 16, 16, 16, T, LB> &b,
+                            const fragment<accumulator, 16, 16, 16, float> &c) {
+    for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
+        int i = (int)e / 16, j = (int)e % 16;
+        float s = 0;
+        for (int k = 0; k < 16; k++) s += a.x[i * 16 + k] * b.x[k * 16 + j];
+        d.x[e] = c.x[e] + s;
+    }
+}
+static inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld,
+                                     layout_t l) {
+    for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
+        unsigned i = e / 16, j = e % 16;
+        p[l == mem_row_major ? (size_t)i * ld + j : (size_t)j * ld + i] = f.x[e];
+    }
+}
+} // namespace wmma
+} // namespace nvcuda
 
 /* ---- runtime ---- */
 typedef int cudaError_t;

@@ -27,6 +27,7 @@
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <mma.h>
 /* kernel launches; LAUNCH_COOP marks kernels whose threads cooperate (warp
  * shuffles, __syncthreads), which the CPU emulation of the tests runs on
  * concurrent threads. LAUNCH and LAUNCH_COOP (below) add the profiler's mark. */
@@ -608,6 +609,215 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
     for (int j = lane; j < S; j += 32) d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
 }
 
+/* ==== fused attention (bf16; head size D = 16, 32 or 64; S a multiple of 16) ====
+ * No S x S matrix is stored: one warp per 16 rows (queries, or keys in
+ * k_attn_bwd_kv) forms the scores 16 x 16 at a time with tensor-core
+ * products (wmma) from q, k, v in [B][A][S][D], reading d(ctx) and writing
+ * ctx in [N][H]. Forward: pass 1 over the key tiles finds each row's max
+ * and sum of exponentials (kept for the backward pass), pass 2 forms the
+ * probabilities, their dropout, and ctx += P' v. Backward (as
+ * FlashAttention's): Di = d(ctx) . ctx per row; k_attn_bwd_q recomputes P
+ * tile by tile, dS = P (dP - Di) with dP the dropout of d(P'), and
+ * dq = dS k; k_attn_bwd_kv, per key tile, dv = P'^T d(ctx) and dk = dS^T q.
+ * The dropout mask is k_softmax's (element r * S + j of row r); every sum
+ * is in a fixed order. Within a tile a thread takes row lane / 2, columns
+ * (lane % 2) * 8 .. + 8. */
+#define AWARPS 4 /* warps per block */
+namespace wm = nvcuda::wmma;
+typedef wm::fragment<wm::matrix_a, 16, 16, 16, bf16, wm::row_major> FragA;
+typedef wm::fragment<wm::matrix_b, 16, 16, 16, bf16, wm::row_major> FragBr;
+typedef wm::fragment<wm::matrix_b, 16, 16, 16, bf16, wm::col_major> FragBc;
+typedef wm::fragment<wm::accumulator, 16, 16, 16, float> FragC;
+
+/* a[0 .. DT) = the 16 rows at p (ld elements apart), 16 columns each */
+template <int DT> __device__ __forceinline__ void load_rows(FragA *a, const bf16 *p, int ld) {
+    for (int kk = 0; kk < DT; kk++) wm::load_matrix_sync(a[kk], p + kk * 16, ld);
+}
+
+/* c [16][16] (float, row-major) = a t^T, t the 16 rows of 16 * DT at p */
+template <int DT> __device__ __forceinline__ void tile_abT(float *c, const FragA *a, const bf16 *t, int ldt) {
+    FragC acc;
+    wm::fill_fragment(acc, 0.0f);
+    for (int kk = 0; kk < DT; kk++) {
+        FragBc b;
+        wm::load_matrix_sync(b, t + kk * 16, ldt);
+        wm::mma_sync(acc, a[kk], b, acc);
+    }
+    wm::store_matrix_sync(c, acc, 16, wm::mem_row_major);
+}
+
+/* acc[dt] += a x the 16 x 16 tile dt of the 16 rows at p (row-major) */
+template <int DT> __device__ __forceinline__ void tile_acc(FragC *acc, const FragA &a, const bf16 *p, int ld) {
+    for (int dt = 0; dt < DT; dt++) {
+        FragBr b;
+        wm::load_matrix_sync(b, p + dt * 16, ld);
+        wm::mma_sync(acc[dt], a, b, acc[dt]);
+    }
+}
+
+/* the 16 x 16 * DT accumulators times mul -> 16 bf16 rows at dst (ld
+ * apart), through stage (16 * 16 * DT floats) */
+template <int DT> __device__ __forceinline__ void put_rows(float *stage, const FragC *acc, float mul, bf16 *dst, size_t ld) {
+    __syncwarp();
+    for (int dt = 0; dt < DT; dt++) wm::store_matrix_sync(stage + dt * 16, acc[dt], DT * 16, wm::mem_row_major);
+    __syncwarp();
+    for (int e = threadIdx.x % 32; e < 16 * 16 * DT; e += 32)
+        dst[(size_t)(e / (16 * DT)) * ld + e % (16 * DT)] = __float2bfloat16(stage[e] * mul);
+}
+
+/* the max and the inverse sum of exponentials of the two half rows held
+ * by lanes 2i and 2i + 1, the even lane's half first in both */
+__device__ __forceinline__ void pair_stats(float m, float l, float *M, float *inv) {
+    int odd = threadIdx.x & 1;
+    float mo = __shfl_xor_sync(0xffffffffu, m, 1), lo = __shfl_xor_sync(0xffffffffu, l, 1);
+    float m0 = odd ? mo : m, l0 = odd ? lo : l, m1 = odd ? m : mo, l1 = odd ? l : lo;
+    *M = fmaxf(m0, m1);
+    *inv = 1.0f / (l0 * expf(m0 - *M) + l1 * expf(m1 - *M));
+}
+
+/* ctx [N][H] = dropout(softmax(q k^T scale + mask)) v; rmax, rinv [B*A*S]
+ * the rows' max and inverse sum. Grid (S / 16 / AWARPS rounded up, B * A). */
+template <int DT>
+__global__ void k_attn_fwd(const bf16 *qp, const bf16 *kp, const bf16 *vp, const float *maskbias, bf16 *ctx,
+                           float *rmax, float *rinv, int S, int H, int A, float scale, uint64_t key, uint32_t thr,
+                           float dscale) {
+    const int D = 16 * DT;
+    __shared__ __align__(32) float scr[AWARPS][16 * 64];
+    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
+    if (q0 >= S) return;
+    float *sc = scr[w];
+    bf16 *pt = ptile[w];
+    const bf16 *K = kp + (size_t)bh * S * D, *V = vp + (size_t)bh * S * D;
+    const float *mb = maskbias + (size_t)b * S;
+    size_t row = (size_t)bh * S + q0 + rr;
+    FragA qa[DT];
+    load_rows<DT>(qa, qp + ((size_t)bh * S + q0) * D, D);
+    float m = -INFINITY, l = 0, M, inv;
+    for (int n0 = 0; n0 < S; n0 += 16) {
+        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
+        __syncwarp();
+        float v[8], tm = m, s = 0;
+        for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * scale + mb[n0 + c0 + j], tm = fmaxf(tm, v[j]);
+        for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
+        l = l * expf(m - tm) + s, m = tm;
+        __syncwarp();
+    }
+    pair_stats(m, l, &M, &inv);
+    if (!(lane & 1)) rmax[row] = M, rinv[row] = inv;
+    FragC o[DT];
+    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(o[dt], 0.0f);
+    for (int n0 = 0; n0 < S; n0 += 16) {
+        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
+        __syncwarp();
+        for (int j = 0; j < 8; j++) {
+            int c = n0 + c0 + j;
+            float p = expf(sc[rr * 16 + c0 + j] * scale + mb[c] - M) * inv;
+            pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(key, (uint32_t)(row * S + c), thr, dscale));
+        }
+        __syncwarp();
+        FragA pa;
+        wm::load_matrix_sync(pa, pt, 16);
+        tile_acc<DT>(o, pa, V + (size_t)n0 * D, D);
+        __syncwarp();
+    }
+    put_rows<DT>(sc, o, 1.0f, ctx + ((size_t)b * S + q0) * H + h * D, H);
+}
+
+/* dq [B][A][S][D] from d(ctx) [N][H]; rdi [B*A*S] = d(ctx) . ctx per row
+ * (for k_attn_bwd_kv). Grid as k_attn_fwd's. */
+template <int DT>
+__global__ void k_attn_bwd_q(const bf16 *qp, const bf16 *kp, const bf16 *vp, const bf16 *ctx, const bf16 *dctx,
+                             const float *maskbias, const float *rmax, const float *rinv, float *rdi, bf16 *dq, int S,
+                             int H, int A, float scale, uint64_t key, uint32_t thr, float dscale) {
+    const int D = 16 * DT;
+    __shared__ __align__(32) float scr[AWARPS][16 * 64];
+    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
+    if (q0 >= S) return;
+    float *sc = scr[w], *sd = scr[w] + 256;
+    bf16 *pt = ptile[w];
+    const bf16 *K = kp + (size_t)bh * S * D, *V = vp + (size_t)bh * S * D;
+    const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D, *dO = dctx + ((size_t)b * S + q0) * H + h * D;
+    const float *mb = maskbias + (size_t)b * S;
+    size_t row = (size_t)bh * S + q0 + rr;
+    float di = 0;
+    for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c++)
+        di += __bfloat162float(dO[(size_t)rr * H + c]) * __bfloat162float(O[(size_t)rr * H + c]);
+    float dio = __shfl_xor_sync(0xffffffffu, di, 1);
+    di = lane & 1 ? dio + di : di + dio;
+    if (!(lane & 1)) rdi[row] = di;
+    float M = rmax[row], inv = rinv[row];
+    FragA qa[DT], oa[DT];
+    load_rows<DT>(qa, qp + ((size_t)bh * S + q0) * D, D);
+    load_rows<DT>(oa, dO, H);
+    FragC acc[DT];
+    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(acc[dt], 0.0f);
+    for (int n0 = 0; n0 < S; n0 += 16) {
+        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
+        tile_abT<DT>(sd, oa, V + (size_t)n0 * D, D); /* d(P') */
+        __syncwarp();
+        for (int j = 0; j < 8; j++) {
+            int c = n0 + c0 + j, e = rr * 16 + c0 + j;
+            float p = expf(sc[e] * scale + mb[c] - M) * inv;
+            float dp = sd[e] * drop_factor(key, (uint32_t)(row * S + c), thr, dscale);
+            pt[e] = __float2bfloat16(p * (dp - di));
+        }
+        __syncwarp();
+        FragA da;
+        wm::load_matrix_sync(da, pt, 16);
+        tile_acc<DT>(acc, da, K + (size_t)n0 * D, D);
+        __syncwarp();
+    }
+    put_rows<DT>(sc, acc, scale, dq + ((size_t)bh * S + q0) * D, D);
+}
+
+/* dk, dv [B][A][S][D], one warp per 16 keys, after k_attn_bwd_q (rdi) */
+template <int DT>
+__global__ void k_attn_bwd_kv(const bf16 *qp, const bf16 *kp, const bf16 *vp, const bf16 *dctx, const float *maskbias,
+                              const float *rmax, const float *rinv, const float *rdi, bf16 *dk, bf16 *dv, int S, int H,
+                              int A, float scale, uint64_t key, uint32_t thr, float dscale) {
+    const int D = 16 * DT;
+    __shared__ __align__(32) float scr[AWARPS][16 * 64];
+    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    int k0 = (blockIdx.x * AWARPS + w) * 16, kr = lane >> 1, c0 = (lane & 1) * 8;
+    if (k0 >= S) return;
+    float *sc = scr[w], *sd = scr[w] + 256;
+    bf16 *pt = ptile[w], *st = stile[w];
+    const bf16 *Q = qp + (size_t)bh * S * D, *dO = dctx + (size_t)b * S * H + h * D;
+    float mbk = maskbias[(size_t)b * S + k0 + kr];
+    FragA ka[DT], va[DT];
+    load_rows<DT>(ka, kp + ((size_t)bh * S + k0) * D, D);
+    load_rows<DT>(va, vp + ((size_t)bh * S + k0) * D, D);
+    FragC dka[DT], dva[DT];
+    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
+    for (int q0 = 0; q0 < S; q0 += 16) {
+        tile_abT<DT>(sc, ka, Q + (size_t)q0 * D, D);  /* scores^T [key][query] */
+        tile_abT<DT>(sd, va, dO + (size_t)q0 * H, H); /* d(P')^T */
+        __syncwarp();
+        for (int j = 0; j < 8; j++) {
+            int e = kr * 16 + c0 + j;
+            size_t qrow = (size_t)bh * S + q0 + c0 + j;
+            float p = expf(sc[e] * scale + mbk - rmax[qrow]) * rinv[qrow];
+            float f = drop_factor(key, (uint32_t)(qrow * S + k0 + kr), thr, dscale);
+            pt[e] = __float2bfloat16(p * f);
+            st[e] = __float2bfloat16(p * (sd[e] * f - rdi[qrow]));
+        }
+        __syncwarp();
+        FragA pa, sa;
+        wm::load_matrix_sync(pa, pt, 16);
+        wm::load_matrix_sync(sa, st, 16);
+        tile_acc<DT>(dva, pa, dO + (size_t)q0 * H, H);
+        tile_acc<DT>(dka, sa, Q + (size_t)q0 * D, D);
+        __syncwarp();
+    }
+    put_rows<DT>(sc, dka, scale, dk + ((size_t)bh * S + k0) * D, D);
+    put_rows<DT>(sc, dva, 1.0f, dv + ((size_t)bh * S + k0) * D, D);
+}
+
 /* The embedding gradients: grad[key] += the rows of src listed for key, in
  * list order. A list is cut into segments of up to ESEG rows so that a
  * long list (a token type, [PAD]) is summed by many blocks: a segment
@@ -846,6 +1056,11 @@ typedef struct Gpu {
     EmbList el[2]; /* token ids, token types */
     float *epart;  /* their partial sums */
     float *maskbias;
+    /* fused attention (--attention fused, bf16, D 16/32/64): each layer's
+     * row max and inverse sum [L][B*A*S], Di [B*A*S]; the matmul path's
+     * score matrices P, Pd, dP are then allocated only if a batch needs it */
+    int fattn;
+    float *rmax, *rinv, *rdi;
     void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
     float *em, *es, *m1, *s1, *m2, *s2, *lnab;
     void *pin, *ppre, *pooled, *nsplog, *tin, *tpre, *tg, *tr, *tln, *logits;
@@ -961,11 +1176,21 @@ static void free_acts(Gpu *g) {
                   (void **)&g->s2, &g->pin, &g->ppre, &g->pooled, &g->nsplog, &g->tin, &g->tpre, &g->tg, &g->tr,
                   &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
                   &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
-                  (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect};
+                  (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect,
+                  (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(*f[i]), *f[i] = NULL;
     for (int i = 0; i < 2; i++)
         if (g->host[i]) cudaFreeHost(g->host[i]), g->host[i] = NULL;
     g->capB = g->capS = g->capM = 0;
+}
+
+/* the matmul attention's score matrices at the capacity */
+static void alloc_scores(Gpu *g) {
+    const BertConfig *c = &g->m->c;
+    size_t BASS = (size_t)g->capB * c->num_attention_heads * g->capS * g->capS, ts = tsize(g);
+    g->P = dalloc(c->num_hidden_layers * BASS * ts);
+    g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? c->num_hidden_layers : 1) * BASS * ts);
+    g->dP = dalloc(BASS * ts);
 }
 
 /* activations for micro-batches up to B x S with M masked slots per row */
@@ -978,7 +1203,6 @@ static void reserve(Gpu *g, int B, int S, int M) {
     const BertConfig *c = &g->m->c;
     size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size, L = c->num_hidden_layers;
     size_t A = c->num_attention_heads, V = c->vocab_size, NM = (size_t)B * (M ? M : 1), ts = tsize(g);
-    size_t BASS = (size_t)B * A * S * S;
     g->ids = (int *)dalloc(N * 4), g->seg = (int *)dalloc(N * 4), g->mrow = (int *)dalloc(NM * 4);
     g->mlabel = (int *)dalloc(NM * 4), g->nsp = (int *)dalloc(B * 4), g->clsrow = (int *)dalloc(B * 4);
     for (int i = 0; i < 2; i++) {
@@ -990,7 +1214,9 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->maskbias = (float *)dalloc(N * 4);
     g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts), g->qkv = dalloc(3 * N * H * ts);
     g->qp = dalloc(L * N * H * ts), g->kp = dalloc(L * N * H * ts), g->vp = dalloc(L * N * H * ts);
-    g->P = dalloc(L * BASS * ts), g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? L : 1) * BASS * ts), g->ctxp = dalloc(N * H * ts);
+    if (!g->fattn) alloc_scores(g);
+    else g->rmax = (float *)dalloc(L * B * A * S * 4), g->rinv = (float *)dalloc(L * B * A * S * 4), g->rdi = (float *)dalloc(B * A * S * 4);
+    g->ctxp = dalloc(N * H * ts);
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
     g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
@@ -1003,7 +1229,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->tr = dalloc(NM * H * ts), g->tln = dalloc(NM * H * ts), g->logits = dalloc(NM * V * ts);
     g->tm = (float *)dalloc(NM * 4), g->ts = (float *)dalloc(NM * 4);
     g->dX = dalloc(N * H * ts), g->dr = dalloc(N * H * ts), g->dy = dalloc(N * H * ts), g->dH = dalloc(N * I * ts);
-    g->dctx = dalloc(N * H * ts), g->dP = dalloc(BASS * ts), g->dqkvp = dalloc(3 * N * H * ts);
+    g->dctx = dalloc(N * H * ts), g->dqkvp = dalloc(3 * N * H * ts);
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
     size_t widest = V > I ? V : I;
@@ -1099,6 +1325,24 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
 
 /* ==== forward and backward ==== */
 
+/* the fused attention serves this batch shape (the head size was checked
+ * when the backend opened) */
+static int use_fattn(const Gpu *g, int B, int S) {
+    return g->fattn && S % 16 == 0 && (long long)B * g->m->c.num_attention_heads <= 65535;
+}
+
+#define BF(p) ((const bf16 *)(const void *)(p))
+/* launch fused-attention kernel kern for head size D on B x S, charging
+ * flops to the profile */
+#define ATTN_LAUNCH(kern, D, flops, B, S, ...)                                                            \
+    do {                                                                                                  \
+        dim3 grid_(nblk((size_t)(S) / 16, AWARPS), (unsigned)((B) * g->m->c.num_attention_heads));        \
+        if ((D) == 16) LAUNCH_COOP_RAW(kern<1>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                  \
+        else if ((D) == 32) LAUNCH_COOP_RAW(kern<2>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);             \
+        else LAUNCH_COOP_RAW(kern<4>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                            \
+        if (g_prof) prof_mark(#kern, (flops));                                                            \
+    } while (0)
+
 template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float scale) {
     const BertConfig *c = &g->m->c;
     int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
@@ -1116,24 +1360,31 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
     const void *x = g->x0;
     for (int l = 0; l < L; l++) {
         T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
-        T *P = (T *)AT(g->P, l * BASS), *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
+        T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
         T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH), *x2 = (T *)AT(g->x2, l * NH);
         /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H] */
         gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
                                                             P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
-        /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
-        bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
-              (long long)S * D, P, S, (long long)S * S, B * A);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        T *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for the backward pass */
-        LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd, g->maskbias,
-                                                                          B * A * S, A, S, akey, athr, as);
-        /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
-        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? (void *)Pd : (void *)P, S,
-              (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
-        LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
+        if (use_fattn(g, B, S)) {
+            size_t r = (size_t)l * B * A * S;
+            ATTN_LAUNCH(k_attn_fwd, D, 6.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), g->maskbias, (bf16 *)ctx,
+                        g->rmax + r, g->rinv + r, S, H, A, 1.0f / sqrtf((float)D), akey, athr, as);
+        } else {
+            if (!g->P) alloc_scores(g);
+            T *P = (T *)AT(g->P, l * BASS), *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for backward */
+            /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
+            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
+                  (long long)S * D, P, S, (long long)S * S, B * A);
+            LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd, g->maskbias, B * A * S, A,
+                        S, akey, athr, as);
+            /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? (void *)Pd : (void *)P,
+                  S, (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
+            LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
+        }
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
         LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, AOB)), (const T *)x,
                                                                P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1,
@@ -1255,7 +1506,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     for (int l = L - 1; l >= 0; l--) {
         const void *xin = l ? AT(g->x2, (size_t)(l - 1) * NH) : g->x0;
         T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
-        T *P = (T *)AT(g->P, l * BASS), *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
+        T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
         T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH);
         float *m1 = g->m1 + (size_t)l * N, *s1 = g->s1 + (size_t)l * N, *m2 = g->m2 + (size_t)l * N,
@@ -1274,19 +1525,29 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
         /* attention, per head */
         T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
-        LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
-        bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP, S,
-              (long long)S * S, B * A);
-        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp, D,
-              (long long)S * D, B * A);
-        LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, (T *)g->dP, P, B * A * S, S, akey, athr,
-                                                                              as);
-        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S, (long long)S * S, dqp, D,
-              (long long)S * D, B * A);
-        bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp, D,
-              (long long)S * D, B * A);
+        if (use_fattn(g, B, S)) {
+            size_t r = (size_t)l * B * A * S;
+            ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), BF(ctx), BF(g->dctx),
+                        g->maskbias, g->rmax + r, g->rinv + r, g->rdi, (bf16 *)dqp, S, H, A, scale, akey, athr, as);
+            ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), BF(g->dctx),
+                        g->maskbias, g->rmax + r, g->rinv + r, g->rdi, (bf16 *)dkp, (bf16 *)dvp, S, H, A, scale, akey,
+                        athr, as);
+        } else {
+            T *P = (T *)AT(g->P, l * BASS);
+            LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
+            const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
+            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP,
+                  S, (long long)S * S, B * A);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp,
+                  D, (long long)S * D, B * A);
+            LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, (T *)g->dP, P, B * A * S, S,
+                        akey, athr, as);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S, (long long)S * S, dqp,
+                  D, (long long)S * D, B * A);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp,
+                  D, (long long)S * D, B * A);
+        }
         LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A,
                chunks, g->colpart);
         colsum_finish(g, chunks, H, qkvb, 3);
@@ -1537,7 +1798,8 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
     if (g->bf16 && prop.major < 8)
         return err_set(err, "%s (compute capability %d.%d) has no bf16 matmuls: use --precision fp32", prop.name,
                        prop.major, prop.minor);
-    snprintf(g->name, sizeof g->name, "cuda %s, %s (GPU %d of %d on this node), %s", g->bf16 ? "bf16" : "fp32",
+    snprintf(g->name, sizeof g->name, "cuda %s, %s (GPU %d of %d on this node), %s",
+             g->bf16 ? (g->fattn ? "bf16, fused attention" : "bf16") : "fp32",
              prop.name, dev, ndev, comm_describe(g->comm));
     return 0;
 }
@@ -1545,6 +1807,8 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
 extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
     Gpu *g = (Gpu *)xcalloc(1, sizeof *g);
     g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
+    int hd = m->c.hidden_size / m->c.num_attention_heads;
+    g->fattn = g->bf16 && !o->attn_matmul && (hd == 16 || hd == 32 || hd == 64);
     if (open_device(g, o, err)) {
         comm_close(g->comm);
         free(g);
