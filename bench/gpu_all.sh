@@ -14,7 +14,8 @@
 #             are not), racecheck (shared memory), synccheck (barriers);
 #             TOOL_TIMEOUT seconds each (default 150)
 #   bench     bench/train_gpu.sh --write BENCHMARKS.md (copied to $OUT)
-#   profile   train_bert --profile on BERT-large, both phases (profile.txt)
+#   profile   train_bert --profile on BERT-large, both phases, fused and matmul
+#             attention (profile.txt)
 #
 # $OUT (default out/gpu) receives at most 8 files: machine.txt, build.log,
 # gpu-check.log, sanitizer.log, train_gpu.log, BENCHMARKS.md, profile.txt.
@@ -86,13 +87,13 @@ for s in "${stages[@]}"; do
       rc=1
       continue
     fi
-    for ph in "128 20 ${B1:-64}" "512 80 ${B2:-16}"; do
+    for ph in "128 20 ${B1:-64} fused" "128 20 ${B1:-64} matmul" "512 80 ${B2:-16} fused" "512 80 ${B2:-16} matmul"; do
       set -- $ph
-      echo "== bert_large, seq $1, pred $2, micro-batch $3" >>"$OUT/profile.txt"
+      echo "== bert_large, seq $1, pred $2, micro-batch $3, --attention $4" >>"$OUT/profile.txt"
       rm -rf "$D/prof"
       bin/train_bert -q --profile --input_dir "$D/h5_$1" --config_file train/configs/bert_large.json \
         --output_dir "$D/prof" --train_batch_size "$3" --max_steps 6 --max_predictions_per_seq "$2" \
-        --skip_checkpoint >/dev/null 2>>"$OUT/profile.txt" || rc=1
+        --attention "$4" --skip_checkpoint >/dev/null 2>>"$OUT/profile.txt" || rc=1
     done
     rm -rf "$D/prof"
     grep -A2 "^==" "$OUT/profile.txt"

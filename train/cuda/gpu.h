@@ -4,8 +4,9 @@
  * The model of bert.c on one GPU per process: cuBLAS matmuls (pedantic
  * float32 in --precision fp32; bfloat16 inputs with float32 accumulation
  * and float32 master weights, gradients and optimizer state in bf16),
- * fused kernels for embeddings + LayerNorm, QKV bias + head layout,
- * masked softmax + dropout, bias + dropout + residual + LayerNorm, bias +
+ * fused kernels for embeddings + LayerNorm, QKV bias + head layout, the
+ * attention (tensor-core tiles, no S x S matrix stored; or cuBLAS and a
+ * masked softmax + dropout kernel), bias + dropout + residual + LayerNorm, bias +
  * GELU, the MLM head at the masked tokens only, cross-entropy with its
  * gradient, and LAMB / AdamW; every reduction in a fixed order, so a run
  * repeats bit for bit. Dropout masks are dropout.h's, the same as the CPU's.
