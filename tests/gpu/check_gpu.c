@@ -249,7 +249,8 @@ static void drop_key_bias(const Bert *m, float *x) {
  * the C model's float32 gradients (the key biases' aside), with and without dropout, on 3 rows of
  * 80 tokens (five key tiles, two blocks of query tiles) padded to 80, 61
  * and 37 tokens, weights N(0, 0.05) and the query weights 8 times that,
- * so that the attention is peaked (scores of standard deviation ~2); the
+ * so that the attention is peaked (scores of standard deviation ~2),
+ * biases uniform in [-0.1, 0.1]; the
  * matmul path's errors printed beside. Also: the same bits when run again. */
 static void check_fused_attention(void) {
     enum { B = 3, S = 80, M = 6, V = 128 };
@@ -272,10 +273,16 @@ static void check_fused_attention(void) {
             continue;
         }
         bert_init_weights(&m, 11 + (uint64_t)v);
-        for (int t = 0; t < m.ntensors; t++) { /* peaked attention: query weights x 8 */
+        for (int t = 0; t < m.ntensors; t++) { /* peaked attention: query weights x 8; biases not 0 */
             const BertTensor *tq = bert_tensor(&m, t);
+            size_t nl = strlen(tq->name);
             if (strstr(tq->name, "attention.self.query.weight"))
                 for (size_t i = 0; i < tq->n; i++) m.params[tq->off + i] *= 8;
+            if (nl > 5 && !strcmp(tq->name + nl - 5, ".bias"))
+                for (size_t i = 0; i < tq->n; i++) {
+                    x = x * 6364136223846793005ull + 1442695040888963407ull;
+                    m.params[tq->off + i] = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5) * 0.2f;
+                }
         }
         float *want[2], *got = malloc(m.nparams * sizeof *got);
         for (int d = 0; d < 2; d++) { /* the C model, without and with dropout */
@@ -308,9 +315,9 @@ static void check_fused_attention(void) {
                 be.micro_step(be.ctx, &bt, 1.0f, d, 0x5eedULL);
                 gpu_backend_grads_to_host(be.ctx);
                 drop_key_bias(&m, m.grads);
-                snprintf(what, sizeof what, "bf16 %s attention, head size %d%s: gradients within 3e-2",
+                snprintf(what, sizeof what, "bf16 %s attention, head size %d%s: gradients within 5e-2",
                          path ? "matmul" : "fused", hidden[v] / heads[v], d ? ", dropout" : "");
-                int ok = tensors_close(&m, m.grads, want[d], 3e-2, what);
+                int ok = tensors_close(&m, m.grads, want[d], 5e-2, what);
                 if (path == 0) test_cond(what, ok);
             }
             if (path == 0) {

@@ -472,12 +472,12 @@ __global__ void k_colsum_part(const T *x, const T *in, const float *mean, const 
     part[(size_t)chunk * C + c] = s;
 }
 
-/* grad[c] += sum of the chunks' partial sums, in chunk order */
-__global__ void k_colsum_finish(const float *part, int chunks, int C, float *grad) {
+/* grad[c] += sum of the chunks' partial sums part[k * ld + c], in chunk order */
+__global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, float *grad) {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
     float s = 0;
-    for (int k = 0; k < chunks; k++) s += part[(size_t)k * C + c];
+    for (int k = 0; k < chunks; k++) s += part[(size_t)k * ld + c];
     grad[c] += s;
 }
 
@@ -612,22 +612,50 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
 /* ==== fused attention (bf16; head size D = 16, 32 or 64; S a multiple of 16) ====
  * No S x S matrix is stored: one warp per 16 rows (queries, or keys in
  * k_attn_bwd_kv) forms the scores 16 x 16 at a time with tensor-core
- * products (wmma) from q, k, v in [B][A][S][D], reading d(ctx) and writing
- * ctx in [N][H]. Forward: pass 1 over the key tiles finds each row's max
- * and sum of exponentials (kept for the backward pass), pass 2 forms the
- * probabilities, their dropout, and ctx += P' v. Backward (as
- * FlashAttention's): Di = d(ctx) . ctx per row; k_attn_bwd_q recomputes P
- * tile by tile, dS = P (dP - Di) with dP the dropout of d(P'), and
- * dq = dS k; k_attn_bwd_kv, per key tile, dv = P'^T d(ctx) and dk = dS^T q.
- * The dropout mask is k_softmax's (element r * S + j of row r); every sum
- * is in a fixed order. Within a tile a thread takes row lane / 2, columns
- * (lane % 2) * 8 .. + 8. */
+ * products (wmma). q, k and v are read from the Q/K/V matmul's output
+ * [N][3H] (row n: q, k, v) with their biases added as a 16-row tile is
+ * staged in shared memory (rounded to bf16, as k_qkv_bias_split does);
+ * ctx and d(ctx) are [N][H]; dq, dk, dv are written into [N][3H] as the
+ * Q/K/V matmul's output gradient. Forward: pass 1 over the key tiles
+ * finds each row's max and sum of exponentials (kept for the backward
+ * pass), pass 2 forms the probabilities, their dropout, and ctx += P' v.
+ * Backward (as FlashAttention's): Di = d(ctx) . ctx per row; k_attn_bwd_q
+ * recomputes P tile by tile, dS = P (dP - Di) with dP the dropout of
+ * d(P'), and dq = dS k; k_attn_bwd_kv, per key tile, dv = P'^T d(ctx) and
+ * dk = dS^T q. The dropout mask is k_softmax's (element r * S + j of row
+ * r = (b * A + h) * S + i); every sum is in a fixed order. Within a score
+ * tile a thread takes row lane / 2, columns (lane % 2) * 8 .. + 8. */
 #define AWARPS 4 /* warps per block */
 namespace wm = nvcuda::wmma;
 typedef wm::fragment<wm::matrix_a, 16, 16, 16, bf16, wm::row_major> FragA;
 typedef wm::fragment<wm::matrix_b, 16, 16, 16, bf16, wm::row_major> FragBr;
 typedef wm::fragment<wm::matrix_b, 16, 16, 16, bf16, wm::col_major> FragBc;
 typedef wm::fragment<wm::accumulator, 16, 16, 16, float> FragC;
+
+/* The arguments every fused-attention kernel takes */
+struct AttnArgs {
+    const bf16 *qkv;      /* [N][3H], before the biases */
+    const float *bias[3]; /* q, k, v biases [H] */
+    const float *maskbias; /* [B][S]: 0 or -10000 */
+    float *rmax, *rinv;   /* [B*A*S]: each row's max and inverse sum */
+    float *rdi;           /* [B*A*S]: d(ctx) . ctx per row */
+    int S, H, A;
+    float scale;          /* 1 / sqrt(D) */
+    uint64_t key;         /* attention dropout */
+    uint32_t thr;
+    float dscale;
+};
+
+/* dst [16][D] (this warp's shared tile) = rows n0 .. n0 + 15 of sequence b,
+ * head h, part t (0 q, 1 k, 2 v) of the Q/K/V output, with the bias */
+template <int DT> __device__ __forceinline__ void stage_rows(bf16 *dst, const AttnArgs &a, int b, int h, int t, int n0) {
+    const int D = 16 * DT;
+    size_t ld = 3 * (size_t)a.H;
+    const bf16 *src = a.qkv + ((size_t)b * a.S + n0) * ld + (size_t)t * a.H + h * D;
+    const float *bias = a.bias[t] + h * D;
+    for (int e = threadIdx.x % 32; e < 16 * D; e += 32)
+        dst[e] = __float2bfloat16(__bfloat162float(src[(size_t)(e / D) * ld + e % D]) + bias[e % D]);
+}
 
 /* a[0 .. DT) = the 16 rows at p (ld elements apart), 16 columns each */
 template <int DT> __device__ __forceinline__ void load_rows(FragA *a, const bf16 *p, int ld) {
@@ -675,147 +703,155 @@ __device__ __forceinline__ void pair_stats(float m, float l, float *M, float *in
     *inv = 1.0f / (l0 * expf(m0 - *M) + l1 * expf(m1 - *M));
 }
 
-/* ctx [N][H] = dropout(softmax(q k^T scale + mask)) v; rmax, rinv [B*A*S]
- * the rows' max and inverse sum. Grid (S / 16 / AWARPS rounded up, B * A). */
-template <int DT>
-__global__ void k_attn_fwd(const bf16 *qp, const bf16 *kp, const bf16 *vp, const float *maskbias, bf16 *ctx,
-                           float *rmax, float *rinv, int S, int H, int A, float scale, uint64_t key, uint32_t thr,
-                           float dscale) {
+/* ctx [N][H] = dropout(softmax(q k^T scale + mask)) v; a.rmax, a.rinv.
+ * Grid (S / 16 / AWARPS rounded up, B * A). */
+template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16];
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    __shared__ __align__(32) bf16 kt[AWARPS][16 * 64], vt[AWARPS][16 * 64], ptile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S;
     int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
     if (q0 >= S) return;
     float *sc = scr[w];
-    bf16 *pt = ptile[w];
-    const bf16 *K = kp + (size_t)bh * S * D, *V = vp + (size_t)bh * S * D;
-    const float *mb = maskbias + (size_t)b * S;
+    bf16 *ks = kt[w], *vs = vt[w], *pt = ptile[w];
+    const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     FragA qa[DT];
-    load_rows<DT>(qa, qp + ((size_t)bh * S + q0) * D, D);
+    stage_rows<DT>(ks, a, b, h, 0, q0);
+    __syncwarp();
+    load_rows<DT>(qa, ks, D);
     float m = -INFINITY, l = 0, M, inv;
     for (int n0 = 0; n0 < S; n0 += 16) {
-        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
+        __syncwarp();
+        stage_rows<DT>(ks, a, b, h, 1, n0);
+        __syncwarp();
+        tile_abT<DT>(sc, qa, ks, D);
         __syncwarp();
         float v[8], tm = m, s = 0;
-        for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * scale + mb[n0 + c0 + j], tm = fmaxf(tm, v[j]);
+        for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * a.scale + mb[n0 + c0 + j], tm = fmaxf(tm, v[j]);
         for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
         l = l * expf(m - tm) + s, m = tm;
-        __syncwarp();
     }
     pair_stats(m, l, &M, &inv);
-    if (!(lane & 1)) rmax[row] = M, rinv[row] = inv;
+    if (!(lane & 1)) a.rmax[row] = M, a.rinv[row] = inv;
     FragC o[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(o[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += 16) {
-        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
+        __syncwarp();
+        stage_rows<DT>(ks, a, b, h, 1, n0);
+        stage_rows<DT>(vs, a, b, h, 2, n0);
+        __syncwarp();
+        tile_abT<DT>(sc, qa, ks, D);
         __syncwarp();
         for (int j = 0; j < 8; j++) {
             int c = n0 + c0 + j;
-            float p = expf(sc[rr * 16 + c0 + j] * scale + mb[c] - M) * inv;
-            pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(key, (uint32_t)(row * S + c), thr, dscale));
+            float p = expf(sc[rr * 16 + c0 + j] * a.scale + mb[c] - M) * inv;
+            pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale));
         }
         __syncwarp();
         FragA pa;
         wm::load_matrix_sync(pa, pt, 16);
-        tile_acc<DT>(o, pa, V + (size_t)n0 * D, D);
-        __syncwarp();
+        tile_acc<DT>(o, pa, vs, D);
     }
-    put_rows<DT>(sc, o, 1.0f, ctx + ((size_t)b * S + q0) * H + h * D, H);
+    put_rows<DT>(sc, o, 1.0f, ctx + ((size_t)b * S + q0) * a.H + h * D, a.H);
 }
 
-/* dq [B][A][S][D] from d(ctx) [N][H]; rdi [B*A*S] = d(ctx) . ctx per row
- * (for k_attn_bwd_kv). Grid as k_attn_fwd's. */
-template <int DT>
-__global__ void k_attn_bwd_q(const bf16 *qp, const bf16 *kp, const bf16 *vp, const bf16 *ctx, const bf16 *dctx,
-                             const float *maskbias, const float *rmax, const float *rinv, float *rdi, bf16 *dq, int S,
-                             int H, int A, float scale, uint64_t key, uint32_t thr, float dscale) {
+/* dq into dqkv [N][3H] from d(ctx) [N][H]; a.rdi. Grid as k_attn_fwd's. */
+template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16];
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    __shared__ __align__(32) bf16 kt[AWARPS][16 * 64], vt[AWARPS][16 * 64], ptile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
     int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
     if (q0 >= S) return;
     float *sc = scr[w], *sd = scr[w] + 256;
-    bf16 *pt = ptile[w];
-    const bf16 *K = kp + (size_t)bh * S * D, *V = vp + (size_t)bh * S * D;
+    bf16 *ks = kt[w], *vs = vt[w], *pt = ptile[w];
     const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D, *dO = dctx + ((size_t)b * S + q0) * H + h * D;
-    const float *mb = maskbias + (size_t)b * S;
+    const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     float di = 0;
     for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c++)
         di += __bfloat162float(dO[(size_t)rr * H + c]) * __bfloat162float(O[(size_t)rr * H + c]);
     float dio = __shfl_xor_sync(0xffffffffu, di, 1);
     di = lane & 1 ? dio + di : di + dio;
-    if (!(lane & 1)) rdi[row] = di;
-    float M = rmax[row], inv = rinv[row];
+    if (!(lane & 1)) a.rdi[row] = di;
+    float M = a.rmax[row], inv = a.rinv[row];
     FragA qa[DT], oa[DT];
-    load_rows<DT>(qa, qp + ((size_t)bh * S + q0) * D, D);
+    stage_rows<DT>(ks, a, b, h, 0, q0);
+    __syncwarp();
+    load_rows<DT>(qa, ks, D);
     load_rows<DT>(oa, dO, H);
     FragC acc[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(acc[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += 16) {
-        tile_abT<DT>(sc, qa, K + (size_t)n0 * D, D);
-        tile_abT<DT>(sd, oa, V + (size_t)n0 * D, D); /* d(P') */
+        __syncwarp();
+        stage_rows<DT>(ks, a, b, h, 1, n0);
+        stage_rows<DT>(vs, a, b, h, 2, n0);
+        __syncwarp();
+        tile_abT<DT>(sc, qa, ks, D);
+        tile_abT<DT>(sd, oa, vs, D); /* d(P') */
         __syncwarp();
         for (int j = 0; j < 8; j++) {
             int c = n0 + c0 + j, e = rr * 16 + c0 + j;
-            float p = expf(sc[e] * scale + mb[c] - M) * inv;
-            float dp = sd[e] * drop_factor(key, (uint32_t)(row * S + c), thr, dscale);
+            float p = expf(sc[e] * a.scale + mb[c] - M) * inv;
+            float dp = sd[e] * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
             pt[e] = __float2bfloat16(p * (dp - di));
         }
         __syncwarp();
         FragA da;
         wm::load_matrix_sync(da, pt, 16);
-        tile_acc<DT>(acc, da, K + (size_t)n0 * D, D);
-        __syncwarp();
+        tile_acc<DT>(acc, da, ks, D);
     }
-    put_rows<DT>(sc, acc, scale, dq + ((size_t)bh * S + q0) * D, D);
+    put_rows<DT>(sc, acc, a.scale, dqkv + ((size_t)b * S + q0) * 3 * H + h * D, 3 * (size_t)H);
 }
 
-/* dk, dv [B][A][S][D], one warp per 16 keys, after k_attn_bwd_q (rdi) */
-template <int DT>
-__global__ void k_attn_bwd_kv(const bf16 *qp, const bf16 *kp, const bf16 *vp, const bf16 *dctx, const float *maskbias,
-                              const float *rmax, const float *rinv, const float *rdi, bf16 *dk, bf16 *dv, int S, int H,
-                              int A, float scale, uint64_t key, uint32_t thr, float dscale) {
+/* dk, dv into dqkv [N][3H], one warp per 16 keys, after k_attn_bwd_q (rdi) */
+template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / A, h = bh % A;
+    __shared__ __align__(32) bf16 qt[AWARPS][16 * 64], ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
     int k0 = (blockIdx.x * AWARPS + w) * 16, kr = lane >> 1, c0 = (lane & 1) * 8;
     if (k0 >= S) return;
     float *sc = scr[w], *sd = scr[w] + 256;
-    bf16 *pt = ptile[w], *st = stile[w];
-    const bf16 *Q = qp + (size_t)bh * S * D, *dO = dctx + (size_t)b * S * H + h * D;
-    float mbk = maskbias[(size_t)b * S + k0 + kr];
+    bf16 *qs = qt[w], *pt = ptile[w], *st = stile[w];
+    const bf16 *dO = dctx + (size_t)b * S * H + h * D;
+    float mbk = a.maskbias[(size_t)b * S + k0 + kr];
     FragA ka[DT], va[DT];
-    load_rows<DT>(ka, kp + ((size_t)bh * S + k0) * D, D);
-    load_rows<DT>(va, vp + ((size_t)bh * S + k0) * D, D);
+    stage_rows<DT>(qs, a, b, h, 1, k0);
+    __syncwarp();
+    load_rows<DT>(ka, qs, D);
+    __syncwarp();
+    stage_rows<DT>(qs, a, b, h, 2, k0);
+    __syncwarp();
+    load_rows<DT>(va, qs, D);
     FragC dka[DT], dva[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
     for (int q0 = 0; q0 < S; q0 += 16) {
-        tile_abT<DT>(sc, ka, Q + (size_t)q0 * D, D);  /* scores^T [key][query] */
+        __syncwarp();
+        stage_rows<DT>(qs, a, b, h, 0, q0);
+        __syncwarp();
+        tile_abT<DT>(sc, ka, qs, D);                  /* scores^T [key][query] */
         tile_abT<DT>(sd, va, dO + (size_t)q0 * H, H); /* d(P')^T */
         __syncwarp();
         for (int j = 0; j < 8; j++) {
             int e = kr * 16 + c0 + j;
             size_t qrow = (size_t)bh * S + q0 + c0 + j;
-            float p = expf(sc[e] * scale + mbk - rmax[qrow]) * rinv[qrow];
-            float f = drop_factor(key, (uint32_t)(qrow * S + k0 + kr), thr, dscale);
+            float p = expf(sc[e] * a.scale + mbk - a.rmax[qrow]) * a.rinv[qrow];
+            float f = drop_factor(a.key, (uint32_t)(qrow * S + k0 + kr), a.thr, a.dscale);
             pt[e] = __float2bfloat16(p * f);
-            st[e] = __float2bfloat16(p * (sd[e] * f - rdi[qrow]));
+            st[e] = __float2bfloat16(p * (sd[e] * f - a.rdi[qrow]));
         }
         __syncwarp();
         FragA pa, sa;
         wm::load_matrix_sync(pa, pt, 16);
         wm::load_matrix_sync(sa, st, 16);
         tile_acc<DT>(dva, pa, dO + (size_t)q0 * H, H);
-        tile_acc<DT>(dka, sa, Q + (size_t)q0 * D, D);
-        __syncwarp();
+        tile_acc<DT>(dka, sa, qs, D);
     }
-    put_rows<DT>(sc, dka, scale, dk + ((size_t)bh * S + k0) * D, D);
-    put_rows<DT>(sc, dva, 1.0f, dv + ((size_t)bh * S + k0) * D, D);
+    bf16 *out = dqkv + ((size_t)b * S + k0) * 3 * H + h * D;
+    put_rows<DT>(sc, dka, a.scale, out + H, 3 * (size_t)H);
+    put_rows<DT>(sc, dva, 1.0f, out + 2 * H, 3 * (size_t)H);
 }
 
 /* The embedding gradients: grad[key] += the rows of src listed for key, in
@@ -1057,9 +1093,11 @@ typedef struct Gpu {
     float *epart;  /* their partial sums */
     float *maskbias;
     /* fused attention (--attention fused, bf16, D 16/32/64): each layer's
-     * row max and inverse sum [L][B*A*S], Di [B*A*S]; the matmul path's
-     * score matrices P, Pd, dP are then allocated only if a batch needs it */
+     * Q/K/V matmul output qkvl [L][N][3H], row max and inverse sum
+     * [L][B*A*S], Di [B*A*S]; the matmul path's buffers (qkv, qp, kp, vp,
+     * P, Pd, dP, ctxp, dqkvp) are then allocated only if a batch needs them */
     int fattn;
+    void *qkvl;
     float *rmax, *rinv, *rdi;
     void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
     float *em, *es, *m1, *s1, *m2, *s2, *lnab;
@@ -1144,7 +1182,7 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
  * of CROWS rows), v < nv */
 static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv) {
     for (int v = 0; v < nv; v++)
-        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C, chunks, C, grads[v]);
+        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C, chunks, C, C, grads[v]);
 }
 
 /* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
@@ -1177,20 +1215,22 @@ static void free_acts(Gpu *g) {
                   &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
                   &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
                   (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect,
-                  (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi};
+                  &g->qkvl, (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(*f[i]), *f[i] = NULL;
     for (int i = 0; i < 2; i++)
         if (g->host[i]) cudaFreeHost(g->host[i]), g->host[i] = NULL;
     g->capB = g->capS = g->capM = 0;
 }
 
-/* the matmul attention's score matrices at the capacity */
-static void alloc_scores(Gpu *g) {
+/* the matmul attention's buffers at the capacity */
+static void alloc_mattn(Gpu *g) {
     const BertConfig *c = &g->m->c;
     size_t BASS = (size_t)g->capB * c->num_attention_heads * g->capS * g->capS, ts = tsize(g);
-    g->P = dalloc(c->num_hidden_layers * BASS * ts);
-    g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? c->num_hidden_layers : 1) * BASS * ts);
-    g->dP = dalloc(BASS * ts);
+    size_t NH = (size_t)g->capB * g->capS * c->hidden_size, L = c->num_hidden_layers;
+    g->qkv = dalloc(3 * NH * ts), g->qp = dalloc(L * NH * ts), g->kp = dalloc(L * NH * ts), g->vp = dalloc(L * NH * ts);
+    g->P = dalloc(L * BASS * ts);
+    g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? L : 1) * BASS * ts);
+    g->dP = dalloc(BASS * ts), g->ctxp = dalloc(NH * ts), g->dqkvp = dalloc(3 * NH * ts);
 }
 
 /* activations for micro-batches up to B x S with M masked slots per row */
@@ -1212,11 +1252,14 @@ static void reserve(Gpu *g, int B, int S, int M) {
     }
     g->epart = (float *)dalloc((2 * N / ESEG + 2) * H * 4);
     g->maskbias = (float *)dalloc(N * 4);
-    g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts), g->qkv = dalloc(3 * N * H * ts);
-    g->qp = dalloc(L * N * H * ts), g->kp = dalloc(L * N * H * ts), g->vp = dalloc(L * N * H * ts);
-    if (!g->fattn) alloc_scores(g);
-    else g->rmax = (float *)dalloc(L * B * A * S * 4), g->rinv = (float *)dalloc(L * B * A * S * 4), g->rdi = (float *)dalloc(B * A * S * 4);
-    g->ctxp = dalloc(N * H * ts);
+    g->e = dalloc(N * H * ts), g->x0 = dalloc(N * H * ts);
+    if (!g->fattn) {
+        alloc_mattn(g);
+    } else {
+        g->qkvl = dalloc(L * 3 * N * H * ts);
+        g->rmax = (float *)dalloc(L * B * A * S * 4), g->rinv = (float *)dalloc(L * B * A * S * 4);
+        g->rdi = (float *)dalloc(B * A * S * 4);
+    }
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
     g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
@@ -1229,7 +1272,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->tr = dalloc(NM * H * ts), g->tln = dalloc(NM * H * ts), g->logits = dalloc(NM * V * ts);
     g->tm = (float *)dalloc(NM * 4), g->ts = (float *)dalloc(NM * 4);
     g->dX = dalloc(N * H * ts), g->dr = dalloc(N * H * ts), g->dy = dalloc(N * H * ts), g->dH = dalloc(N * I * ts);
-    g->dctx = dalloc(N * H * ts), g->dqkvp = dalloc(3 * N * H * ts);
+    g->dctx = dalloc(N * H * ts);
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
     size_t widest = V > I ? V : I;
@@ -1332,6 +1375,16 @@ static int use_fattn(const Gpu *g, int B, int S) {
 }
 
 #define BF(p) ((const bf16 *)(const void *)(p))
+
+/* the fused attention's arguments for layer l (qkv: its Q/K/V output) */
+static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t key, uint32_t thr, float dscale) {
+    const BertConfig *c = &g->m->c;
+    int A = c->num_attention_heads;
+    size_t r = (size_t)l * B * A * S;
+    AttnArgs a = {BF(qkv), {P32(LO(l, QB)), P32(LO(l, KB)), P32(LO(l, VB))}, g->maskbias, g->rmax + r, g->rinv + r,
+                  g->rdi, S, c->hidden_size, A, 1.0f / sqrtf((float)(c->hidden_size / A)), key, thr, dscale};
+    return a;
+}
 /* launch fused-attention kernel kern for head size D on B x S, charging
  * flops to the profile */
 #define ATTN_LAUNCH(kern, D, flops, B, S, ...)                                                            \
@@ -1358,22 +1411,24 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
                                                    (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
                                                    dropout_site_key(pkey, 0), hthr, hs);
     const void *x = g->x0;
+    int fused = use_fattn(g, B, S);
+    if (!fused && !g->P) alloc_mattn(g);
     for (int l = 0; l < L; l++) {
-        T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
         T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
         T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH), *x2 = (T *)AT(g->x2, l * NH);
-        /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H] */
-        gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
-                                                            P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        if (use_fattn(g, B, S)) {
-            size_t r = (size_t)l * B * A * S;
-            ATTN_LAUNCH(k_attn_fwd, D, 6.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), g->maskbias, (bf16 *)ctx,
-                        g->rmax + r, g->rinv + r, S, H, A, 1.0f / sqrtf((float)D), akey, athr, as);
+        if (fused) {
+            /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H], kept; the biases are added as read */
+            void *qkv = AT(g->qkvl, 3 * l * NH);
+            gemm_xwT(g, x, PW(LO(l, QW)), qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
+            AttnArgs aa = attn_args(g, l, qkv, B, S, akey, athr, as);
+            ATTN_LAUNCH(k_attn_fwd, D, 6.0 * B * A * S * S * D, B, S, aa, (bf16 *)ctx);
         } else {
-            if (!g->P) alloc_scores(g);
+            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+            gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
+            LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
+                   P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
             T *P = (T *)AT(g->P, l * BASS), *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for backward */
             /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
             bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
@@ -1470,6 +1525,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
     float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
     float scale = 1.0f / sqrtf((float)D);
+    int fused = use_fattn(g, B, S);
     int comm = last && g->world > 1, chunks = (N + CROWS - 1) / CROWS;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
@@ -1505,7 +1561,6 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     /* encoder, top down; dX is d(layer output) */
     for (int l = L - 1; l >= 0; l--) {
         const void *xin = l ? AT(g->x2, (size_t)(l - 1) * NH) : g->x0;
-        T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
         T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
         T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH);
@@ -1523,17 +1578,19 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         swap_dx(g), dX = (T *)g->dX, dr = (T *)g->dr;
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
         sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
-        /* attention, per head */
-        T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
+        /* attention: d(ctx) -> dqkv [N][3H] (row n: dq, dk, dv) and the biases' gradients */
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
-        if (use_fattn(g, B, S)) {
-            size_t r = (size_t)l * B * A * S;
-            ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), BF(ctx), BF(g->dctx),
-                        g->maskbias, g->rmax + r, g->rinv + r, g->rdi, (bf16 *)dqp, S, H, A, scale, akey, athr, as);
-            ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, BF(qp), BF(kp), BF(vp), BF(g->dctx),
-                        g->maskbias, g->rmax + r, g->rinv + r, g->rdi, (bf16 *)dkp, (bf16 *)dvp, S, H, A, scale, akey,
-                        athr, as);
+        if (fused) {
+            AttnArgs aa = attn_args(g, l, AT(g->qkvl, 3 * l * NH), B, S, akey, athr, as);
+            ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, aa, BF(ctx), BF(g->dctx), (bf16 *)g->dqkv);
+            ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx), (bf16 *)g->dqkv);
+            LAUNCH(k_colsum_part<T>, dim3(nblk(3 * H, 128), chunks), 128, st, (const T *)g->dqkv, NULL, NULL, NULL, N,
+                   3 * H, g->colpart, 0);
+            for (int v = 0; v < 3; v++)
+                LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks, H, 3 * H, qkvb[v]);
         } else {
+            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+            T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
             T *P = (T *)AT(g->P, l * BASS);
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
             const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
@@ -1547,10 +1604,10 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
                   D, (long long)S * D, B * A);
             bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp,
                   D, (long long)S * D, B * A);
+            LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H,
+                   A, chunks, g->colpart);
+            colsum_finish(g, chunks, H, qkvb, 3);
         }
-        LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H, A,
-               chunks, g->colpart);
-        colsum_finish(g, chunks, H, qkvb, 3);
         {
             float alpha = 1.0f, beta = 1.0f;
             cudaDataType ty = dtype_of(g->bf16);
