@@ -252,18 +252,28 @@ static void drop_key_bias(const Bert *m, float *x) {
  * so that the attention is peaked (scores of standard deviation ~2),
  * biases uniform in [-0.1, 0.1]; the
  * matmul path's errors printed beside. Also: the same bits when run again. */
-static void check_fused_attention(void) {
-    enum { B = 3, S = 80, M = 6, V = 128 };
-    static const int hidden[3] = {64, 64, 128}, heads[3] = {4, 2, 2}, len[B] = {80, 61, 37};
-    int32_t ids[B * S], seg[B * S], mask[B * S], mpos[B * M] = {0}, mids[B * M] = {0}, nsp[B] = {0, 1, 0};
+/* 3 rows of 80 tokens (five key tiles, two blocks of query tiles) padded
+ * to 80, 61 and 37 tokens, 6 masked each, ids below 128 */
+enum { TB = 3, TS = 80, TM = 6, TV = 128 };
+static BertBatch test_batch(void) {
+    static const int len[TB] = {80, 61, 37};
+    static int32_t ids[TB * TS], seg[TB * TS], mask[TB * TS], mpos[TB * TM], mids[TB * TM], nsp[TB] = {0, 1, 0};
     uint64_t x = 777;
-    for (int n = 0; n < B * S; n++) {
+    for (int n = 0; n < TB * TS; n++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
-        ids[n] = 5 + (int)((x >> 33) % (V - 5)), seg[n] = n % S >= S / 2, mask[n] = n % S < len[n / S];
+        ids[n] = 5 + (int)((x >> 33) % (TV - 5)), seg[n] = n % TS >= TS / 2, mask[n] = n % TS < len[n / TS];
     }
-    for (int b = 0; b < B; b++)
-        for (int k = 0; k < M; k++) mpos[b * M + k] = 1 + k * (len[b] - 2) / M, mids[b * M + k] = ids[b * S + mpos[b * M + k]];
-    BertBatch bt = {B, S, M, ids, seg, mask, mpos, mids, nsp};
+    for (int b = 0; b < TB; b++)
+        for (int k = 0; k < TM; k++) mpos[b * TM + k] = 1 + k * (len[b] - 2) / TM, mids[b * TM + k] = ids[b * TS + mpos[b * TM + k]];
+    BertBatch bt = {TB, TS, TM, ids, seg, mask, mpos, mids, nsp};
+    return bt;
+}
+
+static void check_fused_attention(void) {
+    enum { S = TS, V = TV };
+    static const int hidden[3] = {64, 64, 128}, heads[3] = {4, 2, 2};
+    BertBatch bt = test_batch();
+    uint64_t x = 777;
     for (int v = 0; v < 3; v++) {
         BertConfig c = {V, hidden[v], 2, heads[v], 2 * hidden[v], S, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
         Bert m;
@@ -338,6 +348,50 @@ static void check_fused_attention(void) {
     }
 }
 
+/* fp32 with a hidden size of 36 (rows not a whole number of 16-byte
+ * vectors: the one-element forms of the row kernels, head size 9: the
+ * matmul attention) against the C model's gradients with dropout, 1e-4 */
+static void check_odd_width(void) {
+    BertConfig c = {TV, 36, 2, 4, 52, TS, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
+    BertBatch bt = test_batch();
+    Bert m;
+    Err err;
+    if (bert_create(&m, &c, &err)) {
+        test_cond("create the model", 0);
+        return;
+    }
+    bert_init_weights(&m, 5);
+    BertLoss l;
+    bert_zero_grad(&m);
+    m.dropout = 1, m.dropout_key = 0x5eedULL;
+    bert_forward(&m, &bt, &l, NULL, NULL);
+    bert_backward(&m, 1.0f);
+    m.dropout = 0;
+    float *want = malloc(m.nparams * sizeof *want);
+    memcpy(want, m.grads, m.nparams * sizeof *want);
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    Optim opt;
+    optim_init(&opt, &oc, &m);
+    TrainOpts o = {0};
+    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainBackend be;
+    if (gpu_backend_open(&be, &m, &opt, &o, &err) == 0) {
+        be.from_host(be.ctx);
+        be.zero_grad(be.ctx);
+        be.micro_step(be.ctx, &bt, 1.0f, 1, 0x5eedULL);
+        gpu_backend_grads_to_host(be.ctx);
+        test_cond("fp32, hidden size 36: gradients with dropout within 1e-4 of the C model's",
+                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, hidden size 36"));
+        be.close(be.ctx);
+    } else {
+        test_cond("open the CUDA backend", 0);
+    }
+    optim_free(&opt);
+    free(want);
+    bert_free(&m);
+}
+
 static int compare_ckpts(const char *config, const char *a, const char *b, double tol) {
     BertConfig c;
     Err err;
@@ -372,6 +426,7 @@ int main(int argc, char **argv) {
     check_precision(&r, 1);
     check_long_lists(&r);
     check_fused_attention();
+    check_odd_width();
     free_ref(&r);
     return test_report();
 }

@@ -6,7 +6,11 @@
 # Data: enwiki-3 through the prep stages and hdf5gen (64 / 10); a tiny
 # config with dropout 0.1; batches of 8 in 2 micro-batches; 2 LAMB steps.
 # fp32: each step's loss = the CPU's (1e-5) and the weights after 2 steps
-# (1e-4 per tensor); bf16 (fused attention, and --attention matmul):
+# (3e-4 per tensor: LAMB's first steps turn float32 noise in a gradient
+# near its eps, 1e-6, into update noise of that order: the pooler bias
+# differs by 9.5e-5 when only the order of the LayerNorm sums changes;
+# a wrong gradient moves weights by ~1e-2); bf16 (fused attention, and
+# --attention matmul):
 # losses within 1e-2 and the loss of its weights
 # (the CPU evaluates both checkpoints) within 1e-2; a bf16 run stopped after
 # step 1 and resumed ends with the bytes of an uninterrupted one; a second
@@ -46,8 +50,8 @@ for s in 1 2; do
   ok "step $s: the bf16 loss within 1e-2 of the CPU's ($b vs $c)" cclose "$b" "$c" 1e-2
   ok "step $s: the bf16 loss with --attention matmul within 1e-2 of the CPU's ($bm vs $c)" cclose "$bm" "$c" 1e-2
 done
-ok "fp32: the weights after 2 steps are the CPU's (1e-4 per tensor)" \
-  "$CHK" ckpt "$T/tiny.json" "$T/f32/ckpt_2.wbckpt" "$T/cpu/ckpt_2.wbckpt" 1e-4
+ok "fp32: the weights after 2 steps are the CPU's (3e-4 per tensor)" \
+  "$CHK" ckpt "$T/tiny.json" "$T/f32/ckpt_2.wbckpt" "$T/cpu/ckpt_2.wbckpt" 3e-4
 lc=$(ceval "$T/cpu/ckpt_2.wbckpt") lb=$(ceval "$T/b16/ckpt_2.wbckpt")
 ok "bf16: the loss at its weights after 2 steps within 1e-2 of the CPU's ($lb vs $lc)" cclose "$lb" "$lc" 1e-2
 ok "the Hugging Face export" test -s "$T/b16/hf/model.safetensors"
@@ -76,8 +80,8 @@ bargs() { echo --input_dir "$T/hs" --config_file "$T/tiny.json" --vocab_file "$V
 bsame=1
 for s in 1 2 3 4; do cclose "$(closs "$T/bf32.log" $s)" "$(closs "$T/bcpu.log" $s)" 1e-5 || bsame=0; done
 ok "--bin_size 16: fp32 losses of 4 steps are the CPU's (1e-5)" [ $bsame = 1 ]
-ok "... and the weights after them (1e-4 per tensor)" \
-  "$CHK" ckpt "$T/tiny.json" "$T/bf32/ckpt_4.wbckpt" "$T/bcpu/ckpt_4.wbckpt" 1e-4
+ok "... and the weights after them (3e-4 per tensor)" \
+  "$CHK" ckpt "$T/tiny.json" "$T/bf32/ckpt_4.wbckpt" "$T/bcpu/ckpt_4.wbckpt" 3e-4
 "$TRB" -q --precision bf16 $(bargs "$T/bb16") >"$T/bb16.log"
 bsame=1
 for s in 1 2 3 4; do cclose "$(closs "$T/bb16.log" $s)" "$(closs "$T/bcpu.log" $s)" 1e-2 || bsame=0; done

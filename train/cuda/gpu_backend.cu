@@ -225,32 +225,59 @@ __device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_
 
 #define WARPS 8 /* warps per block of the row kernels */
 
+/* Vectors: the row and elementwise kernels take VT<T, n>, n elements of
+ * type T per load and store: 16 bytes (8 bf16 or 4 floats) where the row
+ * length is a multiple of that and every pointer is 16-byte aligned
+ * (vec_ok), else 1. A lane of a row kernel takes elements lane * n ..
+ * lane * n + n - 1, then 32 * n further on; sums run in that order. */
+template <typename E, int N> struct VT {
+    typedef E T;
+    enum { n = N };
+};
+template <typename E, int N> struct alignas(N * sizeof(E) >= 16 ? 16 : N * sizeof(E)) Vec {
+    E v[N];
+};
+template <int N, typename E> __device__ __forceinline__ Vec<E, N> vld(const E *p) { return *(const Vec<E, N> *)p; }
+template <int N, typename E> __device__ __forceinline__ void vst(E *p, const Vec<E, N> &x) { *(Vec<E, N> *)p = x; }
+
 /* ==== forward kernels ==== */
 
 /* e = wte[id] + wpe[pos] + wtt[seg]; x0 = dropout(LN(e)); warp per row */
-template <typename T>
+template <typename V>
 __global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, const float *wpe, const float *wtt,
-                           const float *gamma, const float *beta, T *e, T *x0, float *mean, float *rstd, int N, int S,
-                           int H, float eps, uint64_t key, uint32_t thr, float dscale) {
+                           const float *gamma, const float *beta, typename V::T *e, typename V::T *x0, float *mean,
+                           float *rstd, int N, int S, int H, float eps, uint64_t key, uint32_t thr, float dscale) {
+    typedef typename V::T T;
+    const int K = V::n;
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     const float *w = wte + (size_t)ids[n] * H, *p = wpe + (size_t)(n % S) * H, *t = wtt + (size_t)seg[n] * H;
     T *er = e + (size_t)n * H;
     float s = 0;
-    for (int i = lane; i < H; i += 32) {
-        float v = w[i] + p[i] + t[i];
-        er[i] = fromf<T>(v);
-        s += tof(er[i]);
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<float, K> a = vld<K>(w + i), b = vld<K>(p + i), c = vld<K>(t + i);
+        Vec<T, K> ev;
+        for (int k = 0; k < K; k++) ev.v[k] = fromf<T>(a.v[k] + b.v[k] + c.v[k]), s += tof(ev.v[k]);
+        vst<K>(er + i, ev);
     }
     float mu = warp_sum(s) / H, ss = 0;
-    for (int i = lane; i < H; i += 32) {
-        float d = tof(er[i]) - mu;
-        ss += d * d;
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> ev = vld<K>(er + i);
+        for (int k = 0; k < K; k++) {
+            float d = tof(ev.v[k]) - mu;
+            ss += d * d;
+        }
     }
     float rs = rsqrtf(warp_sum(ss) / H + eps);
     T *y = x0 + (size_t)n * H;
-    for (int i = lane; i < H; i += 32)
-        y[i] = fromf<T>(((tof(er[i]) - mu) * rs * gamma[i] + beta[i]) * drop_factor(key, (uint32_t)((size_t)n * H + i), thr, dscale));
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> ev = vld<K>(er + i), yv;
+        Vec<float, K> gv = vld<K>(gamma + i), bv = vld<K>(beta + i);
+        for (int k = 0; k < K; k++)
+            yv.v[k] = fromf<T>(((tof(ev.v[k]) - mu) * rs * gv.v[k] + bv.v[k]) *
+                               drop_factor(key, (uint32_t)((size_t)n * H + i + k), thr, dscale));
+        vst<K>(y + i, yv);
+    }
     if (lane == 0) mean[n] = mu, rstd[n] = rs;
 }
 
@@ -303,28 +330,46 @@ __global__ void k_softmax(T *P, T *Pd, const float *maskbias, int rows, int A, i
 }
 
 /* r = dropout(y + bias) + res (bias, res may be NULL); out = LN(r); warp per row */
-template <typename T>
-__global__ void k_bias_drop_res_ln(const T *y, const float *bias, const T *res, const float *gamma, const float *beta,
-                                   T *r, T *out, float *mean, float *rstd, int N, int H, float eps, uint64_t key,
-                                   uint32_t thr, float dscale) {
+template <typename V>
+__global__ void k_bias_drop_res_ln(const typename V::T *y, const float *bias, const typename V::T *res,
+                                   const float *gamma, const float *beta, typename V::T *r, typename V::T *out,
+                                   float *mean, float *rstd, int N, int H, float eps, uint64_t key, uint32_t thr,
+                                   float dscale) {
+    typedef typename V::T T;
+    const int K = V::n;
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     size_t o = (size_t)n * H;
     float s = 0;
-    for (int i = lane; i < H; i += 32) {
-        float v = tof(y[o + i]) + (bias ? bias[i] : 0.0f);
-        v *= drop_factor(key, (uint32_t)(o + i), thr, dscale);
-        if (res) v += tof(res[o + i]);
-        r[o + i] = fromf<T>(v);
-        s += tof(r[o + i]);
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> yv = vld<K>(y + o + i), rv, cv;
+        Vec<float, K> bv;
+        if (bias) bv = vld<K>(bias + i);
+        if (res) cv = vld<K>(res + o + i);
+        for (int k = 0; k < K; k++) {
+            float v = tof(yv.v[k]) + (bias ? bv.v[k] : 0.0f);
+            v *= drop_factor(key, (uint32_t)(o + i + k), thr, dscale);
+            if (res) v += tof(cv.v[k]);
+            rv.v[k] = fromf<T>(v);
+            s += tof(rv.v[k]);
+        }
+        vst<K>(r + o + i, rv);
     }
     float mu = warp_sum(s) / H, ss = 0;
-    for (int i = lane; i < H; i += 32) {
-        float d = tof(r[o + i]) - mu;
-        ss += d * d;
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> rv = vld<K>(r + o + i);
+        for (int k = 0; k < K; k++) {
+            float d = tof(rv.v[k]) - mu;
+            ss += d * d;
+        }
     }
     float rs = rsqrtf(warp_sum(ss) / H + eps);
-    for (int i = lane; i < H; i += 32) out[o + i] = fromf<T>((tof(r[o + i]) - mu) * rs * gamma[i] + beta[i]);
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> rv = vld<K>(r + o + i), ov;
+        Vec<float, K> gv = vld<K>(gamma + i), bv = vld<K>(beta + i);
+        for (int k = 0; k < K; k++) ov.v[k] = fromf<T>((tof(rv.v[k]) - mu) * rs * gv.v[k] + bv.v[k]);
+        vst<K>(out + o + i, ov);
+    }
     if (lane == 0) mean[n] = mu, rstd[n] = rs;
 }
 
@@ -427,29 +472,40 @@ __global__ void k_stats(double *stats, const float *mlmloss, const int *mlmcorre
 
 /* the row means of g = dout * gamma and of g * xhat over row o / H (the
  * whole warp; every lane gets them) */
-template <typename T>
+template <int K, typename T>
 __device__ __forceinline__ void ln_bwd_means(const T *dout, const T *in, const float *gamma, size_t o, int H, int lane,
                                              float mu, float rs, float *a_, float *b_) {
     float a = 0, b = 0;
-    for (int i = lane; i < H; i += 32) {
-        float g = tof(dout[o + i]) * gamma[i], xh = (tof(in[o + i]) - mu) * rs;
-        a += g, b += g * xh;
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> dv = vld<K>(dout + o + i), xv = vld<K>(in + o + i);
+        Vec<float, K> gv = vld<K>(gamma + i);
+        for (int k = 0; k < K; k++) {
+            float g = tof(dv.v[k]) * gv.v[k], xh = (tof(xv.v[k]) - mu) * rs;
+            a += g, b += g * xh;
+        }
     }
     *a_ = warp_sum(a) / H, *b_ = warp_sum(b) / H;
 }
 
-/* din = LN backward of dout (warp per row); din may be a different type */
-template <typename T>
-__global__ void k_ln_bwd(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd, T *din,
-                         int N, int H) {
+/* din = LN backward of dout (warp per row) */
+template <typename V>
+__global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
+                         const float *rstd, typename V::T *din, int N, int H) {
+    typedef typename V::T T;
+    const int K = V::n;
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     size_t o = (size_t)n * H;
     float mu = mean[n], rs = rstd[n], a, b;
-    ln_bwd_means(dout, in, gamma, o, H, lane, mu, rs, &a, &b);
-    for (int i = lane; i < H; i += 32) {
-        float xh = (tof(in[o + i]) - mu) * rs;
-        din[o + i] = fromf<T>((tof(dout[o + i]) * gamma[i] - a - xh * b) * rs);
+    ln_bwd_means<K>(dout, in, gamma, o, H, lane, mu, rs, &a, &b);
+    for (int i = lane * K; i < H; i += 32 * K) {
+        Vec<T, K> dv = vld<K>(dout + o + i), xv = vld<K>(in + o + i), ov;
+        Vec<float, K> gv = vld<K>(gamma + i);
+        for (int k = 0; k < K; k++) {
+            float xh = (tof(xv.v[k]) - mu) * rs;
+            ov.v[k] = fromf<T>((tof(dv.v[k]) * gv.v[k] - a - xh * b) * rs);
+        }
+        vst<K>(din + o + i, ov);
     }
 }
 
@@ -489,13 +545,13 @@ __global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, fl
 
 /* LayerNorm backward, first half: ab[2n], ab[2n + 1] = the row means of
  * g = dout * gamma and of g * xhat (warp per row, as k_ln_bwd) */
-template <typename T>
-__global__ void k_ln_rowstats(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd,
-                              float *ab, int N, int H) {
+template <typename V>
+__global__ void k_ln_rowstats(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
+                              const float *rstd, float *ab, int N, int H) {
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     float a, b;
-    ln_bwd_means(dout, in, gamma, (size_t)n * H, H, lane, mean[n], rstd[n], &a, &b);
+    ln_bwd_means<V::n>(dout, in, gamma, (size_t)n * H, H, lane, mean[n], rstd[n], &a, &b);
     if (lane == 0) ab[2 * n] = a, ab[2 * n + 1] = b;
 }
 
@@ -531,11 +587,17 @@ __global__ void k_ln_bwd_cols(const T *dout, const T *in, const float *gamma, co
 }
 
 /* out = GELU(pre + bias), pre left as the matmul wrote it (k_gelu_bwd_cols
- * adds the bias again) */
-template <typename T> __global__ void k_bias_gelu(const T *pre, T *out, const float *bias, size_t n, int C) {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+ * adds the bias again); thread per V::n elements */
+template <typename V>
+__global__ void k_bias_gelu(const typename V::T *pre, typename V::T *out, const float *bias, size_t n, int C) {
+    typedef typename V::T T;
+    const int K = V::n;
+    size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * K;
     if (i >= n) return;
-    out[i] = fromf<T>(gelu(tof(pre[i]) + bias[i % C]));
+    Vec<T, K> pv = vld<K>(pre + i), ov;
+    Vec<float, K> bv = vld<K>(bias + i % C);
+    for (int k = 0; k < K; k++) ov.v[k] = fromf<T>(gelu(tof(pv.v[k]) + bv.v[k]));
+    vst<K>(out + i, ov);
 }
 
 /* d = d * GELU'(pre + bias) over [N, C]; sum 0: the bias's gradient */
@@ -1097,6 +1159,7 @@ typedef struct Gpu {
      * [L][B*A*S], Di [B*A*S]; the matmul path's buffers (qkv, qp, kp, vp,
      * P, Pd, dP, ctxp, dqkvp) are then allocated only if a batch needs them */
     int fattn;
+    int toff16; /* every tensor's offset in p32 a multiple of 16 bytes (vec_ok) */
     void *qkvl;
     float *rmax, *rinv, *rdi;
     void *e, *x0, *qkv, *qp, *kp, *vp, *P, *Pd, *ctxp, *ctx, *y, *r1, *x1, *hpre, *h, *r2, *x2;
@@ -1120,6 +1183,21 @@ typedef struct Gpu {
 
 #define TH 256
 static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
+
+/* 16-byte vectors of T serve rows of C elements: C a multiple of their
+ * width (activations are rows of C from the start of a cudaMalloc'd
+ * buffer) and every parameter tensor 16-byte aligned in p32 */
+template <typename T> static bool vec_ok(const Gpu *g, int C) { return g->toff16 && C % (16 / sizeof(T)) == 0; }
+/* launch k<VV> (T's 16-byte vectors) where vok, else k<V1> (one element);
+ * grid and gridv are the grids of each. Needs the typedefs VV and V1. */
+#define VLAUNCH(LN, vok, k, grid, gridv, block, stream, ...)          \
+    do {                                                              \
+        if (vok) LN(k<VV>, gridv, block, stream, __VA_ARGS__);        \
+        else LN(k<V1>, grid, block, stream, __VA_ARGS__);             \
+    } while (0)
+#define VTYPES(T)                                                     \
+    typedef VT<T, 16 / sizeof(T)> VV;                                 \
+    typedef VT<T, 1> V1
 
 static void *dalloc(size_t bytes) {
     void *p = NULL;
@@ -1406,10 +1484,11 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
     float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
-    LAUNCH_COOP(k_embed_ln<T>, rows_blk, 32 * WARPS, st, g->ids, g->seg, P32(g->outer[WTE]), P32(g->outer[WPE]),
-                                                   P32(g->outer[WTT]), P32(g->outer[ELNW]), P32(g->outer[ELNB]),
-                                                   (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
-                                                   dropout_site_key(pkey, 0), hthr, hs);
+    VTYPES(T);
+    bool vh = vec_ok<T>(g, H), vi = vec_ok<T>(g, I);
+    VLAUNCH(LAUNCH_COOP, vh, k_embed_ln, rows_blk, rows_blk, 32 * WARPS, st, g->ids, g->seg, P32(g->outer[WTE]),
+            P32(g->outer[WPE]), P32(g->outer[WTT]), P32(g->outer[ELNW]), P32(g->outer[ELNB]), (T *)g->e, (T *)g->x0,
+            g->em, g->es, N, S, H, eps, dropout_site_key(pkey, 0), hthr, hs);
     const void *x = g->x0;
     int fused = use_fattn(g, B, S);
     if (!fused && !g->P) alloc_mattn(g);
@@ -1441,14 +1520,15 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
         }
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
-        LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, AOB)), (const T *)x,
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, AOB)), (const T *)x,
                                                                P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1,
                                                                g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
                                                                dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
         gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_bias_gelu<T>, nblk(NI, TH), TH, st, (const T *)hpre, h, P32(LO(l, IB)), NI, I);
+        VLAUNCH(LAUNCH, vi, k_bias_gelu, nblk(NI, TH), nblk(NI / VV::n, TH), TH, st, (const T *)hpre, h, P32(LO(l, IB)), NI,
+                I);
         gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
-        LAUNCH_COOP(k_bias_drop_res_ln<T>, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
                                                                P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
                                                                g->s2 + (size_t)l * N, N, H, eps,
                                                                dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
@@ -1469,7 +1549,7 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
         gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
                                                                (size_t)nm * H, H, 0);
-        LAUNCH_COOP(k_bias_drop_res_ln<T>, nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->tg, NULL, NULL,
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->tg, NULL, NULL,
                                                                       P32(g->outer[TLNW]), P32(g->outer[TLNB]),
                                                                       (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps,
                                                                       0, 0, 1.0f);
@@ -1507,7 +1587,9 @@ static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float 
     int H = g->m->c.hidden_size;
     T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = thr ? (T *)g->dy : dr;
     int chunks = (N + CROWS - 1) / CROWS;
-    LAUNCH_COOP(k_ln_rowstats<T>, nblk(N, WARPS), 32 * WARPS, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
+    VTYPES(T);
+    VLAUNCH(LAUNCH_COOP, vec_ok<T>(g, H), k_ln_rowstats, nblk(N, WARPS), nblk(N, WARPS), 32 * WARPS, g->st, dX, r,
+            P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
     LAUNCH(k_ln_bwd_cols<T>, dim3(nblk(H, 128), chunks), 128, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
            N, H, key, thr, dscale, g->colpart);
     float *grads[3] = {G32(LO(l, lnw)), G32(LO(l, lnw + 1)), G32(LO(l, w + 1))};
@@ -1529,6 +1611,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     int comm = last && g->world > 1, chunks = (N + CROWS - 1) / CROWS;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
+    VTYPES(T);
+    bool vh = vec_ok<T>(g, H);
     T *dX = (T *)g->dX, *dr = (T *)g->dr;
     CK(cudaMemsetAsync(dX, 0, NH * ts, st));
 
@@ -1537,7 +1621,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
         gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
         colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
-        LAUNCH_COOP(k_ln_bwd<T>, nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
+        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
                                                            g->tm, g->ts, (T *)g->dt2, nm, H);
         colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
         colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
@@ -1625,7 +1709,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
 
     /* embeddings: x0 = dropout(LN(e)) */
     if (hthr) LAUNCH(k_dropout<T>, nblk(NH, TH), TH, st, dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
-    LAUNCH_COOP(k_ln_bwd<T>, rows_blk, 32 * WARPS, st, dX, (const T *)g->e, P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
+    VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, rows_blk, rows_blk, 32 * WARPS, st, dX, (const T *)g->e, P32(g->outer[ELNW]), g->em,
+            g->es, dr, N, H);
     colsum<T>(g, dX, g->e, g->em, g->es, N, H, G32(g->outer[ELNW]), 1);
     colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(g->outer[ELNB]), 0);
     for (int i = 0; i < 2; i++) {
@@ -1866,6 +1951,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
     int hd = m->c.hidden_size / m->c.num_attention_heads;
     g->fattn = g->bf16 && !o->attn_matmul && (hd == 16 || hd == 32 || hd == 64);
+    g->toff16 = 1;
+    for (int t = 0; t < m->ntensors; t++) g->toff16 &= bert_tensor(m, t)->off % 4 == 0;
     if (open_device(g, o, err)) {
         comm_close(g->comm);
         free(g);
