@@ -512,20 +512,24 @@ __global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, con
 #define CROWS 64 /* rows per partial column sum */
 
 /* part[chunk][c] = sum over the chunk's rows of x[n][c] (mode 0), or of
- * x[n][c] * (in[n][c] - mean[n]) * rstd[n] (mode 1: LayerNorm weight) */
-template <typename T>
-__global__ void k_colsum_part(const T *x, const T *in, const float *mean, const float *rstd, int N, int C, float *part,
-                              int mode) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y;
+ * x[n][c] * (in[n][c] - mean[n]) * rstd[n] (mode 1: LayerNorm weight);
+ * thread per V::n columns */
+template <typename V>
+__global__ void k_colsum_part(const typename V::T *x, const typename V::T *in, const float *mean, const float *rstd,
+                              int N, int C, float *part, int mode) {
+    typedef typename V::T T;
+    const int K = V::n;
+    int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y;
     if (c >= C) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
-    float s = 0;
+    float s[K];
+    for (int k = 0; k < K; k++) s[k] = 0;
     for (int n = n0; n < n1; n++) {
-        float v = tof(x[(size_t)n * C + c]);
-        if (mode) v *= (tof(in[(size_t)n * C + c]) - mean[n]) * rstd[n];
-        s += v;
+        Vec<T, K> xv = vld<K>(x + (size_t)n * C + c), iv;
+        if (mode) iv = vld<K>(in + (size_t)n * C + c);
+        for (int k = 0; k < K; k++) s[k] += mode ? tof(xv.v[k]) * ((tof(iv.v[k]) - mean[n]) * rstd[n]) : tof(xv.v[k]);
     }
-    part[(size_t)chunk * C + c] = s;
+    for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
 }
 
 /* grad[c] += sum of the chunks' partial sums part[k * ld + c], in chunk order */
@@ -559,31 +563,41 @@ __global__ void k_ln_rowstats(const typename V::T *dout, const typename V::T *in
  * din = d(r) (also d(res)); dy = dropout(din) when thr (else dy is din and
  * not written); sums 0, 1, 2: the LayerNorm weight's gradient (dout *
  * xhat), its bias's (dout) and y's bias's (dy) */
-template <typename T>
-__global__ void k_ln_bwd_cols(const T *dout, const T *in, const float *gamma, const float *mean, const float *rstd,
-                              const float *ab, T *din, T *dy, int N, int H, uint64_t key, uint32_t thr, float dscale,
-                              float *part) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y, chunks = gridDim.y;
+template <typename V>
+__global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
+                              const float *rstd, const float *ab, typename V::T *din, typename V::T *dy, int N, int H,
+                              uint64_t key, uint32_t thr, float dscale, float *part) {
+    typedef typename V::T T;
+    const int K = V::n;
+    int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y, chunks = gridDim.y;
     if (c >= H) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
-    float sg = 0, sb = 0, sy = 0, gm = gamma[c];
+    float sg[K], sb[K], sy[K];
+    Vec<float, K> gm = vld<K>(gamma + c);
+    for (int k = 0; k < K; k++) sg[k] = sb[k] = sy[k] = 0;
     for (int n = n0; n < n1; n++) {
         size_t j = (size_t)n * H + c;
-        float d = tof(dout[j]), rs = rstd[n], xh = (tof(in[j]) - mean[n]) * rs;
-        T v = fromf<T>((d * gm - ab[2 * n] - xh * ab[2 * n + 1]) * rs);
-        din[j] = v;
-        sg += d * xh, sb += d;
-        if (thr) {
-            T u = fromf<T>(tof(v) * drop_factor(key, (uint32_t)j, thr, dscale));
-            dy[j] = u;
-            sy += tof(u);
-        } else {
-            sy += tof(v);
+        float rs = rstd[n], mu = mean[n], a = ab[2 * n], b = ab[2 * n + 1];
+        Vec<T, K> dv = vld<K>(dout + j), xv = vld<K>(in + j), ov, uv;
+        for (int k = 0; k < K; k++) {
+            float d = tof(dv.v[k]), xh = (tof(xv.v[k]) - mu) * rs;
+            ov.v[k] = fromf<T>((d * gm.v[k] - a - xh * b) * rs);
+            sg[k] += d * xh, sb[k] += d;
+            if (thr) {
+                uv.v[k] = fromf<T>(tof(ov.v[k]) * drop_factor(key, (uint32_t)(j + k), thr, dscale));
+                sy[k] += tof(uv.v[k]);
+            } else {
+                sy[k] += tof(ov.v[k]);
+            }
         }
+        vst<K>(din + j, ov);
+        if (thr) vst<K>(dy + j, uv);
     }
-    part[(size_t)chunk * H + c] = sg;
-    part[((size_t)chunks + chunk) * H + c] = sb;
-    part[((size_t)2 * chunks + chunk) * H + c] = sy;
+    for (int k = 0; k < K; k++) {
+        part[(size_t)chunk * H + c + k] = sg[k];
+        part[((size_t)chunks + chunk) * H + c + k] = sb[k];
+        part[((size_t)2 * chunks + chunk) * H + c + k] = sy[k];
+    }
 }
 
 /* out = GELU(pre + bias), pre left as the matmul wrote it (k_gelu_bwd_cols
@@ -601,19 +615,23 @@ __global__ void k_bias_gelu(const typename V::T *pre, typename V::T *out, const 
 }
 
 /* d = d * GELU'(pre + bias) over [N, C]; sum 0: the bias's gradient */
-template <typename T>
-__global__ void k_gelu_bwd_cols(T *d, const T *pre, const float *bias, int N, int C, float *part) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, chunk = blockIdx.y;
+template <typename V>
+__global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, const float *bias, int N, int C, float *part) {
+    typedef typename V::T T;
+    const int K = V::n;
+    int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y;
     if (c >= C) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
-    float s = 0, bc = bias[c];
+    float s[K];
+    Vec<float, K> bc = vld<K>(bias + c);
+    for (int k = 0; k < K; k++) s[k] = 0;
     for (int n = n0; n < n1; n++) {
         size_t j = (size_t)n * C + c;
-        T v = fromf<T>(tof(d[j]) * gelu_grad(tof(pre[j]) + bc));
-        d[j] = v;
-        s += tof(v);
+        Vec<T, K> dv = vld<K>(d + j), pv = vld<K>(pre + j);
+        for (int k = 0; k < K; k++) dv.v[k] = fromf<T>(tof(dv.v[k]) * gelu_grad(tof(pv.v[k]) + bc.v[k])), s[k] += tof(dv.v[k]);
+        vst<K>(d + j, dv);
     }
-    part[(size_t)chunk * C + c] = s;
+    for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
 }
 
 /* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [N][3H] (row
@@ -1269,7 +1287,10 @@ static void colsum(Gpu *g, const void *x, const void *in, const float *mean, con
                    int mode) {
     int chunks = (N + CROWS - 1) / CROWS;
     dim3 grid(nblk(C, 128), chunks);
-    LAUNCH(k_colsum_part<T>, grid, 128, g->st, (const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
+    VTYPES(T);
+    dim3 gridv(nblk(C / VV::n, 128), chunks);
+    VLAUNCH(LAUNCH, vec_ok<T>(g, C), k_colsum_part, grid, gridv, 128, g->st, (const T *)x, (const T *)in, mean, rstd, N,
+            C, g->colpart, mode);
     colsum_finish(g, chunks, C, &grad, 1);
 }
 
@@ -1590,7 +1611,8 @@ static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float 
     VTYPES(T);
     VLAUNCH(LAUNCH_COOP, vec_ok<T>(g, H), k_ln_rowstats, nblk(N, WARPS), nblk(N, WARPS), 32 * WARPS, g->st, dX, r,
             P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
-    LAUNCH(k_ln_bwd_cols<T>, dim3(nblk(H, 128), chunks), 128, g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
+    VLAUNCH(LAUNCH, vec_ok<T>(g, H), k_ln_bwd_cols, dim3(nblk(H, 128), chunks), dim3(nblk(H / VV::n, 128), chunks), 128,
+            g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
            N, H, key, thr, dscale, g->colpart);
     float *grads[3] = {G32(LO(l, lnw)), G32(LO(l, lnw + 1)), G32(LO(l, w + 1))};
     colsum_finish(g, chunks, H, grads, 3);
@@ -1652,7 +1674,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
               *s2 = g->s2 + (size_t)l * N;
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
         sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
-        LAUNCH(k_gelu_bwd_cols<T>, dim3(nblk(I, 128), chunks), 128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I,
+        VLAUNCH(LAUNCH, vec_ok<T>(g, I), k_gelu_bwd_cols, dim3(nblk(I, 128), chunks), dim3(nblk(I / VV::n, 128), chunks),
+                128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I,
                g->colpart);
         float *ib = G32(LO(l, IB)), *qkvb[3] = {G32(LO(l, QB)), G32(LO(l, KB)), G32(LO(l, VB))};
         colsum_finish(g, chunks, I, &ib, 1);
@@ -1668,8 +1691,9 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
             AttnArgs aa = attn_args(g, l, AT(g->qkvl, 3 * l * NH), B, S, akey, athr, as);
             ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, aa, BF(ctx), BF(g->dctx), (bf16 *)g->dqkv);
             ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx), (bf16 *)g->dqkv);
-            LAUNCH(k_colsum_part<T>, dim3(nblk(3 * H, 128), chunks), 128, st, (const T *)g->dqkv, NULL, NULL, NULL, N,
-                   3 * H, g->colpart, 0);
+            VLAUNCH(LAUNCH, vec_ok<T>(g, 3 * H), k_colsum_part, dim3(nblk(3 * H, 128), chunks),
+                    dim3(nblk(3 * H / VV::n, 128), chunks), 128, st, (const T *)g->dqkv, NULL, NULL, NULL, N, 3 * H,
+                    g->colpart, 0);
             for (int v = 0; v < 3; v++)
                 LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks, H, 3 * H, qkvb[v]);
         } else {
