@@ -348,11 +348,12 @@ static void check_fused_attention(void) {
     }
 }
 
-/* fp32 with a hidden size of 36 (rows not a whole number of 16-byte
- * vectors: the one-element forms of the row kernels, head size 9: the
- * matmul attention) against the C model's gradients with dropout, 1e-4 */
+/* fp32 with a hidden size of 34 (rows not a whole number of 16-byte
+ * vectors, tensors not 16-byte aligned: the one-element forms of the row
+ * and column kernels; head size 17: the matmul attention) against the C
+ * model's gradients with dropout, 1e-4 */
 static void check_odd_width(void) {
-    BertConfig c = {TV, 36, 2, 4, 52, TS, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
+    BertConfig c = {TV, 34, 2, 2, 52, TS, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
     BertBatch bt = test_batch();
     Bert m;
     Err err;
@@ -381,8 +382,8 @@ static void check_odd_width(void) {
         be.zero_grad(be.ctx);
         be.micro_step(be.ctx, &bt, 1.0f, 1, 0x5eedULL);
         gpu_backend_grads_to_host(be.ctx);
-        test_cond("fp32, hidden size 36: gradients with dropout within 1e-4 of the C model's",
-                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, hidden size 36"));
+        test_cond("fp32, hidden size 34: gradients with dropout within 1e-4 of the C model's",
+                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, hidden size 34"));
         be.close(be.ctx);
     } else {
         test_cond("open the CUDA backend", 0);

@@ -208,6 +208,17 @@ static inline float __bfloat162float(__nv_bfloat16 b) {
     return f;
 }
 
+/* A GPU faults on an access to memory not aligned to its size (16-byte
+ * vectors) and warp matrix loads and stores need 32-byte aligned
+ * pointers and leading dimensions of whole 16-byte units; here such an
+ * access ends the program with what and where. */
+static inline void emu_check_align(const void *p, size_t align, size_t ld_bytes, const char *what) {
+    if ((uintptr_t)p % align == 0 && ld_bytes % 16 == 0) return;
+    fprintf(stderr, "cuda_emu: %s at %p: not %zu-byte aligned, or a leading dimension of %zu bytes\n", what, p, align,
+            ld_bytes);
+    abort();
+}
+
 /* ---- warp matrix operations (mma.h's nvcuda::wmma, 16 x 16 x 16) ----
  * A fragment holds its whole tile in every thread. Loads fill it whole;
  * mma_sync computes, and store_matrix_sync writes, only the thread's share
@@ -234,12 +245,14 @@ static inline float emu_wld(const __nv_bfloat16 *p) { return __bfloat162float(*p
 /* matrix_a is M x K, matrix_b K x N: element (i, j) of the tile */
 template <typename Use, typename T, typename L>
 static inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, L> &f, const T *p, unsigned ld) {
+    emu_check_align(p, 32, ld * sizeof(T), "load_matrix_sync");
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++)
             f.x[i * 16 + j] = emu_wld(p + (std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i));
 }
 static inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float> &f, const float *p, unsigned ld,
                                     layout_t l) {
+    emu_check_align(p, 32, ld * sizeof(float), "load_matrix_sync");
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++) f.x[i * 16 + j] = p[l == mem_row_major ? (size_t)i * ld + j : (size_t)j * ld + i];
 }
@@ -256,6 +269,7 @@ static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const f
 }
 static inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld,
                                      layout_t l) {
+    emu_check_align(p, 32, ld * sizeof(float), "store_matrix_sync");
     for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
         unsigned i = e / 16, j = e % 16;
         p[l == mem_row_major ? (size_t)i * ld + j : (size_t)j * ld + i] = f.x[e];
@@ -294,7 +308,7 @@ static inline cudaError_t cudaMalloc(void **p, size_t n) {
     /* every byte 0xff, as a GPU's memory is not zeroed: a float or bf16 read
      * before it is written is NaN and an int -1, which the results show
      * (and the same in every run) */
-    *p = malloc(n ? n : 1);
+    *p = aligned_alloc(256, (n + 255) / 256 * 256 + 256 * !n); /* cudaMalloc's alignment */
     if (*p) memset(*p, 0xff, n ? n : 1);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }

@@ -237,8 +237,19 @@ template <typename E, int N> struct VT {
 template <typename E, int N> struct alignas(N * sizeof(E) >= 16 ? 16 : N * sizeof(E)) Vec {
     E v[N];
 };
-template <int N, typename E> __device__ __forceinline__ Vec<E, N> vld(const E *p) { return *(const Vec<E, N> *)p; }
-template <int N, typename E> __device__ __forceinline__ void vst(E *p, const Vec<E, N> &x) { *(Vec<E, N> *)p = x; }
+#ifdef WB_CUDA_EMU
+#define VCHECK(p, N, E) emu_check_align(p, alignof(Vec<E, N>), 16, "vector access")
+#else
+#define VCHECK(p, N, E)
+#endif
+template <int N, typename E> __device__ __forceinline__ Vec<E, N> vld(const E *p) {
+    VCHECK(p, N, E);
+    return *(const Vec<E, N> *)p;
+}
+template <int N, typename E> __device__ __forceinline__ void vst(E *p, const Vec<E, N> &x) {
+    VCHECK(p, N, E);
+    *(Vec<E, N> *)p = x;
+}
 
 /* ==== forward kernels ==== */
 
@@ -733,8 +744,12 @@ template <int DT> __device__ __forceinline__ void stage_rows(bf16 *dst, const At
     size_t ld = 3 * (size_t)a.H;
     const bf16 *src = a.qkv + ((size_t)b * a.S + n0) * ld + (size_t)t * a.H + h * D;
     const float *bias = a.bias[t] + h * D;
-    for (int e = threadIdx.x % 32; e < 16 * D; e += 32)
-        dst[e] = __float2bfloat16(__bfloat162float(src[(size_t)(e / D) * ld + e % D]) + bias[e % D]);
+    for (int e = (threadIdx.x % 32) * 8; e < 16 * D; e += 32 * 8) {
+        Vec<bf16, 8> x = vld<8>(src + (size_t)(e / D) * ld + e % D);
+        Vec<float, 8> bv = vld<8>(bias + e % D);
+        for (int k = 0; k < 8; k++) x.v[k] = __float2bfloat16(__bfloat162float(x.v[k]) + bv.v[k]);
+        vst<8>(dst + e, x);
+    }
 }
 
 /* a[0 .. DT) = the 16 rows at p (ld elements apart), 16 columns each */
@@ -769,8 +784,12 @@ template <int DT> __device__ __forceinline__ void put_rows(float *stage, const F
     __syncwarp();
     for (int dt = 0; dt < DT; dt++) wm::store_matrix_sync(stage + dt * 16, acc[dt], DT * 16, wm::mem_row_major);
     __syncwarp();
-    for (int e = threadIdx.x % 32; e < 16 * 16 * DT; e += 32)
-        dst[(size_t)(e / (16 * DT)) * ld + e % (16 * DT)] = __float2bfloat16(stage[e] * mul);
+    for (int e = (threadIdx.x % 32) * 8; e < 16 * 16 * DT; e += 32 * 8) {
+        Vec<float, 8> x = vld<8>(stage + e);
+        Vec<bf16, 8> y;
+        for (int k = 0; k < 8; k++) y.v[k] = __float2bfloat16(x.v[k] * mul);
+        vst<8>(dst + (size_t)(e / (16 * DT)) * ld + e % (16 * DT), y);
+    }
 }
 
 /* the max and the inverse sum of exponentials of the two half rows held
@@ -850,8 +869,10 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
     const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     float di = 0;
-    for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c++)
-        di += __bfloat162float(dO[(size_t)rr * H + c]) * __bfloat162float(O[(size_t)rr * H + c]);
+    for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c += 8) {
+        Vec<bf16, 8> x = vld<8>(dO + (size_t)rr * H + c), y = vld<8>(O + (size_t)rr * H + c);
+        for (int k = 0; k < 8; k++) di += __bfloat162float(x.v[k]) * __bfloat162float(y.v[k]);
+    }
     float dio = __shfl_xor_sync(0xffffffffu, di, 1);
     di = lane & 1 ? dio + di : di + dio;
     if (!(lane & 1)) a.rdi[row] = di;
@@ -1977,6 +1998,7 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->fattn = g->bf16 && !o->attn_matmul && (hd == 16 || hd == 32 || hd == 64);
     g->toff16 = 1;
     for (int t = 0; t < m->ntensors; t++) g->toff16 &= bert_tensor(m, t)->off % 4 == 0;
+    g->fattn &= g->toff16; /* its 16-byte loads of the biases */
     if (open_device(g, o, err)) {
         comm_close(g->comm);
         free(g);
