@@ -373,6 +373,7 @@ static inline cublasStatus_t cublasCreate(cublasHandle_t *h) { return *h = (cubl
 static inline cublasStatus_t cublasDestroy(cublasHandle_t h) { return free(h), 0; }
 static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) { return (void)h, (void)s, 0; }
 static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { return (void)h, (void)m, 0; }
+static inline cublasStatus_t cublasSetWorkspace(cublasHandle_t h, void *w, size_t n) { return (void)h, (void)w, (void)n, 0; }
 
 static inline float emu_ld(const void *p, cudaDataType t, long long i) {
     return t == CUDA_R_32F ? ((const float *)p)[i] : __bfloat162float(((const __nv_bfloat16 *)p)[i]);

@@ -1165,6 +1165,8 @@ typedef struct Gpu {
     int bf16, world, rank;
     char name[512];
     cublasHandle_t blas;
+    void *blasws; /* its workspace */
+    int ccmajor;  /* the GPU's compute capability, major */
     cudaStream_t st, cst; /* compute, communication */
     cudaEvent_t ev, comm_done;
     size_t np;
@@ -1950,6 +1952,7 @@ static void g_close(void *p) {
                  g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(f[i]);
     cublasDestroy(g->blas);
+    dfree(g->blasws);
     cudaEventDestroy(g->ev), cudaEventDestroy(g->comm_done);
     cudaEventDestroy(g->host_ev[0]), cudaEventDestroy(g->host_ev[1]);
     cudaStreamDestroy(g->st), cudaStreamDestroy(g->cst);
@@ -1982,6 +1985,7 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
     if (comm_connect(g->comm, err)) return -1;
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, dev));
+    g->ccmajor = prop.major;
     if (g->bf16 && prop.major < 8)
         return err_set(err, "%s (compute capability %d.%d) has no bf16 matmuls: use --precision fp32", prop.name,
                        prop.major, prop.minor);
@@ -2012,6 +2016,11 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CKB(cublasCreate(&g->blas));
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
+    /* cuBLAS's recommended workspace: 32 MiB on Hopper, 4 MiB before (one
+     * stream uses it, so results stay bit-reproducible) */
+    size_t wsb = (size_t)(g->ccmajor >= 9 ? 32 : 4) << 20;
+    g->blasws = dalloc(wsb);
+    CKB(cublasSetWorkspace(g->blas, g->blasws, wsb));
     if (o->profile) {
         g_prof = (Prof *)xcalloc(1, sizeof *g_prof);
         g_prof->st = g->st, g_prof->section = "setup";
