@@ -703,9 +703,11 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
 /* ==== fused attention (bf16; head size D = 16, 32 or 64; S a multiple of 16) ====
  * No S x S matrix is stored: one warp per 16 rows (queries, or keys in
  * k_attn_bwd_kv) forms the scores 16 x 16 at a time with tensor-core
- * products (wmma). q, k and v are read from the Q/K/V matmul's output
- * [N][3H] (row n: q, k, v) with their biases added as a 16-row tile is
- * staged in shared memory (rounded to bf16, as k_qkv_bias_split does);
+ * products (wmma); a block of AWARPS warps shares the keys and values (or
+ * queries) it stages in shared memory, AROWS rows at a time. q, k and v
+ * are read from the Q/K/V matmul's output [N][3H] (row n: q, k, v) with
+ * their biases added as they are staged (rounded to bf16, as
+ * k_qkv_bias_split does);
  * ctx and d(ctx) are [N][H]; dq, dk, dv are written into [N][3H] as the
  * Q/K/V matmul's output gradient. Forward: pass 1 over the key tiles
  * finds each row's max and sum of exponentials (kept for the backward
@@ -716,7 +718,8 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
  * dk = dS^T q. The dropout mask is k_softmax's (element r * S + j of row
  * r = (b * A + h) * S + i); every sum is in a fixed order. Within a score
  * tile a thread takes row lane / 2, columns (lane % 2) * 8 .. + 8. */
-#define AWARPS 4 /* warps per block */
+#define AWARPS 4            /* warps per block */
+#define AROWS (16 * AWARPS) /* rows (queries or keys) per block, and staged at a time */
 namespace wm = nvcuda::wmma;
 typedef wm::fragment<wm::matrix_a, 16, 16, 16, bf16, wm::row_major> FragA;
 typedef wm::fragment<wm::matrix_b, 16, 16, 16, bf16, wm::row_major> FragBr;
@@ -737,19 +740,26 @@ struct AttnArgs {
     float dscale;
 };
 
-/* dst [16][D] (this warp's shared tile) = rows n0 .. n0 + 15 of sequence b,
- * head h, part t (0 q, 1 k, 2 v) of the Q/K/V output, with the bias */
-template <int DT> __device__ __forceinline__ void stage_rows(bf16 *dst, const AttnArgs &a, int b, int h, int t, int n0) {
+/* dst [rows][D] (shared, the whole block staging) = rows n0 .. n0 + rows - 1
+ * of sequence b, head h, part t (0 q, 1 k, 2 v) of the Q/K/V output, with
+ * the bias */
+template <int DT>
+__device__ __forceinline__ void stage_chunk(bf16 *dst, const AttnArgs &a, int b, int h, int t, int n0, int rows) {
     const int D = 16 * DT;
     size_t ld = 3 * (size_t)a.H;
     const bf16 *src = a.qkv + ((size_t)b * a.S + n0) * ld + (size_t)t * a.H + h * D;
     const float *bias = a.bias[t] + h * D;
-    for (int e = (threadIdx.x % 32) * 8; e < 16 * D; e += 32 * 8) {
+    for (int e = threadIdx.x * 8; e < rows * D; e += blockDim.x * 8) {
         Vec<bf16, 8> x = vld<8>(src + (size_t)(e / D) * ld + e % D);
         Vec<float, 8> bv = vld<8>(bias + e % D);
         for (int k = 0; k < 8; k++) x.v[k] = __float2bfloat16(__bfloat162float(x.v[k]) + bv.v[k]);
         vst<8>(dst + e, x);
     }
+}
+
+/* dst[0 .. rows) = src[0 .. rows) (shared, the whole block) */
+__device__ __forceinline__ void stage_floats(float *dst, const float *src, int rows) {
+    for (int i = threadIdx.x; i < rows; i += blockDim.x) dst[i] = src[i];
 }
 
 /* a[0 .. DT) = the 16 rows at p (ld elements apart), 16 columns each */
@@ -803,153 +813,184 @@ __device__ __forceinline__ void pair_stats(float m, float l, float *M, float *in
 }
 
 /* ctx [N][H] = dropout(softmax(q k^T scale + mask)) v; a.rmax, a.rinv.
- * Grid (S / 16 / AWARPS rounded up, B * A). */
+ * Block per AROWS queries of one sequence and head (grid (S / AROWS rounded
+ * up, B * A)); the block stages AROWS keys (and values) at a time for all
+ * its warps. */
 template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
     const int D = 16 * DT;
-    __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 kt[AWARPS][16 * 64], vt[AWARPS][16 * 64], ptile[AWARPS][16 * 16];
+    __shared__ __align__(32) float scr[AWARPS][16 * 64], mbc[AROWS];
+    __shared__ __align__(32) bf16 kc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16];
     int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S;
-    int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
-    if (q0 >= S) return;
+    int qb = blockIdx.x * AROWS, q0 = qb + w * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
+    bool act = q0 < S; /* warps past the end only stage */
     float *sc = scr[w];
-    bf16 *ks = kt[w], *vs = vt[w], *pt = ptile[w];
+    bf16 *pt = ptile[w];
     const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     FragA qa[DT];
-    stage_rows<DT>(ks, a, b, h, 0, q0);
-    __syncwarp();
-    load_rows<DT>(qa, ks, D);
-    float m = -INFINITY, l = 0, M, inv;
-    for (int n0 = 0; n0 < S; n0 += 16) {
-        __syncwarp();
-        stage_rows<DT>(ks, a, b, h, 1, n0);
-        __syncwarp();
-        tile_abT<DT>(sc, qa, ks, D);
-        __syncwarp();
-        float v[8], tm = m, s = 0;
-        for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * a.scale + mb[n0 + c0 + j], tm = fmaxf(tm, v[j]);
-        for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
-        l = l * expf(m - tm) + s, m = tm;
+    stage_chunk<DT>(kc, a, b, h, 0, qb, min(AROWS, S - qb));
+    __syncthreads();
+    if (act) load_rows<DT>(qa, kc + w * 16 * D, D);
+    float m = -INFINITY, l = 0, M = 0, inv = 0;
+    for (int n0 = 0; n0 < S; n0 += AROWS) {
+        int nr = min(AROWS, S - n0);
+        __syncthreads();
+        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
+        stage_floats(mbc, mb + n0, nr);
+        __syncthreads();
+        if (!act) continue;
+        for (int t0 = 0; t0 < nr; t0 += 16) {
+            tile_abT<DT>(sc, qa, kc + t0 * D, D);
+            __syncwarp();
+            float v[8], tm = m, s = 0;
+            for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j], tm = fmaxf(tm, v[j]);
+            for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
+            l = l * expf(m - tm) + s, m = tm;
+            __syncwarp();
+        }
     }
-    pair_stats(m, l, &M, &inv);
-    if (!(lane & 1)) a.rmax[row] = M, a.rinv[row] = inv;
+    if (act) {
+        pair_stats(m, l, &M, &inv);
+        if (!(lane & 1)) a.rmax[row] = M, a.rinv[row] = inv;
+    }
     FragC o[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(o[dt], 0.0f);
-    for (int n0 = 0; n0 < S; n0 += 16) {
-        __syncwarp();
-        stage_rows<DT>(ks, a, b, h, 1, n0);
-        stage_rows<DT>(vs, a, b, h, 2, n0);
-        __syncwarp();
-        tile_abT<DT>(sc, qa, ks, D);
-        __syncwarp();
-        for (int j = 0; j < 8; j++) {
-            int c = n0 + c0 + j;
-            float p = expf(sc[rr * 16 + c0 + j] * a.scale + mb[c] - M) * inv;
-            pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale));
+    for (int n0 = 0; n0 < S; n0 += AROWS) {
+        int nr = min(AROWS, S - n0);
+        __syncthreads();
+        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
+        stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
+        stage_floats(mbc, mb + n0, nr);
+        __syncthreads();
+        if (!act) continue;
+        for (int t0 = 0; t0 < nr; t0 += 16) {
+            tile_abT<DT>(sc, qa, kc + t0 * D, D);
+            __syncwarp();
+            for (int j = 0; j < 8; j++) {
+                int c = n0 + t0 + c0 + j;
+                float p = expf(sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
+                pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale));
+            }
+            __syncwarp();
+            FragA pa;
+            wm::load_matrix_sync(pa, pt, 16);
+            tile_acc<DT>(o, pa, vc + t0 * D, D);
+            __syncwarp();
         }
-        __syncwarp();
-        FragA pa;
-        wm::load_matrix_sync(pa, pt, 16);
-        tile_acc<DT>(o, pa, vs, D);
     }
-    put_rows<DT>(sc, o, 1.0f, ctx + ((size_t)b * S + q0) * a.H + h * D, a.H);
+    if (act) put_rows<DT>(sc, o, 1.0f, ctx + ((size_t)b * S + q0) * a.H + h * D, a.H);
 }
 
-/* dq into dqkv [N][3H] from d(ctx) [N][H]; a.rdi. Grid as k_attn_fwd's. */
+/* dq into dqkv [N][3H] from d(ctx) [N][H]; a.rdi. Grid and blocks as
+ * k_attn_fwd's. */
 template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
-    __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 kt[AWARPS][16 * 64], vt[AWARPS][16 * 64], ptile[AWARPS][16 * 16];
+    __shared__ __align__(32) float scr[AWARPS][16 * 64], mbc[AROWS];
+    __shared__ __align__(32) bf16 kc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16];
     int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
-    int q0 = (blockIdx.x * AWARPS + w) * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
-    if (q0 >= S) return;
+    int qb = blockIdx.x * AROWS, q0 = qb + w * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
+    bool act = q0 < S;
     float *sc = scr[w], *sd = scr[w] + 256;
-    bf16 *ks = kt[w], *vs = vt[w], *pt = ptile[w];
+    bf16 *pt = ptile[w];
     const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D, *dO = dctx + ((size_t)b * S + q0) * H + h * D;
     const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
-    float di = 0;
-    for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c += 8) {
-        Vec<bf16, 8> x = vld<8>(dO + (size_t)rr * H + c), y = vld<8>(O + (size_t)rr * H + c);
-        for (int k = 0; k < 8; k++) di += __bfloat162float(x.v[k]) * __bfloat162float(y.v[k]);
-    }
-    float dio = __shfl_xor_sync(0xffffffffu, di, 1);
-    di = lane & 1 ? dio + di : di + dio;
-    if (!(lane & 1)) a.rdi[row] = di;
-    float M = a.rmax[row], inv = a.rinv[row];
+    float di = 0, M = 0, inv = 0;
     FragA qa[DT], oa[DT];
-    stage_rows<DT>(ks, a, b, h, 0, q0);
-    __syncwarp();
-    load_rows<DT>(qa, ks, D);
-    load_rows<DT>(oa, dO, H);
+    if (act) {
+        for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c += 8) {
+            Vec<bf16, 8> x = vld<8>(dO + (size_t)rr * H + c), y = vld<8>(O + (size_t)rr * H + c);
+            for (int k = 0; k < 8; k++) di += __bfloat162float(x.v[k]) * __bfloat162float(y.v[k]);
+        }
+        float dio = __shfl_xor_sync(0xffffffffu, di, 1);
+        di = lane & 1 ? dio + di : di + dio;
+        if (!(lane & 1)) a.rdi[row] = di;
+        M = a.rmax[row], inv = a.rinv[row];
+        load_rows<DT>(oa, dO, H);
+    }
+    stage_chunk<DT>(kc, a, b, h, 0, qb, min(AROWS, S - qb));
+    __syncthreads();
+    if (act) load_rows<DT>(qa, kc + w * 16 * D, D);
     FragC acc[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(acc[dt], 0.0f);
-    for (int n0 = 0; n0 < S; n0 += 16) {
-        __syncwarp();
-        stage_rows<DT>(ks, a, b, h, 1, n0);
-        stage_rows<DT>(vs, a, b, h, 2, n0);
-        __syncwarp();
-        tile_abT<DT>(sc, qa, ks, D);
-        tile_abT<DT>(sd, oa, vs, D); /* d(P') */
-        __syncwarp();
-        for (int j = 0; j < 8; j++) {
-            int c = n0 + c0 + j, e = rr * 16 + c0 + j;
-            float p = expf(sc[e] * a.scale + mb[c] - M) * inv;
-            float dp = sd[e] * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
-            pt[e] = __float2bfloat16(p * (dp - di));
+    for (int n0 = 0; n0 < S; n0 += AROWS) {
+        int nr = min(AROWS, S - n0);
+        __syncthreads();
+        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
+        stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
+        stage_floats(mbc, mb + n0, nr);
+        __syncthreads();
+        if (!act) continue;
+        for (int t0 = 0; t0 < nr; t0 += 16) {
+            tile_abT<DT>(sc, qa, kc + t0 * D, D);
+            tile_abT<DT>(sd, oa, vc + t0 * D, D); /* d(P') */
+            __syncwarp();
+            for (int j = 0; j < 8; j++) {
+                int c = n0 + t0 + c0 + j, e = rr * 16 + c0 + j;
+                float p = expf(sc[e] * a.scale + mbc[t0 + c0 + j] - M) * inv;
+                float dp = sd[e] * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
+                pt[e] = __float2bfloat16(p * (dp - di));
+            }
+            __syncwarp();
+            FragA da;
+            wm::load_matrix_sync(da, pt, 16);
+            tile_acc<DT>(acc, da, kc + t0 * D, D);
+            __syncwarp();
         }
-        __syncwarp();
-        FragA da;
-        wm::load_matrix_sync(da, pt, 16);
-        tile_acc<DT>(acc, da, ks, D);
     }
-    put_rows<DT>(sc, acc, a.scale, dqkv + ((size_t)b * S + q0) * 3 * H + h * D, 3 * (size_t)H);
+    if (act) put_rows<DT>(sc, acc, a.scale, dqkv + ((size_t)b * S + q0) * 3 * H + h * D, 3 * (size_t)H);
 }
 
-/* dk, dv into dqkv [N][3H], one warp per 16 keys, after k_attn_bwd_q (rdi) */
+/* dk, dv into dqkv [N][3H], after k_attn_bwd_q (rdi). Block per AROWS keys
+ * (warp per 16); the block stages AROWS queries and their row statistics
+ * at a time. */
 template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
-    __shared__ __align__(32) float scr[AWARPS][16 * 64];
-    __shared__ __align__(32) bf16 qt[AWARPS][16 * 64], ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
+    __shared__ __align__(32) float scr[AWARPS][16 * 64], smax[AROWS], sinv[AROWS], sdi[AROWS];
+    __shared__ __align__(32) bf16 qc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
     int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
-    int k0 = (blockIdx.x * AWARPS + w) * 16, kr = lane >> 1, c0 = (lane & 1) * 8;
-    if (k0 >= S) return;
+    int kb = blockIdx.x * AROWS, k0 = kb + w * 16, kr = lane >> 1, c0 = (lane & 1) * 8;
+    bool act = k0 < S;
     float *sc = scr[w], *sd = scr[w] + 256;
-    bf16 *qs = qt[w], *pt = ptile[w], *st = stile[w];
+    bf16 *pt = ptile[w], *st = stile[w];
     const bf16 *dO = dctx + (size_t)b * S * H + h * D;
-    float mbk = a.maskbias[(size_t)b * S + k0 + kr];
+    float mbk = act ? a.maskbias[(size_t)b * S + k0 + kr] : 0.0f;
     FragA ka[DT], va[DT];
-    stage_rows<DT>(qs, a, b, h, 1, k0);
-    __syncwarp();
-    load_rows<DT>(ka, qs, D);
-    __syncwarp();
-    stage_rows<DT>(qs, a, b, h, 2, k0);
-    __syncwarp();
-    load_rows<DT>(va, qs, D);
+    stage_chunk<DT>(qc, a, b, h, 1, kb, min(AROWS, S - kb));
+    stage_chunk<DT>(vc, a, b, h, 2, kb, min(AROWS, S - kb));
+    __syncthreads();
+    if (act) load_rows<DT>(ka, qc + w * 16 * D, D), load_rows<DT>(va, vc + w * 16 * D, D);
     FragC dka[DT], dva[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
-    for (int q0 = 0; q0 < S; q0 += 16) {
-        __syncwarp();
-        stage_rows<DT>(qs, a, b, h, 0, q0);
-        __syncwarp();
-        tile_abT<DT>(sc, ka, qs, D);                  /* scores^T [key][query] */
-        tile_abT<DT>(sd, va, dO + (size_t)q0 * H, H); /* d(P')^T */
-        __syncwarp();
-        for (int j = 0; j < 8; j++) {
-            int e = kr * 16 + c0 + j;
-            size_t qrow = (size_t)bh * S + q0 + c0 + j;
-            float p = expf(sc[e] * a.scale + mbk - a.rmax[qrow]) * a.rinv[qrow];
-            float f = drop_factor(a.key, (uint32_t)(qrow * S + k0 + kr), a.thr, a.dscale);
-            pt[e] = __float2bfloat16(p * f);
-            st[e] = __float2bfloat16(p * (sd[e] * f - a.rdi[qrow]));
+    for (int n0 = 0; n0 < S; n0 += AROWS) {
+        int nr = min(AROWS, S - n0);
+        size_t r0 = (size_t)bh * S + n0;
+        __syncthreads();
+        stage_chunk<DT>(qc, a, b, h, 0, n0, nr);
+        stage_floats(smax, a.rmax + r0, nr), stage_floats(sinv, a.rinv + r0, nr), stage_floats(sdi, a.rdi + r0, nr);
+        __syncthreads();
+        if (!act) continue;
+        for (int t0 = 0; t0 < nr; t0 += 16) {
+            tile_abT<DT>(sc, ka, qc + t0 * D, D);                         /* scores^T [key][query] */
+            tile_abT<DT>(sd, va, dO + (size_t)(n0 + t0) * H, H);          /* d(P')^T */
+            __syncwarp();
+            for (int j = 0; j < 8; j++) {
+                int e = kr * 16 + c0 + j, qi = t0 + c0 + j;
+                float p = expf(sc[e] * a.scale + mbk - smax[qi]) * sinv[qi];
+                float f = drop_factor(a.key, (uint32_t)((r0 + qi) * S + k0 + kr), a.thr, a.dscale);
+                pt[e] = __float2bfloat16(p * f);
+                st[e] = __float2bfloat16(p * (sd[e] * f - sdi[qi]));
+            }
+            __syncwarp();
+            FragA pa, sa;
+            wm::load_matrix_sync(pa, pt, 16);
+            wm::load_matrix_sync(sa, st, 16);
+            tile_acc<DT>(dva, pa, dO + (size_t)(n0 + t0) * H, H);
+            tile_acc<DT>(dka, sa, qc + t0 * D, D);
+            __syncwarp();
         }
-        __syncwarp();
-        FragA pa, sa;
-        wm::load_matrix_sync(pa, pt, 16);
-        wm::load_matrix_sync(sa, st, 16);
-        tile_acc<DT>(dva, pa, dO + (size_t)q0 * H, H);
-        tile_acc<DT>(dka, sa, qs, D);
     }
+    if (!act) return;
     bf16 *out = dqkv + ((size_t)b * S + k0) * 3 * H + h * D;
     put_rows<DT>(sc, dka, a.scale, out + H, 3 * (size_t)H);
     put_rows<DT>(sc, dva, 1.0f, out + 2 * H, 3 * (size_t)H);
@@ -1511,7 +1552,7 @@ static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t
  * flops to the profile */
 #define ATTN_LAUNCH(kern, D, flops, B, S, ...)                                                            \
     do {                                                                                                  \
-        dim3 grid_(nblk((size_t)(S) / 16, AWARPS), (unsigned)((B) * g->m->c.num_attention_heads));        \
+        dim3 grid_(nblk((size_t)(S), AROWS), (unsigned)((B) * g->m->c.num_attention_heads));              \
         if ((D) == 16) LAUNCH_COOP_RAW(kern<1>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                  \
         else if ((D) == 32) LAUNCH_COOP_RAW(kern<2>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);             \
         else LAUNCH_COOP_RAW(kern<4>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                            \
