@@ -18,14 +18,22 @@ ok "... prints the table over the step after the first" \
 ok "... with the kernels and matmul shapes of each section" eval 'grep -q "forward k_attn_fwd$" "$T/prof.err" &&
   grep -q "backward k_attn_bwd_kv$" "$T/prof.err" && grep -q "backward gemm " "$T/prof.err" &&
   grep -q "optimizer k_lamb1$" "$T/prof.err"'
+ok "... whose rows add up to the total" awk '/ms of GPU time per step/ { for (i = 1; i <= NF; i++) if ($i == "ms") t = $(i - 1) }
+  /^ +[0-9.]+ +[0-9.]+ +[0-9.]+ / { s += $1 } END { d = s - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }' "$T/prof.err"
 "$TRB" -q --precision bf16 --attention matmul $(cargs "$T/profm") --profile >/dev/null 2>"$T/profm.err"
 ok "... --attention matmul: the softmax kernel and the score matmuls instead" eval 'grep -q "forward k_softmax$" "$T/profm.err" &&
   ! grep -q "k_attn_" "$T/profm.err"'
 run "$TRB" -q --attention flash $(cargs "$T/x")
 expect_rc "--attention flash" 2
 expect_err "... names the choices" "*--attention flash: fused or matmul*"
-ok "... whose rows add up to the total" awk '/ms of GPU time per step/ { for (i = 1; i <= NF; i++) if ($i == "ms") t = $(i - 1) }
-  /^ +[0-9.]+ +[0-9.]+ +[0-9.]+ / { s += $1 } END { d = s - t; if (d < 0) d = -d; exit !(t > 0 && d <= 0.01 * t) }' "$T/prof.err"
+# lengths the fused attention does not serve (bins of 20: 20, 40, 60) take the matmul attention
+"$BIN/train_bert_cpu" -q $(bargs "$T/b20c") --bin_size 20 >"$T/b20c.log"
+"$TRB" --precision bf16 $(bargs "$T/b20g") --bin_size 20 >"$T/b20g.log" 2>"$T/b20g.err"
+b20=1
+for s in 1 2 3 4; do cclose "$(closs "$T/b20g.log" $s)" "$(closs "$T/b20c.log" $s)" 1e-2 || b20=0; done
+ok "--bin_size 20: bf16 losses within 1e-2 of the CPU's" [ $b20 = 1 ]
+ok "... saying once that the matmul attention takes those lengths" \
+  eval '[ "$(grep -c "is not served by the fused attention" "$T/b20g.err")" = 1 ]'
 
 # Data parallel: two train_bert_emu processes as ranks 0 and 1 of one group
 # (tests/gpu/comm_emu.h carries the all-reduce and all-gather that NCCL

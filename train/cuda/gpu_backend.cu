@@ -1576,6 +1576,10 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
             g->em, g->es, N, S, H, eps, dropout_site_key(pkey, 0), hthr, hs);
     const void *x = g->x0;
     int fused = use_fattn(g, B, S);
+    if (!fused && g->fattn && !g->P)
+        info(2, "sequence length %d (x %d rows) is not served by the fused attention (a multiple of 16, at most "
+                "65535 / heads rows): the matmul attention takes such batches",
+             S, B);
     if (!fused && !g->P) alloc_mattn(g);
     for (int l = 0; l < L; l++) {
         T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
