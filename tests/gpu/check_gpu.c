@@ -264,7 +264,8 @@ static BertBatch test_batch(void) {
         ids[n] = 5 + (int)((x >> 33) % (TV - 5)), seg[n] = n % TS >= TS / 2, mask[n] = n % TS < len[n / TS];
     }
     for (int b = 0; b < TB; b++)
-        for (int k = 0; k < TM; k++) mpos[b * TM + k] = 1 + k * (len[b] - 2) / TM, mids[b * TM + k] = ids[b * TS + mpos[b * TM + k]];
+        for (int k = 0; k < TM; k++)
+            mpos[b * TM + k] = 1 + k * (len[b] - 2) / TM, mids[b * TM + k] = ids[b * TS + mpos[b * TM + k]];
     BertBatch bt = {TB, TS, TM, ids, seg, mask, mpos, mids, nsp};
     return bt;
 }

@@ -248,7 +248,8 @@ static inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, L> &f, const T 
     emu_check_align(p, 32, ld * sizeof(T), "load_matrix_sync");
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++)
-            f.x[i * 16 + j] = emu_wld(p + (std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i));
+            f.x[i * 16 + j] =
+                emu_wld(p + (std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i));
 }
 static inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float> &f, const float *p, unsigned ld,
                                     layout_t l) {
@@ -373,7 +374,9 @@ static inline cublasStatus_t cublasCreate(cublasHandle_t *h) { return *h = (cubl
 static inline cublasStatus_t cublasDestroy(cublasHandle_t h) { return free(h), 0; }
 static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) { return (void)h, (void)s, 0; }
 static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { return (void)h, (void)m, 0; }
-static inline cublasStatus_t cublasSetWorkspace(cublasHandle_t h, void *w, size_t n) { return (void)h, (void)w, (void)n, 0; }
+static inline cublasStatus_t cublasSetWorkspace(cublasHandle_t h, void *w, size_t n) {
+    return (void)h, (void)w, (void)n, 0;
+}
 
 static inline float emu_ld(const void *p, cudaDataType t, long long i) {
     return t == CUDA_R_32F ? ((const float *)p)[i] : __bfloat162float(((const __nv_bfloat16 *)p)[i]);

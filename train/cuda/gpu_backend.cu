@@ -627,7 +627,8 @@ __global__ void k_bias_gelu(const typename V::T *pre, typename V::T *out, const 
 
 /* d = d * GELU'(pre + bias) over [N, C]; sum 0: the bias's gradient */
 template <typename V>
-__global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, const float *bias, int N, int C, float *part) {
+__global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, const float *bias, int N, int C,
+                                float *part) {
     typedef typename V::T T;
     const int K = V::n;
     int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y;
@@ -639,7 +640,10 @@ __global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, cons
     for (int n = n0; n < n1; n++) {
         size_t j = (size_t)n * C + c;
         Vec<T, K> dv = vld<K>(d + j), pv = vld<K>(pre + j);
-        for (int k = 0; k < K; k++) dv.v[k] = fromf<T>(tof(dv.v[k]) * gelu_grad(tof(pv.v[k]) + bc.v[k])), s[k] += tof(dv.v[k]);
+        for (int k = 0; k < K; k++) {
+            dv.v[k] = fromf<T>(tof(dv.v[k]) * gelu_grad(tof(pv.v[k]) + bc.v[k]));
+            s[k] += tof(dv.v[k]);
+        }
         vst<K>(d + j, dv);
     }
     for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
@@ -790,7 +794,8 @@ template <int DT> __device__ __forceinline__ void tile_acc(FragC *acc, const Fra
 
 /* the 16 x 16 * DT accumulators times mul -> 16 bf16 rows at dst (ld
  * apart), through stage (16 * 16 * DT floats) */
-template <int DT> __device__ __forceinline__ void put_rows(float *stage, const FragC *acc, float mul, bf16 *dst, size_t ld) {
+template <int DT>
+__device__ __forceinline__ void put_rows(float *stage, const FragC *acc, float mul, bf16 *dst, size_t ld) {
     __syncwarp();
     for (int dt = 0; dt < DT; dt++) wm::store_matrix_sync(stage + dt * 16, acc[dt], DT * 16, wm::mem_row_major);
     __syncwarp();
@@ -869,7 +874,8 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
             for (int j = 0; j < 8; j++) {
                 int c = n0 + t0 + c0 + j;
                 float p = expf(sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
-                pt[rr * 16 + c0 + j] = __float2bfloat16(p * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale));
+                float f = drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
+                pt[rr * 16 + c0 + j] = __float2bfloat16(p * f);
             }
             __syncwarp();
             FragA pa;
@@ -1609,18 +1615,16 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
         }
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, AOB)), (const T *)x,
-                                                               P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1,
-                                                               g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
-                                                               dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y,
+                P32(LO(l, AOB)), (const T *)x, P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1, g->m1 + (size_t)l * N,
+                g->s1 + (size_t)l * N, N, H, eps, dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
         gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH, vi, k_bias_gelu, nblk(NI, TH), nblk(NI / VV::n, TH), TH, st, (const T *)hpre, h, P32(LO(l, IB)), NI,
-                I);
+        VLAUNCH(LAUNCH, vi, k_bias_gelu, nblk(NI, TH), nblk(NI / VV::n, TH), TH, st, (const T *)hpre, h,
+                P32(LO(l, IB)), NI, I);
         gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)),
-                                                               P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
-                                                               g->s2 + (size_t)l * N, N, H, eps,
-                                                               dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y,
+                P32(LO(l, OB)), x1, P32(LO(l, LN2W)), P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
+                g->s2 + (size_t)l * N, N, H, eps, dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
         x = x2;
     }
     /* NSP head */
@@ -1638,10 +1642,9 @@ template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop,
         gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
                                                                (size_t)nm * H, H, 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->tg, NULL, NULL,
-                                                                      P32(g->outer[TLNW]), P32(g->outer[TLNB]),
-                                                                      (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps,
-                                                                      0, 0, 1.0f);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st,
+                (const T *)g->tg, NULL, NULL, P32(g->outer[TLNW]), P32(g->outer[TLNB]), (T *)g->tr, (T *)g->tln, g->tm,
+                g->ts, nm, H, eps, 0, 0, 1.0f);
         gemm_xwT(g, g->tln, PW(g->outer[WTE]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_bias_act<T>, nblk((size_t)nm * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
                                                                P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
@@ -1711,8 +1714,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
         gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
         colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]),
-                                                           g->tm, g->ts, (T *)g->dt2, nm, H);
+        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt,
+                (const T *)g->tr, P32(g->outer[TLNW]), g->tm, g->ts, (T *)g->dt2, nm, H);
         colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
         colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
         LAUNCH(k_act_bwd<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre, (size_t)nm * H, 0);
@@ -1743,8 +1746,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
         sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
         VLAUNCH(LAUNCH, vec_ok<T>(g, I), k_gelu_bwd_cols, dim3(nblk(I, 128), chunks), dim3(nblk(I / VV::n, 128), chunks),
-                128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I,
-               g->colpart);
+                128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I, g->colpart);
         float *ib = G32(LO(l, IB)), *qkvb[3] = {G32(LO(l, QB)), G32(LO(l, KB)), G32(LO(l, VB))};
         colsum_finish(g, chunks, I, &ib, 1);
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
@@ -1766,7 +1768,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
                 LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks, H, 3 * H, qkvb[v]);
         } else {
             T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
-            T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH), *dvp = (T *)AT(g->dqkvp, 2 * NH);
+            T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH);
+            T *dvp = (T *)AT(g->dqkvp, 2 * NH);
             T *P = (T *)AT(g->P, l * BASS);
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
             const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
