@@ -178,6 +178,44 @@ static void check_precision(const Ref *r, int bf16) {
     bert_free(&m);
 }
 
+/* the C model's gradients of m at its weights on bt (dropout masks from
+ * key when drop), malloc'd */
+static float *model_grads(Bert *m, const BertBatch *bt, int drop, uint64_t key) {
+    BertLoss l;
+    bert_zero_grad(m);
+    m->dropout = drop, m->dropout_key = key;
+    bert_forward(m, bt, &l, NULL, NULL);
+    bert_backward(m, 1.0f);
+    m->dropout = 0;
+    float *g = malloc(m->nparams * sizeof *g);
+    memcpy(g, m->grads, m->nparams * sizeof *g);
+    return g;
+}
+
+/* the fp32 backend's gradients of m on bt against want within 1e-4,
+ * counted as what */
+static void fp32_grads_vs(Bert *m, const BertBatch *bt, int drop, uint64_t key, const float *want, const char *what) {
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    Optim opt;
+    optim_init(&opt, &oc, m);
+    TrainOpts o = {0};
+    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainBackend be;
+    Err err;
+    if (gpu_backend_open(&be, m, &opt, &o, &err) == 0) {
+        be.from_host(be.ctx);
+        be.zero_grad(be.ctx);
+        be.micro_step(be.ctx, bt, 1.0f, drop, key);
+        gpu_backend_grads_to_host(be.ctx);
+        test_cond(what, tensors_close(m, m->grads, want, 1e-4, what));
+        be.close(be.ctx);
+    } else {
+        test_cond("open the CUDA backend", 0);
+    }
+    optim_free(&opt);
+}
+
 /* fp32 gradients on a batch whose token ids and types repeat over many
  * rows (a type over 200 of them, a few ids over 64: the embedding
  * gradient's long lists, summed in segments), against the C model's */
@@ -206,31 +244,9 @@ static void check_long_lists(const Ref *r) {
         for (int k = 0; k < M - (b & 1); k++) mpos[b * M + k] = 1 + 3 * k, mids[b * M + k] = ids[b * S + 1 + 3 * k];
     }
     BertBatch bt = {B, S, M, ids, seg, mask, mpos, mids, nsp};
-    BertLoss l;
-    bert_zero_grad(&m);
-    bert_forward(&m, &bt, &l, NULL, NULL);
-    bert_backward(&m, 1.0f);
-    float *want = malloc(m.nparams * sizeof *want);
-    memcpy(want, m.grads, m.nparams * sizeof *want);
-    OptimConfig oc;
-    optim_config_default(&oc, OPT_LAMB);
-    Optim opt;
-    optim_init(&opt, &oc, &m);
-    TrainOpts o = {0};
-    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
-    TrainBackend be;
-    if (gpu_backend_open(&be, &m, &opt, &o, &err) == 0) {
-        be.from_host(be.ctx);
-        be.zero_grad(be.ctx);
-        be.micro_step(be.ctx, &bt, 1.0f, 0, 0);
-        gpu_backend_grads_to_host(be.ctx);
-        test_cond("fp32: gradients on a batch of long embedding lists within 1e-4 of the C model's",
-                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, long embedding lists"));
-        be.close(be.ctx);
-    } else {
-        test_cond("open the CUDA backend", 0);
-    }
-    optim_free(&opt);
+    float *want = model_grads(&m, &bt, 0, 0);
+    fp32_grads_vs(&m, &bt, 0, 0, want,
+                  "fp32 gradients on a batch of long embedding lists within 1e-4 of the C model's");
     free(want), free(ids), free(seg), free(mask);
     bert_free(&m);
 }
@@ -297,14 +313,7 @@ static void check_fused_attention(void) {
         }
         float *want[2], *got = malloc(m.nparams * sizeof *got);
         for (int d = 0; d < 2; d++) { /* the C model, without and with dropout */
-            BertLoss l;
-            bert_zero_grad(&m);
-            m.dropout = d, m.dropout_key = 0x5eedULL;
-            bert_forward(&m, &bt, &l, NULL, NULL);
-            bert_backward(&m, 1.0f);
-            m.dropout = 0;
-            want[d] = malloc(m.nparams * sizeof *want[d]);
-            memcpy(want[d], m.grads, m.nparams * sizeof *want[d]);
+            want[d] = model_grads(&m, &bt, d, 0x5eedULL);
             drop_key_bias(&m, want[d]);
         }
         OptimConfig oc;
@@ -363,33 +372,9 @@ static void check_odd_width(void) {
         return;
     }
     bert_init_weights(&m, 5);
-    BertLoss l;
-    bert_zero_grad(&m);
-    m.dropout = 1, m.dropout_key = 0x5eedULL;
-    bert_forward(&m, &bt, &l, NULL, NULL);
-    bert_backward(&m, 1.0f);
-    m.dropout = 0;
-    float *want = malloc(m.nparams * sizeof *want);
-    memcpy(want, m.grads, m.nparams * sizeof *want);
-    OptimConfig oc;
-    optim_config_default(&oc, OPT_LAMB);
-    Optim opt;
-    optim_init(&opt, &oc, &m);
-    TrainOpts o = {0};
-    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
-    TrainBackend be;
-    if (gpu_backend_open(&be, &m, &opt, &o, &err) == 0) {
-        be.from_host(be.ctx);
-        be.zero_grad(be.ctx);
-        be.micro_step(be.ctx, &bt, 1.0f, 1, 0x5eedULL);
-        gpu_backend_grads_to_host(be.ctx);
-        test_cond("fp32, hidden size 34: gradients with dropout within 1e-4 of the C model's",
-                  tensors_close(&m, m.grads, want, 1e-4, "fp32 gradients, hidden size 34"));
-        be.close(be.ctx);
-    } else {
-        test_cond("open the CUDA backend", 0);
-    }
-    optim_free(&opt);
+    float *want = model_grads(&m, &bt, 1, 0x5eedULL);
+    fp32_grads_vs(&m, &bt, 1, 0x5eedULL, want,
+                  "fp32, hidden size 34: gradients with dropout within 1e-4 of the C model's");
     free(want);
     bert_free(&m);
 }

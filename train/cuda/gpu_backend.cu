@@ -771,6 +771,30 @@ template <int DT> __device__ __forceinline__ void load_rows(FragA *a, const bf16
     for (int kk = 0; kk < DT; kk++) wm::load_matrix_sync(a[kk], p + kk * 16, ld);
 }
 
+/* x = this warp's 16 of the block's AROWS rows from rb of part t (q, k, v),
+ * staged through buf by the whole block between two barriers (not loaded
+ * where the warp is past the end: act 0) */
+template <int DT>
+__device__ __forceinline__ void load_own(FragA *x, bf16 *buf, const AttnArgs &a, int b, int h, int t, int rb, bool act) {
+    __syncthreads();
+    stage_chunk<DT>(buf, a, b, h, t, rb, min(AROWS, a.S - rb));
+    __syncthreads();
+    if (act) load_rows<DT>(x, buf + (threadIdx.x / 32) * 16 * 16 * DT, 16 * DT);
+}
+
+/* between two barriers of the block: keys n0 .. n0 + nr - 1 of sequence b,
+ * head h into kc (and their values into vc, unless NULL), their mask bias
+ * into mbc */
+template <int DT>
+__device__ __forceinline__ void stage_keys(bf16 *kc, bf16 *vc, float *mbc, const AttnArgs &a, int b, int h, int n0,
+                                           int nr) {
+    __syncthreads();
+    stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
+    if (vc) stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
+    stage_floats(mbc, a.maskbias + (size_t)b * a.S + n0, nr);
+    __syncthreads();
+}
+
 /* c [16][16] (float, row-major) = a t^T, t the 16 rows of 16 * DT at p */
 template <int DT> __device__ __forceinline__ void tile_abT(float *c, const FragA *a, const bf16 *t, int ldt) {
     FragC acc;
@@ -830,19 +854,13 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
     bool act = q0 < S; /* warps past the end only stage */
     float *sc = scr[w];
     bf16 *pt = ptile[w];
-    const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     FragA qa[DT];
-    stage_chunk<DT>(kc, a, b, h, 0, qb, min(AROWS, S - qb));
-    __syncthreads();
-    if (act) load_rows<DT>(qa, kc + w * 16 * D, D);
+    load_own<DT>(qa, kc, a, b, h, 0, qb, act);
     float m = -INFINITY, l = 0, M = 0, inv = 0;
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
-        __syncthreads();
-        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
-        stage_floats(mbc, mb + n0, nr);
-        __syncthreads();
+        stage_keys<DT>(kc, NULL, mbc, a, b, h, n0, nr);
         if (!act) continue;
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
@@ -862,11 +880,7 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(o[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
-        __syncthreads();
-        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
-        stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
-        stage_floats(mbc, mb + n0, nr);
-        __syncthreads();
+        stage_keys<DT>(kc, vc, mbc, a, b, h, n0, nr);
         if (!act) continue;
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
@@ -899,7 +913,6 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
     float *sc = scr[w], *sd = scr[w] + 256;
     bf16 *pt = ptile[w];
     const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D, *dO = dctx + ((size_t)b * S + q0) * H + h * D;
-    const float *mb = a.maskbias + (size_t)b * S;
     size_t row = (size_t)bh * S + q0 + rr;
     float di = 0, M = 0, inv = 0;
     FragA qa[DT], oa[DT];
@@ -914,18 +927,12 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
         M = a.rmax[row], inv = a.rinv[row];
         load_rows<DT>(oa, dO, H);
     }
-    stage_chunk<DT>(kc, a, b, h, 0, qb, min(AROWS, S - qb));
-    __syncthreads();
-    if (act) load_rows<DT>(qa, kc + w * 16 * D, D);
+    load_own<DT>(qa, kc, a, b, h, 0, qb, act);
     FragC acc[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(acc[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
-        __syncthreads();
-        stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
-        stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
-        stage_floats(mbc, mb + n0, nr);
-        __syncthreads();
+        stage_keys<DT>(kc, vc, mbc, a, b, h, n0, nr);
         if (!act) continue;
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
@@ -962,10 +969,8 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
     const bf16 *dO = dctx + (size_t)b * S * H + h * D;
     float mbk = act ? a.maskbias[(size_t)b * S + k0 + kr] : 0.0f;
     FragA ka[DT], va[DT];
-    stage_chunk<DT>(qc, a, b, h, 1, kb, min(AROWS, S - kb));
-    stage_chunk<DT>(vc, a, b, h, 2, kb, min(AROWS, S - kb));
-    __syncthreads();
-    if (act) load_rows<DT>(ka, qc + w * 16 * D, D), load_rows<DT>(va, vc + w * 16 * D, D);
+    load_own<DT>(ka, qc, a, b, h, 1, kb, act);
+    load_own<DT>(va, vc, a, b, h, 2, kb, act);
     FragC dka[DT], dva[DT];
     for (int dt = 0; dt < DT; dt++) wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
