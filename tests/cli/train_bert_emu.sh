@@ -75,6 +75,12 @@ ok "blocks and threads in reverse order: the same bytes (fp32, dropout)" \
 "$TRB" -q $(dargs "$T/tiny.json" "$T/pb" --precision bf16) >"$T/pb.log"
 WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/tiny.json" "$T/pbr" --precision bf16) >"$T/pbr.log"
 ok "... and in bf16" eval '[ -s "$T/pb/ckpt_2.wbckpt" ] && cmp -s "$T/pb/ckpt_2.wbckpt" "$T/pbr/ckpt_2.wbckpt"'
+# head size 64 (BERT-base's and -large's) in the fused attention, 1 layer
+sed 's/"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4/"hidden_size": 128, "num_hidden_layers": 1, "num_attention_heads": 2/' \
+  "$T/tiny.json" >"$T/h64.json"
+"$TRB" -q $(dargs "$T/h64.json" "$T/pw" --precision bf16 --max_steps 1) >"$T/pw.log"
+WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/h64.json" "$T/pwr" --precision bf16 --max_steps 1) >"$T/pwr.log"
+ok "... and in bf16 at head size 64" eval '[ -s "$T/pw/ckpt_1.wbckpt" ] && cmp -s "$T/pw/ckpt_1.wbckpt" "$T/pwr/ckpt_1.wbckpt"'
 ok "2 ranks with dropout: both processes finish" two "$T/tiny.json" "$T/p2"
 ok "... each rank draws its own dropout masks (step 1 differs from one process's)" \
   eval '[ "$(closs "$T/p1.log" 1)" != "$(closs "$T/p2.log" 1)" ] && [ -n "$(closs "$T/p2.log" 1)" ]'
