@@ -148,8 +148,11 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     CliCommon cc;
     cli_common_init(&cc);
     int c;
-    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, NULL)) != -1) {
-        if (!gpu && c >= O_PREC && c <= O_PROFILE) cli_bad_usage("%s: only train_bert (GPUs) has this option", argv[optind - 1]);
+    int li = -1;
+    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, &li)) != -1) {
+        if (!gpu && c >= O_PREC && c <= O_PROFILE)
+            cli_bad_usage("--%s: only train_bert (GPUs) has this option", li >= 0 ? lo[li].name : "?");
+        li = -1;
         switch (c) {
         case O_INPUT: o->input_dir = optarg; break;
         case O_CONFIG: o->config = optarg; break;

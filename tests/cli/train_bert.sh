@@ -35,7 +35,10 @@ run "$TR" $(args --rank 2 --world_size 2)
 expect_rc "--rank not below --world_size" 2
 run "$BIN/train_bert_cpu" $(args --precision bf16)
 expect_rc "train_bert_cpu refuses --precision" 2
-expect_err "... saying it is train_bert's" "*only train_bert (GPUs) has this option*"
+expect_err "... naming it, as train_bert's" "*--precision: only train_bert (GPUs) has this option*"
+run "$BIN/train_bert_cpu" $(args --attention matmul)
+expect_rc "train_bert_cpu refuses --attention" 2
+expect_err "... naming it" "*--attention: only train_bert (GPUs) has this option*"
 run "$BIN/train_bert_cpu" $(args --profile)
 expect_rc "train_bert_cpu refuses --profile" 2
 run "$TR" $(args --zero_stage 3)
