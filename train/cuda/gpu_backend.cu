@@ -720,7 +720,8 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
  * recomputes P tile by tile, dS = P (dP - Di) with dP the dropout of
  * d(P'), and dq = dS k; k_attn_bwd_kv, per key tile, dv = P'^T d(ctx) and
  * dk = dS^T q. The dropout mask is k_softmax's (element r * S + j of row
- * r = (b * A + h) * S + i); every sum is in a fixed order. Within a score
+ * r = (b * A + h) * S + i), drawn by the forward pass and kept as bits
+ * for the backward's; every sum is in a fixed order. Within a score
  * tile a thread takes row lane / 2, columns (lane % 2) * 8 .. + 8. */
 #define AWARPS 4            /* warps per block */
 #define AROWS (16 * AWARPS) /* rows (queries or keys) per block, and staged at a time */
@@ -737,6 +738,7 @@ struct AttnArgs {
     const float *maskbias; /* [B][S]: 0 or -10000 */
     float *rmax, *rinv;   /* [B*A*S]: each row's max and inverse sum */
     float *rdi;           /* [B*A*S]: d(ctx) . ctx per row */
+    uint8_t *dbits;       /* [B*A*S][S / 8]: the forward's dropout, bit set: kept (NULL: no dropout) */
     int S, H, A;
     float scale;          /* 1 / sqrt(D) */
     uint64_t key;         /* attention dropout */
@@ -885,12 +887,15 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
             __syncwarp();
+            unsigned bits = 0;
             for (int j = 0; j < 8; j++) {
                 int c = n0 + t0 + c0 + j;
                 float p = expf(sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
                 float f = drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
                 pt[rr * 16 + c0 + j] = __float2bfloat16(p * f);
+                bits |= (unsigned)(f != 0.0f) << j;
             }
+            if (a.dbits) a.dbits[(row * S + n0 + t0 + c0) / 8] = (uint8_t)bits;
             __syncwarp();
             FragA pa;
             wm::load_matrix_sync(pa, pt, 16);
@@ -938,10 +943,11 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
             tile_abT<DT>(sd, oa, vc + t0 * D, D); /* d(P') */
             __syncwarp();
+            unsigned bits = a.dbits ? a.dbits[(row * S + n0 + t0 + c0) / 8] : 0xffu;
             for (int j = 0; j < 8; j++) {
-                int c = n0 + t0 + c0 + j, e = rr * 16 + c0 + j;
+                int e = rr * 16 + c0 + j;
                 float p = expf(sc[e] * a.scale + mbc[t0 + c0 + j] - M) * inv;
-                float dp = sd[e] * drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
+                float dp = sd[e] * ((bits >> j) & 1 ? a.dscale : 0.0f);
                 pt[e] = __float2bfloat16(p * (dp - di));
             }
             __syncwarp();
@@ -961,8 +967,9 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64], smax[AROWS], sinv[AROWS], sdi[AROWS];
     __shared__ __align__(32) bf16 qc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
+    __shared__ uint8_t sbits[AROWS * AROWS / 8]; /* the chunk's queries x the block's keys */
     int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
-    int kb = blockIdx.x * AROWS, k0 = kb + w * 16, kr = lane >> 1, c0 = (lane & 1) * 8;
+    int kb = blockIdx.x * AROWS, k0 = kb + w * 16, kr = lane >> 1, c0 = (lane & 1) * 8, kk = w * 16 + kr;
     bool act = k0 < S;
     float *sc = scr[w], *sd = scr[w] + 256;
     bf16 *pt = ptile[w], *st = stile[w];
@@ -979,6 +986,9 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
         __syncthreads();
         stage_chunk<DT>(qc, a, b, h, 0, n0, nr);
         stage_floats(smax, a.rmax + r0, nr), stage_floats(sinv, a.rinv + r0, nr), stage_floats(sdi, a.rdi + r0, nr);
+        for (int i = threadIdx.x; a.dbits && i < nr * (AROWS / 8); i += blockDim.x)
+            if (kb / 8 + i % (AROWS / 8) < S / 8)
+                sbits[i] = a.dbits[((r0 + i / (AROWS / 8)) * S + kb) / 8 + i % (AROWS / 8)];
         __syncthreads();
         if (!act) continue;
         for (int t0 = 0; t0 < nr; t0 += 16) {
@@ -988,7 +998,7 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
             for (int j = 0; j < 8; j++) {
                 int e = kr * 16 + c0 + j, qi = t0 + c0 + j;
                 float p = expf(sc[e] * a.scale + mbk - smax[qi]) * sinv[qi];
-                float f = drop_factor(a.key, (uint32_t)((r0 + qi) * S + k0 + kr), a.thr, a.dscale);
+                float f = !a.dbits || (sbits[qi * (AROWS / 8) + kk / 8] >> (kk % 8) & 1) ? a.dscale : 0.0f;
                 pt[e] = __float2bfloat16(p * f);
                 st[e] = __float2bfloat16(p * (sd[e] * f - sdi[qi]));
             }
@@ -1252,6 +1262,7 @@ typedef struct Gpu {
      * [L][B*A*S], Di [B*A*S]; the matmul path's buffers (qkv, qp, kp, vp,
      * P, Pd, dP, ctxp, dqkvp) are then allocated only if a batch needs them */
     int fattn;
+    uint8_t *dbits; /* [L][B*A*S][S / 8]: the fused attention's dropout bits (with attention dropout) */
     int toff16; /* every tensor's offset in p32 a multiple of 16 bytes (vec_ok) */
     void *qkvl;
     float *rmax, *rinv, *rdi;
@@ -1389,7 +1400,7 @@ static void free_acts(Gpu *g) {
                   &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
                   &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
                   (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect,
-                  &g->qkvl, (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi};
+                  &g->qkvl, (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi, (void **)&g->dbits};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(*f[i]), *f[i] = NULL;
     for (int i = 0; i < 2; i++)
         if (g->host[i]) cudaFreeHost(g->host[i]), g->host[i] = NULL;
@@ -1433,6 +1444,7 @@ static void reserve(Gpu *g, int B, int S, int M) {
         g->qkvl = dalloc(L * 3 * N * H * ts);
         g->rmax = (float *)dalloc(L * B * A * S * 4), g->rinv = (float *)dalloc(L * B * A * S * 4);
         g->rdi = (float *)dalloc(B * A * S * 4);
+        if (c->attention_probs_dropout_prob > 0) g->dbits = (uint8_t *)dalloc(L * B * A * S * S / 8);
     }
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
@@ -1555,8 +1567,9 @@ static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t
     const BertConfig *c = &g->m->c;
     int A = c->num_attention_heads;
     size_t r = (size_t)l * B * A * S;
+    uint8_t *bits = thr ? g->dbits + r * S / 8 : NULL;
     AttnArgs a = {BF(qkv), {P32(LO(l, QB)), P32(LO(l, KB)), P32(LO(l, VB))}, g->maskbias, g->rmax + r, g->rinv + r,
-                  g->rdi, S, c->hidden_size, A, 1.0f / sqrtf((float)(c->hidden_size / A)), key, thr, dscale};
+                  g->rdi, bits, S, c->hidden_size, A, 1.0f / sqrtf((float)(c->hidden_size / A)), key, thr, dscale};
     return a;
 }
 /* launch fused-attention kernel kern for head size D on B x S, charging
