@@ -2083,7 +2083,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
     /* cuBLAS's recommended workspace: 32 MiB on Hopper, 4 MiB before (one
-     * stream uses it, so results stay bit-reproducible) */
+     * stream uses it, so results stay bit-reproducible); after
+     * cublasSetStream, which resets the workspace to the default pool */
     size_t wsb = (size_t)(g->ccmajor >= 9 ? 32 : 4) << 20;
     g->blasws = dalloc(wsb);
     CKB(cublasSetWorkspace(g->blas, g->blasws, wsb));
