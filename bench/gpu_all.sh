@@ -13,15 +13,18 @@
 #             written: the CPU emulation's allocations are zeroed, a GPU's
 #             are not), racecheck (shared memory), synccheck (barriers);
 #             TOOL_TIMEOUT seconds each (default 150)
-#   bench     bench/train_gpu.sh --write BENCHMARKS.md (copied to $OUT)
+#   bench     bench/train_gpu.sh --write $OUT/BENCHMARKS.md (a copy of the repo's,
+#             its table rewritten after each row)
 #   profile   train_bert --profile on BERT-large, both phases, fused and matmul
 #             attention (profile.txt)
 #
 # $OUT (default out/gpu) receives at most 8 files: machine.txt, build.log,
 # gpu-check.log, sanitizer.log, train_gpu.log, BENCHMARKS.md, profile.txt.
-# With the run tool: `bash bench/gpu_all.sh check sanitize`, then (within
-# the 30 s the machine stays warm, or it rebuilds) `bash bench/gpu_all.sh
-# bench profile`. From a machine whose image lacks the -dev packages:
+# With the run tool, one call per 10-minute command: `bash bench/gpu_all.sh
+# check sanitize`, then `bash bench/gpu_all.sh bench`, then `bash
+# bench/gpu_all.sh profile` (profile reads bench's data), each within the
+# 30 s the machine stays warm (or it rebuilds and bench's data is gone).
+# From a machine whose image lacks the -dev packages:
 # mk/devlibs.sh build/devlibs here, and carry build/devlibs.
 set -u
 cd "$(dirname "$0")/.."
@@ -76,9 +79,9 @@ for s in "${stages[@]}"; do
     done
     ;;
   bench)
-    bash bench/train_gpu.sh --write BENCHMARKS.md 2>&1 | tee "$OUT/train_gpu.log"
+    cp BENCHMARKS.md "$OUT/BENCHMARKS.md" # the table goes in row by row: a call cut short keeps its rows
+    bash bench/train_gpu.sh --write "$OUT/BENCHMARKS.md" 2>&1 | tee "$OUT/train_gpu.log"
     [ "${PIPESTATUS[0]}" = 0 ] || rc=1
-    cp BENCHMARKS.md "$OUT/BENCHMARKS.md"
     ;;
   profile) # where the time goes: BERT-large, both phases, on bench/train_gpu.sh's data
     D=${BENCH_TMP:-/tmp/wikibert-bench}/train_gpu

@@ -17,7 +17,7 @@
 #   bash bench/train_gpu.sh [--write BENCHMARKS.md]
 #   B1=64 B2=16 STEPS=30 WARMUP=5 BINS=64 ACCUM=8 PEAK_TFLOPS=989 (defaults: peak from the GPU's name)
 #
-# A last row repeats BERT-large phase 1 with ACCUM micro-batches per
+# A row repeats BERT-large phase 1 with ACCUM micro-batches per
 # optimizer step on both sides (ACCUM=1 skips it): NVIDIA's recipe
 # accumulates (128 micro-batches of 64 per step on 8 GPUs), where the
 # optimizer's share of a step is small; the other rows step every micro-batch.
@@ -84,45 +84,16 @@ run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP step
 }
 
 peer() { # config batch seq pred accum -> the peer's median seq/s (nothing without PyTorch)
-  [ -n "$PY" ] && "$PY" "$ROOT/bench/train_gpu_ref.py" "$1" "$2" "$3" "$4" "$STEPS" "$WARMUP" "$5" |
+  [ -n "$PY" ] || return 0
+  "$PY" "$ROOT/bench/train_gpu_ref.py" "$1" "$2" "$3" "$4" "$STEPS" "$WARMUP" "$5" |
     sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p'
 }
 mfu() { # seq/s, FLOPs per sequence (either empty: -)
   [ -n "$1" ] && [ -n "$2" ] && [ "$PEAK_TFLOPS" != 0 ] &&
     awk -v r="$1" -v f="$2" -v pk="$PEAK_TFLOPS" 'BEGIN { printf "%.1f %%", 100 * r * f / (pk * 1e12) }' || echo "-"
 }
-rows=()
-add_row() { # config, phase, micro-batch, ours, peer's, FLOPs per sequence (empty: no MFU, not the same work)
-  local row
-  row=$(printf '| %s | %s | %d | %s | %s | %s | %s | %s |' "$1" "$2" "$3" "${4:--}" "$(mfu "$4" "$6")" "${5:-not run}" \
-    "$(mfu "$5" "$6")" "$([ -n "$4" ] && [ -n "$5" ] && ratio "$4" "$5" || echo -)x")
-  echo "$row"
-  rows+=("$row")
-}
-echo "GPU: $gpu (dense bf16 peak ${PEAK_TFLOPS} TFLOPS); train_bert --precision bf16, LAMB; peer: ${PY:+$("$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)')}"
-for cfg in base large; do
-  for ph in 1 2; do
-    if [ $ph = 1 ]; then s=128 p=20 b=$B1; else s=512 p=80 b=$B2; fi
-    conf=$ROOT/train/configs/bert_$cfg.json
-    ours=$(run_ours "$conf" $s $p $b)
-    ref=$(peer "$conf" $b $s $p 1)
-    add_row "bert_$cfg" "$ph ($s/$p)" $b "$ours" "$ref" "$(flops "$conf" $s $p)"
-    if [ $cfg = large ]; then # the attention through cuBLAS and a softmax kernel instead of the fused kernels
-      add_row "bert_$cfg" "$ph ($s/$p), --attention matmul" $b "$(run_ours "$conf" $s $p $b --attention matmul)" "$ref" \
-        "$(flops "$conf" $s $p)"
-    fi
-    if [ $ph = 2 ] && [ "$BINS" != 0 ]; then # length bins: less padding computed, not the same work
-      add_row "bert_$cfg" "2 ($s/$p), --bin_size $BINS" $b "$(run_ours "$conf" $s $p $b --bin_size "$BINS")" "$ref" ""
-    fi
-  done
-done
-if [ "$ACCUM" != 1 ]; then # the recipe's regime: the optimizer once per ACCUM micro-batches
-  conf=$ROOT/train/configs/bert_large.json
-  add_row bert_large "1 (128/20), $ACCUM micro-batches per step" $B1 \
-    "$(run_ours "$conf" 128 20 $((B1 * ACCUM)) --gradient_accumulation_steps "$ACCUM")" \
-    "$(peer "$conf" $B1 128 20 "$ACCUM")" "$(flops "$conf" 128 20)"
-fi
-if [ -n "$WRITE" ]; then
+write_table() { # the rows so far into WRITE (after each row: a run cut short keeps what it measured)
+  [ -n "$WRITE" ] || return 0
   {
     echo "<!-- train_gpu:begin -->"
     echo "### \`bash bench/train_gpu.sh\` — $(date -u +%Y-%m-%d), $gpu"
@@ -130,8 +101,8 @@ if [ -n "$WRITE" ]; then
     echo "train_bert --precision bf16 (LAMB) against transformers' BertForPreTraining (bf16 autocast, SDPA, fused"
     echo "AdamW), the same micro-batch, median seq/s over $STEPS steps after $WARMUP; MFU against ${PEAK_TFLOPS} TFLOPS."
     echo "Rows with --attention matmul: the attention's scores through cuBLAS (default: the fused attention kernels)."
-    echo "Rows with --bin_size: length bins, less padding computed than the peer (not the same work). The last"
-    echo "row accumulates $ACCUM micro-batches per optimizer step on both sides (the others step every micro-batch)."
+    echo "Rows with --bin_size: length bins, less padding computed than the peer (not the same work). The row"
+    echo "with $ACCUM micro-batches per step accumulates on both sides (the others step every micro-batch)."
     echo
     echo "| config | phase (seq/pred) | micro-batch | train_bert seq/s | MFU | PyTorch seq/s | MFU | ratio |"
     echo "|---|---|---|---|---|---|---|---|"
@@ -144,5 +115,36 @@ if [ -n "$WRITE" ]; then
   else
     cat "$D/table.md" >>"$WRITE"
   fi
-  echo "table written into $WRITE"
-fi
+}
+rows=()
+add_row() { # config, phase, micro-batch, ours, peer's, FLOPs per sequence (empty: no MFU, not the same work)
+  local row
+  row=$(printf '| %s | %s | %d | %s | %s | %s | %s | %s |' "$1" "$2" "$3" "${4:--}" "$(mfu "$4" "$6")" "${5:-not run}" \
+    "$(mfu "$5" "$6")" "$([ -n "$4" ] && [ -n "$5" ] && echo "$(ratio "$4" "$5")x" || echo -)")
+  echo "$row"
+  rows+=("$row")
+  write_table
+}
+echo "GPU: $gpu (dense bf16 peak ${PEAK_TFLOPS} TFLOPS); train_bert --precision bf16, LAMB; peer: ${PY:+$("$PY" -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)')}"
+for cfg in large base; do # BERT-large phase 1 (the goal's row) first
+  for ph in 1 2; do
+    if [ $ph = 1 ]; then s=128 p=20 b=$B1; else s=512 p=80 b=$B2; fi
+    conf=$ROOT/train/configs/bert_$cfg.json
+    ours=$(run_ours "$conf" $s $p $b)
+    ref=$(peer "$conf" $b $s $p 1)
+    add_row "bert_$cfg" "$ph ($s/$p)" $b "$ours" "$ref" "$(flops "$conf" $s $p)"
+    if [ $cfg = large ]; then # the attention through cuBLAS and a softmax kernel instead of the fused kernels
+      add_row "bert_$cfg" "$ph ($s/$p), --attention matmul" $b "$(run_ours "$conf" $s $p $b --attention matmul)" "$ref" \
+        "$(flops "$conf" $s $p)"
+    fi
+    if [ $cfg = large ] && [ $ph = 1 ] && [ "$ACCUM" != 1 ]; then # the recipe's regime: LAMB once per ACCUM micro-batches
+      add_row bert_large "1 (128/20), $ACCUM micro-batches per step" $B1 \
+        "$(run_ours "$conf" 128 20 $((B1 * ACCUM)) --gradient_accumulation_steps "$ACCUM")" \
+        "$(peer "$conf" $B1 128 20 "$ACCUM")" "$(flops "$conf" 128 20)"
+    fi
+    if [ $ph = 2 ] && [ "$BINS" != 0 ]; then # length bins: less padding computed, not the same work
+      add_row "bert_$cfg" "2 ($s/$p), --bin_size $BINS" $b "$(run_ours "$conf" $s $p $b --bin_size "$BINS")" "$ref" ""
+    fi
+  done
+done
+if [ -n "$WRITE" ]; then echo "table written into $WRITE"; fi
