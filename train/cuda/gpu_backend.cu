@@ -543,6 +543,12 @@ __global__ void k_colsum_part(const typename V::T *x, const typename V::T *in, c
     for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
 }
 
+/* g[zstart[r] .. + zlen[r]) = 0, block per range */
+__global__ void k_zero_ranges(float *g, const long long *zstart, const int *zlen) {
+    float *p = g + zstart[blockIdx.x];
+    for (int i = threadIdx.x; i < zlen[blockIdx.x]; i += blockDim.x) p[i] = 0.0f;
+}
+
 /* grad[c] += sum of the chunks' partial sums part[k * ld + c], in chunk order */
 __global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, float *grad) {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1280,6 +1286,13 @@ typedef struct Gpu {
     cudaEvent_t host_ev[2];
     int slot;
     int micro; /* micro-batches since zero_grad */
+    /* zero_grad zeroes the gradients other than the matmul weights' (those
+     * the first micro-batch's matmuls overwrite: wbeta 0, then 1): nz
+     * ranges zstart[i], zlen[i] (device) */
+    float wbeta;
+    int nz;
+    long long *zstart;
+    int *zlen;
     int staged; /* staged_hb is the next micro-batch, uploaded by g_stage */
     HostBatch staged_hb;
     TrainStats last;
@@ -1340,9 +1353,11 @@ static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, 
     prof_gemm(K, rows, O, 1);
 }
 
-/* dW [O, K] (float32) += dy^T [O, rows] x [rows, K] */
+/* dW [O, K] (float32) += dy^T [O, rows] x [rows, K]; = on an optimizer
+ * step's first micro-batch (g->wbeta 0: zero_grad left the matmul weights'
+ * gradients as they were) */
 static void gemm_dW(Gpu *g, const void *dy, const void *x, float *dW, int rows, int K, int O) {
-    float alpha = 1.0f, beta = 1.0f;
+    float alpha = 1.0f, beta = g->wbeta;
     cudaDataType t = dtype_of(g->bf16);
     CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, O, rows, &alpha, x, t, K, dy, t, O, &beta, dW, CUDA_R_32F, K,
                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
@@ -1709,7 +1724,7 @@ static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float 
     gemm_dyW(g, dy, PW(LO(l, w)), din, N, K, H, 0.0f);
 }
 
-template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int last) {
+template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int first, int last) {
     const BertConfig *c = &g->m->c;
     int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
     int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
@@ -1726,6 +1741,11 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     bool vh = vec_ok<T>(g, H);
     T *dX = (T *)g->dX, *dr = (T *)g->dr;
     CK(cudaMemsetAsync(dX, 0, NH * ts, st));
+    g->wbeta = first ? 0.0f : 1.0f;
+    if (first && !nm) { /* no masked token: the MLM head's matmuls, which would set these, do not run */
+        CK(cudaMemsetAsync(G32(g->outer[WTE]), 0, (size_t)V * H * 4, st));
+        CK(cudaMemsetAsync(G32(g->outer[TRW]), 0, (size_t)H * H * 4, st));
+    }
 
     /* MLM head: logits hold d(loss)/d(logits) */
     if (nm) {
@@ -1806,7 +1826,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
             colsum_finish(g, chunks, H, qkvb, 3);
         }
         {
-            float alpha = 1.0f, beta = 1.0f;
+            float alpha = 1.0f, beta = g->wbeta;
             cudaDataType ty = dtype_of(g->bf16);
             CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin, ty, H, 0, g->dqkv, ty,
                                            3 * H, (long long)H, &beta, G32(LO(l, QW)), CUDA_R_32F, H,
@@ -1841,7 +1861,7 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
 
 static void g_zero_grad(void *p) {
     Gpu *g = (Gpu *)p;
-    CK(cudaMemsetAsync(g->g32, 0, g->np * 4, g->st));
+    LAUNCH(k_zero_ranges, g->nz, 256, g->st, g->g32, g->zstart, g->zlen);
     CK(cudaMemsetAsync(g->stats, 0, 8 * sizeof(double), g->st));
     g->micro = 0;
 }
@@ -1856,17 +1876,17 @@ static void g_micro_step(void *p, const BertBatch *b, float scale, int dropout, 
     HostBatch hb = g->staged ? g->staged_hb : upload(g, b);
     g->staged = 0;
     if (g_prof) prof_mark("batch upload and waiting for the host", 0);
-    int last = ++g->micro == g->o.accum;
+    int first = g->micro == 0, last = ++g->micro == g->o.accum;
     if (g->bf16) {
         prof_section("forward");
         forward<bf16>(g, &hb, dropout, key, scale);
         prof_section("backward");
-        backward<bf16>(g, &hb, dropout, key, last);
+        backward<bf16>(g, &hb, dropout, key, first, last);
     } else {
         prof_section("forward");
         forward<float>(g, &hb, dropout, key, scale);
         prof_section("backward");
-        backward<float>(g, &hb, dropout, key, last);
+        backward<float>(g, &hb, dropout, key, first, last);
     }
 }
 
@@ -2015,7 +2035,7 @@ static void g_close(void *p) {
     }
     free_acts(g);
     void *f[] = {g->p32, g->g32, g->m32, g->v32, g->pw, g->cpw, g->cstart, g->clen, g->ctensor, g->tchunk0,
-                 g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats};
+                 g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats, g->zstart, g->zlen};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(f[i]);
     cublasDestroy(g->blas);
     dfree(g->blasws);
@@ -2031,6 +2051,38 @@ static void *upload_array(const void *h, size_t bytes) {
     void *d = dalloc(bytes);
     CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
     return d;
+}
+
+/* tensor t (bert.c's order) is a weight whose gradient a matmul writes
+ * whole (gemm_dW) */
+static int mm_weight(int t, int L) {
+    if (t < 5) return t == WTE;
+    if (t < 5 + L * NLT) {
+        int j = (t - 5) % NLT;
+        return j == QW || j == KW || j == VW || j == AOW || j == IW || j == OW;
+    }
+    int i = POOLW + (t - 5 - L * NLT);
+    return i == POOLW || i == TRW || i == NSPW;
+}
+
+/* g->zstart, zlen, nz: the other tensors' elements in runs of at most
+ * 65536 (a block of k_zero_ranges each) */
+static void zero_ranges(Gpu *g) {
+    const Bert *m = g->m;
+    int L = m->c.num_hidden_layers, cap = 0, n = 0;
+    for (int t = 0; t < m->ntensors; t++) cap += (int)(bert_tensor(m, t)->n / 65536) + 1;
+    long long *zs = (long long *)xmalloc((size_t)cap * sizeof *zs);
+    int *zl = (int *)xmalloc((size_t)cap * sizeof *zl);
+    for (int t = 0; t < m->ntensors; t++) {
+        const BertTensor *bt = bert_tensor(m, t);
+        if (mm_weight(t, L)) continue;
+        for (size_t a = 0; a < bt->n; a += 65536, n++)
+            zs[n] = (long long)(bt->off + a), zl[n] = (int)(bt->n - a < 65536 ? bt->n - a : 65536);
+    }
+    g->nz = n;
+    g->zstart = (long long *)upload_array(zs, (size_t)n * sizeof *zs);
+    g->zlen = (int *)upload_array(zl, (size_t)n * sizeof *zl);
+    free(zs), free(zl);
 }
 
 /* join the process group and select this process's GPU; -1 with err */
@@ -2156,6 +2208,7 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->tchunk0 = (int *)upload_array(t0, (size_t)m->ntensors * sizeof *t0);
     g->tnchunks = (int *)upload_array(tn, (size_t)m->ntensors * sizeof *tn);
     g->twd = (float *)upload_array(wd, (size_t)m->ntensors * sizeof *wd);
+    zero_ranges(g);
     free(cs), free(cl), free(ct), free(t0), free(tn), free(wd), free(tpw), free(cw);
     g->ratio = (float *)dalloc((size_t)m->ntensors * 4);
     g->part = (double *)dalloc((size_t)k * 8), g->part2 = (double *)dalloc((size_t)k * 16);
