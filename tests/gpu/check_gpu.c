@@ -47,6 +47,14 @@ static float loss_at(const Bert *m, const float *params, const BertBatch *b) {
     return l.total;
 }
 
+/* a single process's options: one micro-batch per step, bf16 or fp32,
+ * the fused or the matmul attention */
+static TrainOpts one_process(int bf16, int attn_matmul) {
+    TrainOpts o = {0};
+    o.accum = 1, o.bf16 = bf16, o.attn_matmul = attn_matmul, o.rank = -1, o.world = -1, o.local_rank = -1;
+    return o;
+}
+
 static void check_precision(const Ref *r, int bf16) {
     const char *pn = bf16 ? "bf16" : "fp32";
     BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1]};
@@ -60,8 +68,7 @@ static void check_precision(const Ref *r, int bf16) {
     optim_config_default(&oc, OPT_LAMB);
     Optim opt;
     optim_init(&opt, &oc, &m);
-    TrainOpts o = {0};
-    o.accum = 1, o.bf16 = bf16, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainOpts o = one_process(bf16, 0);
     TrainBackend be;
     char what[160];
     if (gpu_backend_open(&be, &m, &opt, &o, &err)) {
@@ -199,8 +206,7 @@ static void fp32_grads_vs(Bert *m, const BertBatch *bt, int drop, uint64_t key, 
     optim_config_default(&oc, OPT_LAMB);
     Optim opt;
     optim_init(&opt, &oc, m);
-    TrainOpts o = {0};
-    o.accum = 1, o.rank = -1, o.world = -1, o.local_rank = -1;
+    TrainOpts o = one_process(0, 0);
     TrainBackend be;
     Err err;
     if (gpu_backend_open(&be, m, &opt, &o, &err) == 0) {
@@ -261,13 +267,6 @@ static void drop_key_bias(const Bert *m, float *x) {
     }
 }
 
-/* bf16 with the fused attention kernels (head sizes 16, 32 and 64) against
- * the C model's float32 gradients (the key biases' aside), with and without dropout, on 3 rows of
- * 80 tokens (five key tiles, two blocks of query tiles) padded to 80, 61
- * and 37 tokens, weights N(0, 0.05) and the query weights 8 times that,
- * so that the attention is peaked (scores of standard deviation ~2),
- * biases uniform in [-0.1, 0.1]; the
- * matmul path's errors printed beside. Also: the same bits when run again. */
 /* 3 rows of 80 tokens (five key tiles, two blocks of query tiles) padded
  * to 80, 61 and 37 tokens, 6 masked each, ids below 128 */
 enum { TB = 3, TS = 80, TM = 6, TV = 128 };
@@ -286,6 +285,12 @@ static BertBatch test_batch(void) {
     return bt;
 }
 
+/* bf16 with the fused attention kernels (head sizes 16, 32 and 64) against
+ * the C model's float32 gradients (the key biases' aside), with and
+ * without dropout, on test_batch, weights N(0, 0.05) and the query
+ * weights 8 times that, so that the attention is peaked (scores of
+ * standard deviation ~2), biases uniform in [-0.1, 0.1]; the matmul
+ * path's errors printed beside. Also: the same bits when run again. */
 static void check_fused_attention(void) {
     enum { S = TS, V = TV };
     static const int hidden[3] = {64, 64, 128}, heads[3] = {4, 2, 2};
@@ -321,8 +326,7 @@ static void check_fused_attention(void) {
         Optim opt;
         optim_init(&opt, &oc, &m);
         for (int path = 0; path < 2; path++) { /* fused, matmul */
-            TrainOpts o = {0};
-            o.accum = 1, o.bf16 = 1, o.rank = -1, o.world = -1, o.local_rank = -1, o.attn_matmul = path;
+            TrainOpts o = one_process(1, path);
             TrainBackend be;
             if (gpu_backend_open(&be, &m, &opt, &o, &err)) {
                 test_cond("open the CUDA backend", 0);

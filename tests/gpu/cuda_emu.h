@@ -240,22 +240,14 @@ template <typename Use, int M, int N, int K, typename T, typename Layout = void>
 template <typename F> static inline void fill_fragment(F &f, float v) {
     for (int e = 0; e < 256; e++) f.x[e] = v;
 }
-static inline float emu_wld(const float *p) { return *p; }
-static inline float emu_wld(const __nv_bfloat16 *p) { return __bfloat162float(*p); }
-/* matrix_a is M x K, matrix_b K x N: element (i, j) of the tile */
-template <typename Use, typename T, typename L>
-static inline void load_matrix_sync(fragment<Use, 16, 16, 16, T, L> &f, const T *p, unsigned ld) {
-    emu_check_align(p, 32, ld * sizeof(T), "load_matrix_sync");
+/* matrix_a (M x K) or matrix_b (K x N) of bfloat16: element (i, j) of the tile */
+template <typename Use, typename L>
+static inline void load_matrix_sync(fragment<Use, 16, 16, 16, __nv_bfloat16, L> &f, const __nv_bfloat16 *p, unsigned ld) {
+    emu_check_align(p, 32, ld * sizeof *p, "load_matrix_sync");
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++)
             f.x[i * 16 + j] =
-                emu_wld(p + (std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i));
-}
-static inline void load_matrix_sync(fragment<accumulator, 16, 16, 16, float> &f, const float *p, unsigned ld,
-                                    layout_t l) {
-    emu_check_align(p, 32, ld * sizeof(float), "load_matrix_sync");
-    for (int i = 0; i < 16; i++)
-        for (int j = 0; j < 16; j++) f.x[i * 16 + j] = p[l == mem_row_major ? (size_t)i * ld + j : (size_t)j * ld + i];
+                __bfloat162float(p[std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i]);
 }
 template <typename T, typename LA, typename LB>
 static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix_a, 16, 16, 16, T, LA> &a,

@@ -1382,16 +1382,23 @@ static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv
         LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C, chunks, C, C, grads[v]);
 }
 
+/* colpart [chunk][C] = column sums of x [N, C] over chunks of CROWS rows
+ * (mode 1: LayerNorm weight form); returns the number of chunks */
+template <typename T>
+static int colsum_part(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C,
+                       int mode) {
+    int chunks = (N + CROWS - 1) / CROWS;
+    VTYPES(T);
+    VLAUNCH(LAUNCH, vec_ok<T>(g, C), k_colsum_part, dim3(nblk(C, 128), chunks), dim3(nblk(C / VV::n, 128), chunks), 128,
+            g->st, (const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
+    return chunks;
+}
+
 /* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
 template <typename T>
 static void colsum(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C, float *grad,
                    int mode) {
-    int chunks = (N + CROWS - 1) / CROWS;
-    dim3 grid(nblk(C, 128), chunks);
-    VTYPES(T);
-    dim3 gridv(nblk(C / VV::n, 128), chunks);
-    VLAUNCH(LAUNCH, vec_ok<T>(g, C), k_colsum_part, grid, gridv, 128, g->st, (const T *)x, (const T *)in, mean, rstd, N,
-            C, g->colpart, mode);
+    int chunks = colsum_part<T>(g, x, in, mean, rstd, N, C, mode);
     colsum_finish(g, chunks, C, &grad, 1);
 }
 
@@ -1799,10 +1806,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
             AttnArgs aa = attn_args(g, l, AT(g->qkvl, 3 * l * NH), B, S, akey, athr, as);
             ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, aa, BF(ctx), BF(g->dctx), (bf16 *)g->dqkv);
             ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx), (bf16 *)g->dqkv);
-            VLAUNCH(LAUNCH, vec_ok<T>(g, 3 * H), k_colsum_part, dim3(nblk(3 * H, 128), chunks),
-                    dim3(nblk(3 * H / VV::n, 128), chunks), 128, st, (const T *)g->dqkv, NULL, NULL, NULL, N, 3 * H,
-                    g->colpart, 0);
-            for (int v = 0; v < 3; v++)
+            colsum_part<T>(g, g->dqkv, NULL, NULL, NULL, N, 3 * H, 0);
+            for (int v = 0; v < 3; v++) /* the three biases' columns, 3H apart */
                 LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks, H, 3 * H, qkvb[v]);
         } else {
             T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
@@ -1977,7 +1982,8 @@ static void g_to_host(void *p) {
     CK(cudaStreamSynchronize(g->st));
     CK(cudaStreamSynchronize(g->cst));
     if (g->zero) { /* the moments' shards to every rank through the gradient buffer (dead
-                    * after the optimizer step; zero_grad clears it before the next) */
+                    * after the optimizer step; zero_grad and the next step's first
+                    * micro-batch overwrite it) */
         float *full = g->g32;
         float *mine[2] = {g->m32, g->v32}, *host[2] = {g->opt->m, g->opt->v};
         for (int i = 0; i < 2; i++) {
