@@ -172,9 +172,13 @@ static void cleanup_on_die(void) {
     }
 }
 
-static void on_signal(int sig) {
+void writer_unlink_temps(void) {
     for (int i = 0; i < MAX_WRITERS; i++)
         if (cleanup_path[i][0]) unlink(cleanup_path[i]);
+}
+
+static void on_signal(int sig) {
+    writer_unlink_temps();
     signal(sig, SIG_DFL);
     raise(sig);
 }

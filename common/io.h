@@ -85,6 +85,11 @@ int writer_close(Writer *w, Err *err);
 /* Drop the output: close and remove the temp file (no-op for stdout). */
 void writer_abort(Writer *w);
 
+/* Remove every open Writer's temp file, touching nothing else (no locks,
+ * no allocation): for a process about to _exit() from another thread or a
+ * signal handler. */
+void writer_unlink_temps(void);
+
 /* Refuse binary output to a terminal. Returns -1 with err if fp is a tty. */
 int writer_refuse_tty(Writer *w, Err *err);
 

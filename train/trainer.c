@@ -89,6 +89,9 @@ static void usage(int gpu) {
                "                                  this process's place (default: from torchrun's,\n"
                "                                  mpirun's or srun's environment, the first found;\n"
                "                                  0 of 1); local rank r uses GPU r of the node\n"
+               "  --comm_timeout S                a rank that waits S seconds for the others (one\n"
+               "                                  failed or stopped) ends with a message, exit 1\n"
+               "                                  (default 600; 0: wait forever)\n"
                "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
                "                                  its 1/world share of the weights and updates\n"
                "                                  those (ZeRO stage 1): gradients are reduced to\n"
@@ -114,13 +117,14 @@ static void usage(int gpu) {
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
     O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_SKIPCK, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE, O_TIMEOUT
 };
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     *o = (TrainOpts){.batch = 32, .accum = 1, .max_steps = 1000, .max_pred = 80, .ckpt_every = 100, .log_freq = 1,
                      .dynamic = 1, .phase1_end = 7038, .lr = 5e-5, .warmup = 0.01, .weight_decay = 0.01, .seed = 42,
-                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1};
+                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1,
+                     .comm_timeout = 600};
     static const struct option lo[] = {
         {"input_dir", 1, 0, O_INPUT}, {"input-dir", 1, 0, O_INPUT}, {"config_file", 1, 0, O_CONFIG},
         {"config-file", 1, 0, O_CONFIG}, {"output_dir", 1, 0, O_OUTPUT}, {"output-dir", 1, 0, O_OUTPUT},
@@ -144,13 +148,14 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
         {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
         {"local-rank", 1, 0, O_LRANK}, {"zero_stage", 1, 0, O_ZERO}, {"zero-stage", 1, 0, O_ZERO},
-        {"attention", 1, 0, O_ATTN}, {"profile", 0, 0, O_PROFILE}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+        {"attention", 1, 0, O_ATTN}, {"profile", 0, 0, O_PROFILE}, {"comm_timeout", 1, 0, O_TIMEOUT},
+        {"comm-timeout", 1, 0, O_TIMEOUT}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
     int c;
     int li = -1;
     while ((c = getopt_long(argc, argv, ":j:qvhV", lo, &li)) != -1) {
-        if (!gpu && c >= O_PREC && c <= O_PROFILE)
+        if (!gpu && c >= O_PREC && c <= O_TIMEOUT)
             cli_bad_usage("--%s: only train_bert (GPUs) has this option", li >= 0 ? lo[li].name : "?");
         li = -1;
         switch (c) {
@@ -202,6 +207,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
             else cli_bad_usage("--attention %s: fused or matmul", optarg);
             break;
         case O_PROFILE: o->profile = 1; break;
+        case O_TIMEOUT: o->comm_timeout = (int)cli_parse_int(optarg, "--comm_timeout", 0, 1 << 24); break;
         case 'h': usage(gpu); break;
         default:
             if (c == 'j' && gpu) cli_bad_usage("-j: train_bert runs on GPUs");

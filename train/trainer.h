@@ -34,6 +34,7 @@ typedef struct TrainOpts {
     int zero;      /* --zero_stage 1: optimizer moments sharded over the ranks */
     int profile;   /* --profile: time each kernel and matmul shape on the GPU */
     int attn_matmul; /* --attention matmul: scores through cuBLAS, not the fused kernels */
+    int comm_timeout; /* --comm_timeout: seconds a rank waits for the others before it gives up (0: forever) */
 } TrainOpts;
 
 /* The statistics of one optimizer step, over all ranks. */

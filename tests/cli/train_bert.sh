@@ -62,6 +62,11 @@ else
   wait
   ok "two processes: rank 0 writes the NCCL id file" test -s "$T/id"
   ok "... rank 1 reads it (then both stop: no GPU)" eval 'grep -q "rank 1 of 2 (local rank 1): NCCL .*id via file" "$T/err1" && [ "$(cat "$T/rc1")" = 1 ]'
+  # a file of another run (another Slurm job) is not taken: rank 1 waits for rank 0's, up to --comm_timeout
+  env SLURM_JOB_ID=7 "$TR" $(args --world_size 2 --rank 0 --nccl_id_file "$T/id7") 2>/dev/null
+  run env SLURM_JOB_ID=8 "$TR" $(args --world_size 2 --rank 1 --nccl_id_file "$T/id7" --comm_timeout 2)
+  expect_rc "rank 1 of Slurm job 8 beside job 7's id file: exit 1" 1
+  expect_err "... not taken (another job), then the watchdog" "*id7: written by another run (2 processes, job 'slurm 7'; this one: 2, 'slurm 8')*rank 1 of 2: waited 2 s for rank 0's NCCL id in the file*"
   if command -v mpirun >/dev/null 2>&1; then
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     run timeout 120 mpirun --oversubscribe -np 2 "$TR" -v $(args)

@@ -44,6 +44,7 @@
 #define __forceinline__ inline
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
 
 struct dim3 {
     unsigned x, y, z;
@@ -162,9 +163,17 @@ static void emu_run_block(EmuBlock *b) {
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 template <typename A, typename B> static inline A min(A a, B b) { return a < (A)b ? a : (A)b; }
 
+/* a launch a GPU refuses (an empty grid or block, gridDim.y or .z over
+ * 65535, more than 1024 threads): not run, cudaGetLastError says so */
+static int emu_last_error;
 static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::function<void()> &body) {
     gridDim = grid, blockDim = block;
     unsigned nthreads = block.x * block.y * block.z;
+    if (!grid.x || !grid.y || !grid.z || grid.y > 65535 || grid.z > 65535 || !nthreads || nthreads > 1024 ||
+        block.z > 64) {
+        emu_last_error = 9; /* cudaErrorInvalidConfiguration */
+        return;
+    }
     static EmuBlock eb;
     int rev = emu_reverse();
     for (unsigned yi = 0; yi < grid.y; yi++)
@@ -286,8 +295,14 @@ struct cudaDeviceProp {
     char name[256];
     int major, minor;
 };
-static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "no error"; }
-static inline cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+static inline const char *cudaGetErrorString(cudaError_t e) {
+    return e == 9 ? "invalid configuration argument" : e ? "emulated error" : "no error";
+}
+static inline cudaError_t cudaGetLastError(void) {
+    cudaError_t e = emu_last_error;
+    emu_last_error = 0;
+    return e;
+}
 static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 8, cudaSuccess; } /* a node of 8 */
 static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {

@@ -6,6 +6,8 @@
 #include "comm.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,13 @@ struct Comm {
     const char *launcher; /* whose variables gave the place, or NULL */
     const char *id_file;
     char desc[160];
+    /* the watchdog: a thread that ends the process when a wait for the
+     * other ranks lasts timeout_s, or NCCL reports an error */
+    int timeout_s;
+    pthread_t watch;
+    atomic_int watching, stop, connected;
+    atomic_llong wait_since; /* ms on the monotonic clock; 0: not waiting */
+    _Atomic(const char *) wait_what;
 #ifdef WB_HAVE_NCCL
     ncclUniqueId id;
     ncclComm_t nccl;
@@ -63,38 +72,132 @@ static int env_int(const char *name) {
     return *end || x < 0 || x > 1 << 30 ? -1 : (int)x;
 }
 
+static long long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void *watchdog(void *arg) {
+    Comm *c = arg;
+    while (!atomic_load(&c->stop)) {
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+        const char *why = NULL;
+        char buf[160];
 #ifdef WB_HAVE_NCCL
-/* rank 0 writes the id to path (temp file + rename); the others wait up to
- * 10 minutes for it */
+        ncclResult_t st = ncclSuccess;
+        if (atomic_load(&c->connected) && ncclCommGetAsyncError(c->nccl, &st) == ncclSuccess && st != ncclSuccess &&
+            st != ncclInProgress) {
+            snprintf(buf, sizeof buf, "NCCL: %s (another rank failed?)", ncclGetErrorString(st));
+            why = buf;
+        }
+#endif
+        long long t0 = atomic_load(&c->wait_since);
+        if (!why && t0 && now_ms() - t0 > c->timeout_s * 1000LL) {
+            snprintf(buf, sizeof buf, "waited %d s for %s: another rank has failed or stopped (if it is only slow: "
+                     "--comm_timeout)", c->timeout_s, atomic_load(&c->wait_what));
+            why = buf;
+        }
+        if (why) { /* the main thread is stuck in a wait: end here, without exit()'s handlers */
+            fprintf(stderr, "%s: rank %d of %d: %s\n", progname, c->rank, c->world, why);
+            writer_unlink_temps();
+            _exit(EXIT_DATA);
+        }
+    }
+    return NULL;
+}
+
+void comm_wait_begin(Comm *c, const char *what) {
+    if (!c || !atomic_load(&c->watching)) return;
+    atomic_store(&c->wait_what, what);
+    atomic_store(&c->wait_since, now_ms());
+}
+
+void comm_wait_end(Comm *c) {
+    if (c) atomic_store(&c->wait_since, 0);
+}
+
+/* start the watchdog (world > 1, timeout_s > 0) */
+static void watch_start(Comm *c) {
+    if (c->world == 1 || c->timeout_s <= 0) return;
+    if (pthread_create(&c->watch, NULL, watchdog, c) == 0) atomic_store(&c->watching, 1);
+}
+
+#ifdef WB_HAVE_NCCL
+/* The id file: magic, world size, the launcher's job id (when there is
+ * one), the NCCL id. A file left by an earlier run of another size or job
+ * is not taken: the others wait for rank 0 to replace it. */
+typedef struct IdRecord {
+    char magic[8];
+    int32_t world, pad;
+    char job[112];
+    ncclUniqueId id;
+} IdRecord;
+
+/* the launcher's job id, or "" (started by hand): Slurm's job id alone
+ * inside a Slurm job (ranks may come from several srun calls, each a step
+ * and a PMIx namespace of its own), else torchrun's rendezvous id, else
+ * mpirun's PMIx namespace */
+static void job_token(char *out, size_t n) {
+    const char *v = getenv("SLURM_JOB_ID");
+    if (v && *v) {
+        snprintf(out, n, "slurm %s", v);
+        return;
+    }
+    v = getenv("TORCHELASTIC_RUN_ID");
+    if (!v || !*v) v = getenv("PMIX_NAMESPACE");
+    snprintf(out, n, "%s", v ? v : "");
+}
+
+/* rank 0 writes the record to path (temp file + rename); the others wait
+ * up to 10 minutes for one of this group */
 static int id_by_file(Comm *c, const char *path, Err *err) {
+    IdRecord rec, want;
+    memset(&want, 0, sizeof want);
+    memcpy(want.magic, "WBNCCLID", 8);
+    want.world = c->world;
+    job_token(want.job, sizeof want.job);
     if (c->rank == 0) {
-        unlink(path);
+        want.id = c->id;
         Writer w;
         if (writer_open(&w, path, 1, err)) return -1;
-        if (fwrite(&c->id, sizeof c->id, 1, w.fp) != 1) {
+        if (fwrite(&want, sizeof want, 1, w.fp) != 1) {
             writer_abort(&w);
             return err_set(err, "%s: write error", path);
         }
         return writer_close(&w, err);
     }
+    int stale = 0;
+    comm_wait_begin(c, "rank 0's NCCL id in the file");
     for (int waited = 0; waited < 6000; waited++) {
         FILE *f = fopen(path, "rb");
         if (f) {
-            int ok = fread(&c->id, sizeof c->id, 1, f) == 1;
+            int ok = fread(&rec, sizeof rec, 1, f) == 1;
             fclose(f);
-            if (ok) return 0;
+            if (ok && !memcmp(rec.magic, want.magic, 8) && rec.world == want.world &&
+                !strncmp(rec.job, want.job, sizeof rec.job)) {
+                c->id = rec.id;
+                comm_wait_end(c);
+                return 0;
+            }
+            if (ok && !stale++)
+                info(2, "%s: written by another run (%d processes, job '%.*s'; this one: %d, '%s'): waiting for rank 0 "
+                        "to replace it", path, rec.world, (int)sizeof rec.job, rec.job, want.world, want.job);
         }
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
     }
-    return err_set(err, "%s: rank 0 did not write the NCCL id within 10 minutes", path);
+    return err_set(err, "%s: rank 0 did not write the NCCL id of this run within 10 minutes%s", path,
+                   stale ? " (the file there is of another run)" : "");
 }
 #endif
 
-int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, Err *err) {
+int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, int timeout_s, Err *err) {
     Comm *c = xcalloc(1, sizeof *c);
     *out = c;
     c->id_file = id_file;
+    c->timeout_s = timeout_s;
     const struct Launcher *l = NULL;
     for (size_t i = 0; i < sizeof LAUNCHERS / sizeof *LAUNCHERS && !l; i++)
         if (env_int(LAUNCHERS[i].rank) >= 0 && env_int(LAUNCHERS[i].size) >= 1) l = &LAUNCHERS[i];
@@ -111,9 +214,13 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         snprintf(c->desc, sizeof c->desc, "single process");
         return 0;
     }
+    watch_start(c);
 #if defined(WB_COMM_EMU)
     if (!id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
+    comm_wait_begin(c, "the other ranks to join");
     if (emu_open(&c->emu, c->rank, c->world, id_file, err)) return -1;
+    comm_wait_end(c);
+    atomic_store(&c->connected, 1);
     snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s", c->world,
              c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
     return 0;
@@ -129,6 +236,7 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
                             "every process sees",
                        c->world);
+    if (c->rank == 0 && id_file && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
     if (c->rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&c->id);
         if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
@@ -147,7 +255,9 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         MPI_Comm_size(MPI_COMM_WORLD, &w);
         if (w != c->world || r != c->rank)
             return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank, c->world);
+        comm_wait_begin(c, "rank 0's NCCL id (MPI_Bcast)");
         MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
+        comm_wait_end(c);
     }
 #endif
     if (!c->mpi && id_by_file(c, id_file, err)) return -1;
@@ -166,8 +276,13 @@ int comm_connect(Comm *c, Err *err) {
     (void)err;
     return 0;
 #elif defined(WB_HAVE_NCCL)
+    comm_wait_begin(c, "the other ranks to join (ncclCommInitRank)");
     ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
-    if (r != ncclSuccess) return err_set(err, "ncclCommInitRank (rank %d of %d): %s", c->rank, c->world, ncclGetErrorString(r));
+    comm_wait_end(c);
+    if (r != ncclSuccess)
+        return err_set(err, "ncclCommInitRank (rank %d of %d): %s%s", c->rank, c->world, ncclGetErrorString(r),
+                       c->mpi || c->rank == 0 ? "" : " (is the id file an earlier run's? rank 0 replaces it)");
+    atomic_store(&c->connected, 1);
     /* every rank has joined, so every rank has read the id: a later run
      * with the same --nccl_id_file cannot read this one's */
     if (!c->mpi && c->rank == 0) unlink(c->id_file);
@@ -191,7 +306,9 @@ static void check(ncclResult_t r, const char *what, const Comm *c) {
 void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
+    comm_wait_begin(c, "the other ranks (a collective)");
     emu_sum_float(&c->emu, dev, n);
+    comm_wait_end(c);
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
@@ -203,7 +320,9 @@ void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
 void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
+    comm_wait_begin(c, "the other ranks (a collective)");
     emu_sum_double(&c->emu, dev, n);
+    comm_wait_end(c);
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
@@ -215,7 +334,9 @@ void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
 void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
+    comm_wait_begin(c, "the other ranks (a collective)");
     emu_reduce_float(&c->emu, dev, n, root);
+    comm_wait_end(c);
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
@@ -227,7 +348,9 @@ void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
 void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
     if (c->world == 1) return;
 #if defined(WB_COMM_EMU)
+    comm_wait_begin(c, "the other ranks (a collective)");
     emu_broadcast_ranges(&c->emu, dev, start, len);
+    comm_wait_end(c);
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclGroupStart(), "ncclGroupStart", c);
@@ -244,7 +367,9 @@ void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const s
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
     if (c->world == 1) return; /* the caller copies its own */
 #if defined(WB_COMM_EMU)
+    comm_wait_begin(c, "the other ranks (a collective)");
     emu_gather_i64(&c->emu, dev_in, dev_out, n);
+    comm_wait_end(c);
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
@@ -255,6 +380,10 @@ void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t
 
 void comm_close(Comm *c) {
     if (!c) return;
+    if (atomic_load(&c->watching)) {
+        atomic_store(&c->stop, 1);
+        pthread_join(c->watch, NULL);
+    }
 #ifdef WB_COMM_EMU
     emu_close(&c->emu);
 #endif

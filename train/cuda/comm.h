@@ -11,7 +11,8 @@
  * through MPI when the build has MPI and an MPI launcher or srun started
  * the process, else through a file (--nccl_id_file on a file system all
  * processes see: rank 0 writes it atomically, the others wait for it, and
- * rank 0 deletes it once every rank has joined). Built without NCCL, only
+ * rank 0 deletes it once every rank has joined; a file of another run, by
+ * its process count or launcher's job id, is not taken). Built without NCCL, only
  * world 1 works (and says so).
  * The one file that includes nccl.h and mpi.h.
  */
@@ -28,8 +29,19 @@ typedef struct Comm Comm;
 /* Find this process's place (arguments -1: from the environment) and, for
  * world > 1, agree on the NCCL id (MPI, after selecting this process's
  * GPU where there is one, or the file). Call comm_connect after selecting
- * the GPU. Returns 0 or -1 with err. */
-int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, Err *err);
+ * the GPU. Returns 0 or -1 with err.
+ * timeout_s > 0 (and world > 1) starts the watchdog: a wait for the other
+ * ranks (comm_wait_begin .. comm_wait_end; comm.c's own waits are marked)
+ * that lasts longer, or an error NCCL reports from its threads, ends the
+ * process with a message and exit status 1 (removing open Writers' temp
+ * files) instead of hanging it. */
+int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, int timeout_s, Err *err);
+
+/* Around a host wait on work that depends on the other ranks (a stream
+ * synchronisation after queued collectives); what names it in the message.
+ * No-ops without the watchdog. */
+void comm_wait_begin(Comm *c, const char *what);
+void comm_wait_end(Comm *c);
 
 /* Create the NCCL communicator on the current GPU (no-op for world 1).
  * Returns 0 or -1 with err. */

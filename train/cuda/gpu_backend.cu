@@ -184,15 +184,30 @@ static void prof_free(void) {
     g_prof = NULL;
 }
 
+/* after every launch: a launch the GPU refuses (its configuration, or a
+ * fault of a kernel before it) stops here, naming the kernel (a host-side
+ * query, no wait); then the profiler's mark */
+static void launched(const char *k) {
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+        die("CUDA error at the launch of %s: %s (a fault may come from a kernel before it: CUDA_LAUNCH_BLOCKING=1 "
+            "names the kernel)",
+            k, cudaGetErrorString(e));
+}
+#define LAUNCHED(k, flops)                  \
+    do {                                    \
+        launched(k);                        \
+        if (g_prof) prof_mark((k), (flops)); \
+    } while (0)
 #define LAUNCH(k, grid, block, stream, ...)                  \
     do {                                                     \
         LAUNCH_RAW(k, grid, block, stream, __VA_ARGS__);     \
-        if (g_prof) prof_mark(#k, 0);                        \
+        LAUNCHED(#k, 0);                                     \
     } while (0)
 #define LAUNCH_COOP(k, grid, block, stream, ...)             \
     do {                                                     \
         LAUNCH_COOP_RAW(k, grid, block, stream, __VA_ARGS__); \
-        if (g_prof) prof_mark(#k, 0);                        \
+        LAUNCHED(#k, 0);                                     \
     } while (0)
 
 /* ==== conversions and warp reductions ==== */
@@ -852,8 +867,9 @@ __device__ __forceinline__ void pair_stats(float m, float l, float *M, float *in
 /* ctx [N][H] = dropout(softmax(q k^T scale + mask)) v; a.rmax, a.rinv.
  * Block per AROWS queries of one sequence and head (grid (S / AROWS rounded
  * up, B * A)); the block stages AROWS keys (and values) at a time for all
- * its warps. */
-template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
+ * its warps. Bounds: 5 blocks an SM (at most 102 registers, which head size
+ * 64 fits without spilling; its shared memory allows 6). */
+template <int DT> __global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(AttnArgs a, bf16 *ctx) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64], mbc[AROWS];
     __shared__ __align__(32) bf16 kc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16];
@@ -873,8 +889,9 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
             __syncwarp();
+            Vec<float, 8> sv = vld<8>(sc + rr * 16 + c0); /* a lane's 8 scores in 16-byte reads: 2-way banks */
             float v[8], tm = m, s = 0;
-            for (int j = 0; j < 8; j++) v[j] = sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j], tm = fmaxf(tm, v[j]);
+            for (int j = 0; j < 8; j++) v[j] = sv.v[j] * a.scale + mbc[t0 + c0 + j], tm = fmaxf(tm, v[j]);
             for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
             l = l * expf(m - tm) + s, m = tm;
             __syncwarp();
@@ -894,13 +911,16 @@ template <int DT> __global__ void k_attn_fwd(AttnArgs a, bf16 *ctx) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
             __syncwarp();
             unsigned bits = 0;
+            Vec<float, 8> sv = vld<8>(sc + rr * 16 + c0);
+            Vec<bf16, 8> pv;
             for (int j = 0; j < 8; j++) {
                 int c = n0 + t0 + c0 + j;
-                float p = expf(sc[rr * 16 + c0 + j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
+                float p = expf(sv.v[j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
                 float f = drop_factor(a.key, (uint32_t)(row * S + c), a.thr, a.dscale);
-                pt[rr * 16 + c0 + j] = __float2bfloat16(p * f);
+                pv.v[j] = __float2bfloat16(p * f);
                 bits |= (unsigned)(f != 0.0f) << j;
             }
+            vst<8>(pt + rr * 16 + c0, pv);
             if (a.dbits) a.dbits[(row * S + n0 + t0 + c0) / 8] = (uint8_t)bits;
             __syncwarp();
             FragA pa;
@@ -950,12 +970,15 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
             tile_abT<DT>(sd, oa, vc + t0 * D, D); /* d(P') */
             __syncwarp();
             unsigned bits = a.dbits ? a.dbits[(row * S + n0 + t0 + c0) / 8] : 0xffu;
+            int e = rr * 16 + c0;
+            Vec<float, 8> sv = vld<8>(sc + e), dv = vld<8>(sd + e);
+            Vec<bf16, 8> pv;
             for (int j = 0; j < 8; j++) {
-                int e = rr * 16 + c0 + j;
-                float p = expf(sc[e] * a.scale + mbc[t0 + c0 + j] - M) * inv;
-                float dp = sd[e] * ((bits >> j) & 1 ? a.dscale : 0.0f);
-                pt[e] = __float2bfloat16(p * (dp - di));
+                float p = expf(sv.v[j] * a.scale + mbc[t0 + c0 + j] - M) * inv;
+                float dp = dv.v[j] * ((bits >> j) & 1 ? a.dscale : 0.0f);
+                pv.v[j] = __float2bfloat16(p * (dp - di));
             }
+            vst<8>(pt + e, pv);
             __syncwarp();
             FragA da;
             wm::load_matrix_sync(da, pt, 16);
@@ -1001,13 +1024,17 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
             tile_abT<DT>(sc, ka, qc + t0 * D, D);                         /* scores^T [key][query] */
             tile_abT<DT>(sd, va, dO + (size_t)(n0 + t0) * H, H);          /* d(P')^T */
             __syncwarp();
+            int e = kr * 16 + c0;
+            Vec<float, 8> sv = vld<8>(sc + e), dv = vld<8>(sd + e);
+            Vec<bf16, 8> pv, sv2;
             for (int j = 0; j < 8; j++) {
-                int e = kr * 16 + c0 + j, qi = t0 + c0 + j;
-                float p = expf(sc[e] * a.scale + mbk - smax[qi]) * sinv[qi];
+                int qi = t0 + c0 + j; /* the row statistics: 2 addresses a warp, broadcast */
+                float p = expf(sv.v[j] * a.scale + mbk - smax[qi]) * sinv[qi];
                 float f = !a.dbits || (sbits[qi * (AROWS / 8) + kk / 8] >> (kk % 8) & 1) ? a.dscale : 0.0f;
-                pt[e] = __float2bfloat16(p * f);
-                st[e] = __float2bfloat16(p * (sd[e] * f - sdi[qi]));
+                pv.v[j] = __float2bfloat16(p * f);
+                sv2.v[j] = __float2bfloat16(p * (dv.v[j] * f - sdi[qi]));
             }
+            vst<8>(pt + e, pv), vst<8>(st + e, sv2);
             __syncwarp();
             FragA pa, sa;
             wm::load_matrix_sync(pa, pt, 16);
@@ -1298,6 +1325,20 @@ typedef struct Gpu {
     TrainStats last;
 } Gpu;
 
+/* host waits on work that may wait for the other ranks' collectives: under
+ * comm.c's watchdog (a rank that failed or stopped ends this one with a
+ * message, not a hang) */
+static void g_sync(Gpu *g, cudaStream_t s) {
+    comm_wait_begin(g->comm, "the GPU's work and the collectives queued before it");
+    CK(cudaStreamSynchronize(s));
+    comm_wait_end(g->comm);
+}
+static void g_sync_event(Gpu *g, cudaEvent_t e) {
+    comm_wait_begin(g->comm, "the GPU's work and the collectives queued before it");
+    CK(cudaEventSynchronize(e));
+    comm_wait_end(g->comm);
+}
+
 #define TH 256
 static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
@@ -1443,7 +1484,7 @@ static void alloc_mattn(Gpu *g) {
 /* activations for micro-batches up to B x S with M masked slots per row */
 static void reserve(Gpu *g, int B, int S, int M) {
     if (B <= g->capB && S <= g->capS && M <= g->capM) return;
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
     B = B > g->capB ? B : g->capB, S = S > g->capS ? S : g->capS, M = M > g->capM ? M : g->capM;
     free_acts(g);
     g->capB = B, g->capS = S, g->capM = M;
@@ -1531,7 +1572,7 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
     reserve(g, b->B, b->S, b->M);
     int s = g->slot;
     g->slot ^= 1;
-    CK(cudaEventSynchronize(g->host_ev[s])); /* the slot's previous upload is done */
+    g_sync_event(g, g->host_ev[s]); /* the slot's previous upload is done */
     int *h = g->host[s], B = b->B, S = b->S, N = B * S, M = b->M;
     HostBatch hb = {B, S, 0, {0, 0}, {0, 0}};
     int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1);
@@ -1602,7 +1643,7 @@ static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t
         if ((D) == 16) LAUNCH_COOP_RAW(kern<1>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                  \
         else if ((D) == 32) LAUNCH_COOP_RAW(kern<2>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);             \
         else LAUNCH_COOP_RAW(kern<4>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                            \
-        if (g_prof) prof_mark(#kern, (flops));                                                            \
+        LAUNCHED(#kern, (flops));                                                                         \
     } while (0)
 
 template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float scale) {
@@ -1959,7 +2000,7 @@ static void g_stats(void *p, TrainStats *s) {
     double h[8], nm;
     CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
     CK(cudaMemcpyAsync(&nm, g->norm, sizeof nm, cudaMemcpyDeviceToHost, g->st));
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
     double w = g->world;
     *s = (TrainStats){h[0] / w, h[1] / w, h[2] / w, (int64_t)h[3], (int64_t)h[4], (int64_t)h[5], (int64_t)h[6], nm};
 }
@@ -1973,14 +2014,14 @@ static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
     CK(cudaGetLastError());
     double h[8];
     CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
     *l = (BertLoss){(float)h[0], (float)h[1], (float)h[2], (int)h[3], (int)h[4], (int)h[5]};
 }
 
 static void g_to_host(void *p) {
     Gpu *g = (Gpu *)p;
-    CK(cudaStreamSynchronize(g->st));
-    CK(cudaStreamSynchronize(g->cst));
+    g_sync(g, g->st);
+    g_sync(g, g->cst);
     if (g->zero) { /* the moments' shards to every rank through the gradient buffer (dead
                     * after the optimizer step; zero_grad and the next step's first
                     * micro-batch overwrite it) */
@@ -1989,7 +2030,7 @@ static void g_to_host(void *p) {
         for (int i = 0; i < 2; i++) {
             CK(cudaMemcpyAsync(full + g->za, mine[i], (g->zb - g->za) * 4, cudaMemcpyDeviceToDevice, g->st));
             comm_broadcast_ranges_f32(g->comm, full, g->zs, g->zn, g->st);
-            CK(cudaStreamSynchronize(g->st));
+            g_sync(g, g->st);
             if (g->rank == 0) CK(cudaMemcpy(host[i], full, g->np * 4, cudaMemcpyDeviceToHost));
         }
     }
@@ -2002,19 +2043,19 @@ static void g_to_host(void *p) {
 
 void gpu_backend_grads_to_host(void *p) {
     Gpu *g = (Gpu *)p;
-    CK(cudaStreamSynchronize(g->st));
-    CK(cudaStreamSynchronize(g->cst));
+    g_sync(g, g->st);
+    g_sync(g, g->cst);
     CK(cudaMemcpy(g->m->grads, g->g32, g->np * 4, cudaMemcpyDeviceToHost));
 }
 
 static void g_from_host(void *p) {
     Gpu *g = (Gpu *)p;
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
     CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->m32, g->opt->m + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaMemcpyAsync(g->v32, g->opt->v + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
     LAUNCH(k_to_pw, g->nchunks, 256, g->st, g->p32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, 0);
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
 }
 
 static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
@@ -2027,7 +2068,7 @@ static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
     CK(cudaMemcpyAsync(d, mine, (size_t)n * sizeof *d, cudaMemcpyHostToDevice, g->st));
     comm_allgather_i64(g->comm, d, d + n, (size_t)n, g->st);
     CK(cudaMemcpyAsync(all, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost, g->st));
-    CK(cudaStreamSynchronize(g->st));
+    g_sync(g, g->st);
     dfree(d);
 }
 
@@ -2093,7 +2134,7 @@ static void zero_ranges(Gpu *g) {
 
 /* join the process group and select this process's GPU; -1 with err */
 static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
-    if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, err)) return -1;
+    if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, o->comm_timeout, err)) return -1;
     g->rank = comm_rank(g->comm), g->world = comm_world(g->comm);
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
