@@ -151,7 +151,7 @@ static void job_token(char *out, size_t n) {
 }
 
 /* rank 0 writes the record to path (temp file + rename); the others wait
- * up to 10 minutes for one of this group */
+ * for one of this group, as long as the watchdog lets them */
 static int id_by_file(Comm *c, const char *path, Err *err) {
     IdRecord rec, want;
     memset(&want, 0, sizeof want);
@@ -170,7 +170,7 @@ static int id_by_file(Comm *c, const char *path, Err *err) {
     }
     int stale = 0;
     comm_wait_begin(c, "rank 0's NCCL id in the file");
-    for (int waited = 0; waited < 6000; waited++) {
+    for (;;) {
         FILE *f = fopen(path, "rb");
         if (f) {
             int ok = fread(&rec, sizeof rec, 1, f) == 1;
@@ -188,8 +188,6 @@ static int id_by_file(Comm *c, const char *path, Err *err) {
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
     }
-    return err_set(err, "%s: rank 0 did not write the NCCL id of this run within 10 minutes%s", path,
-                   stale ? " (the file there is of another run)" : "");
 }
 #endif
 
@@ -236,7 +234,7 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
                             "every process sees",
                        c->world);
-    if (c->rank == 0 && id_file && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
+    if (c->rank == 0 && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
     if (c->rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&c->id);
         if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
@@ -297,7 +295,15 @@ int comm_world(const Comm *c) { return c->world; }
 int comm_local_rank(const Comm *c) { return c->local_rank; }
 const char *comm_describe(const Comm *c) { return c->desc; }
 
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+/* an emulated collective, a wait under the watchdog */
+#define EMU_COLLECTIVE(c, call)                                  \
+    do {                                                         \
+        comm_wait_begin((c), "the other ranks (a collective)"); \
+        call;                                                    \
+        comm_wait_end(c);                                        \
+    } while (0)
+#elif defined(WB_HAVE_NCCL)
 static void check(ncclResult_t r, const char *what, const Comm *c) {
     if (r != ncclSuccess) die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
 }
@@ -306,9 +312,7 @@ static void check(ncclResult_t r, const char *what, const Comm *c) {
 void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
-    comm_wait_begin(c, "the other ranks (a collective)");
-    emu_sum_float(&c->emu, dev, n);
-    comm_wait_end(c);
+    EMU_COLLECTIVE(c, emu_sum_float(&c->emu, dev, n));
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
@@ -320,9 +324,7 @@ void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
 void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
-    comm_wait_begin(c, "the other ranks (a collective)");
-    emu_sum_double(&c->emu, dev, n);
-    comm_wait_end(c);
+    EMU_COLLECTIVE(c, emu_sum_double(&c->emu, dev, n));
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
@@ -334,9 +336,7 @@ void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
 void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
     if (c->world == 1 || n == 0) return;
 #if defined(WB_COMM_EMU)
-    comm_wait_begin(c, "the other ranks (a collective)");
-    emu_reduce_float(&c->emu, dev, n, root);
-    comm_wait_end(c);
+    EMU_COLLECTIVE(c, emu_reduce_float(&c->emu, dev, n, root));
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
@@ -348,9 +348,7 @@ void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
 void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
     if (c->world == 1) return;
 #if defined(WB_COMM_EMU)
-    comm_wait_begin(c, "the other ranks (a collective)");
-    emu_broadcast_ranges(&c->emu, dev, start, len);
-    comm_wait_end(c);
+    EMU_COLLECTIVE(c, emu_broadcast_ranges(&c->emu, dev, start, len));
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclGroupStart(), "ncclGroupStart", c);
@@ -367,9 +365,7 @@ void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const s
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
     if (c->world == 1) return; /* the caller copies its own */
 #if defined(WB_COMM_EMU)
-    comm_wait_begin(c, "the other ranks (a collective)");
-    emu_gather_i64(&c->emu, dev_in, dev_out, n);
-    comm_wait_end(c);
+    EMU_COLLECTIVE(c, emu_gather_i64(&c->emu, dev_in, dev_out, n));
     (void)stream;
 #elif defined(WB_HAVE_NCCL)
     check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
