@@ -21,6 +21,15 @@ int reader_init(Reader *r, char **inputs, int n) {
     return 0;
 }
 
+int input_check(const char *path, Err *err) {
+    if (strcmp(path, "-") == 0) return 0;
+    struct stat st;
+    if (stat(path, &st) != 0) return err_set(err, "%s: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return err_set(err, "%s: %s", path, strerror(EISDIR));
+    if (access(path, R_OK) != 0) return err_set(err, "%s: %s", path, strerror(errno));
+    return 0;
+}
+
 FILE *xfopen_read(const char *path, Err *err) {
     if (strcmp(path, "-") == 0) return stdin;
     FILE *fp = fopen(path, "rb");

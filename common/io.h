@@ -93,6 +93,14 @@ void writer_unlink_temps(void);
 /* Refuse binary output to a terminal. Returns -1 with err if fp is a tty. */
 int writer_refuse_tty(Writer *w, Err *err);
 
+/* Check, before any work, that input `path` can be read: it exists, is not
+ * a directory, and its permissions allow reading. It is never opened here:
+ * a named pipe or /dev/fd/N can be opened only once (a probe that opened
+ * and closed it would lose the writer), so the one real open comes later.
+ * "-" always passes. Returns 0, or -1 with err ("PATH: No such file or
+ * directory", "PATH: Is a directory", "PATH: Permission denied"). */
+int input_check(const char *path, Err *err);
+
 /* Open a file for reading; "-" is stdin. Returns NULL with err filled
  * ("name: No such file or directory"). */
 FILE *xfopen_read(const char *path, Err *err);

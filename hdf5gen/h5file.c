@@ -358,6 +358,8 @@ int h5in_open(H5In **in, const char *path, Err *err) {
     struct stat st;
     if (stat(path, &st) != 0) return err_set(err, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
+    if (!S_ISREG(st.st_mode)) /* HDF5 seeks: a pipe would be read once, by the probe */
+        return err_set(err, "%s: not a regular file (HDF5 files must be seekable)", path);
     if (access(path, R_OK) != 0) return err_set(err, "%s: %s", path, strerror(errno));
     LOCK();
     ErrWalk ew;

@@ -53,7 +53,15 @@ line="apt-get install -y ${missing[*]}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  { apt-get update -qq && apt-get install -y -qq "${missing[@]}"; } >&2 || {
+  # Another apt (a fresh machine's own update) may hold the locks: wait for
+  # it, up to 10 minutes, instead of failing the build.
+  lockwait=(-o DPkg::Lock::Timeout=600)
+  for i in $(seq 120); do
+    fuser /var/lib/apt/lists/lock /var/lib/dpkg/lock-frontend >/dev/null 2>&1 || break
+    [ "$i" = 1 ] && echo "deps: waiting for another apt-get to finish" >&2
+    sleep 5
+  done
+  { apt-get "${lockwait[@]}" update -qq && apt-get "${lockwait[@]}" install -y -qq "${missing[@]}"; } >&2 || {
     echo "deps: installation failed; run: $line" >&2; exit 1; }
   probe_all
   [ ${#missing[@]} -eq 0 ] && exit 0

@@ -3,13 +3,17 @@
 # up their "N passed, N failed" lines, and end with the total in that form.
 #
 #   tests/run.sh build/tests bin
-# A suite that crashes or prints no summary counts as one failure.
+# A suite that crashes or prints no summary counts as one failure, and so
+# does one still running after WB_SUITE_TIMEOUT seconds (default 3600; no
+# suite comes near it, even under ASan on two cores): a hang must end the
+# run with a failure, never stall it.
 set -u
 testdir=$1
 export BIN=$(cd "$2" && pwd)
 export TESTS=$(cd "$(dirname "$0")" && pwd)
 export INJECT=$(cd "$testdir" && pwd)/inject.so
 export TESTBIN=$(cd "$testdir" && pwd) # test drivers such as inst_dump
+suite_timeout=${WB_SUITE_TIMEOUT:-3600}
 passed=0 failed=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -17,7 +21,11 @@ trap 'rm -f "$log"' EXIT
 run_suite() { # name command...
   local name=$1; shift
   local rc=0
-  "$@" >"$log" 2>&1 || rc=$?
+  timeout -k 10 "$suite_timeout" "$@" >"$log" 2>&1 </dev/null || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "FAIL $name: still running after ${suite_timeout}s (a hang?)"; tail -20 "$log"
+    failed=$((failed + 1)); return
+  fi
   local line
   line=$(grep -E '^([A-Za-z0-9_./-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   if [ -z "$line" ]; then

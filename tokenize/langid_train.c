@@ -169,17 +169,10 @@ int main(int argc, char **argv) {
         }
     }
     Err err;
-    for (int i = optind; i < argc; i++) {
-        if (!strcmp(argv[i], "-")) continue;
-        FILE *fp = xfopen_read(argv[i], &err);
-        if (!fp) die_code(EXIT_USAGE, "%s", err.msg);
-        fclose(fp);
-    }
-    for (int i = 0; i < ndev; i++) {
-        FILE *fp = xfopen_read(devs[i], &err);
-        if (!fp) die_code(EXIT_USAGE, "%s", err.msg);
-        fclose(fp);
-    }
+    for (int i = optind; i < argc; i++)
+        if (input_check(argv[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
+    for (int i = 0; i < ndev; i++)
+        if (input_check(devs[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
 
     if (eval_model) {
         LangId *m = langid_load(eval_model, &err);

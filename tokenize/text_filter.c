@@ -618,9 +618,7 @@ int main(int argc, char **argv) {
             if (++nstdin > 1) cli_bad_usage("stdin (-) given more than once");
             continue;
         }
-        FILE *fp = xfopen_read(st.inputs[i], &st.err);
-        if (!fp) die("%s", st.err.msg);
-        fclose(fp);
+        if (input_check(st.inputs[i], &st.err)) die("%s", st.err.msg);
     }
 
     fo->use[FC_LANGDETECT] = langdetect != NULL && !st.identify;

@@ -889,8 +889,10 @@ static void reset_counts(BpeTrainer *t) {
     t->st.sentences = 0;
 }
 
-/* Check that every input can be opened, before any reading: -2 with err
- * set for one that cannot (missing, unreadable, a directory). */
+/* Check that every input can be read, before any reading: -2 with err set
+ * for one that cannot (missing, unreadable, a directory). Nothing is opened
+ * (a FIFO is opened once, by the reader). *all_regular: every input is a
+ * regular file, which can be read twice (the two-pass sample). */
 static int check_inputs(char **inputs, int n, int *all_regular, Err *err) {
     *all_regular = n > 0;
     for (int i = 0; i < n; i++) {
@@ -898,13 +900,9 @@ static int check_inputs(char **inputs, int n, int *all_regular, Err *err) {
             *all_regular = 0;
             continue;
         }
+        if (input_check(inputs[i], err)) return -2;
         struct stat sb;
-        if (stat(inputs[i], &sb) != 0) return err_set(err, "%s: %s", inputs[i], strerror(errno)) - 1;
-        if (S_ISDIR(sb.st_mode)) return err_set(err, "%s: %s", inputs[i], strerror(EISDIR)) - 1;
-        FILE *fp = fopen(inputs[i], "rb");
-        if (!fp) return err_set(err, "%s: %s", inputs[i], strerror(errno)) - 1;
-        fclose(fp);
-        if (!S_ISREG(sb.st_mode)) *all_regular = 0;
+        if (stat(inputs[i], &sb) != 0 || !S_ISREG(sb.st_mode)) *all_regular = 0;
     }
     return 0;
 }

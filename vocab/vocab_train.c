@@ -127,8 +127,7 @@ static int train_wordpiece(Config *c) {
     Err err;
     /* a missing or unreadable input is a usage error (exit 2), found before any work */
     for (int i = 0; i < c->ninputs; i++)
-        if (strcmp(c->inputs[i], "-") && access(c->inputs[i], R_OK) != 0)
-            die_code(EXIT_USAGE, "%s: %s", c->inputs[i], strerror(errno));
+        if (input_check(c->inputs[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
     char *vocab_path = c->wordpiece ? xstrdup(c->wordpiece) : prefixed(c->prefix, ".txt");
     char *json_path = c->tokenizer_json ? xstrdup(c->tokenizer_json) : prefixed(c->prefix, ".json");
     if (c->set_vocab) c->wp.vocab_size = (size_t)c->bpe.vocab_size;

@@ -1,6 +1,7 @@
 /* test_common.c - common/: UTF-8 repair, JSON write/walk, number parsing,
  * the ordered pool (same output for every thread count), the line reader
  * across chunk-sized lines, and the atomic writer. */
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../test.h"
@@ -170,6 +171,17 @@ static void test_reader_writer(void) {
     reader_init(&r, missing, 1);
     test_cond("missing input", reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, "No such file"));
     reader_free(&r);
+
+    test_cond("input_check: a file", input_check(path, &err) == 0);
+    test_cond("input_check: stdin", input_check("-", &err) == 0);
+    test_cond("input_check: missing", input_check(nope, &err) == -1 && strstr(err.msg, "/nope: No such file"));
+    test_cond("input_check: a directory", input_check(dir, &err) == -1 && strstr(err.msg, "Is a directory"));
+    /* a FIFO without a writer: an open() would wait for one */
+    char fifo[300];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    test_cond("mkfifo", mkfifo(fifo, 0600) == 0);
+    test_cond("input_check: a FIFO passes without being opened", input_check(fifo, &err) == 0);
+    unlink(fifo);
 
     test_cond("abort open", writer_open(&w, path2, 1, &err) == 0);
     fputs("partial", w.fp);
