@@ -1,6 +1,7 @@
 /* io.c - line Reader and atomic Writer; see io.h for the contracts. */
 #include "io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -229,6 +230,56 @@ static void disarm_cleanup(Writer *w) {
     pthread_mutex_unlock(&cleanup_lock);
 }
 
+/* the pid of NAME if it is PREFIX ".tmp." digits, else 0 */
+static long temp_pid(const char *name, const char *prefix, size_t plen) {
+    if (strncmp(name, prefix, plen) != 0 || strncmp(name + plen, ".tmp.", 5) != 0) return 0;
+    const char *d = name + plen + 5;
+    long pid = 0;
+    if (!*d) return 0;
+    for (; *d; d++) {
+        if (*d < '0' || *d > '9' || pid > 1L << 40) return 0;
+        pid = pid * 10 + (*d - '0');
+    }
+    return pid;
+}
+
+int remove_dead_temps(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    char *dir = slash ? xmalloc(dlen + 2) : NULL;
+    if (dir) {
+        memcpy(dir, path, dlen);
+        dir[dlen ? dlen : 1] = '\0';
+        if (!dlen) dir[0] = '/';
+    }
+    DIR *d = opendir(dir ? dir : ".");
+    int removed = 0;
+    if (!d) {
+        free(dir);
+        return 0;
+    }
+    size_t blen = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid = temp_pid(e->d_name, base, blen);
+        if (pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
+        size_t n = (dir ? strlen(dir) : 1) + strlen(e->d_name) + 2;
+        char *p = xmalloc(n);
+        snprintf(p, n, "%s/%s", dir ? dir : ".", e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0) {
+            info(3, "removed %s, left by process %ld, which no longer runs", p, pid);
+            removed++;
+        }
+        free(p);
+    }
+    closedir(d);
+    free(dir);
+    return removed;
+}
+
 int writer_open(Writer *w, const char *path, int force, Err *err) {
     memset(w, 0, sizeof *w);
     if (!path || strcmp(path, "-") == 0) {
@@ -247,6 +298,7 @@ int writer_open(Writer *w, const char *path, int force, Err *err) {
         return 0;
     }
     if (!force && exists) return err_set(err, "%s: already exists (use -f to overwrite)", path);
+    remove_dead_temps(path);
     size_t n = strlen(path) + 32;
     w->tmp = xmalloc(n);
     snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());
@@ -270,6 +322,7 @@ int writer_open_name(Writer *w, const char *path, int force, Err *err) {
     if (exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
     if (exists && !S_ISREG(st.st_mode)) return err_set(err, "%s: not a regular file", path);
     if (!force && exists) return err_set(err, "%s: already exists (use -f to overwrite)", path);
+    remove_dead_temps(path);
     size_t n = strlen(path) + 32;
     w->tmp = xmalloc(n);
     snprintf(w->tmp, n, "%s.tmp.%ld", path, (long)getpid());

@@ -78,6 +78,14 @@ int writer_open(Writer *w, const char *path, int force, Err *err);
  * threads. Returns 0, or -1 with err filled. */
 int writer_open_name(Writer *w, const char *path, int force, Err *err);
 
+/* Remove the temp files PATH.tmp.<pid> that earlier runs writing PATH left
+ * behind when they were killed (kill -9, a power cut): those whose process
+ * no longer exists on this machine. A temp file of a live process (another
+ * run writing the same output right now) is never touched. writer_open and
+ * writer_open_name call it; programs that name their own temp files in the
+ * same pattern call it for each output. Returns the number removed. */
+int remove_dead_temps(const char *path);
+
 /* Flush, check for write errors, close, and rename the temp file into
  * place. On failure the temp file is removed and -1 returned. */
 int writer_close(Writer *w, Err *err);

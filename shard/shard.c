@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "io.h"
 
 #define READ_CHUNK (4u << 20)
 #define COPY_CHUNK (1u << 20)
@@ -664,6 +665,7 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
         temp[s] = xmalloc(cap);
         snprintf(final[s], cap, "%s/%s", dir, fname);
         snprintf(temp[s], cap, "%s.tmp.%ld", final[s], (long)getpid());
+        remove_dead_temps(final[s]);
     }
     char *chunk = xmalloc(COPY_CHUNK);
     Buf doc = {0};

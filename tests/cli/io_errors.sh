@@ -1,5 +1,6 @@
 # I/O error tests: a full disk (injected ENOSPC on fwrite/fflush/fclose of
-# the -o file) must give exit 1, a clear message, and no output file.
+# the -o file) must give exit 1, a clear message, and no output file; a run
+# killed with -9 leaves only its temp file, which the next run removes.
 . "$TESTS/cli/lib.sh"
 WD=$BIN/wiki_dump
 WS=$BIN/wiki_strip
@@ -40,6 +41,43 @@ ok "-o FIFO: still a FIFO" [ -p "$T/fifo" ]
 run $WD -o "$T" "$DATA/enwiki-3.xml.bz2"
 expect_rc "-o DIRECTORY" 1
 expect_err "-o DIRECTORY message" "*is a directory*"
+# kill -9 while writing leaves OUT.tmp.PID (never OUT); the next run of the
+# same output removes it, and keeps the temp file of a process still alive
+mkfifo "$T/slow"
+$WD -o "$T/k.jsonl" "$T/slow" 2>/dev/null &
+victim=$!
+exec 3>"$T/slow"
+bzip2 -dc "$DATA/enwiki-3.xml.bz2" | head -c 3000 >&3
+for _ in $(seq 3000); do [ -e "$T/k.jsonl.tmp.$victim" ] && break; sleep 0.1; done
+exec 4>&2 2>/dev/null # not bash's "Killed" line
+kill -9 $victim
+wait $victim
+exec 2>&4 4>&-
+exec 3>&-
+ok "kill -9: the temp file is left" [ -e "$T/k.jsonl.tmp.$victim" ]
+ok "kill -9: no output" [ ! -e "$T/k.jsonl" ]
+sleep 1000 &
+alive=$!
+: >"$T/k.jsonl.tmp.$alive"
+: >"$T/k.jsonl.tmp.x$victim" # not a temp name of ours
+run $WD -v -v -o "$T/k.jsonl" "$DATA/enwiki-3.xml.bz2"
+expect_rc "rerun after kill -9" 0
+ok "rerun: the dead run's temp file is removed" [ ! -e "$T/k.jsonl.tmp.$victim" ]
+expect_err "rerun: says so at -vv" "*removed $T/k.jsonl.tmp.$victim, left by process $victim*"
+ok "rerun: a live process's temp file is kept" [ -e "$T/k.jsonl.tmp.$alive" ]
+ok "rerun: other names are kept" [ -e "$T/k.jsonl.tmp.x$victim" ]
+ok "rerun: the output is complete" cmp -s "$T/k.jsonl" "$T/p.jsonl"
+kill $alive
+wait $alive 2>/dev/null
+# shard_split names its temp files the same way, one per shard
+$WS -q "$T/p.jsonl" | $BIN/sent_split -q -l en >"$T/k.txt"
+$BIN/shard_split -q -n 1 -t 1 -o "$T/sh" "$T/k.txt"
+shard=$(ls "$T/sh" | head -1)
+: >"$T/sh/$shard.tmp.$victim"
+run $BIN/shard_split -q -f -n 1 -t 1 -o "$T/sh" "$T/k.txt"
+expect_rc "shard_split rerun" 0
+ok "shard_split: the dead run's temp file is removed" [ ! -e "$T/sh/$shard.tmp.$victim" ]
+
 # the injector itself works: without the marker nothing fails
 run env WB_INJECT=fwrite LD_PRELOAD="$INJECT" $WD -o "$T/ok.jsonl" "$DATA/enwiki-3.xml.bz2"
 expect_rc "unmarked file unaffected" 0
