@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 #define READ_CHUNK (1u << 20)
 
 /* ---- reader ---- */
@@ -69,20 +71,6 @@ static void reader_close_cur(Reader *r) {
     r->fp = NULL;
 }
 
-/* Open the next input; returns 1 if one was opened, 0 at the end. */
-static int reader_advance(Reader *r, Err *err) {
-    reader_close_cur(r);
-    if (r->cur + 1 >= r->ninputs) return 0;
-    r->cur++;
-    r->name = r->inputs[r->cur];
-    r->line = 0;
-    r->eof = 0;
-    r->start = r->end = 0;
-    r->fp = xfopen_read(r->name, err);
-    if (!r->fp) return -1;
-    return 1;
-}
-
 /* Read more bytes after the unread tail; returns bytes read, -1 on error. */
 static long reader_fill(Reader *r, Err *err) {
     if (r->start > 0) {
@@ -103,6 +91,24 @@ static long reader_fill(Reader *r, Err *err) {
     r->end += n;
     r->bytes += n;
     return (long)n;
+}
+
+/* Open the next input and read its first bytes, refusing UTF-16 text;
+ * returns 1 if one was opened, 0 at the end, -1 on an error. */
+static int reader_advance(Reader *r, Err *err) {
+    reader_close_cur(r);
+    if (r->cur + 1 >= r->ninputs) return 0;
+    r->cur++;
+    r->name = r->inputs[r->cur];
+    r->line = 0;
+    r->eof = 0;
+    r->start = r->end = 0;
+    r->fp = xfopen_read(r->name, err);
+    if (!r->fp) return -1;
+    /* the first bytes decide whether this is UTF-8 text at all */
+    if (reader_fill(r, err) < 0) return -1;
+    if (utf8_refuse_wide(r->name, r->buf, r->end, err)) return -1;
+    return 1;
 }
 
 int reader_next_line(Reader *r, const char **line, size_t *len, Err *err) {

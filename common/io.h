@@ -3,7 +3,8 @@
  * Reader: reads "-" (stdin) or files one after another with fread into one
  * growing buffer and hands out lines as (ptr, len) without the '\n', so NUL
  * bytes inside lines are kept. It tracks file name and line number for
- * messages ("prog: pages.jsonl:12: ...").
+ * messages ("prog: pages.jsonl:12: ..."). An input whose first bytes are
+ * UTF-16 or UTF-32 text is refused (utf8_refuse_wide).
  *
  * Writer: stdout, or `-o FILE` written to FILE.tmp.<pid> and renamed into
  * place only by writer_close() after every byte was flushed and checked. On
@@ -48,7 +49,8 @@ int reader_init(Reader *r, char **inputs, int n);
 
 /* Next line without its '\n' (a final line without '\n' counts). The
  * pointer stays valid until the next call. Returns 1 with a line, 0 when
- * all inputs are exhausted, -1 on an I/O error (err names file and line). */
+ * all inputs are exhausted, -1 on an I/O error or a UTF-16/UTF-32 input
+ * (err names the file, and the line where there is one). */
 int reader_next_line(Reader *r, const char **line, size_t *len, Err *err);
 
 /* Close the open input and free the buffer. */

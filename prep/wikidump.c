@@ -393,19 +393,14 @@ static int feed_valid(WikiDump *wd, const char *data, size_t len, int final, Err
     return parse(wd, wd->fix.data, wd->fix.len, final, err);
 }
 
-/* Decide from the first bytes whether the input is UTF-16, a <page>
- * fragment, or a normal document. Returns 1 when decided, 0 if more bytes
- * are needed, -1 on error. */
-static int sniff(WikiDump *wd, Err *err) {
+/* Decide from the first bytes whether the input is a <page> fragment or a
+ * normal document (UTF-16 is refused by end_sniff, which sees the first
+ * UTF8_SNIFF_BYTES bytes, or all of a shorter input). Returns 1 when
+ * decided, 0 if more bytes are needed. */
+static int sniff(WikiDump *wd) {
     const unsigned char *p = (const unsigned char *)wd->sniff.data;
     size_t n = wd->sniff.len;
-    if (n < 2) return 0;
-    if ( ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF) ||
-                   (p[0] == '<' && p[1] == 0) || (p[0] == 0 && p[1] == '<')))
-        return err_set(err,
-                       "%s: byte 0: input is UTF-16 encoded XML; MediaWiki dumps are UTF-8 "
-                       "(convert with: iconv -f UTF-16 -t UTF-8)",
-                       wd->opts.name);
+    if (n < UTF8_SNIFF_BYTES) return 0;
     size_t i = 0;
     if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
     for (;;) {
@@ -429,6 +424,7 @@ static int sniff(WikiDump *wd, Err *err) {
  * fragment, then parse the bytes collected while sniffing. */
 static int end_sniff(WikiDump *wd, Err *err) {
     wd->sniffing = 0;
+    if (utf8_refuse_wide(wd->opts.name, wd->sniff.data, wd->sniff.len, err)) return -1;
     if (wd->fragment) {
         static const char root[] = "<mediawiki>";
         wd->prefix_len = (int64_t)sizeof root - 1;
@@ -446,9 +442,7 @@ int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
     wd->stats.xml_bytes += len;
     if (wd->sniffing) {
         buf_append(&wd->sniff, data, len);
-        int rc = sniff(wd, err);
-        if (rc < 0) return -1;
-        if (rc == 0) return 0;
+        if (!sniff(wd)) return 0;
         return end_sniff(wd, err);
     }
     /* complete a character carried over from the previous chunk */

@@ -106,7 +106,7 @@ expect_err "not a MediaWiki dump message" "*notwiki.xml: line 2: not a MediaWiki
 
 run $WD "$DATA/bgwiki-utf16.xml.bz2"
 expect_rc "UTF-16 dump" 1
-expect_err "UTF-16 message" "*bgwiki-utf16.xml.bz2: byte 0: input is UTF-16 encoded XML*"
+expect_err "UTF-16 message" "wiki_dump: $DATA/bgwiki-utf16.xml.bz2: UTF-16 text (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
 
 printf '<mediawiki><page><title>Bad \xff byte</title><ns>0</ns><id>5</id><revision><id>6</id><text>a\xc3(b\xe2\x82</text></revision></page></mediawiki>\n' >"$T/badutf8.xml"
 run $WD "$T/badutf8.xml"
