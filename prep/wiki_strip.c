@@ -44,6 +44,7 @@ typedef struct State {
     Buf rec;        /* scratch for one record while packing */
     Worker workers[MAX_WORKERS];
     uint64_t counts[4];
+    Err first_bad;  /* the first malformed record's message */
     Progress progress;
 } State;
 
@@ -60,7 +61,8 @@ static void usage(void) {
            "      --lists        keep list items (WikiExtractor --lists)\n"
            "  -o, --output FILE  write to FILE atomically\n"
            "  -f, --force        overwrite an existing output file\n"
-           "      --strict       exit 1 on the first malformed record (default: skip it)\n"
+           "      --strict       exit 1 on the first malformed record (default: skip it;\n"
+           "                     exit 1 when no record at all is good)\n"
            "  -q, --quiet        fewer messages; -v, --verbose: summary line at the end\n"
            "  -h, --help         show this help; -V, --version: show the version\n\n"
            "Example:\n"
@@ -226,6 +228,7 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
+    if (b->counts[C_BAD] && !st->counts[C_BAD]) st->first_bad = b->err;
     for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
     if (b->counts[C_BAD]) {
         if (st->strict) {
@@ -275,6 +278,11 @@ int main(int argc, char **argv) {
     int rc = pool_run(st.nthreads, &ops, &st);
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
+    /* skipping bad records is for the odd broken page, not for an input
+     * that is not wiki_dump's output at all */
+    if (st.counts[C_IN] && st.counts[C_BAD] == st.counts[C_IN])
+        die("%s; none of the %llu records was good", st.first_bad.msg,
+            (unsigned long long)st.counts[C_IN]);
     double dt = now_sec() - t0;
     WikiTextStats ws = {0};
     for (int i = 0; i < MAX_WORKERS; i++) {
