@@ -406,16 +406,20 @@ int main(int argc, char **argv) {
     if (ws->bad_utf8)
         warn("%s: %llu invalid UTF-8 sequences replaced by U+FFFD", cfg.input,
              (unsigned long long)ws->bad_utf8);
-    if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large))
-        rc = err_set(&err, "%s: --strict: %llu pages too large, %llu invalid UTF-8 sequences", cfg.input,
-                     (unsigned long long)ws->too_large, (unsigned long long)ws->bad_utf8);
+    if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large || ws->bad_number))
+        rc = err_set(&err,
+                     "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
+                     "UTF-8 sequences",
+                     cfg.input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+                     (unsigned long long)ws->bad_utf8);
     double dt = now_sec() - t0;
-    info(3, "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large; "
+    info(3, "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
+            "%llu bad-number; "
             "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
          (unsigned long long)ws->pages, (unsigned long long)st.kept,
          (unsigned long long)st.skip_redirect, (unsigned long long)st.skip_ns,
-         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_utf8,
-         (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
+         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
     wikidump_destroy(wd);
     if (rc) die("%s", err.msg);
     if (writer_close(&st.out, &err)) die("%s", err.msg);
