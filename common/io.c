@@ -23,6 +23,12 @@ int reader_init(Reader *r, char **inputs, int n) {
     return 0;
 }
 
+int inputs_check(char *const *paths, int n, Err *err) {
+    for (int i = 0; i < n; i++)
+        if (input_check(paths[i], err)) return -1;
+    return 0;
+}
+
 int input_check(const char *path, Err *err) {
     if (strcmp(path, "-") == 0) return 0;
     struct stat st;
@@ -171,6 +177,7 @@ static void cleanup_on_die(void) {
         active_writer[i] = NULL;
         if (w && w->keep_partial && w->fp && w->tmp && !ferror(w->fp)) {
             int ok = fflush(w->fp) == 0 && !ferror(w->fp);
+            ok = ok && ftell(w->fp) > 0; /* nothing written: nothing to keep */
             ok = (fclose(w->fp) == 0) && ok;
             w->fp = NULL;
             size_t n = strlen(w->path) + 16;
@@ -285,6 +292,14 @@ int writer_open_name(Writer *w, const char *path, int force, Err *err) {
     return 0;
 }
 
+const char *writer_name(const Writer *w) { return w->path ? w->path : "standard output"; }
+
+int writer_write(Writer *w, const void *p, size_t n, Err *err) {
+    if (!n || fwrite(p, 1, n, w->fp) == n) return 0;
+    w->keep_partial = 0;
+    return err_set(err, "%s: write error: %s", writer_name(w), strerror(errno));
+}
+
 int writer_close(Writer *w, Err *err) {
     if (w->named) {
         int bad = rename(w->tmp, w->path) != 0;
@@ -305,7 +320,7 @@ int writer_close(Writer *w, Err *err) {
     if (w->fp == stdout) {
         w->fp = NULL;
         if (bad || fclose(stdout) != 0)
-            return err_set(err, "write error on standard output: %s", strerror(bad ? saved : errno));
+            return err_set(err, "%s: write error: %s", writer_name(w), strerror(bad ? saved : errno));
         return 0;
     }
     if (fclose(w->fp) != 0 && !bad) {

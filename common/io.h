@@ -12,7 +12,8 @@
  * signal is then re-raised so that make sees the interruption); an existing
  * FILE is kept unless force is set. A program whose records are complete
  * units (pages) sets keep_partial: a data error then leaves FILE.partial
- * with every record finished before the error, and never FILE itself.
+ * with every record finished before the error (none when nothing was
+ * written), and never FILE itself.
  * The Writer must not move in memory while open (the die hook points at it).
  *
  *   Writer w;
@@ -80,6 +81,14 @@ int writer_open(Writer *w, const char *path, int force, Err *err);
  * threads. Returns 0, or -1 with err filled. */
 int writer_open_name(Writer *w, const char *path, int force, Err *err);
 
+/* The output's name for messages: its path, or "standard output". */
+const char *writer_name(const Writer *w);
+
+/* Write p[0..n) to the open output. Returns 0, or -1 with err "NAME: write
+ * error: REASON" (NAME from writer_name); a failed write also clears
+ * keep_partial, since a record cut short is not worth keeping. */
+int writer_write(Writer *w, const void *p, size_t n, Err *err);
+
 /* Flush, check for write errors, close, and rename the temp file into
  * place. On failure the temp file is removed and -1 returned. */
 int writer_close(Writer *w, Err *err);
@@ -102,6 +111,11 @@ int writer_refuse_tty(Writer *w, Err *err);
  * "-" always passes. Returns 0, or -1 with err ("PATH: No such file or
  * directory", "PATH: Is a directory", "PATH: Permission denied"). */
 int input_check(const char *path, Err *err);
+
+/* input_check() for each of paths[0..n): the first failure is returned
+ * (-1, err set), so that a program can refuse a missing input before it
+ * opens its output. */
+int inputs_check(char *const *paths, int n, Err *err);
 
 /* Open a file for reading; "-" is stdin. Returns NULL with err filled
  * ("name: No such file or directory"). */

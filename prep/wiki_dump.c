@@ -84,10 +84,8 @@ static void usage(void) {
 
 static void write_line(State *st) {
     buf_putc(&st->line, '\n');
-    if (fwrite(st->line.data, 1, st->line.len, st->out.fp) != st->line.len) {
-        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
-        die("write error: %s", strerror(errno));
-    }
+    Err err;
+    if (writer_write(&st->out, st->line.data, st->line.len, &err)) die("%s", err.msg);
     st->out_bytes += st->line.len;
     buf_clear(&st->line);
 }
@@ -387,6 +385,8 @@ int main(int argc, char **argv) {
     parse_ns_list(&st, ns_arg);
 
     Err err = {{0}};
+    /* a missing input is found before the output is created */
+    if (input_check(cfg.input, &err) || (cfg.index && input_check(cfg.index, &err))) die("%s", err.msg);
     if (writer_open(&st.out, cfg.output, cfg.force, &err)) die_code(EXIT_DATA, "%s", err.msg);
     st.out.keep_partial = 1;
     static char obuf[1 << 20];

@@ -237,11 +237,7 @@ static int flush(void *ctx, Batch *b) {
         }
         warn("%s%s", b->err.msg, b->counts[C_BAD] > 1 ? " (and more in this batch)" : "");
     }
-    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len) {
-        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
-        return err_set(&st->err, "write error: %s", strerror(errno));
-    }
-    return 0;
+    return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
 int main(int argc, char **argv) {
@@ -267,6 +263,8 @@ int main(int argc, char **argv) {
         }
     }
     st.nthreads = cc.nthreads;
+    /* a missing input is found before the output is created */
+    if (inputs_check(argv + optind, argc - optind, &st.err)) die("%s", st.err.msg);
     reader_init(&st.rd, argv + optind, argc - optind);
     if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     st.out.keep_partial = 1;

@@ -250,9 +250,8 @@ static void work(void *ctx, int wid, Batch *b) {
 /* Write n bytes to an output; a short write records the first error,
  * which flush() then reports. */
 static void put(Writer *w, const char *p, size_t n) {
-    if (n && fwrite(p, 1, n, w->fp) != n && !st.err.msg[0])
-        err_set(&st.err, "%s: write error: %s", w->path ? w->path : "standard output",
-                strerror(errno));
+    Err e;
+    if (writer_write(w, p, n, &e) && !st.err.msg[0]) st.err = e;
 }
 
 static void write_rejected(const RecHdr *h, const char *doc, const char *reason) {

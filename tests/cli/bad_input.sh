@@ -71,4 +71,25 @@ run $BIN/sent_split -l hu --abbrev "$T/long-abbrev.txt" "$T/small.txt"
 expect_rc "--abbrev with a long flag" 1
 ok "--abbrev with a long flag: quote cut" bash -c "[ \$(wc -c <'$err') -lt 300 ] && grep -q \"xxx\\.\\.\\.'\" '$err'"
 
+# a failed run leaves no FILE.partial when nothing was written: a missing,
+# unreadable or empty input (the missing one is found before -o is opened)
+: >"$T/empty.in"
+printf 'x\n' >"$T/locked.in"; chmod 000 "$T/locked.in"
+for prog in wiki_dump wiki_strip; do
+  for in in missing.in locked.in empty.in; do
+    [ "$in" = locked.in ] && [ -r "$T/locked.in" ] && continue # root reads it anyway
+    [ "$prog.$in" = wiki_strip.empty.in ] && continue # no pages in, none out: exit 0
+    run $BIN/$prog -o "$T/$prog-$in.out" "$T/$in"
+    expect_rc "$prog, $in input, -o" 1
+    ok "$prog, $in input: no output, no .partial, no temp file" bash -c "! ls '$T/$prog-$in.out'* 2>/dev/null"
+  done
+  run $BIN/$prog -o "$T/$prog-missing.out" "$T/missing.in"
+  expect_err "$prog, missing input: one line naming it" "$prog: $T/missing.in: No such file or directory"
+done
+# a data error after complete pages still keeps them in FILE.partial
+bzcat "$DATA/enwiki-3.xml.bz2" | head -n -2 >"$T/cut.xml"
+run $BIN/wiki_dump -o "$T/cut.jsonl" "$T/cut.xml"
+expect_rc "dump cut short" 1
+ok "dump cut short: pages kept in .partial" [ -s "$T/cut.jsonl.partial" ]
+
 done_testing
