@@ -216,8 +216,10 @@ static void parse_ns_list(State *st, const char *arg) {
     char *copy = xstrdup(arg), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
+        errno = 0;
         long v = strtol(t, &end, 10);
         if (*t && *end == '\0') {
+            if (errno || v < INT32_MIN || v > INT32_MAX) cli_bad_usage("--ns: namespace number '%s' is out of range", t);
             if (st->nns_keep >= MAX_NS_FILTER) cli_bad_usage("--ns: too many namespaces");
             st->ns_keep[st->nns_keep++] = v;
         } else {

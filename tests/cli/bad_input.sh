@@ -1,8 +1,8 @@
 # Bad input that every program must refuse instead of turning it into
-# output: UTF-16 and UTF-32 text (made from real text with iconv), numeric
-# options that are not numbers of the kind meant (fractions, nan, inf,
-# negative counts), and the files left behind (no empty FILE.partial) and
-# named (write errors) when a run fails.
+# output: UTF-16 and UTF-32 text (made from real text with iconv), input
+# quoted raw in messages (control bytes), numeric options that are not
+# numbers of the kind meant (fractions, nan, inf, negative counts), and the
+# files left behind when a run fails (no empty FILE.partial).
 . "$TESTS/cli/lib.sh"
 VOCAB=$TESTS/../data/bert/vocab.txt
 
@@ -70,6 +70,31 @@ ok "--abbrev with ESC: one line" [ "$(wc -l <"$err")" -eq 1 ]
 run $BIN/sent_split -l hu --abbrev "$T/long-abbrev.txt" "$T/small.txt"
 expect_rc "--abbrev with a long flag" 1
 ok "--abbrev with a long flag: quote cut" bash -c "[ \$(wc -c <'$err') -lt 300 ] && grep -q \"xxx\\.\\.\\.'\" '$err'"
+
+# numeric options: nan, inf, fractions for whole numbers and negative counts
+# are usage errors naming the option, for every program (shared parsers)
+while read -r prog opt val; do
+  run $BIN/$prog $opt "$val" "$T/small.txt"
+  expect_rc "$prog $opt $val" 2
+  expect_err "$prog $opt $val: names the option" "$prog: $opt: *'$val'*Try '$prog --help'*"
+done <<'E'
+text_filter --no-word-ratio 1.5
+text_filter --punct-ratio nan
+text_filter --avg-len -1
+text_filter --min-sents 2.5
+train_bert_cpu --learning_rate nan
+train_bert_cpu --weight_decay inf
+langid_train --mu inf
+hdf5gen --masked-lm-prob nan
+hdf5gen --short-seq-prob inf
+hdf5gen --dupe-factor 1.5
+shard_split --test-fraction nan
+shard_split --train 0.5
+vocab_convert --unused -1
+vocab_convert --size 1e3
+wiki_dump --ns 99999999999999999999
+wiki_dump -j 1.5
+E
 
 # a failed run leaves no FILE.partial when nothing was written: a missing,
 # unreadable or empty input (the missing one is found before -o is opened)
