@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,15 @@ double cli_parse_double(const char *s, const char *what) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || *end) cli_bad_usage("%s: not a number: '%s'", what, s);
+    /* strtod also takes "nan", "inf" and hex floats: only finite decimals */
+    if (errno || end == s || *end || !isfinite(v) || strpbrk(s, "xX"))
+        cli_bad_usage("%s: not a number: '%s'", what, s);
+    return v;
+}
+
+double cli_parse_double_in(const char *s, const char *what, double lo, double hi) {
+    double v = cli_parse_double(s, what);
+    if (v < lo || v > hi) cli_bad_usage("%s: '%s' is out of range [%g, %g]", what, s, lo, hi);
     return v;
 }
 
@@ -51,7 +60,7 @@ long cli_parse_int(const char *s, const char *what, long lo, long hi) {
     if (cli_parse_u64(neg ? s + 1 : s, &v) || v > (uint64_t)INT64_MAX)
         cli_bad_usage("%s: not a whole number: '%s'", what, s);
     long x = neg ? -(long)v : (long)v;
-    if (x < lo || x > hi) cli_bad_usage("%s: %ld is out of range [%ld, %ld]", what, x, lo, hi);
+    if (x < lo || x > hi) cli_bad_usage("%s: '%s' is out of range [%ld, %ld]", what, s, lo, hi);
     return x;
 }
 

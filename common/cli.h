@@ -24,8 +24,13 @@ void cli_init(const char *argv0);
  * and sets *out, or -1 if the text is not such a number or overflows. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
-/* Parse a decimal number (strtod) for option `what`; dies with exit 2. */
+/* Parse a finite decimal number (strtod, without nan, inf and hex forms)
+ * for option `what`; dies with exit 2 naming the option. */
 double cli_parse_double(const char *s, const char *what);
+
+/* cli_parse_double for a value in [lo, hi] (a ratio: 0, 1); dies with exit
+ * 2 naming the option. */
+double cli_parse_double_in(const char *s, const char *what, double lo, double hi);
 
 /* Parse an int option in [lo, hi]; dies with exit 2 naming the option. */
 long cli_parse_int(const char *s, const char *what, long lo, long hi);

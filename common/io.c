@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "utf8.h"
+
 #define READ_CHUNK (1u << 20)
 
 /* ---- reader ---- */
@@ -19,6 +21,12 @@ int reader_init(Reader *r, char **inputs, int n) {
     r->inputs = n ? inputs : stdin_name;
     r->ninputs = n ? n : 1;
     r->cur = -1;
+    return 0;
+}
+
+int inputs_check(char *const *paths, int n, Err *err) {
+    for (int i = 0; i < n; i++)
+        if (input_check(paths[i], err)) return -1;
     return 0;
 }
 
@@ -70,20 +78,6 @@ static void reader_close_cur(Reader *r) {
     r->fp = NULL;
 }
 
-/* Open the next input; returns 1 if one was opened, 0 at the end. */
-static int reader_advance(Reader *r, Err *err) {
-    reader_close_cur(r);
-    if (r->cur + 1 >= r->ninputs) return 0;
-    r->cur++;
-    r->name = r->inputs[r->cur];
-    r->line = 0;
-    r->eof = 0;
-    r->start = r->end = 0;
-    r->fp = xfopen_read(r->name, err);
-    if (!r->fp) return -1;
-    return 1;
-}
-
 /* Read more bytes after the unread tail; returns bytes read, -1 on error. */
 static long reader_fill(Reader *r, Err *err) {
     if (r->start > 0) {
@@ -104,6 +98,24 @@ static long reader_fill(Reader *r, Err *err) {
     r->end += n;
     r->bytes += n;
     return (long)n;
+}
+
+/* Open the next input and read its first bytes, refusing UTF-16 text;
+ * returns 1 if one was opened, 0 at the end, -1 on an error. */
+static int reader_advance(Reader *r, Err *err) {
+    reader_close_cur(r);
+    if (r->cur + 1 >= r->ninputs) return 0;
+    r->cur++;
+    r->name = r->inputs[r->cur];
+    r->line = 0;
+    r->eof = 0;
+    r->start = r->end = 0;
+    r->fp = xfopen_read(r->name, err);
+    if (!r->fp) return -1;
+    /* the first bytes decide whether this is UTF-8 text at all */
+    if (reader_fill(r, err) < 0) return -1;
+    if (utf8_refuse_wide(r->name, r->buf, r->end, err)) return -1;
+    return 1;
 }
 
 int reader_next_line(Reader *r, const char **line, size_t *len, Err *err) {
@@ -166,6 +178,7 @@ static void cleanup_on_die(void) {
         active_writer[i] = NULL;
         if (w && w->keep_partial && w->fp && w->tmp && !ferror(w->fp)) {
             int ok = fflush(w->fp) == 0 && !ferror(w->fp);
+            ok = ok && ftell(w->fp) > 0; /* nothing written: nothing to keep */
             ok = (fclose(w->fp) == 0) && ok;
             w->fp = NULL;
             size_t n = strlen(w->path) + 16;
@@ -332,6 +345,14 @@ int writer_open_name(Writer *w, const char *path, int force, Err *err) {
     return 0;
 }
 
+const char *writer_name(const Writer *w) { return w->path ? w->path : "standard output"; }
+
+int writer_write(Writer *w, const void *p, size_t n, Err *err) {
+    if (!n || fwrite(p, 1, n, w->fp) == n) return 0;
+    w->keep_partial = 0;
+    return err_set(err, "%s: write error: %s", writer_name(w), strerror(errno));
+}
+
 int writer_close(Writer *w, Err *err) {
     if (w->named) {
         int bad = rename(w->tmp, w->path) != 0;
@@ -352,7 +373,7 @@ int writer_close(Writer *w, Err *err) {
     if (w->fp == stdout) {
         w->fp = NULL;
         if (bad || fclose(stdout) != 0)
-            return err_set(err, "write error on standard output: %s", strerror(bad ? saved : errno));
+            return err_set(err, "%s: write error: %s", writer_name(w), strerror(bad ? saved : errno));
         return 0;
     }
     if (fclose(w->fp) != 0 && !bad) {

@@ -3,7 +3,8 @@
  * Reader: reads "-" (stdin) or files one after another with fread into one
  * growing buffer and hands out lines as (ptr, len) without the '\n', so NUL
  * bytes inside lines are kept. It tracks file name and line number for
- * messages ("prog: pages.jsonl:12: ...").
+ * messages ("prog: pages.jsonl:12: ..."). An input whose first bytes are
+ * UTF-16 or UTF-32 text is refused (utf8_refuse_wide).
  *
  * Writer: stdout, or `-o FILE` written to FILE.tmp.<pid> and renamed into
  * place only by writer_close() after every byte was flushed and checked. On
@@ -11,7 +12,8 @@
  * signal is then re-raised so that make sees the interruption); an existing
  * FILE is kept unless force is set. A program whose records are complete
  * units (pages) sets keep_partial: a data error then leaves FILE.partial
- * with every record finished before the error, and never FILE itself.
+ * with every record finished before the error (none when nothing was
+ * written), and never FILE itself.
  * The Writer must not move in memory while open (the die hook points at it).
  *
  *   Writer w;
@@ -48,7 +50,8 @@ int reader_init(Reader *r, char **inputs, int n);
 
 /* Next line without its '\n' (a final line without '\n' counts). The
  * pointer stays valid until the next call. Returns 1 with a line, 0 when
- * all inputs are exhausted, -1 on an I/O error (err names file and line). */
+ * all inputs are exhausted, -1 on an I/O error or a UTF-16/UTF-32 input
+ * (err names the file, and the line where there is one). */
 int reader_next_line(Reader *r, const char **line, size_t *len, Err *err);
 
 /* Close the open input and free the buffer. */
@@ -86,6 +89,14 @@ int writer_open_name(Writer *w, const char *path, int force, Err *err);
  * same pattern call it for each output. Returns the number removed. */
 int remove_dead_temps(const char *path);
 
+/* The output's name for messages: its path, or "standard output". */
+const char *writer_name(const Writer *w);
+
+/* Write p[0..n) to the open output. Returns 0, or -1 with err "NAME: write
+ * error: REASON" (NAME from writer_name); a failed write also clears
+ * keep_partial, since a record cut short is not worth keeping. */
+int writer_write(Writer *w, const void *p, size_t n, Err *err);
+
 /* Flush, check for write errors, close, and rename the temp file into
  * place. On failure the temp file is removed and -1 returned. */
 int writer_close(Writer *w, Err *err);
@@ -108,6 +119,11 @@ int writer_refuse_tty(Writer *w, Err *err);
  * "-" always passes. Returns 0, or -1 with err ("PATH: No such file or
  * directory", "PATH: Is a directory", "PATH: Permission denied"). */
 int input_check(const char *path, Err *err);
+
+/* input_check() for each of paths[0..n): the first failure is returned
+ * (-1, err set), so that a program can refuse a missing input before it
+ * opens its output. */
+int inputs_check(char *const *paths, int n, Err *err);
 
 /* Open a file for reading; "-" is stdin. Returns NULL with err filled
  * ("name: No such file or directory"). */

@@ -1,6 +1,7 @@
 /* utf8.c - UTF-8 decoding, validation, boundary and repair helpers. */
 #include "utf8.h"
 
+#include <stdio.h>
 #include <string.h>
 
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
@@ -123,4 +124,67 @@ size_t utf8_append_repair(Buf *out, const char *s, size_t n) {
 void utf8_append_cp(Buf *out, uint32_t cp) {
     unsigned char t[4];
     buf_append(out, t, utf8_encode(cp, t));
+}
+
+/* NUL bytes of p[0..len) counted by position modulo `stride` into z. */
+static void count_nuls(const unsigned char *p, size_t len, size_t stride, size_t *z) {
+    for (size_t i = 0; i < stride; i++) z[i] = 0;
+    for (size_t i = 0; i < len; i++) z[i % stride] += p[i] == 0;
+}
+
+const char *utf8_wide_encoding(const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    if (n >= 4 && ((p[0] == 0xFF && p[1] == 0xFE && p[2] == 0 && p[3] == 0) ||
+                   (p[0] == 0 && p[1] == 0 && p[2] == 0xFE && p[3] == 0xFF)))
+        return "UTF-32";
+    if (n >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF))) return "UTF-16";
+    if (n > UTF8_SNIFF_BYTES) n = UTF8_SNIFF_BYTES;
+    size_t z[4], u = n / 4;
+    /* ASCII in UTF-32: three NULs in every unit, little- or big-endian */
+    count_nuls(p, u * 4, 4, z);
+    if (u && z[1] == u && z[2] == u && ((z[3] == u && z[0] < u) || (z[0] == u && z[3] < u)))
+        return "UTF-32";
+    /* ASCII in UTF-16: the high byte of (at least half of) the units is NUL,
+     * the low byte never */
+    u = n / 2;
+    count_nuls(p, u * 2, 2, z);
+    if (u && ((z[1] * 2 >= u && z[0] == 0) || (z[0] * 2 >= u && z[1] == 0))) return "UTF-16";
+    return NULL;
+}
+
+int utf8_refuse_wide(const char *name, const char *s, size_t n, Err *err) {
+    const char *enc = utf8_wide_encoding(s, n);
+    if (!enc) return 0;
+    return err_set(err, "%s: %s text (convert it to UTF-8, e.g. iconv -f %s -t UTF-8)", name, enc, enc);
+}
+
+const char *utf8_quote(char *out, size_t cap, const char *s, size_t n) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t o = 0, room = cap - 4; /* keep room for "..." and the NUL */
+    for (size_t i = 0; i < n;) {
+        char piece[8];
+        size_t plen;
+        uint32_t cp = 0;
+        size_t k = utf8_decode(p + i, n - i, &cp);
+        if (k && (cp >= 0x20 || cp == '\t') && cp != 0x7F && !(cp >= 0x80 && cp < 0xA0) && cp != '\\') {
+            memcpy(piece, p + i, k);
+            plen = k;
+        } else if (k == 1 && cp == '\\') {
+            memcpy(piece, "\\\\", 2);
+            plen = 2;
+        } else {
+            k = 1;
+            plen = (size_t)snprintf(piece, sizeof piece, "\\x%02X", p[i]);
+        }
+        if (o + plen > room) {
+            memcpy(out + o, "...", 3);
+            o += 3;
+            break;
+        }
+        memcpy(out + o, piece, plen);
+        o += plen;
+        i += k;
+    }
+    out[o] = '\0';
+    return out;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "buf.h"
+#include "common.h"
 
 /* Decode one code point at s (n bytes available). Returns its length 1..4
  * and sets *cp, or returns 0 if the bytes at s are not a valid sequence. */
@@ -57,6 +58,34 @@ static inline size_t utf8_encode(uint32_t cp, unsigned char *p) {
     p[3] = (unsigned char)(0x80 | (cp & 0x3F));
     return 4;
 }
+
+/* Bytes utf8_wide_encoding() looks at (it decides from fewer at the end of
+ * a short input). */
+#define UTF8_SNIFF_BYTES 64
+
+/* Whether text starting with s[0..n) is UTF-16 or UTF-32 rather than UTF-8:
+ * a UTF-32 or UTF-16 byte order mark, or NUL bytes in every other (UTF-16)
+ * or three of four (UTF-32) places of the first UTF8_SNIFF_BYTES bytes, as
+ * ASCII text in those encodings has. Returns "UTF-16", "UTF-32" or NULL
+ * (UTF-8 text, with or without a BOM, or too few bytes to tell). */
+const char *utf8_wide_encoding(const char *s, size_t n);
+
+/* Refuse text whose first bytes s[0..n) are UTF-16 or UTF-32: returns -1
+ * with err "NAME: UTF-16 text (convert it to UTF-8, e.g. iconv -f UTF-16 -t
+ * UTF-8)", else 0. Readers call it once per input, on its first bytes. */
+int utf8_refuse_wide(const char *name, const char *s, size_t n, Err *err);
+
+/* Room for utf8_quote() output that messages use: about 60 characters. */
+#define UTF8_QUOTE_CAP 64
+
+/* Copy input text s[0..n) into out[cap] (cap >= 8) for quoting in a message:
+ * printable characters and tabs as they are, every other byte (control
+ * characters such as ESC, DEL, C1 controls, invalid UTF-8) as \xNN and a
+ * backslash as
+ * \\, so a message stays one line that cannot drive a terminal. Text that
+ * does not fit is cut on a character boundary and ends in "...". Returns
+ * out. */
+const char *utf8_quote(char *out, size_t cap, const char *s, size_t n);
 
 /* Append code point cp (must be <= 0x10FFFF) as UTF-8. */
 void utf8_append_cp(Buf *out, uint32_t cp);

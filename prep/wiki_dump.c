@@ -84,10 +84,8 @@ static void usage(void) {
 
 static void write_line(State *st) {
     buf_putc(&st->line, '\n');
-    if (fwrite(st->line.data, 1, st->line.len, st->out.fp) != st->line.len) {
-        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
-        die("write error: %s", strerror(errno));
-    }
+    Err err;
+    if (writer_write(&st->out, st->line.data, st->line.len, &err)) die("%s", err.msg);
     st->out_bytes += st->line.len;
     buf_clear(&st->line);
 }
@@ -218,8 +216,10 @@ static void parse_ns_list(State *st, const char *arg) {
     char *copy = xstrdup(arg), *save = NULL;
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         char *end;
+        errno = 0;
         long v = strtol(t, &end, 10);
         if (*t && *end == '\0') {
+            if (errno || v < INT32_MIN || v > INT32_MAX) cli_bad_usage("--ns: namespace number '%s' is out of range", t);
             if (st->nns_keep >= MAX_NS_FILTER) cli_bad_usage("--ns: too many namespaces");
             st->ns_keep[st->nns_keep++] = v;
         } else {
@@ -387,6 +387,8 @@ int main(int argc, char **argv) {
     parse_ns_list(&st, ns_arg);
 
     Err err = {{0}};
+    /* a missing input is found before the output is created */
+    if (input_check(cfg.input, &err) || (cfg.index && input_check(cfg.index, &err))) die("%s", err.msg);
     if (writer_open(&st.out, cfg.output, cfg.force, &err)) die_code(EXIT_DATA, "%s", err.msg);
     st.out.keep_partial = 1;
     static char obuf[1 << 20];
@@ -406,16 +408,20 @@ int main(int argc, char **argv) {
     if (ws->bad_utf8)
         warn("%s: %llu invalid UTF-8 sequences replaced by U+FFFD", cfg.input,
              (unsigned long long)ws->bad_utf8);
-    if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large))
-        rc = err_set(&err, "%s: --strict: %llu pages too large, %llu invalid UTF-8 sequences", cfg.input,
-                     (unsigned long long)ws->too_large, (unsigned long long)ws->bad_utf8);
+    if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large || ws->bad_number))
+        rc = err_set(&err,
+                     "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
+                     "UTF-8 sequences",
+                     cfg.input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+                     (unsigned long long)ws->bad_utf8);
     double dt = now_sec() - t0;
-    info(3, "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large; "
+    info(3, "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
+            "%llu bad-number; "
             "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
          (unsigned long long)ws->pages, (unsigned long long)st.kept,
          (unsigned long long)st.skip_redirect, (unsigned long long)st.skip_ns,
-         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_utf8,
-         (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
+         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
     wikidump_destroy(wd);
     if (rc) die("%s", err.msg);
     if (writer_close(&st.out, &err)) die("%s", err.msg);

@@ -44,6 +44,7 @@ typedef struct State {
     Buf rec;        /* scratch for one record while packing */
     Worker workers[MAX_WORKERS];
     uint64_t counts[4];
+    Err first_bad;  /* the first malformed record's message */
     Progress progress;
 } State;
 
@@ -60,7 +61,8 @@ static void usage(void) {
            "      --lists        keep list items (WikiExtractor --lists)\n"
            "  -o, --output FILE  write to FILE atomically\n"
            "  -f, --force        overwrite an existing output file\n"
-           "      --strict       exit 1 on the first malformed record (default: skip it)\n"
+           "      --strict       exit 1 on the first malformed record (default: skip it;\n"
+           "                     exit 1 when no record at all is good)\n"
            "  -q, --quiet        fewer messages; -v, --verbose: summary line at the end\n"
            "  -h, --help         show this help; -V, --version: show the version\n\n"
            "Example:\n"
@@ -226,6 +228,7 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
+    if (b->counts[C_BAD] && !st->counts[C_BAD]) st->first_bad = b->err;
     for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
     if (b->counts[C_BAD]) {
         if (st->strict) {
@@ -234,11 +237,7 @@ static int flush(void *ctx, Batch *b) {
         }
         warn("%s%s", b->err.msg, b->counts[C_BAD] > 1 ? " (and more in this batch)" : "");
     }
-    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len) {
-        st->out.keep_partial = 0; /* a failed write leaves nothing worth keeping */
-        return err_set(&st->err, "write error: %s", strerror(errno));
-    }
-    return 0;
+    return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
 int main(int argc, char **argv) {
@@ -264,6 +263,8 @@ int main(int argc, char **argv) {
         }
     }
     st.nthreads = cc.nthreads;
+    /* a missing input is found before the output is created */
+    if (inputs_check(argv + optind, argc - optind, &st.err)) die("%s", st.err.msg);
     reader_init(&st.rd, argv + optind, argc - optind);
     if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     st.out.keep_partial = 1;
@@ -275,6 +276,11 @@ int main(int argc, char **argv) {
     int rc = pool_run(st.nthreads, &ops, &st);
     progress_done(&st.progress);
     if (rc) die("%s", st.err.msg);
+    /* skipping bad records is for the odd broken page, not for an input
+     * that is not wiki_dump's output at all */
+    if (st.counts[C_IN] && st.counts[C_BAD] == st.counts[C_IN])
+        die("%s; none of the %llu records was good", st.first_bad.msg,
+            (unsigned long long)st.counts[C_IN]);
     double dt = now_sec() - t0;
     WikiTextStats ws = {0};
     for (int i = 0; i < MAX_WORKERS; i++) {

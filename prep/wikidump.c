@@ -65,8 +65,11 @@ struct WikiDump {
     /* page under construction */
     Buf title, text, redirect, num;
     int64_t id, revid, ns;
-    int has_id, has_title, has_redirect, text_too_large;
+    int has_title, has_redirect, text_too_large;
     uint64_t page_line;
+    const char *bad_num;             /* first element that held no valid number */
+    char bad_text[UTF8_QUOTE_CAP];   /* its text, for the message */
+    uint64_t bad_line;
 
     /* siteinfo under construction */
     WikiSiteinfo site;
@@ -140,7 +143,8 @@ static void page_reset(WikiDump *wd) {
     buf_clear(&wd->text);
     buf_clear(&wd->redirect);
     wd->id = wd->revid = wd->ns = 0;
-    wd->has_id = wd->has_title = wd->has_redirect = wd->text_too_large = 0;
+    wd->has_title = wd->has_redirect = wd->text_too_large = 0;
+    wd->bad_num = NULL;
 }
 
 static char *bufdup(const Buf *b) { return xstrdup(b->data ? b->data : ""); }
@@ -216,6 +220,18 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     }
 }
 
+/* Parse the number of the element just closed into *out. A value that is
+ * not a whole number in range (99999999999999999999, 12a) sets *out to 0
+ * and marks the page bad; the first such element is kept for the message. */
+static void page_number(WikiDump *wd, const char *what, int64_t *out) {
+    if (parse_i64(&wd->num, out) == 0) return;
+    *out = 0;
+    if (wd->bad_num) return;
+    wd->bad_num = what;
+    wd->bad_line = (uint64_t)XML_GetCurrentLineNumber(wd->xp);
+    utf8_quote(wd->bad_text, sizeof wd->bad_text, wd->num.data ? wd->num.data : "", wd->num.len);
+}
+
 static void deliver_page(WikiDump *wd) {
     wd->stats.pages++;
     if (wd->text_too_large) {
@@ -224,6 +240,13 @@ static void deliver_page(WikiDump *wd) {
                     (unsigned long long)wd->page_line,
                     (int)(wd->title.len > 200 ? 200 : wd->title.len),
                     wd->title.data ? wd->title.data : "", wd->opts.max_text);
+        return;
+    }
+    if (wd->bad_num) {
+        wd->stats.bad_number++;
+        warn("%s:%llu: page '%.*s' skipped: %s '%s' is not a whole number in range", wd->opts.name,
+             (unsigned long long)wd->bad_line, (int)(wd->title.len > 200 ? 200 : wd->title.len),
+             wd->title.data ? wd->title.data : "", wd->bad_num, wd->bad_text);
         return;
     }
     if (!wd->on_page) return;
@@ -255,11 +278,11 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
             deliver_page(wd);
             wd->in_page = 0;
         } else if (d == 3) {
-            if (wd->field == F_NS) parse_i64(&wd->num, &wd->ns);
-            else if (wd->field == F_ID) wd->has_id = parse_i64(&wd->num, &wd->id) == 0;
+            if (wd->field == F_NS) page_number(wd, "<ns>", &wd->ns);
+            else if (wd->field == F_ID) page_number(wd, "<id>", &wd->id);
             else if (strcmp(name, "revision") == 0) wd->in_revision = 0;
         } else if (d == 4 && wd->field == F_REVID)
-            parse_i64(&wd->num, &wd->revid);
+            page_number(wd, "revision <id>", &wd->revid);
     } else if (wd->in_siteinfo) {
         if (d == 2) {
             wd->in_siteinfo = 0;
@@ -393,19 +416,14 @@ static int feed_valid(WikiDump *wd, const char *data, size_t len, int final, Err
     return parse(wd, wd->fix.data, wd->fix.len, final, err);
 }
 
-/* Decide from the first bytes whether the input is UTF-16, a <page>
- * fragment, or a normal document. Returns 1 when decided, 0 if more bytes
- * are needed, -1 on error. */
-static int sniff(WikiDump *wd, Err *err) {
+/* Decide from the first bytes whether the input is a <page> fragment or a
+ * normal document (UTF-16 is refused by end_sniff, which sees the first
+ * UTF8_SNIFF_BYTES bytes, or all of a shorter input). Returns 1 when
+ * decided, 0 if more bytes are needed. */
+static int sniff(WikiDump *wd) {
     const unsigned char *p = (const unsigned char *)wd->sniff.data;
     size_t n = wd->sniff.len;
-    if (n < 2) return 0;
-    if ( ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF) ||
-                   (p[0] == '<' && p[1] == 0) || (p[0] == 0 && p[1] == '<')))
-        return err_set(err,
-                       "%s: byte 0: input is UTF-16 encoded XML; MediaWiki dumps are UTF-8 "
-                       "(convert with: iconv -f UTF-16 -t UTF-8)",
-                       wd->opts.name);
+    if (n < UTF8_SNIFF_BYTES) return 0;
     size_t i = 0;
     if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
     for (;;) {
@@ -429,6 +447,7 @@ static int sniff(WikiDump *wd, Err *err) {
  * fragment, then parse the bytes collected while sniffing. */
 static int end_sniff(WikiDump *wd, Err *err) {
     wd->sniffing = 0;
+    if (utf8_refuse_wide(wd->opts.name, wd->sniff.data, wd->sniff.len, err)) return -1;
     if (wd->fragment) {
         static const char root[] = "<mediawiki>";
         wd->prefix_len = (int64_t)sizeof root - 1;
@@ -446,9 +465,7 @@ int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
     wd->stats.xml_bytes += len;
     if (wd->sniffing) {
         buf_append(&wd->sniff, data, len);
-        int rc = sniff(wd, err);
-        if (rc < 0) return -1;
-        if (rc == 0) return 0;
+        if (!sniff(wd)) return 0;
         return end_sniff(wd, err);
     }
     /* complete a character carried over from the previous chunk */

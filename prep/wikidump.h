@@ -55,6 +55,8 @@ typedef struct WikiDumpStats {
     uint64_t pages;       /* complete <page> elements seen */
     uint64_t too_large;   /* skipped: text longer than max_text */
     uint64_t bad_utf8;    /* invalid UTF-8 sequences replaced */
+    uint64_t bad_number;  /* skipped: an <id>, <ns> or revision <id> that is
+                           * not a whole number in range (warned) */
     uint64_t xml_bytes;   /* decompressed bytes fed */
 } WikiDumpStats;
 

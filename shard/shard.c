@@ -30,6 +30,7 @@
 
 #include "buf.h"
 #include "io.h"
+#include "utf8.h"
 
 #define READ_CHUNK (4u << 20)
 #define COPY_CHUNK (1u << 20)
@@ -166,9 +167,14 @@ int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy, Sha
                      void *ctx, Err *err) {
     size_t cap = READ_CHUNK, have = 0;
     char *buf = xmalloc(cap);
-    int rc = 0;
+    int rc = 0, first = 1;
     for (;;) {
         size_t got = fread(buf + have, 1, cap - have, in);
+        if (first && utf8_refuse_wide(name, buf, got, err)) {
+            rc = -1;
+            goto done;
+        }
+        first = 0;
         if (got == 0) {
             if (ferror(in)) {
                 rc = err_set(err, "%s: read error: %s", name, strerror(errno));

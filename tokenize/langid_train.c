@@ -70,7 +70,7 @@ static int next_tsv(Reader *rd, const char **lang, size_t *lang_len, const char 
 
 /* Feed every "lang<TAB>text" line of rd to the trainer (or, with select >= 0,
  * copy the lines of that split part to out). Returns 0 or -1 (err set). */
-static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out, uint64_t *nlines,
+static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, Writer *out, uint64_t *nlines,
                     Err *err) {
     const char *line, *text;
     size_t gl, n;
@@ -79,8 +79,9 @@ static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, FILE *out
         size_t len = gl + 1 + n;
         (*nlines)++;
         if (select >= 0) {
-            if (langid_split_part(text, n) == select && (fwrite(line, 1, len, out) != len || putc('\n', out) == EOF))
-                return err_set(err, "write error");
+            if (langid_split_part(text, n) == select &&
+                (writer_write(out, line, len, err) || writer_write(out, "\n", 1, err)))
+                return -1;
             continue;
         }
         Err e2;
@@ -169,10 +170,8 @@ int main(int argc, char **argv) {
         }
     }
     Err err;
-    for (int i = optind; i < argc; i++)
-        if (input_check(argv[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
-    for (int i = 0; i < ndev; i++)
-        if (input_check(devs[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
+    if (inputs_check(argv + optind, argc - optind, &err) || inputs_check(devs, ndev, &err))
+        die_code(EXIT_USAGE, "%s", err.msg);
 
     if (eval_model) {
         LangId *m = langid_load(eval_model, &err);
@@ -195,7 +194,7 @@ int main(int argc, char **argv) {
     Reader rd;
     uint64_t ntrain = 0, nheld = 0;
     reader_init(&rd, argv + optind, argc - optind);
-    if (read_tsv(&rd, t, 0, select, w.fp, &ntrain, &err)) die("%s", err.msg);
+    if (read_tsv(&rd, t, 0, select, &w, &ntrain, &err)) die("%s", err.msg);
     reader_free(&rd);
     if (select >= 0) {
         info(2, "%llu lines read", (unsigned long long)ntrain);
@@ -205,7 +204,7 @@ int main(int argc, char **argv) {
         reader_free(&rd);
         Buf model = {0};
         if (langid_trainer_write(t, &model, &err)) die("%s", err.msg);
-        if (fwrite(model.data, 1, model.len, w.fp) != model.len) die("write error");
+        if (writer_write(&w, model.data, model.len, &err)) die("%s", err.msg);
         Err e2;
         LangId *m = langid_load_mem(model.data, model.len, "model", &e2);
         if (!m) die("internal error: the model written does not load: %s", e2.msg);

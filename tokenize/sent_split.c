@@ -153,9 +153,7 @@ static int flush(void *ctx, Batch *b) {
     State *st = ctx;
     for (int i = 0; i < 4; i++)
         st->counts[i] += b->counts[i];
-    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len)
-        return err_set(&st->err, "write error: %s", strerror(errno));
-    return 0;
+    return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
 int main(int argc, char **argv) {

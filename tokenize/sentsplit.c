@@ -248,16 +248,20 @@ int sentsplit_add(SentSplitter *ss, const char *line, size_t len, Err *err) {
             flags |= W_START;
         else if (FLAG_IS("=det"))
             flags |= W_DET;
-        else
-            return err_set(err, "unknown flag '%.*s' (expected =end, =num, =month, =start or =det)",
-                           (int)fn, f),
+        else {
+            char q[UTF8_QUOTE_CAP];
+            return err_set(err, "unknown flag '%s' (expected =end, =num, =month, =start or =det)",
+                           utf8_quote(q, sizeof q, f, fn)),
                    SENTSPLIT_EBAD;
+        }
 #undef FLAG_IS
     }
-    if ((flags & (W_END | W_NUM)) && !(flags & W_ABBR))
-        return err_set(err, "'%.*s': =end and =num are for abbreviations, which end in '.'",
-                       (int)(w1 - w0), line + w0),
+    if ((flags & (W_END | W_NUM)) && !(flags & W_ABBR)) {
+        char q[UTF8_QUOTE_CAP];
+        return err_set(err, "'%s': =end and =num are for abbreviations, which end in '.'",
+                       utf8_quote(q, sizeof q, line + w0, w1 - w0)),
                SENTSPLIT_EBAD;
+    }
     char key[MAX_WORD];
     size_t k = fold(s + w0, w1 - w0, key);
     if (!k) return err_set(err, "word longer than %d bytes", MAX_WORD - 1), SENTSPLIT_EBAD;

@@ -28,6 +28,7 @@
 #include "langid.h"
 #include "pool.h"
 #include "uniprop.h"
+#include "utf8.h"
 
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 4096
@@ -62,6 +63,7 @@ typedef struct State {
     char **inputs;
     int ninputs, cur;
     FILE *fp;
+    int fresh;         /* fp was just opened: its first bytes are checked */
     char *chunk;
     DocSplit ds;
     Batch *filling;
@@ -85,7 +87,8 @@ static void usage(void) {
            "that pass the checks of TurkuNLP's filterdocs.py, with the Hungarian workflow's\n"
            "defaults. Reads stdin when no INPUT (or -) is given; writes stdout unless -o.\n\n"
            "Checks, in this order; the first failure rejects the document, ties pass.\n"
-           "Each takes the value 'none' to switch it off:\n"
+           "Each takes the value 'none' to switch it off. N is a whole number >= 0, X a\n"
+           "share from 0 to 1:\n"
            "  -a, --avg-len N        min WORD_RE words per sentence (default 4)\n"
            "  -s, --min-sents N      min sentences (3)\n"
            "  -S, --max-sents N      max sentences (1000)\n"
@@ -143,22 +146,6 @@ static void usage(void) {
 
 static int is_none(const char *s) { return strcasecmp(s, "none") == 0; }
 
-static long parse_long(const char *s, const char *what) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno) cli_bad_usage("%s: expected an integer or 'none', got '%s'", what, s);
-    return v;
-}
-
-static double parse_ratio(const char *s, const char *what) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno) cli_bad_usage("%s: expected a number or 'none', got '%s'", what, s);
-    return v;
-}
-
 /* ---- reading: files -> documents -> batches ---- */
 
 static const char *input_name(int i) {
@@ -191,10 +178,13 @@ static int fill(void *ctx, Batch *b) {
             st.cur++;
             st.fp = xfopen_read(st.inputs[st.cur], &st.err);
             if (!st.fp) return -1;
+            st.fresh = 1;
         }
         size_t n = fread(st.chunk, 1, READ_CHUNK, st.fp);
         if (n == 0 && ferror(st.fp))
             return err_set(&st.err, "%s: read error: %s", input_name(st.cur), strerror(errno));
+        if (st.fresh && utf8_refuse_wide(input_name(st.cur), st.chunk, n, &st.err)) return -1;
+        st.fresh = 0;
         st.bytes_read += n;
         if (n == 0 || docsplit_feed(&st.ds, st.chunk, n)) end_input();
     }
@@ -260,9 +250,8 @@ static void work(void *ctx, int wid, Batch *b) {
 /* Write n bytes to an output; a short write records the first error,
  * which flush() then reports. */
 static void put(Writer *w, const char *p, size_t n) {
-    if (n && fwrite(p, 1, n, w->fp) != n && !st.err.msg[0])
-        err_set(&st.err, "%s: write error: %s", w->path ? w->path : "standard output",
-                strerror(errno));
+    Err e;
+    if (writer_write(w, p, n, &e) && !st.err.msg[0]) st.err = e;
 }
 
 static void write_rejected(const RecHdr *h, const char *doc, const char *reason) {
@@ -518,37 +507,37 @@ int main(int argc, char **argv) {
             const char *w = checks[i].name;
             switch (c) {
             case 'a':
-                fo->avg_len = parse_long(optarg, w);
+                fo->avg_len = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 's':
-                fo->min_sents = parse_long(optarg, w);
+                fo->min_sents = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 'S':
-                fo->max_sents = parse_long(optarg, w);
+                fo->max_sents = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 't':
-                fo->min_toks = parse_long(optarg, w);
+                fo->min_toks = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 'T':
-                fo->max_toks = parse_long(optarg, w);
+                fo->max_toks = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 'w':
-                fo->min_words = parse_long(optarg, w);
+                fo->min_words = cli_parse_int(optarg, w, 0, LONG_MAX);
                 break;
             case 'n':
-                fo->no_word_ratio = parse_ratio(optarg, w);
+                fo->no_word_ratio = cli_parse_double_in(optarg, w, 0, 1);
                 break;
             case 'p':
-                fo->punct_ratio = parse_ratio(optarg, w);
+                fo->punct_ratio = cli_parse_double_in(optarg, w, 0, 1);
                 break;
             case 'u':
-                fo->upper_ratio = parse_ratio(optarg, w);
+                fo->upper_ratio = cli_parse_double_in(optarg, w, 0, 1);
                 break;
             case 'd':
-                fo->digit_ratio = parse_ratio(optarg, w);
+                fo->digit_ratio = cli_parse_double_in(optarg, w, 0, 1);
                 break;
             case 'F':
-                fo->foreign_ratio = parse_ratio(optarg, w);
+                fo->foreign_ratio = cli_parse_double_in(optarg, w, 0, 1);
                 break;
             }
         }

@@ -53,8 +53,8 @@ static void usage(void) {
            "(an empty line stays empty). Reads stdin when no FILE (or -) is given; writes\n"
            "stdout unless -o is given. Invalid UTF-8 is dropped and counted.\n\n"
            "Options:\n"
-           "      --vocab FILE   WordPiece vocabulary, one token per line, id = line number\n"
-           "                     (default: %s)\n"
+           "      --vocab FILE   WordPiece vocabulary, one token per line, id = line number,\n"
+           "                     with an [UNK] line (default: %s)\n"
            "      --cased        keep case and accents (do_lower_case=False)\n"
            "      --ids          write vocabulary ids instead of tokens\n"
            "  -j, --threads N    worker threads (default: all cores, %d here)\n"
@@ -74,7 +74,6 @@ static int fill(void *ctx, Batch *b) {
     const char *line;
     size_t len;
     int r = 0;
-    b->first_line = st->rd.line + 1;
     while (b->in.len < BATCH_BYTES && b->nrec < BATCH_LINES &&
            (r = reader_next_line(&st->rd, &line, &len, &st->err)) == 1) {
         uint64_t n = len;
@@ -108,11 +107,6 @@ static void work(void *ctx, int wid, Batch *b) {
                 size_t tl;
                 const char *t = wp_id_token(st->wp, id, &tl);
                 buf_append(&b->out, t, tl);
-            } else if (id == WP_UNK_ABSENT) {
-                if (!b->failed)
-                    err_set(&b->err, "%s:%llu: the vocabulary has no [UNK] token to give an id to",
-                            st->rd.name, (unsigned long long)(b->first_line + b->counts[C_LINES]));
-                b->failed = 1;
             } else {
                 char num[16];
                 int m = snprintf(num, sizeof num, "%d", (int)id);
@@ -128,14 +122,8 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
-    if (b->failed) {
-        st->err = b->err;
-        return -1;
-    }
     for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
-    if (b->out.len && fwrite(b->out.data, 1, b->out.len, st->out.fp) != b->out.len)
-        return err_set(&st->err, "write error: %s", strerror(errno));
-    return 0;
+    return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
 int main(int argc, char **argv) {
@@ -168,6 +156,10 @@ int main(int argc, char **argv) {
     if (!vocab) vocab = cli_data_path(DEFAULT_VOCAB, vocab_default, sizeof vocab_default);
     st.wp = wp_create(vocab, !cased, &st.err);
     if (!st.wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st.err.msg);
+    /* without [UNK] every unknown word would have no token and no id */
+    if (!wp_vocab_size(st.wp)) die_code(EXIT_USAGE, "%s: empty vocabulary (--vocab)", vocab);
+    if (wp_unk_id(st.wp) == WP_UNK_ABSENT)
+        die_code(EXIT_USAGE, "%s: the vocabulary has no [UNK] line (--vocab)", vocab);
     reader_init(&st.rd, argv + optind, argc - optind);
     if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
     static char obuf[1 << 20];

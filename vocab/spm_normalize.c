@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
         buf_clear(&out);
         spnorm_normalize(sn, line, len, &out);
         buf_putc(&out, '\n');
-        if (fwrite(out.data, 1, out.len, w.fp) != out.len) die("write error: %s", strerror(errno));
+        if (writer_write(&w, out.data, out.len, &err)) die("%s", err.msg);
         lines++;
         bytes_out += out.len;
     }

@@ -41,8 +41,8 @@ static void usage(void) {
            "  -f, --force         overwrite an existing output file\n"
            "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
            "  -h, --help          show this help; -V, --version: show the version\n\n"
-           "Exit status: 0 ok; 1 a malformed or repeated line (reported as FILE:LINE), a\n"
-           "missing input or a write error; 2 a bad option.\n\n"
+           "Exit status: 0 ok; 1 a malformed or repeated line (reported as FILE:LINE), an\n"
+           "input without pieces, a missing input or a write error; 2 a bad option.\n\n"
            "Example:\n"
            "  %s bert.vocab -o vocab.txt\n",
            progname, progname);
@@ -82,6 +82,8 @@ int main(int argc, char **argv) {
     if (read_file(input, &data, &err)) die("%s", err.msg);
     if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err)) die("%s", err.msg);
     if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);
+    /* special tokens alone are no vocabulary: every word would be [UNK] */
+    if (st.converted == 0) die("%s: no pieces", name);
 
     Writer w;
     if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);

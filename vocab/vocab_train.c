@@ -126,8 +126,7 @@ static char *prefixed(const char *prefix, const char *ext) {
 static int train_wordpiece(Config *c) {
     Err err;
     /* a missing or unreadable input is a usage error (exit 2), found before any work */
-    for (int i = 0; i < c->ninputs; i++)
-        if (input_check(c->inputs[i], &err)) die_code(EXIT_USAGE, "%s", err.msg);
+    if (inputs_check(c->inputs, c->ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
     char *vocab_path = c->wordpiece ? xstrdup(c->wordpiece) : prefixed(c->prefix, ".txt");
     char *json_path = c->tokenizer_json ? xstrdup(c->tokenizer_json) : prefixed(c->prefix, ".json");
     if (c->set_vocab) c->wp.vocab_size = (size_t)c->bpe.vocab_size;
@@ -439,8 +438,7 @@ static int train_bpe(Config *c) {
     Buf mb = {0}, vb = {0};
     spmodel_write(&model, &mb);
     spmodel_write_vocab(&model, &vb);
-    if (fwrite(mb.data, 1, mb.len, wm.fp) != mb.len) die("%s: write error: %s", model_path, strerror(errno));
-    if (fwrite(vb.data, 1, vb.len, wv.fp) != vb.len) die("%s: write error: %s", vocab_path, strerror(errno));
+    if (writer_write(&wm, mb.data, mb.len, &err) || writer_write(&wv, vb.data, vb.len, &err)) die("%s", err.msg);
     int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww) : 0;
     if (writer_close(&wm, &err) || writer_close(&wv, &err) || (c->wordpiece && writer_close(&ww, &err)))
         die("%s", err.msg);

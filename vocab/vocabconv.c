@@ -55,14 +55,6 @@ static int score_ok(const char *s, size_t n) {
     return 1;
 }
 
-/* Copy at most cap-1 bytes of s[0..n) into out, cut on a UTF-8 boundary,
- * for messages. */
-static void snip(char *out, size_t cap, const char *s, size_t n) {
-    if (n > cap - 1) n = utf8_boundary(s, cap - 1);
-    memcpy(out, s, n);
-    out[n] = '\0';
-}
-
 int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *pieces, double **scores,
                     Err *err) {
     StrMap seen;
@@ -87,19 +79,18 @@ int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *p
         }
         const char *tab = n ? memrchr(line, '\t', n) : NULL;
         if (!tab || !score_ok(tab + 1, (size_t)(line + n - tab - 1))) {
-            char shown[120];
-            snip(shown, sizeof shown, line, n);
+            char shown[UTF8_QUOTE_CAP];
             rc = err_set(err, "%s:%llu: not PIECE<TAB>SCORE (SCORE as -?[0-9.]+): \"%s\"", name,
-                         (unsigned long long)ln, shown);
+                         (unsigned long long)ln, utf8_quote(shown, sizeof shown, line, n));
             break;
         }
         size_t plen = (size_t)(tab - line);
         uint64_t *slot = strmap_slot(&seen, line, plen);
         if (*slot) {
-            char shown[120];
-            snip(shown, sizeof shown, line, plen);
+            char shown[UTF8_QUOTE_CAP];
             rc = err_set(err, "%s:%llu: duplicate piece \"%s\" (first on line %llu)", name,
-                         (unsigned long long)ln, shown, (unsigned long long)*slot);
+                         (unsigned long long)ln, utf8_quote(shown, sizeof shown, line, plen),
+                         (unsigned long long)*slot);
             break;
         }
         *slot = ln;
@@ -108,9 +99,11 @@ int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *p
                 cap = cap ? 2 * cap : 1024;
                 sc = xrealloc(sc, cap * sizeof *sc);
             }
-            char num[64];
+            char num[64]; /* score_ok() let only [-0-9.] through */
             size_t sn = (size_t)(line + n - tab - 1);
-            snip(num, sizeof num, tab + 1, sn);
+            if (sn > sizeof num - 1) sn = sizeof num - 1;
+            memcpy(num, tab + 1, sn);
+            num[sn] = '\0';
             sc[pieces->n] = strtod(num, NULL);
         }
         vocablist_push(pieces, line, plen, ln);
@@ -227,7 +220,7 @@ int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *ou
     if (o->size >= 0 && (size_t)o->size < out->n) {
         size_t keep = (size_t)o->size;
         st->dropped = out->n - keep;
-        snip(st->first_dropped, sizeof st->first_dropped, vocablist_at(out, keep), out->len[keep]);
+        utf8_quote(st->first_dropped, sizeof st->first_dropped, vocablist_at(out, keep), out->len[keep]);
         st->first_dropped_line = out->line[keep];
         out->text.len = out->off[keep];
         out->text.data[out->text.len] = '\0';
@@ -247,7 +240,7 @@ int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *ou
     for (size_t i = 0; i < out->n; i++) {
         uint64_t *v = strmap_slot(&seen, vocablist_at(out, i), out->len[i]);
         if (*v && !st->duplicates++)
-            snip(st->first_duplicate, sizeof st->first_duplicate, vocablist_at(out, i), out->len[i]);
+            utf8_quote(st->first_duplicate, sizeof st->first_duplicate, vocablist_at(out, i), out->len[i]);
         *v = 1;
     }
     strmap_free(&seen);

@@ -90,7 +90,7 @@ typedef struct VocabConvStats {
     size_t padded;        /* [unusedK] tokens added for size */
     size_t dropped;       /* tokens dropped from the end for size */
     uint64_t first_dropped_line; /* input line of the first dropped token (0: none or synthetic) */
-    char first_dropped[64];      /* its text, possibly cut (on a character boundary) */
+    char first_dropped[64];      /* its text for messages (utf8_quote: escaped, possibly cut) */
     size_t duplicates;    /* output tokens equal to an earlier one */
     char first_duplicate[64];
     size_t total;         /* output tokens */

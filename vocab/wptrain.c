@@ -1037,9 +1037,9 @@ void wpvocab_json(const WpVocab *v, Buf *out) {
 /* ==== all together ==== */
 
 static int write_out(Writer *w, const Buf *b, Err *err) {
-    if (b->len && fwrite(b->data, 1, b->len, w->fp) != b->len) {
+    if (writer_write(w, b->data, b->len, err)) {
         writer_abort(w);
-        return err_set(err, "%s: write error", w->path ? w->path : "(stdout)");
+        return -1;
     }
     return writer_close(w, err);
 }

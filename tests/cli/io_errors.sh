@@ -11,19 +11,34 @@ $WD "$DATA/enwiki-3.xml.bz2" >"$T/p.jsonl"
 for call in fwrite fflush fclose; do
   run env WB_INJECT=$call LD_PRELOAD="$INJECT" $WD -o "$T/FAILME-d.jsonl" "$DATA/enwiki-3.xml.bz2"
   expect_rc "wiki_dump: $call fails" 1
-  expect_err "wiki_dump: $call message" "*No space left on device*"
+  expect_err "wiki_dump: $call message" "wiki_dump: $T/FAILME-d.jsonl: write error: No space left on device*"
   ok "wiki_dump: $call leaves no output" bash -c "! ls '$T'/FAILME-d.jsonl* 2>/dev/null"
   run env WB_INJECT=$call LD_PRELOAD="$INJECT" $WS -o "$T/FAILME-s.txt" "$T/p.jsonl"
   expect_rc "wiki_strip: $call fails" 1
-  expect_err "wiki_strip: $call message" "*No space left on device*"
+  expect_err "wiki_strip: $call message" "wiki_strip: $T/FAILME-s.txt: write error: No space left on device*"
   ok "wiki_strip: $call leaves no output" bash -c "! ls '$T'/FAILME-s.txt* 2>/dev/null"
 done
 # stdout on a full disk: /dev/full
 run bash -c "$WD '$DATA/enwiki-3.xml.bz2' > /dev/full"
 expect_rc "wiki_dump to /dev/full" 1
-expect_err "wiki_dump to /dev/full message" "*No space left on device*"
+expect_err "wiki_dump to /dev/full message" "wiki_dump: standard output: write error: No space left on device*"
 run bash -c "$WS '$T/p.jsonl' > /dev/full"
 expect_rc "wiki_strip to /dev/full" 1
+# the other filters name the output too
+$WS -q "$T/p.jsonl" >"$T/text.txt"
+$BIN/sent_split -q -l en "$T/text.txt" >"$T/sent.txt"
+for prog in "sent_split -l en" "wp_tokenize" "text_filter -l none -a 0 -s 1 -t 0 -n 1 -p 1 -u 1 -d 1 -F 1 -w 0"; do
+  set -- $prog
+  name=$1; shift
+  in=$T/sent.txt; [ "$name" = sent_split ] && in=$T/text.txt
+  run env WB_INJECT=fwrite LD_PRELOAD="$INJECT" $BIN/$name "$@" -o "$T/FAILME-$name.txt" "$in"
+  expect_rc "$name: fwrite fails" 1
+  expect_err "$name: message names the output" "$name: $T/FAILME-$name.txt: write error: No space left on device*"
+  ok "$name: leaves no output" bash -c "! ls '$T'/FAILME-$name.txt* 2>/dev/null"
+  run bash -c "$BIN/$name $* '$in' > /dev/full"
+  expect_rc "$name to /dev/full" 1
+  expect_err "$name to /dev/full message" "*$name: standard output: write error: No space left on device*"
+done
 # -o onto a device or FIFO writes to it and never replaces it
 run $WD -o /dev/null "$DATA/enwiki-3.xml.bz2"
 expect_rc "-o /dev/null" 0

@@ -18,7 +18,16 @@ expect_rc "bad flag" 2
 expect_err "bad flag message" "*unknown option '--bogus'*Try 'text_filter --help'*"
 run $TF -a four "$CK"
 expect_rc "bad number" 2
-expect_err "bad number message" "*--avg-len: expected an integer or 'none', got 'four'*"
+expect_err "bad number message" "*--avg-len: not a whole number: 'four'*Try 'text_filter --help'*"
+for bad in "-n 1.5" "-n nan" "-p inf" "-d -0.1" "-F 0x1p-3" "-a -1" "-s 2.5" "-t nan" "-w -3" "-S 1e3"; do
+  set -- $bad
+  run $TF $1 $2 "$CK"
+  expect_rc "bad value $bad" 2
+  expect_err "bad value $bad: names the option" "text_filter: --*: *'$2'*"
+  ok "bad value $bad: nothing written" [ ! -s "$out" ]
+done
+run $TF -l none -n 0 -p 1 -a 0 "$CK"
+expect_rc "ratios 0 and 1, count 0" 0
 run $TF --dedup lines "$CK"
 expect_rc "bad dedup mode" 2
 run $TF - - <"$CK"

@@ -75,8 +75,19 @@ expect_err "repeated piece message" "*dup2.vocab:3: duplicate piece \"a\" (first
 
 : >"$T/empty.vocab"
 run $VC -u 0 "$T/empty.vocab"
-expect_rc "empty input" 0
-ok "empty input: the specials only" cmp -s "$out" <(printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n')
+expect_rc "empty input" 1
+expect_err "empty input: no pieces" "vocab_convert: $T/empty.vocab: no pieces"
+ok "empty input: no vocabulary written" [ ! -s "$out" ]
+printf '<unk>\t0\n<s>\t0\n</s>\t0\n' >"$T/specials.vocab"
+run $VC "$T/specials.vocab"
+expect_rc "SentencePiece specials only" 1
+expect_err "SentencePiece specials only: no pieces" "*specials.vocab: no pieces"
+printf '\033[2Jbad line\n' >"$T/esc.vocab"
+run $VC "$T/esc.vocab"
+expect_rc "malformed line with ESC" 1
+expect_err "malformed line: file and line" "*esc.vocab:1: not PIECE<TAB>SCORE*"
+ok "malformed line: ESC shown as \\x1B" grep -qF '"\x1B[2Jbad line"' "$err"
+ok "malformed line: no raw ESC in the message" bash -c "! grep -q \$'\\033' '$err'"
 
 run $VC -o "$T/o.txt" "$T/m.vocab"
 expect_rc "-o" 0

@@ -106,7 +106,7 @@ expect_err "not a MediaWiki dump message" "*notwiki.xml: line 2: not a MediaWiki
 
 run $WD "$DATA/bgwiki-utf16.xml.bz2"
 expect_rc "UTF-16 dump" 1
-expect_err "UTF-16 message" "*bgwiki-utf16.xml.bz2: byte 0: input is UTF-16 encoded XML*"
+expect_err "UTF-16 message" "wiki_dump: $DATA/bgwiki-utf16.xml.bz2: UTF-16 text (convert it to UTF-8, e.g. iconv -f UTF-16 -t UTF-8)"
 
 printf '<mediawiki><page><title>Bad \xff byte</title><ns>0</ns><id>5</id><revision><id>6</id><text>a\xc3(b\xe2\x82</text></revision></page></mediawiki>\n' >"$T/badutf8.xml"
 run $WD "$T/badutf8.xml"
@@ -115,6 +115,26 @@ expect_err "invalid UTF-8 counted" "*3 invalid UTF-8 sequences replaced by U+FFF
 ok "invalid UTF-8 replaced" grep -q '"title":"Bad � byte".*"text":"a�(b�"' "$out"
 run $WD --strict "$T/badutf8.xml"
 expect_rc "invalid UTF-8 with --strict" 1
+
+# a page <id> beyond int64 (or not a number) is skipped with a warning that
+# names the line, counted in the summary; --strict makes it an error
+bzcat "$DATA/enwiki-3.xml.bz2" | sed '45s|<id>10</id>|<id>99999999999999999999</id>|' >"$T/bigid.xml"
+$WD "$DATA/enwiki-3.xml.bz2" >"$T/3.jsonl"
+run $WD -v "$T/bigid.xml"
+expect_rc "out-of-range <id>" 0
+expect_err "out-of-range <id> warned with its line" \
+  "wiki_dump: $T/bigid.xml:45: page 'AccessibleComputing' skipped: <id> '99999999999999999999' is not a whole number in range*"
+expect_err "out-of-range <id> counted" "*skipped: * too-large, 1 bad-number;*"
+ok "out-of-range <id>: the other pages written" cmp -s "$out" <(grep -v '"title":"AccessibleComputing"' "$T/3.jsonl")
+ok "out-of-range <id>: no id 0" bash -c "! grep -q '\"id\":0,' '$out'"
+run $WD --strict "$T/bigid.xml"
+expect_rc "out-of-range <id> with --strict" 1
+expect_err "out-of-range <id> with --strict: the line, then the count" \
+  "*bigid.xml:45: page*skipped*wiki_dump: $T/bigid.xml: --strict: 0 pages too large, 1 with a bad <id> or <ns>*"
+bzcat "$DATA/enwiki-3.xml.bz2" | sed '66s|<ns>0</ns>|<ns>0x</ns>|' >"$T/badns.xml"
+run $WD "$T/badns.xml"
+expect_rc "bad <ns>" 0
+expect_err "bad <ns> warned" "*badns.xml:66: page 'Computer accessibility' skipped: <ns> '0x' is not*"
 
 : >"$T/empty.xml"
 run $WD "$T/empty.xml"

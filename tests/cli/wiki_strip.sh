@@ -64,6 +64,17 @@ expect_err "malformed record message" "*bad.jsonl:4: malformed record (byte *): 
 ok "malformed record: others written" [ "$(grep -c '^<doc id=' "$out")" -eq 4 ]
 run $WS --strict "$T/bad.jsonl"
 expect_rc "malformed record with --strict" 1
+# an input whose every record is malformed (real pages cut short) is an error
+{ head -1 "$T/en.jsonl"; sed 1d "$T/en.jsonl" | cut -c1-120; } >"$T/allbad.jsonl"
+n=$(($(wc -l <"$T/allbad.jsonl") - 1))
+for strict in "" --strict; do
+  run $WS $strict "$T/allbad.jsonl"
+  expect_rc "every record malformed $strict" 1
+  ok "every record malformed $strict: nothing written" [ ! -s "$out" ]
+done
+run $WS "$T/allbad.jsonl"
+expect_err "every record malformed: file, first bad line, count" \
+  "*wiki_strip: $T/allbad.jsonl:2: malformed record (byte *): *; none of the $n records was good"
 
 : >"$T/empty.jsonl"
 run $WS "$T/empty.jsonl"

@@ -62,12 +62,22 @@ ok "small vocab" [ "$(cat "$out")" = "hello , hello ##s [UNK]" ]
 run $WP --vocab "$T/v.txt" --cased --ids -v "$T/small.txt"
 ok "cased ids" [ "$(cat "$out")" = "3 4 1 2 0" ]
 expect_err "cased summary counts [UNK]" "*1 lines, 5 tokens, 1 \[UNK\]*"
-printf 'a\n' >"$T/nounk.txt"
-run $WP --vocab "$T/nounk.txt" "$T/small.txt"
-ok "no [UNK] in vocab: text still says [UNK]" [ "$(cat "$out")" = "[UNK] [UNK] [UNK] [UNK]" ]
-run $WP --vocab "$T/nounk.txt" --ids "$T/small.txt"
-expect_rc "no [UNK] in vocab: --ids fails" 1
-expect_err "no [UNK] message" "*small.txt:1: the vocabulary has no \[UNK\]*"
+# a vocabulary without [UNK], or an empty one, would make unknown words
+# tokens without an id (or every word [UNK]): a bad --vocab, exit 2
+printf 'a\nhello\n' >"$T/nounk.txt"
+for ids in "" --ids; do
+  run $WP --vocab "$T/nounk.txt" $ids "$T/small.txt"
+  expect_rc "no [UNK] in vocab $ids" 2
+  expect_err "no [UNK] message $ids" "wp_tokenize: $T/nounk.txt: the vocabulary has no \[UNK\] line (--vocab)"
+  ok "no [UNK] in vocab $ids: nothing written" [ ! -s "$out" ]
+done
+: >"$T/empty-vocab.txt"
+run $WP --vocab "$T/empty-vocab.txt" "$T/small.txt"
+expect_rc "empty vocab" 2
+expect_err "empty vocab message" "wp_tokenize: $T/empty-vocab.txt: empty vocabulary (--vocab)"
+run $WP --vocab "$T/empty-vocab.txt" -o "$T/empty-vocab.out" "$T/small.txt"
+expect_rc "empty vocab with -o" 2
+ok "empty vocab with -o: no output file" bash -c "! ls '$T'/empty-vocab.out* 2>/dev/null"
 
 # -o is atomic and refuses to overwrite without -f; -j gives the same bytes
 run $WP -o "$T/o.txt" "$T/in.txt"

@@ -26,6 +26,41 @@ static void test_utf8(void) {
     buf_free(&b);
 }
 
+static void test_wide(void) {
+    static const char le[] = "<\0m\0e\0d\0i\0a\0w\0i\0k\0i\0>\0\n\0", be[] = "\0<\0p\0a\0g\0e\0>";
+    static const char u32[] = "a\0\0\0b\0\0\0c\0\0\0\n\0\0\0";
+    test_cond("UTF-16 BOM", !strcmp(utf8_wide_encoding("\xFF\xFE" "a\0", 4), "UTF-16"));
+    test_cond("UTF-16 BOM (big-endian)", !strcmp(utf8_wide_encoding("\xFE\xFF\0a", 4), "UTF-16"));
+    test_cond("UTF-32 BOM", !strcmp(utf8_wide_encoding("\xFF\xFE\0\0a\0\0\0", 8), "UTF-32"));
+    test_cond("UTF-16LE without BOM", !strcmp(utf8_wide_encoding(le, sizeof le - 1), "UTF-16"));
+    test_cond("UTF-16BE without BOM", !strcmp(utf8_wide_encoding(be, sizeof be - 1), "UTF-16"));
+    test_cond("UTF-32LE without BOM", !strcmp(utf8_wide_encoding(u32, sizeof u32 - 1), "UTF-32"));
+    test_cond("UTF-8", utf8_wide_encoding("Alma \xC3\xA9s k\xC3\xB6rte.\n", 17) == NULL);
+    test_cond("UTF-8 with BOM", utf8_wide_encoding("\xEF\xBB\xBF" "abc", 6) == NULL);
+    test_cond("one NUL in UTF-8 text", utf8_wide_encoding("ab\0defgh", 9) == NULL);
+    test_cond("empty", utf8_wide_encoding("", 0) == NULL);
+    Err e;
+    test_cond("refusal message", utf8_refuse_wide("x.txt", le, sizeof le - 1, &e) == -1 &&
+                                     !strcmp(e.msg, "x.txt: UTF-16 text (convert it to UTF-8, e.g. iconv -f "
+                                                    "UTF-16 -t UTF-8)"));
+    test_cond("UTF-8 passes", utf8_refuse_wide("x.txt", "abc", 3, &e) == 0);
+}
+
+static void test_quote(void) {
+    char q[UTF8_QUOTE_CAP];
+    test_cond("printable as is", !strcmp(utf8_quote(q, sizeof q, "izé. =x", 8), "izé. =x"));
+    test_cond("ESC, CR and backslash escaped, tab kept",
+              !strcmp(utf8_quote(q, sizeof q, "\033[2J\r\tb\\", 8), "\\x1B[2J\\x0D\tb\\\\"));
+    test_cond("invalid UTF-8 and C1 escaped", !strcmp(utf8_quote(q, sizeof q, "\xFF\xC2\x9B", 3), "\\xFF\\xC2\\x9B"));
+    char big[200];
+    memset(big, 'a', sizeof big);
+    utf8_quote(q, sizeof q, big, sizeof big);
+    test_cond("long text cut with ...", strlen(q) < sizeof q && !strcmp(q + strlen(q) - 3, "..."));
+    char tiny[8];
+    test_cond("cut never splits an escape", !strcmp(utf8_quote(tiny, sizeof tiny, "\x01\x02", 2), "\\x01..."));
+    test_cond("cut on a character boundary", !strcmp(utf8_quote(tiny, sizeof tiny, "ab\xC3\xA9\xC3\xA9", 6), "ab\xC3\xA9..."));
+}
+
 static void test_json(void) {
     Buf b = {0};
     json_append_string(&b, "a\"b\\c\n\x01\xC3\xA9\xFF", 10);
@@ -197,6 +232,8 @@ static void test_reader_writer(void) {
 
 int main(void) {
     test_utf8();
+    test_wide();
+    test_quote();
     test_json();
     test_numbers();
     test_pool();

@@ -160,7 +160,7 @@ static void test_errors(void) {
                      "t.xml: line 1: unexpected end of XML inside <page>", c);
         expect_error("no footer", "<mediawiki><page><title>a</title></page>\n",
                      "t.xml: line 2: dump ends without </mediawiki> (truncated?); the 1 pages", c);
-        expect_error("utf16", "\xFF\xFE<\0m\0", "t.xml: byte 0: input is UTF-16 encoded XML", c);
+        expect_error("utf16", "\xFF\xFE<\0m\0", "t.xml: UTF-16 text (convert it to UTF-8", c);
     }
 }
 
