@@ -16,7 +16,7 @@
  * A crash (a sanitizer report, a signal, exit() from inside the target)
  * writes the input to DIR/crash-<hash> (-o, default "."), named on stderr
  * as "fuzz: crash input: PATH"; an input running longer than LIMIT seconds
- * (-T, default 25) is saved as DIR/timeout-<hash>. The exit status is then
+ * (-T, default 25) is saved as DIR/timeout-<hash> ("fuzz: timeout input:"). The exit status is then
  * non-zero. At the end it prints "NAME: N runs, 0 crashes" on stdout.
  */
 #include <dirent.h>
@@ -77,8 +77,9 @@ static void save_current(const char *kind) {
         }
         close(fd);
     }
-    static const char msg[] = "fuzz: crash input: ";
-    if (write(2, msg, sizeof msg - 1) < 0 || write(2, path, n) < 0 || write(2, "\n", 1) < 0) return;
+    if (write(2, "fuzz: ", 6) < 0 || write(2, kind, strlen(kind)) < 0 || write(2, " input: ", 8) < 0 ||
+        write(2, path, n) < 0 || write(2, "\n", 1) < 0)
+        return;
 }
 
 static void on_death(void) { save_current("crash"); }
@@ -102,6 +103,7 @@ static void on_exit_(void) {
         static const char msg[] = "fuzz: the target called exit()\n";
         if (write(2, msg, sizeof msg - 1) < 0) _exit(71);
         save_current("crash");
+        _exit(71);
     }
 }
 
@@ -298,12 +300,15 @@ int main(int argc, char **argv) {
     }
     if (optind >= argc) usage();
     for (int i = optind; i < argc; i++) add_path(argv[i]);
+    /* the sanitizers report these signals themselves, then call on_death;
+     * abort() (fuzz_fail) they leave alone */
     if (__sanitizer_set_death_callback) {
         __sanitizer_set_death_callback(on_death);
     } else {
-        int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+        int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
         for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], on_signal);
     }
+    signal(SIGABRT, on_signal);
     signal(SIGALRM, on_alarm);
     atexit(on_exit_);
 

@@ -30,8 +30,8 @@ for d in enwiki-3 enwiki-tables huwiki-berlin elwikivoyage-17; do
 done
 bzip2 -dc "$DATA/elwikivoyage-17.multistream-noheader.xml.bz2" | head -c 6000 >"$OUT/wikidump/fragment-cut.xml"
 bzip2 -dc "$DATA/bgwiki-utf16.xml.bz2" | head -c 2000 >"$OUT/wikidump/utf16-head.xml"
-# wikitext: page texts; sentsplit: paragraphs; wordpiece: sentences
 
+# wikitext: page texts; sentsplit: paragraphs; wordpiece: sentences
 for d in enwiki-3 enwiki-tables huwiki-berlin elwikivoyage-17; do
   "$BIN/wiki_dump" -q "$DATA/$d.xml.bz2" >"$tmp/$d.jsonl"
   if command -v python3 >/dev/null 2>&1; then
