@@ -7,7 +7,9 @@
  * and of the siteinfo is read (ASan checks the bounds), and the two runs
  * must agree: the same result, the same pages in the same order, the same
  * counters (bad_utf8 only when the input was read to its end), as the reader
- * promises for any chunking.
+ * promises for any chunking. FUZZ_NO_DIFF=1 in the environment turns the
+ * comparison off (only the whole feed runs), to look past a known difference
+ * for crashes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -85,10 +87,12 @@ static void parse(const uint8_t *data, size_t size, size_t chunk, Seen *s) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int init;
     if (!init) fuzz_quiet("fuzz_wikidump"), init = 1;
+    static int compare = -1; /* FUZZ_NO_DIFF=1: only the whole feed (a known difference awaits its fix) */
+    if (compare < 0) compare = !(getenv("FUZZ_NO_DIFF") && atoi(getenv("FUZZ_NO_DIFF")));
     Seen whole = {0}, chunked = {0};
     parse(data, size, 0, &whole);
-    parse(data, size, 1 + size % 64, &chunked);
-    if (whole.log.len != chunked.log.len || memcmp(whole.log.data, chunked.log.data, whole.log.len))
+    if (compare) parse(data, size, 1 + size % 64, &chunked);
+    if (compare && (whole.log.len != chunked.log.len || memcmp(whole.log.data, chunked.log.data, whole.log.len)))
         fuzz_fail("fed whole and in chunks of %zu bytes, the reader gives different results:\n%.*s\n---\n%.*s",
                   1 + size % 64, (int)(whole.log.len > 2000 ? 2000 : whole.log.len), whole.log.data,
                   (int)(chunked.log.len > 2000 ? 2000 : chunked.log.len), chunked.log.data);

@@ -15,8 +15,9 @@
 #include "wikitext.h"
 
 static void check_output(const char *what, const Buf *out) {
+    if (!out->len) return;
     const char *s = out->data, *e = s + out->len;
-    if (out->len && s[out->len - 1] != '\n') fuzz_fail("%s: output does not end with a newline", what);
+    if (s[out->len - 1] != '\n') fuzz_fail("%s: output does not end with a newline", what);
     while (s < e) {
         const char *nl = memchr(s, '\n', (size_t)(e - s));
         size_t n = (size_t)(nl - s);
