@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+/* the target linked in (tests/fuzz/fuzz.h) */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Sanitizer runtimes call this back before they end the process; absent

@@ -22,6 +22,8 @@
 
 #include "common.h"
 
+/* The entry point every target defines: run the library on data[0..size)
+ * (any bytes) and return 0. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Report a broken guarantee and abort, so that the engine keeps the input

@@ -13,6 +13,8 @@
 #include "buf.h"
 #include "fuzz.h"
 
+/* One input: data as a bert_config.json file. Returns 0; a broken promise
+ * aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static FuzzTmp tmp;
     static int init;

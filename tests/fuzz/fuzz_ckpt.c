@@ -43,6 +43,8 @@ static void load(const uint8_t *data, size_t size) {
     }
 }
 
+/* One input: data as a checkpoint file of FUZZ_CKPT_CONFIG's model.
+ * Returns 0; a broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!model.params) {
         fuzz_quiet("fuzz_ckpt");

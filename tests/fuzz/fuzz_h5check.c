@@ -13,6 +13,8 @@
 #include "fuzz.h"
 #include "h5check.h"
 
+/* One input: data as an HDF5 file, checked as hdf5_check does. Returns 0;
+ * a broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static FuzzTmp tmp;
     static FILE *devnull;

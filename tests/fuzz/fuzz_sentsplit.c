@@ -27,6 +27,8 @@ static void check_spans(const char *lang, const char *text, size_t len, const Se
     }
 }
 
+/* One input: data as one paragraph, split by every rule set. Returns 0;
+ * a broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char *const langs[] = {"en", "hu", "de"};
     static SentSplitter *ss[3];

@@ -84,6 +84,8 @@ static void parse(const uint8_t *data, size_t size, size_t chunk, Seen *s) {
     wikidump_destroy(wd);
 }
 
+/* One input: data as dump XML, parsed whole and in chunks. Returns 0; a
+ * broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int init;
     if (!init) fuzz_quiet("fuzz_wikidump"), init = 1;

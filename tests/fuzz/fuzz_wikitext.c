@@ -30,6 +30,8 @@ static void check_output(const char *what, const Buf *out) {
     }
 }
 
+/* One input: data as one page's wikitext, cleaned with both option sets.
+ * Returns 0; a broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static WikiText *def, *alt;
     static Buf out;

@@ -25,6 +25,8 @@ static void check_ids(const char *what, const WordPiece *wp, const WpIds *ids) {
     }
 }
 
+/* One input: data as text to tokenize and as a vocabulary. Returns 0; a
+ * broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static WordPiece *uncased, *cased, *hf;
     static WpScratch sc;
