@@ -209,6 +209,17 @@ static void insert(Input *m, size_t at, const uint8_t *p, size_t n, size_t maxle
     m->len += n;
 }
 
+/* Insert at m[at] a copy of a random run of src (at most `most` bytes;
+ * src may be m itself). */
+static void insert_run(Input *m, size_t at, const Input *src, size_t most, size_t maxlen) {
+    if (!src->len) return;
+    size_t from = below(src->len), n = 1 + below(src->len - from < most ? src->len - from : most);
+    uint8_t *t = malloc(n);
+    memcpy(t, src->data + from, n);
+    insert(m, at, t, n, maxlen);
+    free(t);
+}
+
 static void mutate(Input *m, size_t maxlen) {
     int steps = 1 + (int)below(8);
     for (int s = 0; s < steps; s++) {
@@ -234,25 +245,12 @@ static void mutate(Input *m, size_t maxlen) {
             m->len -= n;
             break;
         }
-        case 4: { /* duplicate a run */
-            if (!m->len) break;
-            size_t from = below(m->len), n = 1 + below(m->len - from < 128 ? m->len - from : 128);
-            uint8_t *t = malloc(n);
-            memcpy(t, m->data + from, n);
-            insert(m, at, t, n, maxlen);
-            free(t);
+        case 4: /* duplicate a run */
+            insert_run(m, at, m, 128, maxlen);
             break;
-        }
-        case 5: { /* splice a run of another input */
-            const Input *o = &pool[below(npool)];
-            if (!o->len) break;
-            size_t from = below(o->len), n = 1 + below(o->len - from < 256 ? o->len - from : 256);
-            uint8_t *t = malloc(n);
-            memcpy(t, o->data + from, n);
-            insert(m, at, t, n, maxlen);
-            free(t);
+        case 5: /* splice a run of another input */
+            insert_run(m, at, &pool[below(npool)], 256, maxlen);
             break;
-        }
         case 6: /* interesting byte */
             if (m->len) m->data[below(m->len)] = interesting[below(sizeof interesting)];
             break;

@@ -55,7 +55,10 @@ for t in "$@"; do
   [ -n "$found" ] || found=$(sed -n 's/^.*\(Test unit written to\|fuzz: [a-z]* input:\) //p' "$log" | tail -1)
   echo "fuzz $t: CRASH ${found:-(no input saved)} (exit $rc; report in $log)"
   grep -E 'ERROR: |runtime error|^fuzz: |SUMMARY' "$log" | head -5 | sed 's/^/    /'
-  grep -E '^ +#[0-9]+ ' "$log" | head -8 | sed 's/^/    /'
+  # the top of the stack, then the first frames in wikibert's own code
+  { grep -E '^ +#[0-9]+ ' "$log" | head -4
+    grep -E '^ +#[0-9]+ .* in [^ ]+ ('"$ROOT"'/)?(common|prep|tokenize|vocab|shard|hdf5gen|train|tests)/' "$log" |
+      head -4; } | awk '!seen[$0]++' | sed 's/ (BuildId: [0-9a-f]*)//; s/^/    /'
 done
 echo "fuzz: $# targets, $crashes with crashes"
 [ "$crashes" -eq 0 ]
