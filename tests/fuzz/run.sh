@@ -26,6 +26,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_ma
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/fuzz/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$W/logs"
+# the targets' scratch files (fuzz.h): a crashed target leaves its own behind
+export TMPDIR=$W/tmp
+rm -rf "$TMPDIR" && mkdir -p "$TMPDIR"
 [ "$engine" = driver ] && echo "fuzz: plain driver, seed $seed (FUZZ_SEED=$seed repeats this run)"
 crashes=0
 for t in "$@"; do
