@@ -215,5 +215,39 @@ list:
 clean:
 	rm -rf build build-san bin out
 
+# ---- fuzzing (tests/fuzz/README.md): one program per entry point
+# tests/fuzz/fuzz_<target>.c, linked with libFuzzer (clang) or with the plain
+# mutation driver tests/fuzz/driver.c. make test replays tests/fuzz/corpus/
+# and tests/fuzz/crashes/ through the plain drivers of this build.
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_ENGINE  ?= auto
+SECONDS      ?= 60
+test: $(FUZZ_TARGETS:%=$(BUILD)/tests/fuzz_%)
+$(BUILD)/tests/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o $(BUILD)/libwikibert.a
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS)
+$(BUILD)/fuzzer_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/libwikibert.a
+	@echo "  LD  $@ (libFuzzer)"
+	$(Q)$(CC) $(LDFLAGS) -fsanitize=fuzzer $^ -o $@ $(LIBS)
+build-fuzz/seeds/.made: tests/fuzz/seeds.sh $(PROGRAMS:%=$(BIN)/%)
+	$(Q)tests/fuzz/seeds.sh $(BIN) $(@D) && touch $@
+
+## fuzz: every tests/fuzz target under ASan/UBSan for SECONDS (60) each; libFuzzer where clang has it (FUZZ_ENGINE=driver: the plain driver)
+fuzz: all build-fuzz/seeds/.made
+	$(Q)if [ "$(FUZZ_ENGINE)" != driver ] && tests/fuzz/engine.sh $(FUZZ_CC); then \
+	  $(MAKE) --no-print-directory CC=$(FUZZ_CC) BUILD=build-fuzz/lf SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" OPT=-O1 \
+	    $(FUZZ_TARGETS:%=build-fuzz/lf/fuzzer_%) && \
+	  tests/fuzz/run.sh libfuzzer build-fuzz/lf/fuzzer_ $(SECONDS) $(FUZZ_TARGETS); \
+	else \
+	  $(MAKE) --no-print-directory SAN="$(FUZZ_SAN)" OPT=-O1 $(FUZZ_TARGETS:%=build-san/tests/fuzz_%) && \
+	  tests/fuzz/run.sh driver build-san/tests/fuzz_ $(SECONDS) $(FUZZ_TARGETS); \
+	fi
+clean: fuzz-clean
+fuzz-clean:
+	rm -rf build-fuzz
+.PHONY: fuzz fuzz-clean
+
 .PHONY: all test check asan ubsan demo bench print-config format list clean gpu-check
 .SECONDARY:
