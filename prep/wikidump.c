@@ -468,14 +468,26 @@ int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
         if (!sniff(wd)) return 0;
         return end_sniff(wd, err);
     }
-    /* complete a character carried over from the previous chunk */
+    /* complete a character carried over from the previous chunk (the carry
+     * is always the start of a valid sequence). A byte that cannot continue
+     * it is not taken: the carry alone is then one ill-formed subpart, as it
+     * is when the same bytes arrive in one chunk, so the repair (and the
+     * pages) never depend on where the input was cut */
     while (wd->ncarry && len) {
-        wd->carry[wd->ncarry++] = *data++;
-        len--;
+        char t[4];
+        size_t k = wd->ncarry + 1;
+        memcpy(t, wd->carry, wd->ncarry);
+        t[wd->ncarry] = *data;
         uint32_t cp;
-        if (utf8_decode((const unsigned char *)wd->carry, wd->ncarry, &cp) || wd->ncarry == 4 ||
-            utf8_boundary(wd->carry, wd->ncarry) == wd->ncarry) {
-            size_t k = wd->ncarry;
+        if (utf8_decode((const unsigned char *)t, k, &cp) == k) { /* complete */
+            data++, len--;
+            wd->ncarry = 0;
+            if (feed_valid(wd, t, k, 0, err)) return -1;
+        } else if (k < 4 && utf8_boundary(t, k) == 0) { /* still a valid start */
+            data++, len--;
+            wd->carry[wd->ncarry++] = t[k - 1];
+        } else {
+            k = wd->ncarry;
             wd->ncarry = 0;
             if (feed_valid(wd, wd->carry, k, 0, err)) return -1;
         }
