@@ -115,16 +115,17 @@ int bert_config_load(BertConfig *c, const char *path, Err *err) {
 int bert_config_check(const BertConfig *c, Err *err) {
     const struct {
         const char *name;
-        int v;
-    } sizes[] = {{"vocab_size", c->vocab_size},
-                 {"hidden_size", c->hidden_size},
-                 {"num_hidden_layers", c->num_hidden_layers},
-                 {"num_attention_heads", c->num_attention_heads},
-                 {"intermediate_size", c->intermediate_size},
-                 {"max_position_embeddings", c->max_position_embeddings},
-                 {"type_vocab_size", c->type_vocab_size}};
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        if (sizes[i].v < 1) return err_set(err, "%s %d: must be positive", sizes[i].name, sizes[i].v);
+        int v, rows; /* rows: the first dimension of a v x hidden_size tensor */
+    } dims[] = {{"vocab_size", c->vocab_size, 1},
+                {"hidden_size", c->hidden_size, 1},
+                {"num_hidden_layers", c->num_hidden_layers, 0},
+                {"num_attention_heads", c->num_attention_heads, 0},
+                {"intermediate_size", c->intermediate_size, 1},
+                {"max_position_embeddings", c->max_position_embeddings, 1},
+                {"type_vocab_size", c->type_vocab_size, 1}};
+    size_t nd = sizeof dims / sizeof *dims;
+    for (size_t i = 0; i < nd; i++)
+        if (dims[i].v < 1) return err_set(err, "%s %d: must be positive", dims[i].name, dims[i].v);
     if (c->hidden_size % c->num_attention_heads)
         return err_set(err, "hidden_size %d is not a multiple of num_attention_heads %d", c->hidden_size,
                        c->num_attention_heads);
@@ -132,17 +133,9 @@ int bert_config_check(const BertConfig *c, Err *err) {
         return err_set(err, "num_hidden_layers %d: at most %d", c->num_hidden_layers, BERT_MAX_LAYERS);
     /* every matrix (and so every matmul dimension product) fits an int */
     int64_t H = c->hidden_size;
-    const struct {
-        const char *name;
-        int v;
-    } rows[] = {{"vocab_size", c->vocab_size},
-                {"max_position_embeddings", c->max_position_embeddings},
-                {"type_vocab_size", c->type_vocab_size},
-                {"intermediate_size", c->intermediate_size},
-                {"hidden_size", c->hidden_size}};
-    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++)
-        if ((int64_t)rows[i].v * H > INT32_MAX)
-            return err_set(err, "%s %d x hidden_size %d: a tensor of more than 2^31 - 1 floats", rows[i].name, rows[i].v,
+    for (size_t i = 0; i < nd; i++)
+        if (dims[i].rows && (int64_t)dims[i].v * H > INT32_MAX)
+            return err_set(err, "%s %d x hidden_size %d: a tensor of more than 2^31 - 1 floats", dims[i].name, dims[i].v,
                            c->hidden_size);
     /* each term is below 2^31 and there are at most BERT_MAX_LAYERS layers: no overflow */
     int64_t I = c->intermediate_size, layer = 4 * H * H + 2 * H * I + 9 * H + I;

@@ -9,7 +9,7 @@
  * files[(f W + r) mod F], or files[(f W + r + (W mod F) f) mod F] when
  * W > F; an epoch is F file steps. A file is read whole (the six datasets,
  * any integer types), checked (shapes agree, ids inside the vocabulary,
- * labels 0/1), and its rows are visited in a seeded random order
+ * labels 0/1, rows no longer than max_positions), and its rows are visited in a seeded random order
  * (xoshiro from seed, epoch and file step; PyTorch's RandomSampler order
  * cannot be reproduced outside PyTorch), micro-batch by micro-batch; the
  * last batch of a file may be short (run_pretraining.py keeps it too).
