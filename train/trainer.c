@@ -117,7 +117,8 @@ static void usage(int gpu) {
                "                                  depend on it)\n");
     printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
            "  -h, --help, -V, --version\n\n"
-           "Exit status: 0 ok; 1 a data, checkpoint, device or write error; 2 a bad\n"
+           "Exit status: 0 ok; 1 a data, checkpoint, device or write error, or a loss,\n"
+           "gradient or weight that is no longer finite (training diverged); 2 a bad\n"
            "option, a bad or missing config, or a vocabulary that does not fit it.\n");
     exit(0);
 }

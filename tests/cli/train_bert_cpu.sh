@@ -176,6 +176,8 @@ expect_err "... starts from step 0, saying why" "*ckpt_4.wbckpt: incomplete or d
 ok "... and trains steps 1..2" eval '[ "$(grep -c "^{\"step\"" "$out")" = 2 ] && [ -s "$T/g/ckpt_2.wbckpt" ]'
 run "$TR" $(tr_args "$T/g") --start_fresh_if_damaged
 expect_rc "--start_fresh_if_damaged without --resume_from_checkpoint" 2
+run "$TR" --help
+ok "--help documents --start_fresh_if_damaged" grep -q "^  --start_fresh_if_damaged  *with --resume_from_checkpoint" "$out"
 run "$TR" --input_dir "$T/h5"
 expect_rc "missing required options" 2
 
