@@ -245,6 +245,11 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or --resume_from_checkpoint --output_dir)");
     if (o->batch % o->accum)
         cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d", o->batch, o->accum);
+    int64_t micro = o->batch / o->accum, width = o->max_seq > o->max_pred ? o->max_seq : o->max_pred;
+    if (micro * width > INT32_MAX)
+        cli_bad_usage("a micro-batch of %" PRId64 " rows (--train_batch_size / --gradient_accumulation_steps) of %" PRId64
+                      " tokens or masked slots (--max_seq_length, --max_predictions_per_seq): more than 2^31 - 1",
+                      micro, width);
     if (o->fresh_if_damaged && !o->resume)
         cli_bad_usage("--start_fresh_if_damaged goes with --resume_from_checkpoint");
     if (o->phase2 && !o->resume && !o->eval_file)

@@ -283,6 +283,9 @@ for a in "--weight_decay -1" "--weight_decay nan" "--warmup_proportion nan" "--w
   expect_rc "$a" 2
   expect_err "... named" "train_bert_cpu: $a: must be *"
 done
+run "$TR" $(tr_args "$T/o") --train_batch_size 16777216 --gradient_accumulation_steps 1 --max_predictions_per_seq 65536
+expect_rc "a micro-batch of 2^24 rows of 65536 masked slots" 2
+expect_err "... named" "train_bert_cpu: a micro-batch of 16777216 rows * more than 2^31 - 1*"
 field() { # NAME VALUE: tiny.json with NAME set to VALUE
   sed -E "s/\"$1\": [^,}]*/\"$1\": $2/" "$T/tiny.json" >"$T/field.json"
 }
