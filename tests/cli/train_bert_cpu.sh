@@ -10,7 +10,12 @@
 # 1's last checkpoint as NVIDIA's --phase2 does (moments kept, step count,
 # schedule and data new, checkpoints named phase1_end_step + step) and
 # resumes exactly. Length bins (--bin_size) compute less, repeat for any
-# thread count and resume exactly.
+# thread count and resume exactly. Refused: sequences longer than
+# max_position_embeddings, batches the model cannot take, options and
+# config fields out of range, a vocabulary that is empty, binary or lacks
+# a special token; a diverging run stops at its first non-finite step with
+# the log still JSON; damaged checkpoints are named when skipped, and with
+# only damaged ones a resume stops unless --start_fresh_if_damaged.
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt

@@ -3,7 +3,7 @@
  * seed and the data position; a checkpoint of several data-parallel ranks
  * keeps every rank's position (the header's rank_data) and one of a single
  * process reads back as one rank; ckpt_latest picks the newest complete
- * file; a cut file, a flipped byte and another model's checkpoint are
+ * file and reports each newer one it skips, with the reason; a cut file, a flipped byte and another model's checkpoint are
  * refused with a reason.
  */
 #include <stdio.h>
