@@ -63,7 +63,9 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
             c->type_vocab_size = (int)x;
         } else if (json_key_is(k, kn, "layer_norm_eps") || json_key_is(k, kn, "initializer_range") ||
                    json_key_is(k, kn, "hidden_dropout_prob") || json_key_is(k, kn, "attention_probs_dropout_prob")) {
-            if (get_num(v, vn, &x) || !(x >= 0 && x < 1e3)) return err_set(err, "%s: %.*s: not a number", name, (int)kn, k);
+            /* the ranges bert_config_check enforces; a float that rounds to 0 is checked there */
+            if (get_num(v, vn, &x) || !(x >= 0 && x < 1e3))
+                return err_set(err, "%s: %.*s: not a number in [0, 1000) (%.*s)", name, (int)kn, k, (int)vn, v);
             if (json_key_is(k, kn, "layer_norm_eps")) c->layer_norm_eps = (float)x;
             else if (json_key_is(k, kn, "initializer_range")) c->initializer_range = (float)x;
             else if (json_key_is(k, kn, "hidden_dropout_prob")) c->hidden_dropout_prob = (float)x;
@@ -111,12 +113,45 @@ int bert_config_load(BertConfig *c, const char *path, Err *err) {
 }
 
 int bert_config_check(const BertConfig *c, Err *err) {
-    if (c->vocab_size < 1 || c->hidden_size < 1 || c->num_hidden_layers < 1 || c->num_attention_heads < 1 ||
-        c->intermediate_size < 1 || c->max_position_embeddings < 1 || c->type_vocab_size < 1)
-        return err_set(err, "sizes must be positive");
+    const struct {
+        const char *name;
+        int v, rows; /* rows: the first dimension of a v x hidden_size tensor */
+    } dims[] = {{"vocab_size", c->vocab_size, 1},
+                {"hidden_size", c->hidden_size, 1},
+                {"num_hidden_layers", c->num_hidden_layers, 0},
+                {"num_attention_heads", c->num_attention_heads, 0},
+                {"intermediate_size", c->intermediate_size, 1},
+                {"max_position_embeddings", c->max_position_embeddings, 1},
+                {"type_vocab_size", c->type_vocab_size, 1}};
+    size_t nd = sizeof dims / sizeof *dims;
+    for (size_t i = 0; i < nd; i++)
+        if (dims[i].v < 1) return err_set(err, "%s %d: must be positive", dims[i].name, dims[i].v);
     if (c->hidden_size % c->num_attention_heads)
         return err_set(err, "hidden_size %d is not a multiple of num_attention_heads %d", c->hidden_size,
                        c->num_attention_heads);
+    if (c->num_hidden_layers > BERT_MAX_LAYERS)
+        return err_set(err, "num_hidden_layers %d: at most %d", c->num_hidden_layers, BERT_MAX_LAYERS);
+    /* every matrix (and so every matmul dimension product) fits an int */
+    int64_t H = c->hidden_size;
+    for (size_t i = 0; i < nd; i++)
+        if (dims[i].rows && (int64_t)dims[i].v * H > INT32_MAX)
+            return err_set(err, "%s %d x hidden_size %d: a tensor of more than 2^31 - 1 floats", dims[i].name, dims[i].v,
+                           c->hidden_size);
+    /* each term is below 2^31 and there are at most BERT_MAX_LAYERS layers: no overflow */
+    int64_t I = c->intermediate_size, layer = 4 * H * H + 2 * H * I + 9 * H + I;
+    int64_t rest = ((int64_t)c->vocab_size + c->max_position_embeddings + c->type_vocab_size) * H + 2 * H * H +
+                   c->vocab_size + 8 * H + 2;
+    if (layer * c->num_hidden_layers + rest > BERT_MAX_PARAMS)
+        return err_set(err, "num_hidden_layers %d of %lld parameters each: more than 2^34 parameters in all",
+                       c->num_hidden_layers, (long long)layer);
+    if (!(c->hidden_dropout_prob >= 0 && c->hidden_dropout_prob < 1))
+        return err_set(err, "hidden_dropout_prob %g: must be in [0, 1)", c->hidden_dropout_prob);
+    if (!(c->attention_probs_dropout_prob >= 0 && c->attention_probs_dropout_prob < 1))
+        return err_set(err, "attention_probs_dropout_prob %g: must be in [0, 1)", c->attention_probs_dropout_prob);
+    if (!(c->layer_norm_eps > 0 && c->layer_norm_eps < 1e3f))
+        return err_set(err, "layer_norm_eps %g: must be positive (and below 1000)", c->layer_norm_eps);
+    if (!(c->initializer_range >= 0 && c->initializer_range < 1e3f))
+        return err_set(err, "initializer_range %g: must be in [0, 1000)", c->initializer_range);
     return 0;
 }
 
@@ -265,6 +300,8 @@ void bert_zero_grad(Bert *m) { memset(m->grads, 0, m->nparams * sizeof *m->grads
 int bert_batch_check(const Bert *m, const BertBatch *b, Err *err) {
     const BertConfig *c = &m->c;
     if (b->B < 1 || b->S < 2 || b->M < 0) return err_set(err, "batch of %d x %d", b->B, b->S);
+    if ((int64_t)b->B * b->S > INT32_MAX || (int64_t)b->B * b->M > INT32_MAX)
+        return err_set(err, "batch of %d x %d tokens (%d masked slots a row): more than 2^31 - 1", b->B, b->S, b->M);
     if (b->S > c->max_position_embeddings)
         return err_set(err, "sequence length %d exceeds max_position_embeddings %d", b->S, c->max_position_embeddings);
     for (int i = 0; i < b->B; i++) {

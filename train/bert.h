@@ -58,8 +58,15 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
  * bert_config_parse reads back). */
 void bert_config_json(const BertConfig *c, Buf *out);
 
-/* Check sizes for consistency (heads divide hidden, all positive).
- * Returns 0 or -1 with err set. */
+/* The largest model bert_create makes: layers, and parameters in all (2^34:
+ * 64 GiB per float32 array; weights, gradients and two moments are four). */
+#define BERT_MAX_LAYERS 4096
+#define BERT_MAX_PARAMS ((int64_t)1 << 34)
+
+/* Check a config: every size positive, heads divide hidden_size, each
+ * tensor below 2^31 floats, at most BERT_MAX_LAYERS layers and
+ * BERT_MAX_PARAMS parameters, dropout probabilities in [0, 1),
+ * layer_norm_eps positive. Returns 0 or -1 with err naming the field. */
 int bert_config_check(const BertConfig *c, Err *err);
 
 /* One parameter tensor: its Hugging Face name, shape and place. */

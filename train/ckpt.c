@@ -189,31 +189,54 @@ out:
     return rc;
 }
 
-int ckpt_latest(const char *dir, char *path, size_t cap, Err *err) {
+typedef struct Found {
+    int64_t step;
+    char *path;
+} Found;
+
+static int newer_first(const void *a, const void *b) {
+    int64_t x = ((const Found *)a)->step, y = ((const Found *)b)->step;
+    return x < y ? 1 : x > y ? -1 : strcmp(((const Found *)a)->path, ((const Found *)b)->path);
+}
+
+int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged, Err *err) {
+    *ndamaged = 0;
     DIR *d = opendir(dir);
     if (!d) return errno == ENOENT ? 0 : err_set(err, "%s: %s", dir, strerror(errno));
+    Found *f = NULL;
+    size_t n = 0, fcap = 0;
     struct dirent *e;
-    int64_t best = -1;
-    char name[4096] = "";
     while ((e = readdir(d)) != NULL) {
         long long s;
         char tail[16];
-        if (sscanf(e->d_name, "ckpt_%lld.%15s", &s, tail) != 2 || strcmp(tail, "wbckpt")) continue;
-        char p[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (sscanf(e->d_name, "ckpt_%lld.%15s", &s, tail) != 2 || strcmp(tail, "wbckpt") || s < 0) continue;
+        if (n == fcap) f = xrealloc(f, (fcap = fcap ? 2 * fcap : 16) * sizeof *f);
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        f[n].step = s;
+        f[n].path = xmalloc(len);
+        snprintf(f[n++].path, len, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (n) qsort(f, n, sizeof *f, newer_first);
+    int found = 0;
+    for (size_t i = 0; i < n && !found; i++) {
         Buf b = {0};
         const char *h, *dd;
         uint32_t hl;
         size_t nd;
-        Err e2;
-        int ok = s > best && read_verified(p, &b, &h, &hl, &dd, &nd, &e2) == 0;
+        Err why;
+        if (read_verified(f[i].path, &b, &h, &hl, &dd, &nd, &why) == 0) {
+            snprintf(path, cap, "%s", f[i].path);
+            found = 1;
+        } else {
+            ++*ndamaged;
+            if (skip) skip(arg, &why);
+        }
         buf_free(&b);
-        if (ok) best = s, snprintf(name, sizeof name, "%s", p);
     }
-    closedir(d);
-    if (best < 0) return 0;
-    snprintf(path, cap, "%s", name);
-    return 1;
+    for (size_t i = 0; i < n; i++) free(f[i].path);
+    free(f);
+    return found;
 }
 
 /* ---- Hugging Face ---- */
@@ -228,7 +251,7 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
     return writer_close(&w, err);
 }
 
-int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err) {
+int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len, Err *err) {
     if (make_dirs(dir, err)) return -1;
     char path[4096];
     Buf b = {0};
@@ -277,12 +300,8 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err) {
     }
     if (writer_close(&w, err)) return -1;
     if (vocab) {
-        Buf v = {0};
-        if (read_file(vocab, &v, err)) return -1;
         snprintf(path, sizeof path, "%s/vocab.txt", dir);
-        rc = write_text(path, v.data ? v.data : "", v.len, err);
-        buf_free(&v);
-        if (rc) return -1;
+        if (write_text(path, vocab, vocab_len, err)) return -1;
     }
     return 0;
 }

@@ -41,13 +41,20 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
  * the weights only (--init_checkpoint). Returns 0 or -1 with err. */
 int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err);
 
-/* The newest complete checkpoint in dir (largest step whose file passes
- * the completion check), written into path (cap bytes). Returns 1 found,
- * 0 none, -1 error. */
-int ckpt_latest(const char *dir, char *path, size_t cap, Err *err);
+/* Called for a checkpoint file that fails the completion check; why names
+ * the file and the reason ("DIR/ckpt_9.wbckpt: cut short (header)"). */
+typedef void (*CkptSkipFn)(void *arg, const Err *why);
 
-/* Hugging Face directory: dir/config.json, dir/model.safetensors and a copy
- * of vocab (may be NULL). Each file is written atomically. Returns 0 or -1. */
-int export_hf(const char *dir, const Bert *m, const char *vocab, Err *err);
+/* The newest complete checkpoint in dir (largest step whose file passes
+ * the completion check), written into path (cap bytes). Files are checked
+ * newest first; each newer one that fails is passed to skip (when not
+ * NULL) and counted in *ndamaged. A missing dir holds none. Returns 1
+ * found, 0 none, -1 error (dir unreadable). */
+int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged, Err *err);
+
+/* Hugging Face directory: dir/config.json, dir/model.safetensors and
+ * vocab.txt holding the vocab_len bytes of vocab (none when vocab is NULL).
+ * Each file is written atomically. Returns 0 or -1 with err. */
+int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len, Err *err);
 
 #endif

@@ -57,7 +57,7 @@ struct Data {
     int64_t tok_done, tok_full;
     /* the batch handed out */
     int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
-    int bcap;
+    size_t bcap;
 };
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -173,6 +173,9 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
     if (!rc && rows == 0) rc = err_set(err, "%s: no instances", path);
     if (!rc && o->max_seq_length && L != o->max_seq_length)
         rc = err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, o->max_seq_length);
+    if (!rc && o->max_positions > 0 && L > o->max_positions)
+        rc = err_set(err, "%s: sequences of %d tokens, more than the config's max_position_embeddings %d", path, L,
+                     o->max_positions);
     if (rc) goto fail;
     int any_mask = 0;
     int64_t *seen = xcalloc((size_t)L, sizeof *seen); /* row + 1 where a position was listed */
@@ -345,11 +348,11 @@ int data_open_file(Data **out, const DataOpts *o, const char *path, Err *err) {
 }
 
 static void reserve_batch(Data *d, int B, int L, int P) {
-    int need = B * (L > P ? L : P);
+    size_t need = (size_t)B * (size_t)(L > P ? L : P);
     if (need <= d->bcap) return;
     free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);
-    d->b_ids = xmalloc((size_t)need * 4), d->b_mask = xmalloc((size_t)need * 4), d->b_seg = xmalloc((size_t)need * 4);
-    d->b_mpos = xmalloc((size_t)need * 4), d->b_mids = xmalloc((size_t)need * 4), d->b_nsp = xmalloc((size_t)need * 4);
+    d->b_ids = xmalloc(need * 4), d->b_mask = xmalloc(need * 4), d->b_seg = xmalloc(need * 4);
+    d->b_mpos = xmalloc(need * 4), d->b_mids = xmalloc(need * 4), d->b_nsp = xmalloc(need * 4);
     d->bcap = need;
 }
 

@@ -9,7 +9,7 @@
  * files[(f W + r) mod F], or files[(f W + r + (W mod F) f) mod F] when
  * W > F; an epoch is F file steps. A file is read whole (the six datasets,
  * any integer types), checked (shapes agree, ids inside the vocabulary,
- * labels 0/1), and its rows are visited in a seeded random order
+ * labels 0/1, rows no longer than max_positions), and its rows are visited in a seeded random order
  * (xoshiro from seed, epoch and file step; PyTorch's RandomSampler order
  * cannot be reproduced outside PyTorch), micro-batch by micro-batch; the
  * last batch of a file may be short (run_pretraining.py keeps it too).
@@ -52,6 +52,7 @@ typedef struct DataOpts {
     int32_t cls, sep, mask_id; /* for dynamic masking (BERT's 101, 102, 103) */
     int bin_size;           /* > 0: length bins of this many tokens (above) */
     int no_prefetch;        /* 1: read each file when it is reached (no thread reading the next ahead) */
+    int max_positions;      /* > 0: files with longer sequences are refused (the model's max_position_embeddings) */
 } DataOpts;
 
 typedef struct DataState {
@@ -62,7 +63,9 @@ typedef struct Data Data;
 
 /* List and check the directory and load the first file. Returns 0, or -1
  * with err ("DIR: no file with 'training' in its name", "FILE: input_ids:
- * 2 dimensions expected", ...). */
+ * 2 dimensions expected", "FILE: sequences of 128 tokens, more than the
+ * config's max_position_embeddings 64", ...). Every file is checked so
+ * when it is read: the first here, the others before their first batch. */
 int data_open(Data **d, const DataOpts *o, Err *err);
 
 /* One file, its rows in file order (for evaluation). Returns 0 or -1. */

@@ -2,6 +2,7 @@
  * trainer.h): NVIDIA run_pretraining.py's options and loop over a backend. */
 #include "trainer.h"
 
+#include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include "data.h"
 #include "dropout.h"
 #include "io.h"
+#include "utf8.h"
 
 static void usage(int gpu) {
     const char *prog = gpu ? "train_bert" : "train_bert_cpu";
@@ -33,7 +35,9 @@ static void usage(int gpu) {
            "                                  rounded up to a multiple of 8 as NVIDIA does\n"
            "  --output_dir DIR                checkpoints ckpt_<step>.wbckpt (last 3 kept),\n"
            "                                  hf/ at the end (required)\n"
-           "  --vocab_file FILE               vocab.txt: must fit the config's vocab_size;\n"
+           "  --vocab_file FILE               vocab.txt: must fit the config's vocab_size and\n"
+           "                                  have [PAD], [CLS], [SEP] and [MASK] (dynamic\n"
+           "                                  masking takes their ids; without it 101-103);\n"
            "                                  copied into the export\n"
            "  --train_batch_size N            sequences per optimizer step%s (32)\n"
            "  --gradient_accumulation_steps N micro-batches per step (1): the micro-batch\n"
@@ -47,7 +51,11 @@ static void usage(int gpu) {
            "  --optimizer lamb|adamw          lamb (default: apex FusedLAMB's rule) or adamw\n"
            "  --weight_decay F                0.01 (not on biases and LayerNorm)\n"
            "  --resume_from_checkpoint        continue from the newest complete checkpoint in\n"
-           "                                  output_dir (weights, optimizer, step, data)\n"
+           "                                  output_dir (weights, optimizer, step, data); a\n"
+           "                                  damaged newer one is named and skipped; when\n"
+           "                                  all are damaged: exit 1\n"
+           "  --start_fresh_if_damaged        with --resume_from_checkpoint: when all the\n"
+           "                                  checkpoints are damaged, start from step 0\n"
            "  --phase2                        with --resume_from_checkpoint, as NVIDIA's\n"
            "                                  phase 2: a checkpoint of step phase1_end_step\n"
            "                                  gives the weights and LAMB moments, the step\n"
@@ -109,15 +117,27 @@ static void usage(int gpu) {
                "                                  depend on it)\n");
     printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
            "  -h, --help, -V, --version\n\n"
-           "Exit status: 0 ok; 1 a data, checkpoint, device or write error; 2 a bad\n"
+           "Exit status: 0 ok; 1 a data, checkpoint, device or write error, or a loss,\n"
+           "gradient or weight that is no longer finite (training diverged); 2 a bad\n"
            "option, a bad or missing config, or a vocabulary that does not fit it.\n");
     exit(0);
+}
+
+/* A finite number of an option, above lo (lo_open) or at least lo, and at
+ * most hi. Exits 2 naming the option and the range otherwise. */
+static double parse_real(const char *s, const char *what, double lo, int lo_open, double hi) {
+    double v = cli_parse_double(s, what);
+    if (!isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+        if (isfinite(hi)) cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s, lo_open ? ">" : ">=", lo, hi);
+        cli_bad_usage("%s %s: must be a finite number %s %g", what, s, lo_open ? ">" : ">=", lo);
+    }
+    return v;
 }
 
 enum {
     O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
     O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_SKIPCK, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE, O_TIMEOUT
+    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE, O_TIMEOUT, O_FRESH
 };
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
@@ -149,7 +169,8 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
         {"local-rank", 1, 0, O_LRANK}, {"zero_stage", 1, 0, O_ZERO}, {"zero-stage", 1, 0, O_ZERO},
         {"attention", 1, 0, O_ATTN}, {"profile", 0, 0, O_PROFILE}, {"comm_timeout", 1, 0, O_TIMEOUT},
-        {"comm-timeout", 1, 0, O_TIMEOUT}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+        {"comm-timeout", 1, 0, O_TIMEOUT}, {"start_fresh_if_damaged", 0, 0, O_FRESH},
+        {"start-fresh-if-damaged", 0, 0, O_FRESH}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     CliCommon cc;
     cli_common_init(&cc);
     int c;
@@ -165,8 +186,8 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         case O_VOCAB: o->vocab = optarg; break;
         case O_BATCH: o->batch = (int)cli_parse_int(optarg, "--train_batch_size", 1, 1 << 24); break;
         case O_ACCUM: o->accum = (int)cli_parse_int(optarg, "--gradient_accumulation_steps", 1, 1 << 24); break;
-        case O_LR: o->lr = cli_parse_double(optarg, "--learning_rate"); break;
-        case O_WARMUP: o->warmup = cli_parse_double(optarg, "--warmup_proportion"); break;
+        case O_LR: o->lr = parse_real(optarg, "--learning_rate", 0, 1, FLT_MAX); break;
+        case O_WARMUP: o->warmup = parse_real(optarg, "--warmup_proportion", 0, 0, 1); break;
         case O_STEPS: o->max_steps = (int)cli_parse_int(optarg, "--max_steps", 1, 1 << 30); break;
         case O_SEQ: o->max_seq = (int)cli_parse_int(optarg, "--max_seq_length", 0, 1 << 20); break;
         case O_PRED: o->max_pred = (int)cli_parse_int(optarg, "--max_predictions_per_seq", 1, 1 << 16); break;
@@ -175,9 +196,10 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
             else if (!strcmp(optarg, "adamw")) o->opt = OPT_ADAMW;
             else cli_bad_usage("--optimizer %s: lamb or adamw", optarg);
             break;
-        case O_WD: o->weight_decay = cli_parse_double(optarg, "--weight_decay"); break;
+        case O_WD: o->weight_decay = parse_real(optarg, "--weight_decay", 0, 0, FLT_MAX); break;
         case O_INIT: o->init_ckpt = optarg; break;
         case O_RESUME: o->resume = 1; break;
+        case O_FRESH: o->fresh_if_damaged = 1; break;
         case O_PHASE2: o->phase2 = 1; break;
         case O_P1END: o->phase1_end = cli_parse_int(optarg, "--phase1_end_step", 0, 1 << 30); break;
         case O_CKPT: o->ckpt_every = (int)cli_parse_int(optarg, "--num_steps_per_checkpoint", 1, 1 << 30); break;
@@ -223,7 +245,13 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or --resume_from_checkpoint --output_dir)");
     if (o->batch % o->accum)
         cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d", o->batch, o->accum);
-    if (!(o->warmup >= 0 && o->warmup <= 1)) cli_bad_usage("--warmup_proportion %g: must be in [0, 1]", o->warmup);
+    int64_t micro = o->batch / o->accum, width = o->max_seq > o->max_pred ? o->max_seq : o->max_pred;
+    if (micro * width > INT32_MAX)
+        cli_bad_usage("a micro-batch of %" PRId64 " rows (--train_batch_size / --gradient_accumulation_steps) of %" PRId64
+                      " tokens or masked slots (--max_seq_length, --max_predictions_per_seq): more than 2^31 - 1",
+                      micro, width);
+    if (o->fresh_if_damaged && !o->resume)
+        cli_bad_usage("--start_fresh_if_damaged goes with --resume_from_checkpoint");
     if (o->phase2 && !o->resume && !o->eval_file)
         cli_bad_usage("--phase2 continues from phase 1's checkpoint: add --resume_from_checkpoint");
     if (o->skip_ckpt && o->stop_at) cli_bad_usage("--stop_at_step writes a checkpoint to resume from: not with --skip_checkpoint");
@@ -231,14 +259,44 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     if (o->rank >= 0 && o->rank >= o->world) cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
 }
 
-static long count_lines(const char *path, Err *err) {
-    Buf b = {0};
-    if (read_file(path, &b, err)) return -1;
-    long n = 0;
-    for (size_t i = 0; i < b.len; i++) n += b.data[i] == '\n';
-    if (b.len && b.data[b.len - 1] != '\n') n++;
-    buf_free(&b);
-    return n;
+/* ---- the vocabulary ---- */
+
+/* --vocab_file, read once (a FIFO or <(...) gives its bytes only once): the
+ * bytes for the export, the token count and the special tokens' ids */
+typedef struct Vocab {
+    Buf text;
+    long ntokens;
+    int32_t pad, cls, sep, mask;
+} Vocab;
+
+/* Read and check path: UTF-8 text without NUL bytes, one token a line,
+ * with [PAD], [CLS], [SEP] and [MASK]. Exits 2 naming the file otherwise. */
+static void vocab_read(Vocab *v, const char *path) {
+    static const char *const need[4] = {"[PAD]", "[CLS]", "[SEP]", "[MASK]"};
+    Err err;
+    *v = (Vocab){.pad = -1, .cls = -1, .sep = -1, .mask = -1};
+    if (read_file(path, &v->text, &err)) die_code(2, "%s", err.msg);
+    const char *s = v->text.data;
+    size_t n = v->text.len, good = utf8_valid_prefix(s ? s : "", n);
+    const char *nul = n ? memchr(s, 0, n) : NULL;
+    if (!n) die_code(2, "%s: empty: a vocabulary has one token a line", path);
+    if (nul) die_code(2, "%s: byte %zu: a NUL byte: not a vocabulary (one token a line)", path, (size_t)(nul - s));
+    if (good < n) die_code(2, "%s: byte %zu: not UTF-8: not a vocabulary (one token a line)", path, good);
+    int32_t *ids[4] = {&v->pad, &v->cls, &v->sep, &v->mask};
+    for (size_t i = 0; i < n; v->ntokens++) {
+        const char *nl = memchr(s + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - s) : n, len = end - i;
+        if (len && s[i + len - 1] == '\r') len--;
+        for (int k = 0; k < 4; k++)
+            if (*ids[k] < 0 && len == strlen(need[k]) && !memcmp(s + i, need[k], len) && v->ntokens <= INT32_MAX)
+                *ids[k] = (int32_t)v->ntokens;
+        i = end + 1;
+    }
+    char missing[64] = "";
+    for (int k = 0; k < 4; k++)
+        if (*ids[k] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", need[k]);
+    if (*missing)
+        die_code(2, "%s: no%s line: a BERT vocabulary has [PAD], [CLS], [SEP] and [MASK]", path, missing);
 }
 
 /* keep the newest 3 checkpoints of this phase (and phase 1's last one) */
@@ -252,26 +310,133 @@ static void prune(const char *dir, int64_t base, int64_t step, int every) {
     }
 }
 
+/* the member "key": v of the JSON object in b (", " before all but the
+ * first), v with %.*f (or %.*g with g), or null where v is not finite: JSON
+ * has no nan or inf */
+static void json_num(Buf *b, const char *key, double v, int prec, int g) {
+    char t[512];
+    const char *sep = b->len && b->data[b->len - 1] == '{' ? "" : ", ";
+    if (!isfinite(v)) snprintf(t, sizeof t, "%s\"%s\": null", sep, key);
+    else if (g) snprintf(t, sizeof t, "%s\"%s\": %.*g", sep, key, prec, v);
+    else snprintf(t, sizeof t, "%s\"%s\": %.*f", sep, key, prec, v);
+    buf_append(b, t, strlen(t));
+}
+
+/* print b as one line of stdout and empty it */
+static void json_line(Buf *b) {
+    buf_append(b, "}\n", 2);
+    fwrite(b->data, 1, b->len, stdout);
+    fflush(stdout);
+    buf_clear(b);
+}
+
+/* report a checkpoint file that fails its check (one line) */
+static void ckpt_skipped(void *arg, const Err *why) {
+    if (*(const int *)arg) warn("%s; skipped", why->msg);
+}
+
+/* the newest usable checkpoint of o->output_dir into path, each damaged
+ * newer one reported; 1 found, 0 none (*ndamaged: damaged ones seen) */
+static int newest_ckpt(const TrainOpts *o, int lead, char *path, size_t cap, int *ndamaged) {
+    Err err;
+    int r = ckpt_latest(o->output_dir, path, cap, ckpt_skipped, &lead, ndamaged, &err);
+    if (r < 0) die("%s", err.msg);
+    return r;
+}
+
+/* the next micro-batch, checked against the model: ids, segments, the
+ * sequence length against max_position_embeddings (exits 1 naming the file) */
+static void next_batch(Data *d, const Bert *m, BertBatch *b) {
+    Err err;
+    if (data_next(d, b, &err)) die("%s", err.msg);
+    if (bert_batch_check(m, b, &err)) die("%s: %s", data_file(d), err.msg);
+}
+
+/* the index of the first value of x[0..n) that is not finite, or n */
+static size_t first_nonfinite(const float *x, size_t n) {
+    size_t i = 0;
+    while (i < n && isfinite(x[i])) i++;
+    return i;
+}
+
+/* v for a message: %g, but nan without a sign */
+static const char *num_str(double v, char *buf, size_t n) {
+    if (isnan(v)) return "nan";
+    snprintf(buf, n, "%g", v);
+    return buf;
+}
+
+/* a step's statistics must be finite: else the run ends (exit 1) naming
+ * the step and the first value that is not (the log never prints nan) */
+static void check_stats(const TrainStats *st, int64_t step, float lr, int tty) {
+    const struct {
+        const char *name;
+        double v;
+    } vals[] = {{"loss", st->loss}, {"mlm_loss", st->mlm}, {"nsp_loss", st->nsp}, {"grad_norm", st->grad_norm}};
+    char b1[32], b2[32];
+    for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
+        if (!isfinite(vals[i].v)) {
+            if (tty) fputc('\n', stderr);
+            die("step %" PRId64 ": %s is %s (grad_norm %s, learning rate %g): training diverged; lower --learning_rate; "
+                "the checkpoints before this step are kept",
+                step, vals[i].name, num_str(vals[i].v, b1, sizeof b1), num_str(st->grad_norm, b2, sizeof b2), lr);
+        }
+}
+
+/* before a checkpoint: the weights and moments after the step must be
+ * finite (a step can overflow them with a finite loss and gradient). Rank
+ * 0 holds them (to_host) and checks; every rank learns its verdict (a
+ * collective) and ends the run with it, exit 1. */
+static void check_state(TrainBackend *be, const Bert *m, const Optim *opt, int64_t step, float lr) {
+    static const char *const what[3] = {"a weight", "a first moment", "a second moment"};
+    const float *arr[3] = {m->params, opt->m, opt->v};
+    int64_t bad = 0, *all = xmalloc((size_t)be->world * sizeof *all); /* 1 + 2 k + (inf): arr[k] has nan or inf */
+    for (int k = 0; k < 3 && be->rank == 0 && !bad; k++) {
+        size_t i = first_nonfinite(arr[k], m->nparams);
+        if (i < m->nparams) bad = 1 + 2 * k + !isnan(arr[k][i]);
+    }
+    be->allgather_i64(be->ctx, &bad, 1, all);
+    bad = all[0];
+    free(all);
+    if (bad)
+        die("step %" PRId64 ": %s is %s after the update (learning rate %g): training diverged; lower --learning_rate; "
+            "the checkpoints before this step are kept",
+            step, what[(bad - 1) / 2], (bad - 1) % 2 ? "infinite" : "nan", lr);
+}
+
 /* the losses of a checkpoint on the first rows of one file */
-static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, Err *err) {
+static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t special[3], Err *err) {
     char path[4096];
     const char *ck = o->init_ckpt;
     if (!ck) {
-        int r = ckpt_latest(o->output_dir, path, sizeof path, err);
-        if (r <= 0) die("%s", r < 0 ? err->msg : "no checkpoint to evaluate");
+        int ndamaged;
+        if (!newest_ckpt(o, be->rank == 0, path, sizeof path, &ndamaged))
+            die("%s: no %scheckpoint to evaluate", o->output_dir, ndamaged ? "usable " : "");
         ck = path;
     }
     if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
     be->from_host(be->ctx);
-    DataOpts eo = {NULL, o->seed, 0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, 101, 102, 103, 0, 1};
+    DataOpts eo = {NULL,       o->seed,    0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic,
+                   special[0], special[1], special[2], 0, 1, m->c.max_position_embeddings};
     Data *ed;
     BertBatch b;
     BertLoss l;
-    if (data_open_file(&ed, &eo, o->eval_file, err) || data_next(ed, &b, err)) die("%s", err->msg);
+    if (data_open_file(&ed, &eo, o->eval_file, err)) die("%s", err->msg);
+    next_batch(ed, m, &b);
     be->eval(be->ctx, &b, &l);
-    if (be->rank == 0)
-        printf("{\"eval_loss\": %.6f, \"mlm_loss\": %.6f, \"nsp_loss\": %.6f, \"rows\": %d, \"masked\": %d}\n", l.total,
-               l.mlm, l.nsp, b.B, l.masked);
+    if (be->rank == 0) {
+        Buf line = {0};
+        buf_append(&line, "{", 1);
+        json_num(&line, "eval_loss", l.total, 6, 0);
+        json_num(&line, "mlm_loss", l.mlm, 6, 0);
+        json_num(&line, "nsp_loss", l.nsp, 6, 0);
+        char t[64];
+        snprintf(t, sizeof t, ", \"rows\": %d, \"masked\": %d", b.B, l.masked);
+        buf_append(&line, t, strlen(t));
+        json_line(&line);
+        buf_free(&line);
+    }
+    if (!isfinite(l.total)) die("%s: the loss of %s is %g", o->eval_file, ck, l.total);
     data_close(ed);
     return 0;
 }
@@ -292,12 +457,16 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     if (bert_config_load(&cfg, o->config, &err)) die_code(2, "%s", err.msg);
     int given_vocab = cfg.vocab_size;
     if (cfg.vocab_size % 8) cfg.vocab_size += 8 - cfg.vocab_size % 8; /* run_pretraining.py does this */
+    /* [CLS], [SEP], [MASK] for dynamic masking: the vocabulary's, or BERT's */
+    int32_t special[3] = {101, 102, 103};
+    Vocab vocab = {.pad = -1};
     if (o->vocab) {
-        long lines = count_lines(o->vocab, &err);
-        if (lines < 0) die_code(2, "%s", err.msg);
+        vocab_read(&vocab, o->vocab);
+        long lines = vocab.ntokens;
         if (lines > cfg.vocab_size)
             die_code(2, "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld is a multiple of 8)",
                      o->vocab, lines, o->config, given_vocab, lines, (lines + 7) / 8 * 8);
+        special[0] = vocab.cls, special[1] = vocab.sep, special[2] = vocab.mask;
     }
     Bert m;
     if (bert_create(&m, &cfg, &err)) die_code(2, "%s: %s", o->config, err.msg);
@@ -310,7 +479,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     TrainBackend be;
     if (open(&be, &m, &opt, o, &err)) die("%s", err.msg);
     if (o->eval_file) {
-        run_eval(o, &be, &m, &err);
+        run_eval(o, &be, &m, special, &err);
+        buf_free(&vocab.text);
         be.close(be.ctx);
         optim_free(&opt);
         bert_free(&m);
@@ -318,8 +488,9 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     }
     int lead = be.rank == 0;
 
-    DataOpts dopts = {o->input_dir, o->seed, be.rank, be.world, o->batch / o->accum, o->max_pred, cfg.vocab_size,
-                      o->max_seq, o->dynamic, 101, 102, 103, o->bin_size, 0};
+    DataOpts dopts = {o->input_dir, o->seed,    be.rank,    be.world,   o->batch / o->accum,
+                      o->max_pred,  cfg.vocab_size, o->max_seq, o->dynamic, special[0],
+                      special[1],   special[2], o->bin_size, 0,          cfg.max_position_embeddings};
     Data *data;
     if (data_open(&data, &dopts, &err)) die("%s", err.msg);
     if (lead && make_dirs(o->output_dir, &err)) die("%s", err.msg);
@@ -330,14 +501,17 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     if (o->resume) {
         char path[4096];
         const char *ck = o->init_ckpt;
+        int ndamaged = 0;
+        if (!ck) ck = newest_ckpt(o, lead, path, sizeof path, &ndamaged) ? path : NULL;
         if (!ck) {
-            int r = ckpt_latest(o->output_dir, path, sizeof path, &err);
-            if (r < 0) die("%s", err.msg);
-            ck = r ? path : NULL;
-        }
-        if (!ck) {
-            if (o->phase2) die("%s: no checkpoint of phase 1 to start phase 2 from", o->output_dir);
-            if (lead) info(2, "no checkpoint in %s: starting from step 0", o->output_dir);
+            if (o->phase2)
+                die("%s: no %scheckpoint of phase 1 to start phase 2 from", o->output_dir, ndamaged ? "usable " : "");
+            if (ndamaged && !o->fresh_if_damaged)
+                die("%s: no usable checkpoint (%d damaged, named above); move them away, or add "
+                    "--start_fresh_if_damaged to start from step 0",
+                    o->output_dir, ndamaged);
+            if (lead)
+                info(2, "no %scheckpoint in %s: starting from step 0", ndamaged ? "usable " : "", o->output_dir);
         } else {
             CkptInfo ci;
             if (ckpt_load(ck, &m, &opt, &ci, &err)) die("%s", err.msg);
@@ -371,12 +545,14 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     int64_t seqs_since = 0, step0 = step;
     BertBatch next = {0}; /* the next step's first micro-batch, when staged */
     int staged = 0;
+    Buf line = {0}; /* the JSON log's line */
+    char line_head[64];
     for (step = step + 1; step <= o->max_steps; step++) {
         int64_t rows = 0;
         be.zero_grad(be.ctx);
         for (int a = 0; a < o->accum; a++) {
             BertBatch b = next;
-            if (!staged && data_next(data, &b, &err)) die("%s", err.msg);
+            if (!staged) next_batch(data, &m, &b);
             staged = 0;
             rows += b.B;
             be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1,
@@ -388,23 +564,32 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         int stop = step == o->stop_at && step < o->max_steps;
         /* where the data stands after this step (the checkpoint's position) */
         DataState pos = data_state(data);
-        if (log && be.stage && step < o->max_steps && !stop) {
+        if (be.stage && step < o->max_steps && !stop) {
             /* before waiting for the device: the next step's first batch */
-            if (data_next(data, &next, &err)) die("%s", err.msg);
+            next_batch(data, &m, &next);
             be.stage(be.ctx, &next);
             staged = 1;
         }
+        /* every step (on every rank: a collective with several), so that the
+         * first step whose loss or gradient is not finite ends the run
+         * before its state reaches a checkpoint or the log */
         TrainStats st;
-        if (log) be.stats(be.ctx, &st); /* on every rank: a collective with several */
+        be.stats(be.ctx, &st);
+        check_stats(&st, step, lr, tty);
         seqs_since += rows * be.world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
         if (log && lead) {
-            printf("{\"step\": %" PRId64 ", \"loss\": %.6f, \"mlm_loss\": %.6f, \"nsp_loss\": %.6f, \"mlm_acc\": %.4f, "
-                   "\"nsp_acc\": %.4f, \"lr\": %.6g, \"grad_norm\": %.5g, \"seq_per_s\": %.2f}\n",
-                   step, st.loss, st.mlm, st.nsp, st.masked ? (double)st.mlm_correct / st.masked : 0.0,
-                   st.rows ? (double)st.nsp_correct / st.rows : 0.0, lr, st.grad_norm,
-                   seqs_since / fmax(now - tlast, 1e-9));
-            fflush(stdout);
+            snprintf(line_head, sizeof line_head, "{\"step\": %" PRId64, step);
+            buf_append(&line, line_head, strlen(line_head));
+            json_num(&line, "loss", st.loss, 6, 0);
+            json_num(&line, "mlm_loss", st.mlm, 6, 0);
+            json_num(&line, "nsp_loss", st.nsp, 6, 0);
+            json_num(&line, "mlm_acc", st.masked ? (double)st.mlm_correct / st.masked : 0.0, 4, 0);
+            json_num(&line, "nsp_acc", st.rows ? (double)st.nsp_correct / st.rows : 0.0, 4, 0);
+            json_num(&line, "lr", lr, 6, 1);
+            json_num(&line, "grad_norm", st.grad_norm, 5, 1);
+            json_num(&line, "seq_per_s", seqs_since / fmax(now - tlast, 1e-9), 2, 0);
+            json_line(&line);
         }
         if (log) tlast = now, seqs_since = 0;
         if (tty && log) {
@@ -415,6 +600,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         if (!o->skip_ckpt && (step % o->ckpt_every == 0 || step == o->max_steps || stop)) {
             DataState *states = gather_states(&be, pos);
             be.to_host(be.ctx); /* on every rank: a collective with ZeRO */
+            check_state(&be, &m, &opt, step, lr);
             if (lead) {
                 char path[4096];
                 snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", o->output_dir, base + step);
@@ -437,7 +623,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
-        if (export_hf(edir, &m, o->vocab, &err)) die("%s", err.msg);
+        if (export_hf(edir, &m, o->vocab ? vocab.text.data : NULL, vocab.text.len, &err)) die("%s", err.msg);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {
@@ -447,6 +633,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
              full ? 100.0 * (double)done / (double)full : 100.0);
     }
     data_close(data);
+    buf_free(&line), buf_free(&vocab.text);
     be.close(be.ctx);
     optim_free(&opt);
     bert_free(&m);

@@ -22,6 +22,7 @@ typedef struct TrainOpts {
     int batch, accum, max_steps, max_seq, max_pred, ckpt_every, log_freq, resume, phase2, dynamic, stop_at;
     int bin_size;  /* --bin_size: length bins of this many tokens (0: off) */
     int skip_ckpt; /* --skip_checkpoint: no checkpoints, no export (benchmarks) */
+    int fresh_if_damaged; /* --start_fresh_if_damaged: resuming, only damaged checkpoints: start at step 0 */
     int64_t phase1_end;
     double lr, warmup, weight_decay;
     uint64_t seed;

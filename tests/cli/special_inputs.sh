@@ -110,6 +110,16 @@ same "vocab_train --normalizer-model" "$T/bpe.model" bash -c '"$0" -q -f --model
 same "hdf5gen --input-file" "$(ls "$T/shards"/*training*.txt)" bash -c 'rm -rf "$1"; "$0" -q --vocab "$2" --max-seq-length 64 --max-predictions-per-seq 10 --input-file "$3" -o "$1" >/dev/null && h5dump -d input_ids "$1" | tail -n +2' \
   $BIN/hdf5gen "$T/hi.hdf5" "$VOCAB" @IN@
 same "hdf5_check --vocab" "$VOCAB" $BIN/hdf5_check --vocab @IN@ "$(ls "$T/h5"/*.hdf5)"
+# train_bert_cpu reads --config_file and --vocab_file once: compare the
+# checkpoint and the export's vocabulary (the log has a timing field)
+cat >"$T/tiny.json" <<'EOF'
+{"hidden_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 64,
+ "max_position_embeddings": 64, "vocab_size": 30522, "hidden_act": "gelu"}
+EOF
+TRAIN='rm -rf "$1"; "$0" -q -j1 --input_dir "$2" --config_file "$3" --vocab_file "$4" --output_dir "$1" \
+  --train_batch_size 4 --max_steps 2 --max_predictions_per_seq 10 >/dev/null && cat "$1/ckpt_2.wbckpt" "$1/hf/vocab.txt"'
+same "train_bert_cpu --config_file" "$T/tiny.json" bash -c "$TRAIN" $BIN/train_bert_cpu "$T/tc" "$T/h5" @IN@ "$VOCAB"
+same "train_bert_cpu --vocab_file" "$VOCAB" bash -c "$TRAIN" $BIN/train_bert_cpu "$T/tv" "$T/h5" "$T/tiny.json" @IN@
 # Programs that need a seekable file refuse a pipe with one line, at once.
 for kind in fifo procsub; do
   feed "$kind" "$(ls "$T/h5"/*.hdf5)" $BIN/hdf5_check @IN@

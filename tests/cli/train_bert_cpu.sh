@@ -10,7 +10,12 @@
 # 1's last checkpoint as NVIDIA's --phase2 does (moments kept, step count,
 # schedule and data new, checkpoints named phase1_end_step + step) and
 # resumes exactly. Length bins (--bin_size) compute less, repeat for any
-# thread count and resume exactly.
+# thread count and resume exactly. Refused: sequences longer than
+# max_position_embeddings, batches the model cannot take, options and
+# config fields out of range, a vocabulary that is empty, binary or lacks
+# a special token; a diverging run stops at its first non-finite step with
+# the log still JSON; damaged checkpoints are named when skipped, and with
+# only damaged ones a resume stops unless --start_fresh_if_damaged.
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt
@@ -162,6 +167,22 @@ cp "$T/cut.wbckpt" "$T/f/ckpt_9.wbckpt"
 run "$TR" $(tr_args "$T/f") --resume_from_checkpoint --max_steps 6 -v
 expect_rc "resume skips an incomplete newer checkpoint" 0
 expect_err "... and takes the newest complete one" "*resumed from *ckpt_5.wbckpt at step 5*"
+expect_err "... saying which file it skipped and why" \
+  "*train_bert_cpu: $T/f/ckpt_9.wbckpt: incomplete or damaged (no completion marker*; skipped*"
+mkdir -p "$T/g"
+cp "$T/cut.wbckpt" "$T/g/ckpt_4.wbckpt"
+run "$TR" $(tr_args "$T/g") --resume_from_checkpoint --max_steps 2
+expect_rc "resume with only a damaged checkpoint" 1
+expect_err "... names it and stops" "*ckpt_4.wbckpt: incomplete or damaged*; skipped*$T/g: no usable checkpoint (1 damaged*--start_fresh_if_damaged*"
+ok "... without training" eval '[ ! -s "$out" ] && [ "$(ls "$T/g")" = ckpt_4.wbckpt ]'
+run "$TR" $(tr_args "$T/g") --resume_from_checkpoint --max_steps 2 --start_fresh_if_damaged
+expect_rc "--start_fresh_if_damaged" 0
+expect_err "... starts from step 0, saying why" "*ckpt_4.wbckpt: incomplete or damaged*no usable checkpoint in $T/g: starting from step 0*"
+ok "... and trains steps 1..2" eval '[ "$(grep -c "^{\"step\"" "$out")" = 2 ] && [ -s "$T/g/ckpt_2.wbckpt" ]'
+run "$TR" $(tr_args "$T/g") --start_fresh_if_damaged
+expect_rc "--start_fresh_if_damaged without --resume_from_checkpoint" 2
+run "$TR" --help
+ok "--help documents --start_fresh_if_damaged" grep -q "^  --start_fresh_if_damaged  *with --resume_from_checkpoint" "$out"
 run "$TR" --input_dir "$T/h5"
 expect_rc "missing required options" 2
 
@@ -231,4 +252,78 @@ run "$TR" $(bargs "$T/binr") -j2 --resume_from_checkpoint
 ok "... stopped at step 3 and resumed = uninterrupted" cmp -s "$T/bin/ckpt_6.wbckpt" "$T/binr/ckpt_6.wbckpt"
 run "$TR" $(bargs "$T/bin0") -j2 --bin_size 0
 ok "... and not the bytes of a run without bins" not cmp -s "$T/bin/ckpt_6.wbckpt" "$T/bin0/ckpt_6.wbckpt"
+# ---- data the model cannot take, refused before training ----
+sed 's/"max_position_embeddings": 64/"max_position_embeddings": 32/' "$T/tiny.json" >"$T/pos32.json"
+run "$TR" $(tr_args "$T/pos") --config_file "$T/pos32.json"
+expect_rc "sequences longer than max_position_embeddings" 1
+expect_err "... refused naming the file" \
+  "train_bert_cpu: $T/h5/en_training_?.hdf5: sequences of 64 tokens, more than the config's max_position_embeddings 32"
+ok "... before any step" eval '[ ! -s "$out" ] && [ ! -e "$T/pos/ckpt_1.wbckpt" ]'
+sed 's/"type_vocab_size": 2/"type_vocab_size": 1/' "$T/tiny.json" >"$T/type1.json"
+run "$TR" $(tr_args "$T/ty") --config_file "$T/type1.json"
+expect_rc "every batch is checked against the model: segment id 1 with type_vocab_size 1" 1
+expect_err "... naming the file and the row" "train_bert_cpu: $T/h5/en_training_?.hdf5: row *: segment id 1"
+
+# ---- a run that diverges stops at the first step that is not finite ----
+run "$TR" $(tr_args "$T/nan") --learning_rate 1e30
+expect_rc "--learning_rate 1e30: the loss becomes nan" 1
+expect_err "... the step, the value and the cure" \
+  "train_bert_cpu: step 2: loss is nan (grad_norm nan, *): training diverged; lower --learning_rate; *"
+ok "... the log has only the good step, no nan or inf" eval '[ "$(grep -c "^{\"step\": 1, " "$out")" = 1 ] &&
+  [ "$(wc -l <"$out")" = 1 ] && ! grep -qi "nan\|inf" "$out"'
+ok "... the last good checkpoint kept, none of the bad state, no export" eval '[ "$(ls "$T/nan")" = ckpt_1.wbckpt ]'
+run "$TR" $(tr_args "$T/nan2") --optimizer adamw --learning_rate 1e38 --weight_decay 1e10
+expect_rc "weights that overflow in the update (the step's loss finite)" 1
+expect_err "... stop before the checkpoint" "train_bert_cpu: step 1: a weight is *after the update *"
+ok "... which is not written" eval '[ -z "$(ls -A "$T/nan2")" ]'
+
+# ---- options and config fields out of range: exit 2 naming them ----
+for v in nan -1 inf 0 1e39; do
+  run "$TR" $(tr_args "$T/o") --learning_rate "$v"
+  expect_rc "--learning_rate $v" 2
+  expect_err "... named" "train_bert_cpu: --learning_rate $v: must be *"
+done
+for a in "--weight_decay -1" "--weight_decay nan" "--warmup_proportion nan" "--warmup_proportion 1.5"; do
+  run "$TR" $(tr_args "$T/o") $a
+  expect_rc "$a" 2
+  expect_err "... named" "train_bert_cpu: $a: must be *"
+done
+run "$TR" $(tr_args "$T/o") --train_batch_size 16777216 --gradient_accumulation_steps 1 --max_predictions_per_seq 65536
+expect_rc "a micro-batch of 2^24 rows of 65536 masked slots" 2
+expect_err "... named" "train_bert_cpu: a micro-batch of 16777216 rows * more than 2^31 - 1*"
+field() { # NAME VALUE: tiny.json with NAME set to VALUE
+  sed -E "s/\"$1\": [^,}]*/\"$1\": $2/" "$T/tiny.json" >"$T/field.json"
+}
+for fv in "hidden_dropout_prob 1" "attention_probs_dropout_prob 1.5" "hidden_dropout_prob -0.1" \
+  "num_hidden_layers 1e9" "vocab_size 1000000000" "intermediate_size 0" "max_position_embeddings 200000000"; do
+  set -- $fv
+  field "$1" "$2"
+  run "$TR" $(tr_args "$T/o") --config_file "$T/field.json"
+  expect_rc "config $1 $2" 2
+  expect_err "... names the field, once" "train_bert_cpu: $T/field.json: *$1*"
+  ok "... on one line" [ "$(wc -l <"$err")" = 1 ]
+done
+
+# ---- the vocabulary: read once, checked ----
+: >"$T/v_empty.txt"
+printf '[PAD]\n[CLS]\0\n[SEP]\n[MASK]\n' >"$T/v_nul.txt"
+printf '[PAD]\n[CLS]\n[SEP]\n[MASK]\n\377x\n' >"$T/v_latin1.txt"
+grep -v '^\[MASK\]$' "$V" >"$T/v_nomask.txt"
+for c in "v_empty:empty" "v_nul:byte 11: a NUL byte" "v_latin1:byte 25: not UTF-8" "v_nomask:no \[MASK\] line"; do
+  run "$TR" $(tr_args "$T/o") --vocab_file "$T/${c%%:*}.txt"
+  expect_rc "--vocab_file ${c%%:*}" 2
+  expect_err "... named, with the reason" "train_bert_cpu: $T/${c%%:*}.txt: ${c#*:}*"
+  ok "... nothing written" eval '[ ! -e "$T/o" ]'
+done
+# [CLS], [SEP] and [MASK] of the vocabulary mask the --no-mask files (BERT's ids without one)
+awk 'NR == 104 { print "[unused99]"; next } NR == 201 { print "[MASK]"; next } { print }' "$V" >"$T/v_moved.txt"
+dm() { run "$TR" --input_dir "$T/plain" --config_file "$T/tiny.json" --train_batch_size 4 --max_steps 1 \
+  --max_predictions_per_seq 10 --output_dir "$@"; }
+dm "$T/dm0"
+dm "$T/dm1" --vocab_file "$V"
+dm "$T/dm2" --vocab_file "$T/v_moved.txt"
+expect_rc "a vocabulary with [MASK] on line 201" 0
+ok "... BERT's vocabulary masks as no vocabulary does (101-103)" cmp -s "$T/dm0/ckpt_1.wbckpt" "$T/dm1/ckpt_1.wbckpt"
+ok "... the moved [MASK] masks with its own id" not cmp -s "$T/dm1/ckpt_1.wbckpt" "$T/dm2/ckpt_1.wbckpt"
+ok "... and is what the export holds" cmp -s "$T/dm2/hf/vocab.txt" "$T/v_moved.txt"
 done_testing

@@ -182,4 +182,10 @@ ok "... after the checkpoints of the steps both ranks took, complete, and no tem
   eval '[ -s "$T/w2/ckpt_1.wbckpt" ] && "$TRB" -q --eval_file "$T/h2/a_training_0.hdf5" --init_checkpoint "$T/w2/ckpt_1.wbckpt" \
     --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 --precision fp32 >/dev/null &&
     [ -z "$(find "$T/w2" -name "*.tmp*")" ]'
+# a run that diverges ends at the first step that is not finite, on the
+# GPU backend as on the CPU: no nan in the log, no checkpoint of it
+run "$TRB" --precision bf16 $(cargs "$T/gnan") --learning_rate 1e30
+expect_rc "--learning_rate 1e30" 1
+expect_err "... names the step and the cure" "*train_bert*: step [12]: * training diverged; lower --learning_rate;*"
+ok "... the log stays JSON (no nan or inf)" eval '! grep -qi "nan\|inf" "$out" && [ ! -e "$T/gnan/ckpt_2.wbckpt" ]'
 done_testing

@@ -255,6 +255,37 @@ static void test_config(void) {
     const char *neg = "{\"hidden_size\": -8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
                       " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
     test_cond("negative size refused", bert_config_parse(&c, neg, strlen(neg), "cfg", &err) < 0 && strstr(err.msg, "hidden_size"));
+    /* out of range: each refused naming its field (a field set twice: the last one counts) */
+    static const struct {
+        const char *set, *field;
+    } bad[] = {{"\"num_hidden_layers\": 1e9", "num_hidden_layers 1000000000: at most"},
+               {"\"num_hidden_layers\": 4097", "num_hidden_layers 4097"},
+               {"\"hidden_size\": 65536, \"num_attention_heads\": 1", "hidden_size 65536 x hidden_size"},
+               {"\"vocab_size\": 1000000000", "vocab_size 1000000000 x hidden_size 8"},
+               {"\"hidden_size\": 2048, \"intermediate_size\": 2000000, \"num_attention_heads\": 1",
+                "intermediate_size 2000000 x hidden_size 2048"},
+               {"\"hidden_size\": 16384, \"intermediate_size\": 65536, \"num_hidden_layers\": 16",
+                "num_hidden_layers 16 of "},
+               {"\"hidden_dropout_prob\": 1", "hidden_dropout_prob 1: must be in [0, 1)"},
+               {"\"attention_probs_dropout_prob\": 2", "attention_probs_dropout_prob 2: must be in [0, 1)"},
+               {"\"hidden_dropout_prob\": -0.5", "hidden_dropout_prob: not a number"},
+               {"\"layer_norm_eps\": 0", "layer_norm_eps 0: must be positive"},
+               {"\"layer_norm_eps\": 1e-300", "layer_norm_eps 0: must be positive"},
+               {"\"type_vocab_size\": 0", "type_vocab_size"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char js[512];
+        snprintf(js, sizeof js,
+                 "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+                 " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10, %s}",
+                 bad[i].set);
+        int r = bert_config_parse(&c, js, strlen(js), "cfg", &err);
+        test_cond(bad[i].set, r < 0 && strstr(err.msg, bad[i].field));
+        if (r == 0 || !strstr(err.msg, bad[i].field)) printf("  %s\n", r < 0 ? err.msg : "accepted");
+    }
+    const char *edge = "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+                       " \"max_position_embeddings\": 8, \"num_hidden_layers\": 4096, \"vocab_size\": 10,"
+                       " \"hidden_dropout_prob\": 0, \"attention_probs_dropout_prob\": 0.999}";
+    test_cond("4096 layers and dropout 0 and 0.999 are fine", bert_config_parse(&c, edge, strlen(edge), "cfg", &err) == 0);
 }
 
 int main(void) {

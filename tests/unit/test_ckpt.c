@@ -3,7 +3,7 @@
  * seed and the data position; a checkpoint of several data-parallel ranks
  * keeps every rank's position (the header's rank_data) and one of a single
  * process reads back as one rank; ckpt_latest picks the newest complete
- * file; a cut file, a flipped byte and another model's checkpoint are
+ * file and reports each newer one it skips, with the reason; a cut file, a flipped byte and another model's checkpoint are
  * refused with a reason.
  */
 #include <stdio.h>
@@ -19,6 +19,18 @@
 static const char CFG[] = "{\"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
                           "\"intermediate_size\": 32, \"max_position_embeddings\": 16, \"type_vocab_size\": 2, "
                           "\"vocab_size\": 40}";
+
+/* what ckpt_latest reported as skipped */
+typedef struct Skipped {
+    int n;
+    char last[sizeof(((Err *)0)->msg)];
+} Skipped;
+
+static void on_skip(void *arg, const Err *why) {
+    Skipped *s = arg;
+    s->n++;
+    snprintf(s->last, sizeof s->last, "%s", why->msg);
+}
 
 static int make_model(Bert *m, Optim *o, const char *cfg, uint64_t seed) {
     BertConfig c;
@@ -78,7 +90,10 @@ static void test_round_trip(const char *dir) {
         free(got.ranks);
     }
     char latest[512];
-    test_cond("newest checkpoint", ckpt_latest(dir, latest, sizeof latest, &err) == 1 && strstr(latest, "ckpt_13"));
+    int ndamaged = -1;
+    test_cond("newest checkpoint",
+              ckpt_latest(dir, latest, sizeof latest, NULL, NULL, &ndamaged, &err) == 1 && strstr(latest, "ckpt_13") &&
+                  ndamaged == 0);
 
     /* damage: a cut copy and a flipped byte; the newest complete one wins */
     FILE *f = fopen(path, "rb");
@@ -94,8 +109,21 @@ static void test_round_trip(const char *dir) {
     fwrite(b, 1, got_n - 100, f);
     fclose(f);
     test_cond("a cut checkpoint is refused", ckpt_load(bad, &m2, &o2, &got, &err) == -1 && strstr(err.msg, "ckpt_14"));
+    Skipped sk = {0};
     test_cond("... and ckpt_latest passes over it",
-              ckpt_latest(dir, latest, sizeof latest, &err) == 1 && strstr(latest, "ckpt_13"));
+              ckpt_latest(dir, latest, sizeof latest, on_skip, &sk, &ndamaged, &err) == 1 && strstr(latest, "ckpt_13"));
+    test_cond("... saying which file it skipped and why", ndamaged == 1 && sk.n == 1 && strstr(sk.last, "ckpt_14.wbckpt: ") &&
+                                                          strstr(sk.last, "no completion marker"));
+    char good[2][512], aside[2][600];
+    for (int i = 0; i < 2; i++) { /* the good ones out of the way */
+        snprintf(good[i], sizeof good[i], "%s/ckpt_%d.wbckpt", dir, 12 + i);
+        snprintf(aside[i], sizeof aside[i], "%s/kept%d.bin", dir, i);
+        rename(good[i], aside[i]);
+    }
+    sk.n = 0;
+    test_cond("only a damaged checkpoint: none found, one damaged",
+              ckpt_latest(dir, latest, sizeof latest, on_skip, &sk, &ndamaged, &err) == 0 && ndamaged == 1 && sk.n == 1);
+    for (int i = 0; i < 2; i++) rename(aside[i], good[i]);
     b[got_n / 2] ^= 1;
     f = fopen(bad, "wb");
     fwrite(b, 1, got_n, f);

@@ -108,7 +108,7 @@ static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shape
 
 static void test_bins(const char *dir) {
     Err err;
-    DataOpts o = {dir, 9, 0, 1, 8, P, 2000, L, 0, 101, 102, 103, 16, 0};
+    DataOpts o = {dir, 9, 0, 1, 8, P, 2000, L, 0, 101, 102, 103, 16, 0, 0};
     Data *d;
     if (data_open(&d, &o, &err)) {
         printf("  %s\n", err.msg);
@@ -220,7 +220,7 @@ static void test_prefetch(const char *dir) {
     if (!ok) return;
     Err ea, eb;
     int files = 0;
-    DataOpts o = {dir, 9, 0, 1, 8, P, 40000, L, 0, 101, 102, 103, 0, 0};
+    DataOpts o = {dir, 9, 0, 1, 8, P, 40000, L, 0, 101, 102, 103, 0, 0, 0};
     int n = both_read(&o, 3 * 3 * 7, &files, &ea, &eb); /* three epochs of three files of 7 batches */
     test_cond("reading ahead: the same batches and positions over three epochs as reading each file when reached",
               n == 63 && files == 8);
