@@ -123,11 +123,12 @@ static void usage(int gpu) {
     exit(0);
 }
 
-/* A finite number of an option, above lo (lo_open) or at least lo, and at
- * most hi. Exits 2 naming the option and the range otherwise. */
+/* A finite number of an option (cli_parse_double refuses nan and inf),
+ * above lo (lo_open) or at least lo, and at most hi. Exits 2 naming the
+ * option and the range otherwise. */
 static double parse_real(const char *s, const char *what, double lo, int lo_open, double hi) {
     double v = cli_parse_double(s, what);
-    if (!isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+    if (v < lo || (lo_open && v == lo) || v > hi) {
         if (isfinite(hi)) cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s, lo_open ? ">" : ">=", lo, hi);
         cli_bad_usage("%s %s: must be a finite number %s %g", what, s, lo_open ? ">" : ">=", lo);
     }

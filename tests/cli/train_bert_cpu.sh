@@ -281,12 +281,12 @@ ok "... which is not written" eval '[ -z "$(ls -A "$T/nan2")" ]'
 for v in nan -1 inf 0 1e39; do
   run "$TR" $(tr_args "$T/o") --learning_rate "$v"
   expect_rc "--learning_rate $v" 2
-  expect_err "... named" "train_bert_cpu: --learning_rate $v: must be *"
+  expect_err "... named" "train_bert_cpu: --learning_rate*$v*"
 done
 for a in "--weight_decay -1" "--weight_decay nan" "--warmup_proportion nan" "--warmup_proportion 1.5"; do
   run "$TR" $(tr_args "$T/o") $a
   expect_rc "$a" 2
-  expect_err "... named" "train_bert_cpu: $a: must be *"
+  expect_err "... named" "train_bert_cpu: ${a% *}*${a#* }*"
 done
 run "$TR" $(tr_args "$T/o") --train_batch_size 16777216 --gradient_accumulation_steps 1 --max_predictions_per_seq 65536
 expect_rc "a micro-batch of 2^24 rows of 65536 masked slots" 2
