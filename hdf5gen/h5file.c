@@ -38,13 +38,21 @@ static void h5_init(void) {
      * Every file this code opens is closed explicitly. */
     H5dont_atexit();
     H5open();
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not the stack dump */
 }
 
-#define LOCK()                              \
-    do {                                    \
-        pthread_once(&h5_once, h5_init);    \
-        pthread_mutex_lock(&h5_lock);       \
+/* HDF5's automatic error printing (the stack dumps on stderr) is a
+ * setting of each thread's error stack: switched off in every thread at
+ * its first HDF5 call (our own one-line messages instead). */
+static __thread int h5_thread_quiet;
+
+#define LOCK()                                                         \
+    do {                                                               \
+        pthread_once(&h5_once, h5_init);                               \
+        pthread_mutex_lock(&h5_lock);                                  \
+        if (!h5_thread_quiet) {                                        \
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);                     \
+            h5_thread_quiet = 1;                                       \
+        }                                                              \
     } while (0)
 #define UNLOCK() pthread_mutex_unlock(&h5_lock)
 
