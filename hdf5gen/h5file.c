@@ -516,16 +516,19 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
         if ((e[0] | e[1] << 8 | e[2] << 16 | (uint32_t)e[3] << 24) == 1) /* a symbol table: its B-tree and heap */
             btree = get_addr(e + 8, osz), heap = get_addr(e + 8 + osz, osz);
     }
-    if (base == UNDEF_ADDR || base > size) {
-        err_set(err, "%s: damaged HDF5 file (base address %llu in a file of %llu bytes)", path,
-                (unsigned long long)base, (unsigned long long)size);
-        return -2;
-    }
-    if (eof == UNDEF_ADDR || eof > size - base) {
+    /* the end-of-file address counts from the file's start (HDF5 compares
+     * it with the file's size); the others from the base address */
+    if (eof == UNDEF_ADDR || eof > size) {
         err_set(err, "%s: damaged HDF5 file (truncated: its superblock says %llu bytes, the file has %llu)", path,
-                eof == UNDEF_ADDR ? 0ULL : (unsigned long long)(base + eof), (unsigned long long)size);
+                eof == UNDEF_ADDR ? 0ULL : (unsigned long long)eof, (unsigned long long)size);
         return -2;
     }
+    if (base == UNDEF_ADDR || base > eof) {
+        err_set(err, "%s: damaged HDF5 file (base address %llu past its end at %llu)", path,
+                base == UNDEF_ADDR ? 0ULL : (unsigned long long)base, (unsigned long long)eof);
+        return -2;
+    }
+    eof -= base; /* where the addresses below end */
     const char *what[] = {"the root group's header", "the root group's B-tree", "the root group's name heap",
                           version <= 1 ? "the free-space information" : "the superblock extension",
                           "the driver information"};

@@ -1,7 +1,8 @@
 # Damaged HDF5 files: every file in tests/data/hdf5-damaged (mutations of
 # an hdf5gen file that made libhdf5 1.10.8 crash or loop) gives hdf5_check
 # and train_bert_cpu one error line naming the file and exit 1, never a
-# signal; so do a file cut short and (with h5py) one claiming 2^40 rows.
+# signal; so do a file cut short and (with h5py) one claiming 2^40 rows,
+# while valid files with a user block or superblock version 3 pass.
 # And when the HDF5 library itself crashes while a file is read (the
 # injector makes H5Lexists or H5Dread fault, as a damaged file can), the
 # program still ends with one line,
@@ -77,8 +78,26 @@ PYEOF
   run timeout 60 "$TR" $(targs "$T/huge" "$T/hout")
   expect_rc "train_bert_cpu, 2^40 rows: exit 1" 1
   expect_err "train_bert_cpu, 2^40 rows: the file named, no 'out of memory'" "train_bert_cpu: $T/huge/x_training_0.hdf5: dataset input_ids claims 1099511627776 rows of 64 (more than a file of $hsize bytes can hold)"
+  # the superblock checks accept valid files of other layouts: a user block
+  # before the superblock (base address 512, 1024), superblock version 3
+  "$PY" - "$T/good.hdf5" "$T" <<'PYEOF'
+import sys, h5py
+src = h5py.File(sys.argv[1], "r")
+for name, kw in [("ub", dict(userblock_size=512)), ("v3", dict(libver="latest")),
+                 ("ubv3", dict(userblock_size=1024, libver="latest"))]:
+    f = h5py.File("%s/%s.hdf5" % (sys.argv[2], name), "w", **kw)
+    for k in src: f.create_dataset(k, data=src[k][:], compression="gzip", compression_opts=4)
+PYEOF
+  for v in ub v3 ubv3; do
+    run "$C" "$T/$v.hdf5"
+    expect_rc "valid file ($v) accepted" 0
+  done
+  head -c $(($(stat -c %s "$T/ub.hdf5") - 100)) "$T/ub.hdf5" >"$T/ubcut.hdf5"
+  run "$C" "$T/ubcut.hdf5"
+  expect_rc "user block, cut short: exit 1" 1
+  expect_err "user block, cut short: the sizes" "*ubcut.hdf5: damaged HDF5 file (truncated: its superblock says $(stat -c %s "$T/ub.hdf5") bytes, the file has $(stat -c %s "$T/ubcut.hdf5"))*"
 else
-  echo "not run: a file of 2^40 rows made with h5py (no Python with h5py; Debian: python3-h5py)"
+  echo "not run: a file of 2^40 rows and other layouts made with h5py (no Python with h5py; Debian: python3-h5py)"
 fi
 
 if [ ! -f "${INJECT:-}" ]; then
