@@ -9,6 +9,8 @@
 # "FILE: damaged HDF5 file (the HDF5 library crashed reading it)", exit 1,
 # what it printed before kept, and no temp file left.
 . "$TESTS/cli/lib.sh"
+# under make asan the injector is preloaded ahead of the ASan runtime
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 C=$BIN/hdf5_check
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt

@@ -241,11 +241,15 @@ if [ -f "$INJECT" ]; then
   done
   # two shards on two threads: HDF5's stack dumps are off in every thread,
   # so stderr holds one line per failed shard and the summary, nothing else
+  # (libhdf5 1.10.8 leaks a 4 KiB buffer when H5Fcreate fails on a full
+  # disk: LeakSanitizer, under make asan, is told to pass over its blocks)
   mkdir -p "$T/j2in"
   split -n l/2 -d --additional-suffix=.txt "$T/en.txt" "$T/j2in/s"
+  printf 'leak:libhdf5\n' >"$T/lsan.supp"
   for at in 1 3 9; do
     rc=0
-    (cd "$T" && WB_INJECT=pwrite WB_INJECT_AT=$at LD_PRELOAD=$INJECT "$G" --vocab "$V" --dupe-factor 1 -j2 -o FAILME/ j2in/) \
+    (cd "$T" && LSAN_OPTIONS=suppressions=$T/lsan.supp:print_suppressions=0 WB_INJECT=pwrite WB_INJECT_AT=$at LD_PRELOAD=$INJECT \
+      "$G" --vocab "$V" --dupe-factor 1 -j2 -o FAILME/ j2in/) \
       >"$out" 2>"$err" || rc=$?
     expect_rc "-j2 disk full after $at writes" 1
     ok "-j2 disk full ($at): no HDF5 stack dump" not grep -q "HDF5-DIAG\|#00[0-9]:\|major:" "$err"

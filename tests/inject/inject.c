@@ -140,6 +140,7 @@ static void crash_if(const char *fn) {
     }
 }
 
+/* HDF5's H5Lexists, or with WB_INJECT=H5Lexists a fault at its WB_INJECT_AT-th call. */
 int H5Lexists(int64_t loc, const char *name, int64_t lapl) {
     static int (*real)(int64_t, const char *, int64_t);
     if (!real) real = (int (*)(int64_t, const char *, int64_t))dlsym(RTLD_NEXT, "H5Lexists");
@@ -147,6 +148,7 @@ int H5Lexists(int64_t loc, const char *name, int64_t lapl) {
     return real(loc, name, lapl);
 }
 
+/* HDF5's H5Dread, or with WB_INJECT=H5Dread a fault at its WB_INJECT_AT-th call. */
 int H5Dread(int64_t dset, int64_t mtype, int64_t mspace, int64_t fspace, int64_t plist, void *buf) {
     static int (*real)(int64_t, int64_t, int64_t, int64_t, int64_t, void *);
     if (!real) real = (int (*)(int64_t, int64_t, int64_t, int64_t, int64_t, void *))dlsym(RTLD_NEXT, "H5Dread");
