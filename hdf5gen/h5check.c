@@ -93,12 +93,13 @@ static const int nv_size[6] = {4, 1, 1, 4, 4, 1};
 
 int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *err) {
     H5In *in;
-    if (h5in_open(&in, path, err)) return -2;
+    int orc = h5in_open(&in, path, err);
+    if (orc) return orc == -2 ? -1 : -2; /* damaged: a violation; not HDF5: unreadable */
     H5Info info[6];
     int rc = 0;
     for (int d = 0; d < 6 && rc == 0; d++) {
         int r = h5in_info(in, names[d], &info[d], err);
-        if (r < 0) rc = -2;
+        if (r < 0) rc = -1;
         else if (r == 0) rc = err_set(err, "%s: no dataset %s", path, names[d]);
         else if (!info[d].is_integer) rc = err_set(err, "%s: %s is not an integer dataset", path, names[d]);
         else if (info[d].rank != (d == 5 ? 1 : 2))
@@ -114,6 +115,9 @@ int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *
         }
     }
     uint64_t N = rc == 0 ? info[0].dims[0] : 0;
+    if (rc == 0 && (info[0].dims[1] < 2 || info[0].dims[1] > 1000000 || info[3].dims[1] > 1000000))
+        rc = err_set(err, "%s: implausible shape L=%llu P=%llu", path, (unsigned long long)info[0].dims[1],
+                     (unsigned long long)info[3].dims[1]); /* before L and P become ints */
     int L = rc == 0 ? (int)info[0].dims[1] : 0, P = rc == 0 ? (int)info[3].dims[1] : 0;
     for (int d = 1; d < 6 && rc == 0; d++) {
         uint64_t w = d < 3 ? (uint64_t)L : d < 5 ? (uint64_t)P : 0;
@@ -122,7 +126,6 @@ int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *
                          (unsigned long long)info[d].dims[0], (unsigned long long)(d < 5 ? info[d].dims[1] : 0),
                          (unsigned long long)N, (unsigned long long)w, d < 3 ? "input_ids" : "masked_lm_positions");
     }
-    if (rc == 0 && (L < 2 || L > 1000000 || P > 1000000)) rc = err_set(err, "%s: implausible shape L=%d P=%d", path, L, P);
     if (rc == 0) {
         st->L = L, st->P = P;
         enum { BLOCK = 4096 };
@@ -132,7 +135,7 @@ int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *
         for (uint64_t r0 = 0; r0 < N && rc == 0; r0 += BLOCK) {
             uint64_t n = N - r0 < BLOCK ? N - r0 : BLOCK;
             for (int d = 0; d < 6 && rc == 0; d++)
-                if (h5in_read_rows(in, names[d], r0, n, buf[d], err)) rc = -2;
+                if (h5in_read_rows(in, names[d], r0, n, buf[d], err)) rc = -1;
             for (uint64_t r = 0; r < n && rc == 0; r++) {
                 const int32_t *ids = buf[0] + r * (uint64_t)L, *mk = buf[1] + r * (uint64_t)L,
                               *sg = buf[2] + r * (uint64_t)L;

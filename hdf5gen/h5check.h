@@ -49,9 +49,11 @@ int h5check_row(const H5CheckOpts *o, int L, int P, const int32_t *ids, const in
                 const int32_t *pos, const int32_t *lab, int32_t nsp, H5CheckStats *st, char *why, size_t cap);
 
 /* Check the file at path, adding to st. Returns 0; -1 on a violation (err:
- * "PATH: instance 12: masked_lm_positions not increasing (9 then 5)"); -2
- * when the file cannot be read as HDF5 (err names it). Warnings go to
- * stderr through warn(). */
+ * "PATH: instance 12: masked_lm_positions not increasing (9 then 5)"),
+ * damage included ("PATH: damaged HDF5 file (...)", a chunk that does not
+ * decompress); -2 when the file cannot be read as HDF5 at all: missing,
+ * unreadable, not HDF5, refused by the library's open (err names it).
+ * Warnings go to stderr through warn(). */
 int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *err);
 
 #endif

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <libdeflate.h>
 #include <math.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,13 +40,21 @@ static void h5_init(void) {
      * Every file this code opens is closed explicitly. */
     H5dont_atexit();
     H5open();
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* our own messages, not the stack dump */
 }
 
-#define LOCK()                              \
-    do {                                    \
-        pthread_once(&h5_once, h5_init);    \
-        pthread_mutex_lock(&h5_lock);       \
+/* HDF5's automatic error printing (the stack dumps on stderr) is a
+ * setting of each thread's error stack: switched off in every thread at
+ * its first HDF5 call (our own one-line messages instead). */
+static __thread int h5_thread_quiet;
+
+#define LOCK()                                                         \
+    do {                                                               \
+        pthread_once(&h5_once, h5_init);                               \
+        pthread_mutex_lock(&h5_lock);                                  \
+        if (!h5_thread_quiet) {                                        \
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);                     \
+            h5_thread_quiet = 1;                                       \
+        }                                                              \
     } while (0)
 #define UNLOCK() pthread_mutex_unlock(&h5_lock)
 
@@ -347,12 +357,256 @@ void h5out_abort(H5Out *o) {
     free(o);
 }
 
-/* ---- reading ---- */
+/* ---- reading: the crash guard ---- */
+
+/* HDF5 1.10 trusts many fields of the file it walks: a damaged file can
+ * make it read or copy out of bounds (SIGSEGV in H5Dread's memcpy, in
+ * H5Lexists). While a thread reads a file through the calls below, a
+ * handler on an alternate stack turns such a signal into one line,
+ * "prog: FILE: damaged HDF5 file (the HDF5 library crashed reading it)",
+ * removes the temp outputs (writer_unlink_temps) and _exits with 1: after
+ * a crash inside the library its locks and heap are in an unknown state,
+ * so ending the process is the only safe way on. The handler is installed
+ * once and acts only for the thread that holds the HDF5 lock with the
+ * guard armed (crash_armed is thread-local); a fault anywhere else goes to
+ * the action that was there before. One alternate stack is enough: only
+ * the lock holder arms, and it puts its own alternate stack back when it
+ * disarms. */
+enum { CRASH_STACK = 64 * 1024 };
+static char crash_stack[CRASH_STACK];
+static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define NCRASH_SIGS ((int)(sizeof crash_sigs / sizeof crash_sigs[0]))
+static struct sigaction crash_old[NCRASH_SIGS];
+static pthread_once_t crash_once = PTHREAD_ONCE_INIT;
+static const char *volatile crash_path; /* the file being read (the lock holder's) */
+static __thread volatile sig_atomic_t crash_armed;
+static __thread stack_t crash_prev_stack;
+
+static size_t cat(char *dst, size_t at, size_t cap, const char *s) {
+    while (*s && at + 1 < cap) dst[at++] = *s++;
+    return at;
+}
+
+static void on_crash(int sig, siginfo_t *si, void *uc) {
+    int i = 0;
+    while (i < NCRASH_SIGS && crash_sigs[i] != sig) i++;
+    if (!crash_armed) { /* not ours: what was there before, then the same signal again */
+        if (i < NCRASH_SIGS) sigaction(sig, &crash_old[i], NULL);
+        if (si->si_code <= 0) raise(sig); /* sent, not a fault: a fault recurs by itself */
+        return;
+    }
+    static char msg[4096 + 256];
+    size_t n = 0;
+    n = cat(msg, n, sizeof msg - 1, progname);
+    n = cat(msg, n, sizeof msg - 1, ": ");
+    n = cat(msg, n, sizeof msg - 1, crash_path ? crash_path : "?");
+    n = cat(msg, n, sizeof msg - 1, ": damaged HDF5 file (the HDF5 library crashed reading it)");
+    msg[n++] = '\n';
+    ssize_t w = write(STDERR_FILENO, msg, n);
+    (void)w, (void)uc;
+    writer_unlink_temps();
+    _exit(EXIT_DATA);
+}
+
+static void crash_install(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_crash;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NCRASH_SIGS; i++) sigaction(crash_sigs[i], &sa, &crash_old[i]);
+}
+
+/* With the lock held: guard the HDF5 calls that read `path`. */
+static void crash_arm(const char *path) {
+    pthread_once(&crash_once, crash_install);
+    stack_t ss = {.ss_sp = crash_stack, .ss_size = sizeof crash_stack, .ss_flags = 0};
+    if (sigaltstack(&ss, &crash_prev_stack) != 0) crash_prev_stack.ss_flags = SS_DISABLE;
+    crash_path = path;
+    crash_armed = 1;
+}
+
+/* With the lock held, before releasing it. */
+static void crash_disarm(void) {
+    crash_armed = 0;
+    crash_path = NULL;
+    sigaltstack(&crash_prev_stack, NULL);
+}
+
+/* LOCK / UNLOCK for the calls that read a file. */
+#define RLOCK(path)         \
+    do {                    \
+        LOCK();             \
+        crash_arm(path);    \
+    } while (0)
+#define RUNLOCK()           \
+    do {                    \
+        crash_disarm();     \
+        UNLOCK();           \
+    } while (0)
+
+/* ---- reading: checks before the library walks the file ---- */
 
 struct H5In {
     hid_t file;
     char *path;
+    uint64_t size; /* bytes, when opened */
 };
+
+/* The deflate format's largest expansion: a stored byte count of n
+ * decompresses to at most about 1032 n bytes (258-byte matches of 2 bits). */
+enum { DEFLATE_MAX_RATIO = 1032 };
+
+#define UNDEF_ADDR UINT64_MAX
+
+/* An address of `n` bytes, little-endian; all ones is HDF5's "undefined". */
+static uint64_t get_addr(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    int ones = 1;
+    for (int i = n - 1; i >= 0; i--) {
+        v = v << 8 | p[i];
+        ones &= p[i] == 0xff;
+    }
+    return ones ? UNDEF_ADDR : v;
+}
+
+/* The superblock at the start of the file (or after a user block of 512,
+ * 1024, 2048, ... bytes, where HDF5 looks for it) against the file's real
+ * size: the end-of-file address, the base address and the addresses of the
+ * root group's structures must lie inside the file. Returns 0; -1 with err
+ * when there is no HDF5 signature ("PATH: not an HDF5 file"); -2 with err
+ * when the superblock is damaged or the file truncated ("PATH: damaged
+ * HDF5 file (...)"). Versions HDF5 1.10 does not know are left to it. */
+static int superblock_check(const char *path, uint64_t size, Err *err) {
+    static const uint8_t sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return err_set(err, "%s: %s", path, strerror(errno));
+    uint8_t b[128];
+    uint64_t at = 0;
+    ssize_t got = 0;
+    for (;;) {
+        got = at < size ? pread(fd, b, sizeof b, (off_t)at) : 0;
+        if (got >= 8 && memcmp(b, sig, 8) == 0) break;
+        if (got < 8 || at >= size) {
+            close(fd);
+            return err_set(err, "%s: not an HDF5 file", path);
+        }
+        at = at ? 2 * at : 512;
+    }
+    close(fd);
+    int version = b[8], osz, lsz, pos;
+    if (version <= 1) osz = b[13], lsz = b[14], pos = version == 0 ? 24 : 28;
+    else if (version <= 3) osz = b[9], lsz = b[10], pos = 12;
+    else return 0;
+    if ((osz != 2 && osz != 4 && osz != 8) || (lsz != 2 && lsz != 4 && lsz != 8)) {
+        err_set(err, "%s: damaged HDF5 file (superblock: %d-byte addresses, %d-byte lengths)", path, osz, lsz);
+        return -2;
+    }
+    int need = version <= 1 ? pos + 4 * osz + lsz + osz + 8 + 2 * osz : pos + 4 * osz;
+    if (got < need) {
+        err_set(err, "%s: damaged HDF5 file (truncated in its superblock)", path);
+        return -2;
+    }
+    uint64_t base = get_addr(b + pos, osz), ext = get_addr(b + pos + osz, osz), eof = get_addr(b + pos + 2 * osz, osz);
+    uint64_t driver = version <= 1 ? get_addr(b + pos + 3 * osz, osz) : UNDEF_ADDR;
+    uint64_t root = version <= 1 ? get_addr(b + pos + 4 * osz + lsz, osz) : get_addr(b + pos + 3 * osz, osz);
+    uint64_t btree = UNDEF_ADDR, heap = UNDEF_ADDR;
+    if (version <= 1) {
+        const uint8_t *e = b + pos + 4 * osz + lsz + osz; /* cache type, reserved, scratch pad */
+        if ((e[0] | e[1] << 8 | e[2] << 16 | (uint32_t)e[3] << 24) == 1) /* a symbol table: its B-tree and heap */
+            btree = get_addr(e + 8, osz), heap = get_addr(e + 8 + osz, osz);
+    }
+    /* the end-of-file address counts from the file's start (HDF5 compares
+     * it with the file's size); the others from the base address */
+    if (eof == UNDEF_ADDR || eof > size) {
+        err_set(err, "%s: damaged HDF5 file (truncated: its superblock says %llu bytes, the file has %llu)", path,
+                eof == UNDEF_ADDR ? 0ULL : (unsigned long long)eof, (unsigned long long)size);
+        return -2;
+    }
+    if (base == UNDEF_ADDR || base > eof) {
+        err_set(err, "%s: damaged HDF5 file (base address %llu past its end at %llu)", path,
+                base == UNDEF_ADDR ? 0ULL : (unsigned long long)base, (unsigned long long)eof);
+        return -2;
+    }
+    eof -= base; /* where the addresses below end */
+    const char *what[] = {"the root group's header", "the root group's B-tree", "the root group's name heap",
+                          version <= 1 ? "the free-space information" : "the superblock extension",
+                          "the driver information"};
+    uint64_t addr[] = {root, btree, heap, ext, driver};
+    for (int i = 0; i < 5; i++)
+        if ((i == 0 && addr[i] == UNDEF_ADDR) || (addr[i] != UNDEF_ADDR && addr[i] >= eof)) {
+            err_set(err, "%s: damaged HDF5 file (%s at %s%llu, past the end of its data at %llu)", path, what[i],
+                    addr[i] == UNDEF_ADDR ? "an undefined address " : "", addr[i] == UNDEF_ADDR ? 0ULL :
+                    (unsigned long long)addr[i], (unsigned long long)eof);
+            return -2;
+        }
+    return 0;
+}
+
+/* With the lock held: dataset `name` (d, its type t, space s, creation
+ * properties p) is consistent and fits the file. Dimensions at most their
+ * maxima; integers of 1, 2, 4 or 8 bytes; chunks of the dataset's rank,
+ * each dimension 1 .. its fixed maximum (HDF5's own rule when it creates
+ * one); columns below 2^31; and no more values than the file's bytes can
+ * hold: one byte each without a filter, DEFLATE_MAX_RATIO with deflate
+ * (and shuffle or a checksum), and with other filters at least a byte per
+ * chunk. Every chunk of a masked-LM file is stored, so a dataset that
+ * claims more is damaged, and reading it would allocate and walk what is
+ * not there. Returns 0, or -1 with err. */
+static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err *err) {
+    const char *path = in->path;
+    int rank = H5Sget_simple_extent_ndims(s);
+    hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+    if (rank < 0 || H5Sget_simple_extent_dims(s, dims, maxd) < 0)
+        return err_set(err, "%s: damaged HDF5 file (%s: unreadable dataspace)", path, name);
+    for (int i = 0; i < rank; i++) {
+        if (maxd[i] != H5S_UNLIMITED && dims[i] > maxd[i])
+            return err_set(err, "%s: damaged HDF5 file (%s: dimension %d is %llu, its maximum %llu)", path, name, i,
+                           (unsigned long long)dims[i], (unsigned long long)maxd[i]);
+        if (i > 0 && dims[i] > INT32_MAX)
+            return err_set(err, "%s: %s: %llu columns (more than %d)", path, name, (unsigned long long)dims[i],
+                           INT32_MAX);
+    }
+    size_t es = H5Tget_size(t);
+    if (H5Tget_class(t) == H5T_INTEGER && es != 1 && es != 2 && es != 4 && es != 8)
+        return err_set(err, "%s: damaged HDF5 file (%s: %zu-byte integers)", path, name, es);
+    int nf = H5Pget_nfilters(p), deflate = 0, other = 0;
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, cdv[8], conf;
+        size_t ncd = 8;
+        char fname[64];
+        H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        if (f == H5Z_FILTER_DEFLATE) deflate = 1;
+        else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32) other = 1;
+    }
+    double nchunks = 1, values = 1;
+    for (int i = 0; i < rank; i++) values *= (double)dims[i];
+    if (H5Pget_layout(p) == H5D_CHUNKED) {
+        hsize_t cd[H5S_MAX_RANK];
+        int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
+        if (cr != rank) return err_set(err, "%s: damaged HDF5 file (%s: chunks of rank %d in a dataset of rank %d)",
+                                       path, name, cr, rank);
+        for (int i = 0; i < rank; i++) {
+            if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && cd[i] > maxd[i]))
+                return err_set(err, "%s: damaged HDF5 file (%s: chunk dimension %d is %llu, the dataset's at most %llu)",
+                               path, name, i, (unsigned long long)cd[i],
+                               (unsigned long long)(maxd[i] == H5S_UNLIMITED ? dims[i] : maxd[i]));
+            nchunks *= ceil((double)dims[i] / (double)cd[i]);
+        }
+    }
+    double bytes = values * (double)es, room = (double)in->size;
+    int fits = other ? nchunks <= room : bytes <= room * (deflate ? DEFLATE_MAX_RATIO : 1);
+    if (!fits) {
+        char shape[128];
+        int k = 0;
+        for (int i = 1; i < rank && k < (int)sizeof shape - 24; i++)
+            k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%llu", i > 1 ? " x " : " of ", (unsigned long long)dims[i]);
+        shape[k] = '\0';
+        return err_set(err, "%s: dataset %s claims %llu rows%s (more than a file of %llu bytes can hold)", path, name,
+                       (unsigned long long)(rank ? dims[0] : 1), shape, (unsigned long long)in->size);
+    }
+    return 0;
+}
 
 int h5in_open(H5In **in, const char *path, Err *err) {
     struct stat st;
@@ -361,24 +615,27 @@ int h5in_open(H5In **in, const char *path, Err *err) {
     if (!S_ISREG(st.st_mode)) /* HDF5 seeks: a pipe would be read once, by the probe */
         return err_set(err, "%s: not a regular file (HDF5 files must be seekable)", path);
     if (access(path, R_OK) != 0) return err_set(err, "%s: %s", path, strerror(errno));
-    LOCK();
+    int sb = superblock_check(path, (uint64_t)st.st_size, err);
+    if (sb) return sb;
+    RLOCK(path);
     ErrWalk ew;
     htri_t is = H5Fis_hdf5(path);
     if (is <= 0) {
         H5Eclear2(H5E_DEFAULT);
-        UNLOCK();
+        RUNLOCK();
         return err_set(err, "%s: not an HDF5 file", path);
     }
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) {
         err_set(err, "%s: cannot open: %s", path, h5_errmsg(&ew));
-        UNLOCK();
+        RUNLOCK();
         return -1;
     }
-    UNLOCK();
+    RUNLOCK();
     H5In *h = xcalloc(1, sizeof *h);
     h->file = f;
     h->path = xstrdup(path);
+    h->size = (uint64_t)st.st_size;
     *in = h;
     return 0;
 }
@@ -401,12 +658,12 @@ static herr_t list_cb(hid_t g, const char *name, const H5L_info_t *li, void *arg
 
 int h5in_list(H5In *in, char ***names, Err *err) {
     NameList l = {0};
-    LOCK();
+    RLOCK(in->path);
     ErrWalk ew;
     hsize_t idx = 0;
     herr_t r = H5Literate(in->file, H5_INDEX_NAME, H5_ITER_INC, &idx, list_cb, &l);
     if (r < 0) err_set(err, "%s: reading the root group: %s", in->path, h5_errmsg(&ew));
-    UNLOCK();
+    RUNLOCK();
     /* one block: the pointer array, then the strings */
     size_t total = (l.n + 1) * sizeof(char *);
     for (size_t i = 0; i < l.n; i++) total += strlen(l.v[i]) + 1;
@@ -429,84 +686,87 @@ int h5in_list(H5In *in, char ***names, Err *err) {
     return (int)l.n;
 }
 
-/* Open dataset `name` with the lock held: >= 0, or -1 when absent or not a
- * dataset (*absent set when there is no link of that name). */
-static hid_t open_dset(H5In *in, const char *name, int *absent) {
-    *absent = 0;
+/* Open dataset `name` with the lock held and check it (dset_check): the
+ * dataset (>= 0) with *t, *s, *p its type, dataspace and creation
+ * properties (the caller closes all four); -2 when there is no link of
+ * that name; -1 with err otherwise. */
+static hid_t open_dset(H5In *in, const char *name, hid_t *t, hid_t *s, hid_t *p, Err *err) {
+    ErrWalk ew;
+    *t = *s = *p = -1;
     htri_t ex = H5Lexists(in->file, name, H5P_DEFAULT);
-    if (ex <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        *absent = 1;
-        return -1;
-    }
-    return H5Dopen2(in->file, name, H5P_DEFAULT);
+    if (ex == 0) return -2;
+    if (ex < 0) return err_set(err, "%s: damaged HDF5 file (looking up %s: %s)", in->path, name, h5_errmsg(&ew));
+    hid_t d = H5Dopen2(in->file, name, H5P_DEFAULT);
+    if (d < 0) return err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
+    *t = H5Dget_type(d), *s = H5Dget_space(d), *p = H5Dget_create_plist(d);
+    int rc = 0;
+    if (*t < 0 || *s < 0 || *p < 0) rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
+    else rc = dset_check(in, name, *t, *s, *p, err);
+    if (rc == 0) return d;
+    if (*p >= 0) H5Pclose(*p);
+    if (*s >= 0) H5Sclose(*s);
+    if (*t >= 0) H5Tclose(*t);
+    H5Dclose(d);
+    *t = *s = *p = -1;
+    H5Eclear2(H5E_DEFAULT);
+    return -1;
 }
 
 int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
     memset(info, 0, sizeof *info);
-    LOCK();
-    ErrWalk ew;
-    int absent;
-    hid_t d = open_dset(in, name, &absent);
+    RLOCK(in->path);
+    hid_t t, s, p;
+    hid_t d = open_dset(in, name, &t, &s, &p, err);
     if (d < 0) {
-        if (absent) {
-            UNLOCK();
-            return 0;
-        }
-        err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
-        UNLOCK();
-        return -1;
+        RUNLOCK();
+        return d == -2 ? 0 : -1;
     }
-    hid_t t = H5Dget_type(d), s = H5Dget_space(d), p = H5Dget_create_plist(d);
-    int rc = 1;
-    if (t < 0 || s < 0 || p < 0) {
-        rc = err_set(err, "%s: %s: %s", in->path, name, h5_errmsg(&ew));
-    } else {
-        info->is_integer = H5Tget_class(t) == H5T_INTEGER;
-        info->elem_size = (int)H5Tget_size(t);
-        info->is_signed = info->is_integer && H5Tget_sign(t) == H5T_SGN_2;
-        info->little_endian = H5Tget_order(t) == H5T_ORDER_LE;
-        int rank = H5Sget_simple_extent_ndims(s);
-        hsize_t dims[H5S_MAX_RANK];
-        H5Sget_simple_extent_dims(s, dims, NULL);
-        info->rank = rank < 0 ? 0 : rank;
-        for (int i = 0; i < info->rank && i < 4; i++) info->dims[i] = dims[i];
-        info->deflate_level = -1;
-        if (H5Pget_layout(p) == H5D_CHUNKED) {
-            info->chunked = 1;
-            hsize_t cd[H5S_MAX_RANK];
-            int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
-            for (int i = 0; i < cr && i < 4; i++) info->chunk[i] = cd[i];
-        }
-        int nf = H5Pget_nfilters(p);
-        for (int i = 0; i < nf; i++) {
-            unsigned flags, cdv[8], conf;
-            size_t ncd = 8;
-            char fname[64];
-            H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
-            if (f == H5Z_FILTER_DEFLATE) info->deflate_level = ncd ? (int)cdv[0] : 0;
-            else info->other_filters++;
-        }
+    info->is_integer = H5Tget_class(t) == H5T_INTEGER;
+    info->elem_size = (int)H5Tget_size(t);
+    info->is_signed = info->is_integer && H5Tget_sign(t) == H5T_SGN_2;
+    info->little_endian = H5Tget_order(t) == H5T_ORDER_LE;
+    int rank = H5Sget_simple_extent_ndims(s);
+    hsize_t dims[H5S_MAX_RANK];
+    H5Sget_simple_extent_dims(s, dims, NULL);
+    info->rank = rank < 0 ? 0 : rank;
+    for (int i = 0; i < info->rank && i < 4; i++) info->dims[i] = dims[i];
+    info->deflate_level = -1;
+    if (H5Pget_layout(p) == H5D_CHUNKED) {
+        info->chunked = 1;
+        hsize_t cd[H5S_MAX_RANK];
+        int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
+        for (int i = 0; i < cr && i < 4; i++) info->chunk[i] = cd[i];
     }
-    if (p >= 0) H5Pclose(p);
-    if (s >= 0) H5Sclose(s);
-    if (t >= 0) H5Tclose(t);
+    int nf = H5Pget_nfilters(p);
+    for (int i = 0; i < nf; i++) {
+        unsigned flags, cdv[8], conf;
+        size_t ncd = 8;
+        char fname[64];
+        H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        if (f == H5Z_FILTER_DEFLATE) info->deflate_level = ncd ? (int)cdv[0] : 0;
+        else info->other_filters++;
+    }
+    H5Pclose(p);
+    H5Sclose(s);
+    H5Tclose(t);
     H5Dclose(d);
-    UNLOCK();
-    return rc;
+    RUNLOCK();
+    return 1;
 }
 
 int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out, Err *err) {
-    LOCK();
+    RLOCK(in->path);
     ErrWalk ew;
-    int absent, rc = 0;
-    hid_t d = open_dset(in, name, &absent);
+    int rc = 0;
+    hid_t fs, t, p;
+    hid_t d = open_dset(in, name, &t, &fs, &p, err);
     if (d < 0) {
-        err_set(err, "%s: %s: %s", in->path, name, absent ? "no such dataset" : h5_errmsg(&ew));
-        UNLOCK();
+        if (d == -2) err_set(err, "%s: %s: no such dataset", in->path, name);
+        RUNLOCK();
         return -1;
     }
-    hid_t fs = H5Dget_space(d), t = H5Dget_type(d), ms = -1;
+    H5Pclose(p);
+    hid_t ms = -1;
     int rank = H5Sget_simple_extent_ndims(fs);
     hsize_t dims[H5S_MAX_RANK] = {0};
     H5Sget_simple_extent_dims(fs, dims, NULL);
@@ -547,15 +807,15 @@ done:
     H5Tclose(t);
     H5Sclose(fs);
     H5Dclose(d);
-    UNLOCK();
+    RUNLOCK();
     return rc;
 }
 
 void h5in_close(H5In *in) {
     if (!in) return;
-    LOCK();
+    RLOCK(in->path);
     H5Fclose(in->file);
-    UNLOCK();
+    RUNLOCK();
     free(in->path);
     free(in);
 }

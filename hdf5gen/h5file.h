@@ -101,8 +101,18 @@ typedef struct H5Info {
     int other_filters;     /* filters other than deflate (shuffle, fletcher32, ...) */
 } H5Info;
 
-/* Open an HDF5 file for reading. Returns 0, or -1 with err ("PATH: not an
- * HDF5 file", "PATH: No such file or directory"). */
+/* Open an HDF5 file for reading. Before the library walks it, the
+ * superblock is checked against the file's size (end-of-file address, the
+ * root group's addresses). Returns 0; -1 with err when it cannot be read
+ * as HDF5 ("PATH: not an HDF5 file", "PATH: No such file or directory");
+ * -2 with err when it is HDF5 but damaged ("PATH: damaged HDF5 file
+ * (truncated: its superblock says 20160 bytes, the file has 2900)").
+ *
+ * This call and the reading calls below run with a crash guard: should
+ * HDF5 itself crash on a damaged file (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+ * SIGABRT in the thread reading it), the process prints "prog: PATH:
+ * damaged HDF5 file (the HDF5 library crashed reading it)", removes its
+ * temp outputs (common/io.h) and exits with 1. */
 int h5in_open(H5In **in, const char *path, Err *err);
 
 /* Names of the objects in the root group, in HDF5's (alphabetical) order:
@@ -111,13 +121,19 @@ int h5in_open(H5In **in, const char *path, Err *err);
 int h5in_list(H5In *in, char ***names, Err *err);
 
 /* Describe dataset `name`. Returns 1 and fills info, 0 when there is no
- * such dataset, -1 with err on a read error. */
+ * such dataset, -1 with err on a read error or a dataset that does not fit
+ * the file: dimensions past their maxima, chunks larger than the dataset's
+ * fixed extent, integers of other than 1, 2, 4 or 8 bytes, 2^31 or more
+ * columns, or more values than the file's bytes can hold ("PATH: dataset
+ * input_ids claims 1099511627776 rows of 128 (more than a file of 40960
+ * bytes can hold)"), so callers may allocate by the shape. */
 int h5in_info(H5In *in, const char *name, H5Info *info, Err *err);
 
 /* Rows [row0, row0 + nrows) of an integer dataset of rank 1 or 2, each
  * value converted to int32 (values outside int32 are an error), into out
- * (nrows * cols values). Returns 0, or -1 with err ("PATH: input_ids: rows
- * 100..200 of 150", "PATH: input_ids: read error (corrupt chunk?)"). */
+ * (nrows * cols values). The dataset is checked as by h5in_info first.
+ * Returns 0, or -1 with err ("PATH: input_ids: rows 100..200 of 150",
+ * "PATH: input_ids: read error (corrupt chunk?)"). */
 int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out, Err *err);
 
 /* Close and free. */

@@ -35,8 +35,11 @@ static void usage(void) {
            "  -q, --quiet    only errors; -v: also the histogram\n"
            "  -h, --help, -V, --version\n\n"
            "Exit status: 0 every file valid; 1 a violation (the message names the file and\n"
-           "the instance; the other files are still checked); 2 a bad option, a missing or\n"
-           "unreadable file, or a file that is not HDF5.\n",
+           "the instance; the other files are still checked) or a damaged HDF5 file (its\n"
+           "superblock or a dataset's shape does not fit the file's size, a chunk does not\n"
+           "decompress; should the HDF5 library crash on one, the run ends there with\n"
+           "\"FILE: damaged HDF5 file (the HDF5 library crashed reading it)\"); 2 a bad\n"
+           "option, a missing or unreadable file, or a file that is not HDF5.\n",
            progname);
 }
 
@@ -104,6 +107,7 @@ int main(int argc, char **argv) {
             continue;
         }
         if (!dump && display_level >= 2) print_stats(argv[i], &st, display_level >= 3);
+        fflush(stdout); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
         total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
         total.masked_other += st.masked_other, total.random_next += st.random_next, total.with_b += st.with_b;

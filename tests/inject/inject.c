@@ -11,6 +11,9 @@
  * WB_INJECT=sigint instead interrupts the program: the WB_INJECT_AT-th
  * (default first) fwrite on a marked stream is done and then SIGINT is
  * raised, as a Ctrl-C in the middle of writing would.
+ * WB_INJECT=H5Lexists or WB_INJECT=H5Dread makes the HDF5 library crash
+ * as it can on a damaged file: the WB_INJECT_AT-th (default first) call of
+ * that function reads an unmapped address (SIGSEGV) instead of running.
  *
  *   WB_INJECT=fwrite LD_PRELOAD=build/tests/inject.so bin/wiki_dump -o FAILME.jsonl dump.xml
  */
@@ -19,6 +22,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,4 +125,33 @@ int fclose(FILE *fp) {
         return EOF;
     }
     return real(fp);
+}
+
+/* ---- HDF5 crashes (hid_t is int64_t, herr_t and htri_t int in HDF5 1.10) ---- */
+
+static void crash_if(const char *fn) {
+    static long calls;
+    const char *want = getenv("WB_INJECT");
+    if (!want || strcmp(want, fn) != 0) return;
+    const char *at = getenv("WB_INJECT_AT");
+    if (++calls == (at ? atol(at) : 1)) {
+        volatile uintptr_t wild = 16; /* unmapped */
+        *(volatile int *)wild = 1;
+    }
+}
+
+/* HDF5's H5Lexists, or with WB_INJECT=H5Lexists a fault at its WB_INJECT_AT-th call. */
+int H5Lexists(int64_t loc, const char *name, int64_t lapl) {
+    static int (*real)(int64_t, const char *, int64_t);
+    if (!real) real = (int (*)(int64_t, const char *, int64_t))dlsym(RTLD_NEXT, "H5Lexists");
+    crash_if("H5Lexists");
+    return real(loc, name, lapl);
+}
+
+/* HDF5's H5Dread, or with WB_INJECT=H5Dread a fault at its WB_INJECT_AT-th call. */
+int H5Dread(int64_t dset, int64_t mtype, int64_t mspace, int64_t fspace, int64_t plist, void *buf) {
+    static int (*real)(int64_t, int64_t, int64_t, int64_t, int64_t, void *);
+    if (!real) real = (int (*)(int64_t, int64_t, int64_t, int64_t, int64_t, void *))dlsym(RTLD_NEXT, "H5Dread");
+    crash_if("H5Dread");
+    return real(dset, mtype, mspace, fspace, plist, buf);
 }

@@ -2,7 +2,9 @@
  * examples), datasets written with direct chunk writes read back through
  * HDF5's own filter pipeline (partial edge chunks, column strips, 1-D),
  * byte-identical files for 1 and 4 threads, the atomic temp file, the
- * reader's info and errors, and h5py's view of the file when h5py exists.
+ * reader's info and errors, damaged files (superblock, dataspace, chunk
+ * and type fields patched in a written file), and h5py's view of the file
+ * when h5py exists.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -215,11 +217,156 @@ static void test_roundtrip(const char *dir) {
     test_cond("unwritable output", h5out_create(&o, junk, 0, &err) == -1 && strstr(err.msg, "x.hdf5"));
 }
 
+/* Write n bytes of b to dir/name; returns the path (static buffer). */
+static const char *put(const char *dir, const char *name, const void *b, size_t n) {
+    static char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *fp = fopen(path, "wb");
+    if (fp) {
+        fwrite(b, 1, n, fp);
+        fclose(fp);
+    }
+    return path;
+}
+
+/* Offset of the first occurrence of pat[0..m) in b[0..n), or -1. */
+static long find(const uint8_t *b, size_t n, const uint8_t *pat, size_t m) {
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(b + i, pat, m) == 0) return (long)i;
+    return -1;
+}
+
+static void put_u64(uint8_t *p, uint64_t v) {
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_u32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* h5in_open's -2 and its message for the file b[0..n) */
+static int damaged_open(const char *dir, const char *name, const void *b, size_t n, const char *want) {
+    Err err;
+    H5In *in = NULL;
+    int rc = h5in_open(&in, put(dir, name, b, n), &err);
+    if (in) h5in_close(in);
+    if (rc != -2 || !strstr(err.msg, want)) printf("  got %d: %s\n", rc, rc ? err.msg : "");
+    return rc == -2 && strstr(err.msg, name) && strstr(err.msg, want);
+}
+
+/* h5in_info and h5in_read_rows on dataset "ids" of the file b[0..n):
+ * both -1 with a message containing want */
+static int damaged_ids(const char *dir, const char *name, const void *b, size_t n, const char *want) {
+    Err err;
+    H5In *in = NULL;
+    if (h5in_open(&in, put(dir, name, b, n), &err)) {
+        printf("  open: %s\n", err.msg);
+        return 0;
+    }
+    H5Info info;
+    int r1 = h5in_info(in, "ids", &info, &err);
+    int ok1 = r1 == -1 && strstr(err.msg, name) && strstr(err.msg, want);
+    if (!ok1) printf("  info: %d %s\n", r1, r1 < 0 ? err.msg : "");
+    int32_t row[131 * 2];
+    int r2 = h5in_read_rows(in, "ids", 0, 1, row, &err);
+    int ok2 = r2 == -1 && strstr(err.msg, want);
+    if (!ok2) printf("  read: %d %s\n", r2, r2 < 0 ? err.msg : "");
+    h5in_close(in);
+    return ok1 && ok2;
+}
+
+/* Damaged files: the superblock checked against the file's size before
+ * HDF5 walks it, and datasets whose shape, chunks or type do not fit. */
+static void test_damaged(const char *dir) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/good.hdf5", dir);
+    const uint64_t rows = 50;
+    test_cond("a small file", write_file(p, rows, 1, 0) == 0);
+    size_t n = 0;
+    uint8_t *good = (uint8_t *)slurp(p, &n), *b = malloc(n + 1);
+    if (!good || n < 4096) {
+        test_cond("the small file read back", 0);
+        return;
+    }
+    test_cond("superblock version 0, 8-byte addresses (what the offsets below assume)",
+              good[8] == 0 && good[13] == 8 && good[14] == 8);
+    uint64_t eof = 0;
+    for (int i = 7; i >= 0; i--) eof = eof << 8 | good[40 + i];
+    test_cond("its end-of-file address is its size", eof == n);
+
+    char want[128];
+    snprintf(want, sizeof want, "damaged HDF5 file (truncated: its superblock says %zu bytes, the file has %zu)", n, n / 2);
+    test_cond("cut in half: truncated", damaged_open(dir, "half.hdf5", good, n / 2, want));
+    test_cond("cut in the superblock", damaged_open(dir, "sb.hdf5", good, 40, "damaged HDF5 file (truncated in its superblock)"));
+    memcpy(b, good, n);
+    b[13] = 3;
+    test_cond("3-byte addresses", damaged_open(dir, "osize.hdf5", b, n, "damaged HDF5 file (superblock: 3-byte addresses, 8-byte lengths)"));
+    memcpy(b, good, n);
+    put_u64(b + 40, (uint64_t)n + 1); /* end-of-file address past the end */
+    test_cond("end-of-file address past the end", damaged_open(dir, "eof.hdf5", b, n, "truncated: its superblock says"));
+    memcpy(b, good, n);
+    put_u64(b + 64, 1ull << 40); /* the root group's object header */
+    test_cond("root group header past the end", damaged_open(dir, "root.hdf5", b, n, "damaged HDF5 file (the root group's header at 1099511627776, past the end of its data at"));
+    memcpy(b, good, n);
+    put_u64(b + 88, (uint64_t)n + 4096); /* the root group's name heap */
+    test_cond("root group heap past the end", damaged_open(dir, "heap.hdf5", b, n, "damaged HDF5 file (the root group's name heap at"));
+    memcpy(b, good, n);
+    b[0] = 'X';
+    Err err;
+    H5In *in = NULL;
+    test_cond("no signature: not HDF5, -1", h5in_open(&in, put(dir, "nosig.hdf5", b, n), &err) == -1 &&
+                                                strstr(err.msg, "nosig.hdf5: not an HDF5 file"));
+
+    /* ids: dataspace message v1 (rank 2, max dims present) with (rows, 131) / (rows, 131) */
+    uint8_t space[40] = {1, 2, 1, 0, 0, 0, 0, 0};
+    put_u64(space + 8, rows), put_u64(space + 16, 131), put_u64(space + 24, rows), put_u64(space + 32, 131);
+    long at = find(good, n, space, sizeof space);
+    test_cond("ids' dataspace found", at > 0);
+    if (at > 0) {
+        memcpy(b, good, n);
+        put_u64(b + at + 8, 1ull << 40), put_u64(b + at + 24, 1ull << 40);
+        snprintf(want, sizeof want, "dataset ids claims 1099511627776 rows of 131 (more than a file of %zu bytes can hold)", n);
+        test_cond("2^40 rows: refused before reading", damaged_ids(dir, "rows.hdf5", b, n, want));
+        memcpy(b, good, n);
+        put_u64(b + at + 16, (1ull << 32) + 131), put_u64(b + at + 32, (1ull << 32) + 131);
+        test_cond("2^32 + 131 columns: refused", damaged_ids(dir, "cols.hdf5", b, n, "ids: 4294967427 columns (more than 2147483647)"));
+        memcpy(b, good, n);
+        put_u64(b + at + 16, 131 + (1ull << 39));
+        test_cond("a dimension past its maximum", damaged_ids(dir, "dims.hdf5", b, n, "damaged HDF5 file (ids: dimension 1 is 549755814019, its maximum 131)"));
+    }
+    /* ids: chunked layout message v3 (rank + 1 dimensions, the last the element size) */
+    uint64_t shape[2] = {rows, 131}, ch[2];
+    h5_guess_chunk(2, shape, 4, ch);
+    uint8_t lay[12];
+    put_u32(lay, (uint32_t)ch[0]), put_u32(lay + 4, (uint32_t)ch[1]), put_u32(lay + 8, 4);
+    at = find(good, n, lay, sizeof lay);
+    test_cond("ids' chunk dimensions found", at > 11 && good[at - 11] == 3 && good[at - 10] == 2 && good[at - 9] == 3);
+    if (at > 11) {
+        memcpy(b, good, n);
+        put_u32(b + at + 4, (uint32_t)ch[1] + (1u << 24));
+        snprintf(want, sizeof want, "damaged HDF5 file (ids: chunk dimension 1 is %llu, the dataset's at most 131)",
+                 (unsigned long long)ch[1] + (1u << 24));
+        test_cond("a chunk larger than the dataset", damaged_ids(dir, "chunk.hdf5", b, n, want));
+    }
+    /* ids: datatype message v1, fixed-point, signed little-endian, 4 bytes, offset 0, precision 32 */
+    uint8_t type[12] = {0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0};
+    at = find(good, n, type, sizeof type);
+    test_cond("ids' datatype found", at > 0);
+    if (at > 0) {
+        memcpy(b, good, n);
+        put_u32(b + at + 4, 0x100004);
+        test_cond("a 1048580-byte integer", damaged_ids(dir, "type.hdf5", b, n, "damaged HDF5 file (ids: 1048580-byte integers)"));
+    }
+    free(good);
+    free(b);
+}
+
 int main(void) {
     char dir[] = "/tmp/test_h5file.XXXXXX";
     if (!mkdtemp(dir)) return 1;
     test_chunks();
     test_roundtrip(dir);
+    test_damaged(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) return 1;
