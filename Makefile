@@ -14,7 +14,7 @@ CC      ?= cc
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -Icommon -Iprep -Itokenize -Ivocab -Ishard -Ihdf5gen -Itrain
+CFLAGS  += -std=gnu11 $(WARN) -pthread -fopenmp -I.
 # Data files (abbreviation lists, language profiles) are found here unless
 # WIKIBERT_DATA names another directory.
 DATADIR ?= $(abspath data)
@@ -27,12 +27,13 @@ LDFLAGS += $(SAN)
 BUILD   := build$(if $(SAN),-san)
 BIN     := bin
 
-# A program is <area>/<name>.c holding main(); every other .c file of an
-# area is library code, archived into libwikibert.a for programs and tests.
+# A program is <area>/<name>.c holding main() (found by its line `int main`,
+# so the list cannot drift); every other .c file of an area is library code,
+# archived into libwikibert.a for programs and tests.
 AREAS      := prep tokenize vocab shard hdf5gen train
-PROG_NAMES := wiki_dump wiki_strip sent_split text_filter langid_train wp_tokenize vocab_convert vocab_train shard_split hdf5gen hdf5_check spm_normalize train_bert_cpu
-PROG_SRC   := $(foreach p,$(PROG_NAMES),$(wildcard $(AREAS:%=%/$(p).c)))
-PROGRAMS   := $(notdir $(PROG_SRC:.c=))
+PROG_SRC   := $(shell grep -lw '^int main' $(AREAS:%=%/*.c))
+PROG_NAMES := $(notdir $(PROG_SRC:.c=))
+PROGRAMS   := $(PROG_NAMES)
 LIB_SRC    := $(wildcard common/*.c) $(filter-out $(PROG_SRC),$(wildcard $(AREAS:%=%/*.c)))
 LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # HDF5 lives in Debian's serial subdirectories; found when used, after mk/deps.sh
@@ -79,12 +80,12 @@ CUDA_OBJ := $(BUILD)/train/cuda/train_bert.o $(BUILD)/train/cuda/comm.o $(BUILD)
 $(BUILD)/train/cuda/gpu_backend.o: train/cuda/gpu_backend.cu $(DEPS_OK) $(CUDA_MK)
 	$(Q)mkdir -p $(@D)
 	@echo "  NVCC $<"
-	$(Q)$(NVCC) $(NVCCFLAGS) -Icommon -Itrain -Itrain/cuda -MMD -MP -c $< -o $@
+	$(Q)$(NVCC) $(NVCCFLAGS) -I. -MMD -MP -c $< -o $@
 
 $(BUILD)/train/cuda/%.o: train/cuda/%.c $(DEPS_OK) $(CUDA_MK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CC  $<"
-	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -isystem $(CUDA_INC) $(NCCL_FLAGS) $(MPI_FLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -isystem $(CUDA_INC) $(NCCL_FLAGS) $(MPI_FLAGS) -MMD -MP -c $< -o $@
 
 $(BIN)/train_bert: $(CUDA_OBJ) $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $(@D)
@@ -103,24 +104,24 @@ $(BUILD)/tests/check_gpu: $(BUILD)/tests/gpu/check_gpu.o $(filter-out %/train_be
 
 $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -Itrain/cuda -Itests -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # The CUDA backend once more, compiled by the C++ compiler against
-# tests/gpu/cuda_emu.h (CUDA's execution model and cuBLAS's semantics on the
+# train/cuda/emu/cuda_emu.h (CUDA's execution model and cuBLAS's semantics on the
 # CPU): make test runs its kernels and matmul calls on any machine
 # (test_gpu_emu: check_gpu against the reference file; train_bert_emu:
 # the trainer, for tests/cli/train_bert_emu.sh). Ranks meet through
-# tests/gpu/comm_emu.h (shared-memory collectives) instead of NCCL.
+# train/cuda/emu/comm_emu.h (shared-memory collectives) instead of NCCL.
 CXX ?= g++
 EMU_OBJ := $(BUILD)/tests/emu/gpu_backend.o $(BUILD)/tests/emu/comm.o
-$(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu tests/gpu/cuda_emu.h $(DEPS_OK)
+$(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu train/cuda/emu/cuda_emu.h $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CXX $< (CPU emulation, for the tests)"
-	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -Icommon -Itrain -Itrain/cuda -Itests/gpu -Wall \
+	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall \
 	  -Wno-unused-parameter -MMD -MP -c $< -o $@
 $(BUILD)/tests/emu/%.o: train/cuda/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) -DWB_COMM_EMU -Itrain/cuda -Itests/gpu -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -DWB_COMM_EMU -MMD -MP -c $< -o $@
 $(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a

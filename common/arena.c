@@ -1,9 +1,9 @@
 /* arena.c - bump allocator; see arena.h for the layout. */
-#include "arena.h"
+#include "common/arena.h"
 
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>

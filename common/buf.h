@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 typedef struct Buf {
     char *data;

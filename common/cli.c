@@ -1,5 +1,5 @@
 /* cli.c - option parsing helpers and the throttled progress meter. */
-#include "cli.h"
+#include "common/cli.h"
 
 #include <errno.h>
 #include <math.h>

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* Set progname from argv[0] (basename). */
 void cli_init(const char *argv0);

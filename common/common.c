@@ -1,7 +1,7 @@
 /* common.c - diagnostics, checked allocation, library error reports.
  * See common.h for the display levels and the die()/Err split.
  */
-#include "common.h"
+#include "common/common.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /* hash.c - FNV-1a + finalizer, and the open-addressing StrMap of hash.h. */
-#include "hash.h"
+#include "common/hash.h"
 
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 uint64_t hash_bytes(const void *p, size_t n) {
     const unsigned char *s = p;

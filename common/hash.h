@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "common/arena.h"
 
 /* Hash n bytes (stable across runs and machines). */
 uint64_t hash_bytes(const void *p, size_t n);

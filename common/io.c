@@ -1,5 +1,5 @@
 /* io.c - line Reader and atomic Writer; see io.h for the contracts. */
-#include "io.h"
+#include "common/io.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
 #define READ_CHUNK (1u << 20)
 

@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 typedef struct Reader {
     char **inputs;     /* names; "-" is stdin */

@@ -1,10 +1,10 @@
 /* json.c - JSON string writer and a non-allocating object/array walker
  * (RFC 8259). See json.h. */
-#include "json.h"
+#include "common/json.h"
 
 #include <string.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
 /* ---- writing ---- */
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 /* Append s[0..n) as a quoted JSON string. Returns the number of invalid
  * UTF-8 sequences replaced by U+FFFD. */

@@ -6,7 +6,7 @@
  * thread when a batch is done. The main thread flushes the batch with the
  * lowest seq as soon as it is DONE, so order never depends on timing.
  */
-#include "pool.h"
+#include "common/pool.h"
 
 #include <pthread.h>
 #include <string.h>

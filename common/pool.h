@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 enum { BATCH_COUNTERS = 16 };
 

@@ -5,7 +5,7 @@
  * CPython's _randommodule.c uses unchanged; see pyrandom.h for how random()
  * and friends derive from it.
  */
-#include "pyrandom.h"
+#include "common/pyrandom.h"
 
 #include <string.h>
 

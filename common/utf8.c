@@ -1,5 +1,5 @@
 /* utf8.c - UTF-8 decoding, validation, boundary and repair helpers. */
-#include "utf8.h"
+#include "common/utf8.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 /* Decode one code point at s (n bytes available). Returns its length 1..4
  * and sets *cp, or returns 0 if the bytes at s are not a valid sequence. */

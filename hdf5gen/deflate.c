@@ -8,7 +8,7 @@
  * complete code, as inflate requires. The exact output size is known
  * before any bit is written; when stored blocks are smaller they are used.
  */
-#include "deflate.h"
+#include "hdf5gen/deflate.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "common.h"
+#include "common/common.h"
 
 enum { NLITLEN = 286, NDIST = 30, NCL = 19, MAXBITS = 15, MAXCLBITS = 7 };
 

@@ -9,7 +9,7 @@
  * to H5Dwrite_chunk in grid order under the HDF5 lock. Edge chunks are
  * stored whole, zero-padded, as HDF5 stores them itself.
  */
-#include "h5file.h"
+#include "hdf5gen/h5file.h"
 
 #include <errno.h>
 #include <libdeflate.h>
@@ -28,8 +28,8 @@
 #include <omp.h>
 #endif
 
-#include "deflate.h"
-#include "io.h"
+#include "hdf5gen/deflate.h"
+#include "common/io.h"
 
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t h5_once = PTHREAD_ONCE_INIT;

@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* Rows [row0, row0 + nrows) of a dataset, row-major, cols elements of
  * elem_size bytes per row (cols == 1 for a 1-D dataset), into buf, which

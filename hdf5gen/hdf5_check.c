@@ -4,16 +4,16 @@
  *   hdf5_check --dump shard_0.hdf5 > rows.txt
  *
  * Reads each file as NVIDIA's pretraining_dataset does and checks the
- * rules of h5check.h; prints one summary per file and a total.
+ * rules of mlmcheck.h; prints one summary per file and a total.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "h5check.h"
-#include "h5file.h"
-#include "wordpiece.h"
+#include "common/cli.h"
+#include "hdf5gen/mlmcheck.h"
+#include "hdf5gen/h5file.h"
+#include "tokenize/wordpiece.h"
 
 static void usage(void) {
     printf("Usage: %s [OPTIONS] FILE...\n"
@@ -43,7 +43,7 @@ static void usage(void) {
            progname);
 }
 
-static void print_stats(const char *what, const H5CheckStats *s, int hist) {
+static void print_stats(const char *what, const MlmCheckStats *s, int hist) {
     double t = s->tokens ? (double)s->tokens : 1, m = s->masked ? (double)s->masked : 1,
            n = s->instances ? (double)s->instances : 1;
     printf("%s: %llu instances, L %d, P %d, %llu tokens (%.1f per instance), %.2f %% masked "
@@ -62,7 +62,7 @@ int main(int argc, char **argv) {
     cli_init(argv[0]);
     CliCommon cc;
     cli_common_init(&cc);
-    H5CheckOpts o = {0, 101, 102, 103, 0, NULL};
+    MlmCheckOpts o = {0, 101, 102, 103, 0, NULL};
     const char *vocab = NULL;
     int dump = 0;
     enum { O_VOCAB = 256, O_STRICT, O_DUMP, O_CLS, O_SEP, O_MASK };
@@ -95,11 +95,11 @@ int main(int argc, char **argv) {
         if (o.cls < 0 || o.sep < 0) die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab, o.cls < 0 ? "[CLS]" : "[SEP]");
     }
     if (dump) o.dump = stdout;
-    H5CheckStats total = {0};
+    MlmCheckStats total = {0};
     int bad = 0, unreadable = 0, nfiles = argc - optind;
     for (int i = optind; i < argc; i++) {
-        H5CheckStats st = {0};
-        int rc = h5check_file(argv[i], &o, &st, &err);
+        MlmCheckStats st = {0};
+        int rc = mlmcheck_file(argv[i], &o, &st, &err);
         if (rc) {
             fprintf(stderr, "%s: %s\n", progname, err.msg);
             if (rc == -2) unreadable++;

@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "h5file.h"
-#include "instances.h"
-#include "io.h"
-#include "mlmfile.h"
-#include "wordpiece.h"
+#include "common/cli.h"
+#include "hdf5gen/h5file.h"
+#include "hdf5gen/instances.h"
+#include "common/io.h"
+#include "hdf5gen/mlmfile.h"
+#include "tokenize/wordpiece.h"
 
 static void usage(void) {
     printf("Usage: %s --vocab FILE [OPTIONS] -o OUT SHARD...\n"

@@ -37,17 +37,17 @@
  * Whole-word masking (group sizes decide the draws) is done during the
  * draws.
  */
-#include "instances.h"
+#include "hdf5gen/instances.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 
-#include "io.h"
-#include "pool.h"
-#include "pyrandom.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/io.h"
+#include "common/pool.h"
+#include "common/pyrandom.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 #define BATCH_BYTES (256u << 10)
 #define BATCH_LINES 4096

@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common.h"
-#include "wordpiece.h"
+#include "common/common.h"
+#include "tokenize/wordpiece.h"
 
 typedef struct InstOpts {
     int max_seq_length;       /* 128 (original default; bertPrep passes 128 or 512) */

@@ -1,10 +1,10 @@
 /* mlmfile.c - fill callbacks from an InstSet into the six padded datasets
  * (see mlmfile.h); the HDF5 side is h5file.c. */
-#include "mlmfile.h"
+#include "hdf5gen/mlmfile.h"
 
 #include <string.h>
 
-#include "h5file.h"
+#include "hdf5gen/h5file.h"
 
 typedef struct Ctx {
     const InstSet *s;

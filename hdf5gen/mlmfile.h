@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "common.h"
-#include "instances.h"
+#include "common/common.h"
+#include "hdf5gen/instances.h"
 
 typedef struct MlmFileOpts {
     int max_seq_length; /* L: every instance has len <= L */

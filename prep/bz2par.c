@@ -49,8 +49,8 @@
  * damage is an error; anything else (zeros, junk) is ignored like bzip2
  * does, and its size is reported by bz2par_trailing_garbage().
  */
-#include "bz2par.h"
-#include "bzdec.h"
+#include "prep/bz2par.h"
+#include "prep/bzdec.h"
 
 #include <bzlib.h>
 #include <errno.h>

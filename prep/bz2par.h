@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/common.h"
+#include "common/common.h"
 
 typedef struct Bz2Par Bz2Par;
 

@@ -20,13 +20,13 @@
  * per group for codes up to 10 bits (nearly all of them) and a canonical
  * first-code walk for the longer ones.
  */
-#include "bzdec.h"
+#include "prep/bzdec.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common/common.h"
 
 #define MAX_GROUPS 6
 #define MAX_ALPHA 258

@@ -8,12 +8,12 @@
  * "</doc>" opens or closes an article.
  */
 #define _GNU_SOURCE /* memmem */
-#include "docfmt.h"
+#include "prep/docfmt.h"
 
 #include <string.h>
 
-#include "json.h"
-#include "utf8.h"
+#include "common/json.h"
+#include "common/utf8.h"
 
 int docfmt_parse(const char *name, DocFormat *fmt) {
     if (strcmp(name, "doc") == 0) *fmt = DOC_DOC;

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "buf.h"
+#include "common/buf.h"
 
 typedef enum DocFormat { DOC_DOC, DOC_JSON, DOC_LINES } DocFormat;
 

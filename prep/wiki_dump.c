@@ -22,12 +22,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bz2par.h"
-#include "buf.h"
-#include "cli.h"
-#include "io.h"
-#include "json.h"
-#include "wikidump.h"
+#include "prep/bz2par.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "prep/mwxml.h"
 
 #define MAX_NS_FILTER 64
 
@@ -200,7 +200,7 @@ static void on_page(void *ctx, const WikiPage *p) {
         json_append_string(b, p->redirect, p->redirect_len);
     }
     key(b, "text");
-    json_append_string_utf8(b, p->text, p->text_len); /* wikidump.c repaired it */
+    json_append_string_utf8(b, p->text, p->text_len); /* mwxml.c repaired it */
     buf_putc(b, '}');
     write_line(st);
     st->kept++;
@@ -230,8 +230,8 @@ static void parse_ns_list(State *st, const char *arg) {
     free(copy);
 }
 
-static void progress(State *st, uint64_t pos, const WikiDump *wd) {
-    progress_update(&st->progress, pos, wikidump_stats(wd)->xml_bytes, wikidump_stats(wd)->pages, "pages");
+static void progress(State *st, uint64_t pos, const MwXml *wd) {
+    progress_update(&st->progress, pos, mwxml_stats(wd)->xml_bytes, mwxml_stats(wd)->pages, "pages");
 }
 
 static ssize_t read_full(int fd, char *p, size_t n) {
@@ -274,7 +274,7 @@ static void *relay_main(void *arg) {
 }
 
 /* Decode and parse; returns 0 or -1 with err. */
-static int run(State *st, WikiDump *wd, Err *err) {
+static int run(State *st, MwXml *wd, Err *err) {
     const Config *cfg = st->cfg;
     const char *name = cfg->input;
     int fd = 0;
@@ -311,7 +311,7 @@ static int run(State *st, WikiDump *wd, Err *err) {
         size_t len;
         int r;
         while ((r = bz2par_next(bz, &data, &len, err)) == 1) {
-            if (wikidump_feed(wd, data, len, err)) {
+            if (mwxml_feed(wd, data, len, err)) {
                 r = -1;
                 break;
             }
@@ -325,10 +325,10 @@ static int run(State *st, WikiDump *wd, Err *err) {
             close(bzfd); /* unblocks the relay if it is still writing */
             pthread_join(relay_tid, NULL);
         }
-        rc = r < 0 ? -1 : wikidump_finish(wd, err);
+        rc = r < 0 ? -1 : mwxml_finish(wd, err);
     } else {
         if (cfg->index) warn("%s: not bz2 data, --index ignored", name);
-        if (nh && wikidump_feed(wd, head, (size_t)nh, err)) return -1;
+        if (nh && mwxml_feed(wd, head, (size_t)nh, err)) return -1;
         static char buf[1 << 20];
         uint64_t pos = (uint64_t)nh;
         for (;;) {
@@ -336,11 +336,11 @@ static int run(State *st, WikiDump *wd, Err *err) {
             if (r < 0 && errno == EINTR) continue;
             if (r < 0) return err_set(err, "%s: read error: %s", name, strerror(errno));
             if (r == 0) break;
-            if (wikidump_feed(wd, buf, (size_t)r, err)) return -1;
+            if (mwxml_feed(wd, buf, (size_t)r, err)) return -1;
             pos += (uint64_t)r;
             progress(st, pos, wd);
         }
-        rc = wikidump_finish(wd, err);
+        rc = mwxml_finish(wd, err);
     }
     if (fd != 0) close(fd);
     return rc;
@@ -374,7 +374,7 @@ int main(int argc, char **argv) {
         case 'h': usage(); return EXIT_OK;
         default: {
             char f[96];
-            snprintf(f, sizeof f, "(expat %s, libbz2 %s)", wikidump_expat_version(), bz2par_lib_version());
+            snprintf(f, sizeof f, "(expat %s, libbz2 %s)", mwxml_expat_version(), bz2par_lib_version());
             cli_common_opt(&cc, c, optarg, argv, f);
         }
         }
@@ -398,11 +398,11 @@ int main(int argc, char **argv) {
         (void)fcntl(fileno(st.out.fp), F_SETPIPE_SZ, 1 << 20); /* fewer switches in a pipe */
 
     double t0 = now_sec();
-    WikiDumpOpts wo = {.name = cfg.input, .max_text = cfg.max_text};
-    WikiDump *wd = wikidump_create(&wo, on_page, on_site, &st);
+    MwXmlOpts wo = {.name = cfg.input, .max_text = cfg.max_text};
+    MwXml *wd = mwxml_create(&wo, on_page, on_site, &st);
     int rc = run(&st, wd, &err);
     progress_done(&st.progress);
-    const WikiDumpStats *ws = wikidump_stats(wd);
+    const MwXmlStats *ws = mwxml_stats(wd);
     if (rc == 0 && st.nns_names && !st.site_seen)
         die_code(EXIT_USAGE, "--ns: namespace names need a <siteinfo> in the dump; use numbers");
     if (ws->bad_utf8)
@@ -422,7 +422,7 @@ int main(int argc, char **argv) {
          (unsigned long long)st.skip_redirect, (unsigned long long)st.skip_ns,
          (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
          (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
-    wikidump_destroy(wd);
+    mwxml_destroy(wd);
     if (rc) die("%s", err.msg);
     if (writer_close(&st.out, &err)) die("%s", err.msg);
     buf_free(&st.line);

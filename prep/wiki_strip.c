@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "cli.h"
-#include "docfmt.h"
-#include "io.h"
-#include "json.h"
-#include "pool.h"
-#include "wikitext.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "prep/docfmt.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "common/pool.h"
+#include "prep/wikitext.h"
 
 #define BATCH_BYTES (2u << 20)
 #define BATCH_RECORDS 512

@@ -103,7 +103,7 @@
  * wikitext on one core (English and multilingual samples, AMD EPYC).
  */
 #define _GNU_SOURCE /* memmem */
-#include "wikitext.h"
+#include "prep/wikitext.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -111,8 +111,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "common.h"
-#include "utf8.h"
+#include "common/common.h"
+#include "common/utf8.h"
 
 /* ---- limits ---- */
 

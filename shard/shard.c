@@ -19,7 +19,7 @@
  *     over all assigned articles after every pass (what PR #1063 of the
  *     upstream repository also did).
  */
-#include "shard.h"
+#include "shard/shard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,9 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "io.h"
-#include "utf8.h"
+#include "common/buf.h"
+#include "common/io.h"
+#include "common/utf8.h"
 
 #define READ_CHUNK (4u << 20)
 #define COPY_CHUNK (1u << 20)

@@ -70,7 +70,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common.h"
+#include "common/common.h"
 
 typedef enum ShardLayout { SHARD_NVIDIA, SHARD_HU } ShardLayout;
 

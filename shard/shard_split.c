@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "io.h"
-#include "shard.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "shard/shard.h"
 
 #define DEFAULT_SHARDS 256
 #define DEFAULT_FRACTION 0.1

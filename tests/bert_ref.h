@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bert.h"
+#include "train/bert.h"
 
 typedef struct Ref {
     int V, H, L, A, I, P, T, B, S, M, nparams, nmask;

@@ -5,9 +5,9 @@
  * mixed). At the 3/4 load limit an unsuccessful lookup costs about 8.5
  * probes on average (Knuth's estimate (1 + 1/(1-a)^2) / 2).
  */
-#include "dedup.h"
+#include "tokenize/dedup.h"
 
-#include "common.h"
+#include "common/common.h"
 
 static inline uint64_t stored(uint64_t h) { return h ? h : 1; }
 

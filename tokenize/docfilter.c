@@ -12,13 +12,13 @@
  * and the character counts; WORD_RE then runs over the class bytes.
  */
 #define _GNU_SOURCE /* memmem */
-#include "docfilter.h"
+#include "tokenize/docfilter.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 /* Class bits of one code point. */
 enum {

@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 /* The result of filtering one document: FC_PASS or the first failed check. */
 typedef enum FilterCheck {

@@ -1,11 +1,11 @@
 /* docread.c - documents from WikiExtractor doc/json layouts or plain text;
  * see docread.h for the layouts. */
-#include "docread.h"
+#include "tokenize/docread.h"
 
 #include <string.h>
 
-#include "json.h"
-#include "utf8.h"
+#include "common/json.h"
+#include "common/utf8.h"
 
 void docreader_init(DocReader *dr, char **inputs, int n, DocInFormat fmt) {
     memset(dr, 0, sizeof *dr);

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "io.h"
+#include "common/buf.h"
+#include "common/io.h"
 
 typedef enum DocInFormat { DOCIN_AUTO, DOCIN_DOC, DOCIN_JSON, DOCIN_TEXT } DocInFormat;
 

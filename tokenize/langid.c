@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io.h"
-#include "langid.h"
-#include "langid_model.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/io.h"
+#include "tokenize/langid.h"
+#include "tokenize/langid_model.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 typedef struct Posting {
     float w;       /* log(1 + c / (mu bg)) */

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* The model file under the data directory (see cli_data_path). */
 #define LANGID_DEFAULT_FILE "langid/model.txt"

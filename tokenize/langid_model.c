@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hash.h"
-#include "langid_model.h"
-#include "utf8.h"
+#include "common/hash.h"
+#include "tokenize/langid_model.h"
+#include "common/utf8.h"
 
 typedef struct Lang {
     char code[LANGID_CODE_MAX + 1];

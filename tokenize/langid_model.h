@@ -44,9 +44,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
-#include "langid.h"
+#include "common/buf.h"
+#include "common/common.h"
+#include "tokenize/langid.h"
 
 #define LANGID_MAGIC "wikibert-langid"
 #define LANGID_VERSION 1

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "io.h"
-#include "langid_model.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "tokenize/langid_model.h"
 
 static void usage(const LangIdTrainOpts *d) {
     printf("Usage: %s [OPTIONS] [TRAIN.tsv...]\n"

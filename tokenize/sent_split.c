@@ -5,7 +5,7 @@
  *
  * Reads documents (wiki_strip's doc, json or lines layout, or plain text
  * with a blank line between documents; tokenize/docread.h), splits every
- * paragraph with tokenize/sentsplit.h, and writes one sentence per line
+ * paragraph with tokenize/segmenter.h, and writes one sentence per line
  * with a blank line after each document (google-research/bert's input
  * format), or keeps the <doc> framing with -F doc. Documents are split on
  * -j threads in batches and written in input order, so the output is the
@@ -16,14 +16,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "cli.h"
-#include "docfmt.h"
-#include "docread.h"
-#include "io.h"
-#include "pool.h"
-#include "sentsplit.h"
-#include "uniprop.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "prep/docfmt.h"
+#include "tokenize/docread.h"
+#include "common/io.h"
+#include "common/pool.h"
+#include "tokenize/segmenter.h"
+#include "common/uniprop.h"
 
 #define BATCH_BYTES (256u << 10)
 #define BATCH_DOCS 1024
@@ -44,7 +44,7 @@ typedef struct Worker {
 } Worker;
 
 typedef struct State {
-    SentSplitter *ss;
+    Segmenter *ss;
     int doc_out, keep_paras;
     DocReader dr;
     Doc doc;
@@ -114,7 +114,7 @@ static void split_doc(State *st, Worker *w, Batch *b, const char *text, size_t n
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        size_t k = sentsplit_split(st->ss, p, len, &w->spans);
+        size_t k = segmenter_split(st->ss, p, len, &w->spans);
         b->counts[C_PARAS]++;
         if (k && st->keep_paras && w->sents.len) buf_putc(&w->sents, '\n');
         for (size_t i = 0; i < k; i++) {
@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
     const char *abbrev[MAX_ABBREV];
     CliCommon cc;
     cli_common_init(&cc);
-    SentSplitOpts so = {.lang = "en"};
+    SegmenterOpts so = {.lang = "en"};
     DocInFormat infmt = DOCIN_AUTO;
     enum { O_KEEP = 256, O_ABBREV };
     static const struct option longopts[] = {{"lang", required_argument, 0, 'l'},
@@ -212,9 +212,9 @@ int main(int argc, char **argv) {
     so.extra = abbrev;
     so.nextra = nabbrev;
     int code = 0;
-    st.ss = sentsplit_create(&so, &code, &st.err);
+    st.ss = segmenter_create(&so, &code, &st.err);
     if (!st.ss)
-        die_code(code == SENTSPLIT_EMISSING || code == SENTSPLIT_ELANG ? EXIT_USAGE : EXIT_DATA,
+        die_code(code == SEGMENTER_EMISSING || code == SEGMENTER_ELANG ? EXIT_USAGE : EXIT_DATA,
                  "%s", st.err.msg);
     docreader_init(&st.dr, argv + optind, argc - optind, infmt);
     if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
@@ -238,7 +238,7 @@ int main(int argc, char **argv) {
     if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
     docreader_free(&st.dr);
     doc_free(&st.doc);
-    sentsplit_destroy(st.ss);
+    segmenter_destroy(st.ss);
     for (int i = 0; i < MAX_WORKERS; i++) {
         sentspans_free(&st.workers[i].spans);
         buf_free(&st.workers[i].sents);

@@ -19,16 +19,16 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "cli.h"
-#include "dedup.h"
-#include "docfilter.h"
-#include "hash.h"
-#include "io.h"
-#include "langid.h"
-#include "pool.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "tokenize/dedup.h"
+#include "tokenize/docfilter.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "tokenize/langid.h"
+#include "common/pool.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 4096

@@ -34,14 +34,14 @@
  * boundary, which is exactly tokenization.py's "try end = n, n-1, ..."
  * loop without rehashing every substring.
  */
-#include "wordpiece.h"
+#include "tokenize/wordpiece.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "io.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/io.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 struct WordPiece {
     int lower;

@@ -44,8 +44,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 /* tokenization.py's max_input_chars_per_word (Google's original: 200). */
 #define WP_MAX_WORD_CHARS 100

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "cli.h"
-#include "io.h"
-#include "pool.h"
-#include "uniprop.h"
-#include "wordpiece.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "common/pool.h"
+#include "common/uniprop.h"
+#include "tokenize/wordpiece.h"
 
 #define BATCH_BYTES (256u << 10)
 #define BATCH_LINES 4096

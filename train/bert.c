@@ -7,16 +7,16 @@
  * output rows or columns, never reduced across threads), so results are
  * the same for any thread count.
  */
-#include "bert.h"
+#include "train/bert.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "cli.h"
-#include "dropout.h"
-#include "io.h"
-#include "json.h"
-#include "rng.h"
+#include "common/cli.h"
+#include "train/dropout.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "common/rng.h"
 
 /* ==== config ==== */
 

@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 typedef struct BertConfig {
     int vocab_size;          /* rows of the word embedding (and MLM classes) */

@@ -1,5 +1,5 @@
 /* ckpt.c - checkpoints and the Hugging Face export (see ckpt.h). */
-#include "ckpt.h"
+#include "train/ckpt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "io.h"
-#include "json.h"
+#include "common/buf.h"
+#include "common/io.h"
+#include "common/json.h"
 
 static const char MAGIC[8] = "WBCKPT1", END[8] = "WBCKEND";
 

@@ -19,9 +19,9 @@
 
 #include <stdint.h>
 
-#include "bert.h"
-#include "data.h"
-#include "optim.h"
+#include "train/bert.h"
+#include "train/data.h"
+#include "train/optim.h"
 
 typedef struct CkptInfo {
     int64_t step;      /* optimizer steps done */

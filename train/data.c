@@ -5,7 +5,7 @@
  * next epoch's), so that moving to it does not stall the trainer; the
  * reading is a function of the options and the position only, so the
  * batches are the same bytes either way. */
-#include "data.h"
+#include "train/data.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "h5file.h"
-#include "instances.h"
-#include "pyrandom.h"
-#include "rng.h"
+#include "hdf5gen/h5file.h"
+#include "hdf5gen/instances.h"
+#include "common/pyrandom.h"
+#include "common/rng.h"
 
 /* a file read and checked, with its visiting order */
 typedef struct Loaded {

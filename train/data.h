@@ -38,7 +38,7 @@
 
 #include <stdint.h>
 
-#include "bert.h"
+#include "train/bert.h"
 
 typedef struct DataOpts {
     const char *dir;

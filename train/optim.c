@@ -1,5 +1,5 @@
 /* optim.c - LAMB, AdamW and the PolyWarmUp schedule (see optim.h). */
-#include "optim.h"
+#include "train/optim.h"
 
 #include <math.h>
 #include <string.h>

@@ -22,7 +22,7 @@
 
 #include <stdint.h>
 
-#include "bert.h"
+#include "train/bert.h"
 
 typedef enum { OPT_LAMB, OPT_ADAMW } OptKind;
 

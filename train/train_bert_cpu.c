@@ -1,7 +1,7 @@
 /* train_bert_cpu.c - BERT pretraining on the CPU: NVIDIA run_pretraining.py's
  * options and loop (trainer.c) over the C model (bert.c, optim.c). */
-#include "cli.h"
-#include "trainer.h"
+#include "common/cli.h"
+#include "train/trainer.h"
 
 int main(int argc, char **argv) {
     cli_init(argv[0]);

@@ -1,6 +1,6 @@
 /* trainer.c - the pretraining loop of train_bert_cpu and train_bert (see
  * trainer.h): NVIDIA run_pretraining.py's options and loop over a backend. */
-#include "trainer.h"
+#include "train/trainer.h"
 
 #include <float.h>
 #include <getopt.h>
@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ckpt.h"
-#include "cli.h"
-#include "data.h"
-#include "dropout.h"
-#include "io.h"
-#include "utf8.h"
+#include "train/ckpt.h"
+#include "common/cli.h"
+#include "train/data.h"
+#include "train/dropout.h"
+#include "common/io.h"
+#include "common/utf8.h"
 
 static void usage(int gpu) {
     const char *prog = gpu ? "train_bert" : "train_bert_cpu";

@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "bert.h"
-#include "optim.h"
+#include "train/bert.h"
+#include "train/optim.h"
 
 typedef struct TrainOpts {
     const char *input_dir, *config, *output_dir, *vocab, *init_ckpt, *export_dir, *eval_file;

@@ -48,7 +48,7 @@
  * 100 bytes plus the list of words it occurs in.
  */
 #define _GNU_SOURCE /* qsort_r */
-#include "bpetrain.h"
+#include "vocab/bpetrain.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -58,12 +58,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "hash.h"
-#include "io.h"
-#include "pool.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/buf.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "common/pool.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 #define WS_CP 0x2581u  /* "▁": whitespace after escaping */
 #define UNK_CP 0x2585u /* "▅": stands for characters outside the alphabet */
@@ -282,7 +282,7 @@ enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED 
 
 struct BpeTrainer {
     BpeOpts o;
-    SpNorm *own_norm;
+    TextNorm *own_norm;
     uint8_t plain[256];  /* ASCII characters the normalizer leaves alone */
     BpeStats st;
     Err err;
@@ -509,15 +509,15 @@ BpeTrainer *bpe_create(const BpeOpts *o) {
     if (t->o.nthreads > MAX_WORKERS) t->o.nthreads = MAX_WORKERS;
     if (!t->o.norm) {
         Err e;
-        t->own_norm = spnorm_new(NULL, 0, NULL, &e);
+        t->own_norm = textnorm_new(NULL, 0, NULL, &e);
         t->o.norm = t->own_norm;
     }
     for (int b = 0x20; b < 0x7F; b++) {
         char ch = (char)b;
         const char *rep;
         size_t rlen;
-        size_t k = spnorm_prefix(t->o.norm, &ch, 1, &rep, &rlen);
-        t->plain[b] = k == 1 && rlen == 1 && rep[0] == ch && !spnorm_key_continues_ascii(t->o.norm, (unsigned char)b);
+        size_t k = textnorm_prefix(t->o.norm, &ch, 1, &rep, &rlen);
+        t->plain[b] = k == 1 && rlen == 1 && rep[0] == ch && !textnorm_key_continues_ascii(t->o.norm, (unsigned char)b);
     }
     t->nctr = t->o.nthreads;
     t->ctr = xcalloc((size_t)t->nctr, sizeof *t->ctr);
@@ -542,7 +542,7 @@ void bpe_destroy(BpeTrainer *t) {
     free(t->ctr);
     wt_free(&t->all);
     pthread_mutex_destroy(&t->all_mu);
-    if (t->own_norm) spnorm_free(t->own_norm);
+    if (t->own_norm) textnorm_free(t->own_norm);
     free(t->res_idx);
     if (t->res_line) {
         for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
@@ -626,16 +626,16 @@ static void count_words(Counter *c, const char *s, size_t n) {
     }
 }
 
-/* spnorm_normalize() with the default switches, faster: a printable ASCII
+/* textnorm_normalize() with the default switches, faster: a printable ASCII
  * character that the map leaves alone (t->plain) and that no longer key
  * can extend is copied without a trie lookup when the next byte is ASCII
- * too. Everything else goes through spnorm_prefix(), and the whitespace
+ * too. Everything else goes through textnorm_prefix(), and the whitespace
  * rules are the same: leading and trailing spaces dropped, runs collapsed,
  * a U+2581 in front and for every space. The unit tests hold it to
- * spnorm_normalize() on real text. */
+ * textnorm_normalize() on real text. */
 static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
     static const char kSpace[] = WS_UTF8;
-    const SpNorm *sn = t->o.norm;
+    const TextNorm *sn = t->o.norm;
     const char *rep;
     size_t rlen;
     while (n > 0) { /* leading whitespace */
@@ -644,7 +644,7 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
             s++, n--;
             continue;
         }
-        size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+        size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
         if (!(rlen == 1 && rep[0] == ' ')) break;
         s += k;
         n -= k;
@@ -677,7 +677,7 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
             s++, n--;
             continue;
         }
-        size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+        size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
         if (prev_space)
             while (rlen > 0 && rep[0] == ' ') rep++, rlen--;
         if (rlen > 0) {

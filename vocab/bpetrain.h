@@ -10,7 +10,7 @@
  * The work comes in two phases:
  *
  *   1. counting: each input line that spm_train would load (not empty, at
- *      most max_sentence_length bytes, no U+2585) is normalized (spnorm),
+ *      most max_sentence_length bytes, no U+2585) is normalized (textnorm),
  *      the strings "<unk>", "<s>" and "</s>" are replaced by a TAB as
  *      spm_train does, and the line is split into words, each starting at
  *      a U+2581; words are counted in per-thread hash tables that are
@@ -31,7 +31,7 @@
  * of them.
  *
  *   BpeOpts o = BPE_OPTS_DEFAULT;
- *   o.norm = sn;                                   // an SpNorm
+ *   o.norm = sn;                                   // an TextNorm
  *   BpeTrainer *t = bpe_create(&o);
  *   if (bpe_read(t, files, nfiles, &err) || bpe_train(t, &err)) die(...);
  *   bpe_model(t, &model);                          // pieces into an SpModel
@@ -43,10 +43,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
-#include "spmodel.h"
-#include "spnorm.h"
+#include "common/buf.h"
+#include "common/common.h"
+#include "vocab/spmodel.h"
+#include "vocab/textnorm.h"
 
 /* spm_train's fixed seed for its sentence sampler. */
 #define BPE_SPM_SEED 12345678u
@@ -60,7 +60,7 @@ typedef struct BpeOpts {
     uint64_t seed;                /* for the sampler */
     size_t max_sentence_length;   /* longer lines (in bytes) are skipped */
     int nthreads;                 /* counting threads */
-    const SpNorm *norm;           /* normalizer (borrowed; made with the default
+    const TextNorm *norm;           /* normalizer (borrowed; made with the default
                                    * switches, as spm_train's BPE needs them);
                                    * NULL = the identity rule */
     /* Called now and then during long phases (may be NULL): phase is
@@ -115,7 +115,7 @@ void bpe_add_line(BpeTrainer *t, const char *line, size_t len);
  * tests that need exact word counts. */
 void bpe_add_word(BpeTrainer *t, const char *word, size_t len, uint64_t count);
 
-/* The normalization bpe_add_line() applies to a line (spnorm_normalize()
+/* The normalization bpe_add_line() applies to a line (textnorm_normalize()
  * of o->norm, computed with a faster path for ASCII), appended to out.
  * Exposed for tests. */
 void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out);

@@ -34,14 +34,14 @@
  * every other code point is its own NFKC and NFKD and yields no rule.
  * Building the whole table takes about 0.15 s on one core.
  */
-#include "charsmap.h"
+#include "vocab/charsmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "darray.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "vocab/darray.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 /* SentencePiece's Normalizer::kMaxTrieResultsSize: a key may have at most
  * this many rules that are prefixes of it (the builder checks < 32). */

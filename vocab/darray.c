@@ -23,12 +23,12 @@
  *      Because a base and base ^ c lie in the same block for every byte c,
  *      an array of whole blocks keeps every lookup in range.
  */
-#include "darray.h"
+#include "vocab/darray.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "common/hash.h"
 
 enum {
     BLOCK = 256,

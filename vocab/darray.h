@@ -18,7 +18,7 @@
  * gets the first base, among the free units of the last few 256-unit
  * blocks, at which all its labels are free; the array grows a block at a
  * time. Unused units get a value-unit filler, which never matches a label,
- * so every lookup that follows the format (spnorm.c's darts_longest_prefix,
+ * so every lookup that follows the format (textnorm.c's darts_longest_prefix,
  * Darts-clone's commonPrefixSearch, which has no bounds checks) stays
  * inside the array. Output depends only on the key set.
  *
@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common.h"
+#include "common/common.h"
 
 typedef struct DArray {
     uint32_t *units; /* n units, host order; n is a multiple of 256 */

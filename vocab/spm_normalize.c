@@ -4,7 +4,7 @@
  *   spm_normalize wiki.txt | head          # "▁Die▁Stadt▁Berlin ..."
  *
  * Writes each input line as SentencePiece normalizes it before training and
- * encoding (spnorm.h): with the nmt_nfkc table generated from ICU
+ * encoding (textnorm.h): with the nmt_nfkc table generated from ICU
  * (charsmap.h), or with the normalizer of a .model (its compiled table and
  * its whitespace switches). The output is what spm_train counts characters
  * and pieces in, and what a model with that normalizer encodes.
@@ -14,13 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "charsmap.h"
-#include "cli.h"
-#include "io.h"
-#include "spmodel.h"
-#include "spnorm.h"
-#include "uniprop.h"
+#include "common/buf.h"
+#include "vocab/charsmap.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "vocab/spmodel.h"
+#include "vocab/textnorm.h"
+#include "common/uniprop.h"
 
 static void usage(void) {
     printf("Usage: %s [OPTIONS] [FILE...]\n"
@@ -49,10 +49,10 @@ static void usage(void) {
 
 /* The normalizer of the model at path: its table (the nmt_nfkc one built
  * here when the model names that rule without a table) and switches. */
-static SpNorm *model_normalizer(const char *path, int map_only, Err *err) {
+static TextNorm *model_normalizer(const char *path, int map_only, Err *err) {
     Buf data = {0}, table = {0};
     SpModel m;
-    SpNorm *sn = NULL;
+    TextNorm *sn = NULL;
     spmodel_init(&m);
     if (read_file(path, &data, err)) goto done;
     if (spmodel_read(&m, data.data ? data.data : "", data.len, err)) {
@@ -72,13 +72,13 @@ static SpNorm *model_normalizer(const char *path, int map_only, Err *err) {
         err_set(err, "%s: normalizer '%.*s' has no precompiled_charsmap", path, (int)nlen, nm);
         goto done;
     }
-    SpNormOpts o = {
+    TextNormOpts o = {
         (int)spmsg_get_int(&m.normalizer, SPN_ADD_DUMMY_PREFIX, 1),
         (int)spmsg_get_int(&m.normalizer, SPN_REMOVE_EXTRA_WHITESPACES, 1),
         (int)spmsg_get_int(&m.normalizer, SPN_ESCAPE_WHITESPACES, 1),
     };
-    if (map_only) o = (SpNormOpts){0, 0, 0};
-    sn = spnorm_new(table.data, table.len, &o, err);
+    if (map_only) o = (TextNormOpts){0, 0, 0};
+    sn = textnorm_new(table.data, table.len, &o, err);
     if (!sn) {
         Err e = *err;
         err_set(err, "%s: %s", path, e.msg);
@@ -110,14 +110,14 @@ int main(int argc, char **argv) {
     }
 
     Err err;
-    SpNorm *sn;
+    TextNorm *sn;
     double t0 = now_sec();
     if (model) {
         sn = model_normalizer(model, map_only, &err);
     } else {
         Buf table = {0};
-        SpNormOpts o = {0, 0, 0};
-        sn = charsmap_nmt_nfkc(&table, &err) ? NULL : spnorm_new(table.data, table.len, map_only ? &o : NULL, &err);
+        TextNormOpts o = {0, 0, 0};
+        sn = charsmap_nmt_nfkc(&table, &err) ? NULL : textnorm_new(table.data, table.len, map_only ? &o : NULL, &err);
         buf_free(&table);
     }
     if (!sn) die("%s", err.msg);
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     int r;
     while ((r = reader_next_line(&rd, &line, &len, &err)) == 1) {
         buf_clear(&out);
-        spnorm_normalize(sn, line, len, &out);
+        textnorm_normalize(sn, line, len, &out);
         buf_putc(&out, '\n');
         if (writer_write(&w, out.data, out.len, &err)) die("%s", err.msg);
         lines++;
@@ -145,6 +145,6 @@ int main(int argc, char **argv) {
     info(3, "%llu lines, %llu bytes in, %llu bytes out", lines, (unsigned long long)rd.bytes, bytes_out);
     buf_free(&out);
     reader_free(&rd);
-    spnorm_free(sn);
+    textnorm_free(sn);
     return EXIT_OK;
 }

@@ -7,13 +7,13 @@
  * .vocab layout: SaveVocab in its trainer_interface.cc, which streams
  * `piece << "\t" << score << "\n"` with default stream formatting.
  */
-#include "spmodel.h"
+#include "vocab/spmodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
 /* ---- wire primitives ---- */
 

@@ -3,7 +3,7 @@
  *   vocab_convert [OPTIONS] [bert.vocab]
  *   vocab_convert bert.vocab -o vocab.txt
  *
- * The sent2wordpiece.py step of the HILBERT workflow (vocabconv.h has the
+ * The sent2wordpiece.py step of the HILBERT workflow (spvocab.h has the
  * rules), plus --size to make the vocab exactly as long as the model's
  * embedding table.
  */
@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "cli.h"
-#include "io.h"
-#include "vocabconv.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "vocab/spvocab.h"
 
 static void usage(void) {
     printf("Usage: %s [OPTIONS] [VOCAB]\n"

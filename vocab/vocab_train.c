@@ -21,16 +21,16 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "bpetrain.h"
-#include "buf.h"
-#include "charsmap.h"
-#include "cli.h"
-#include "io.h"
-#include "spmodel.h"
-#include "spnorm.h"
-#include "uniprop.h"
-#include "vocabconv.h"
-#include "wptrain.h"
+#include "vocab/bpetrain.h"
+#include "common/buf.h"
+#include "vocab/charsmap.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "vocab/spmodel.h"
+#include "vocab/textnorm.h"
+#include "common/uniprop.h"
+#include "vocab/spvocab.h"
+#include "vocab/wptrain.h"
 
 #define MAX_INPUTS 4096
 
@@ -329,7 +329,7 @@ static void parse_args(Config *c, int argc, char **argv) {
 /* The normalizer: from --normalizer-model, or built in (nmt_nfkc: the
  * table charsmap.c builds from the linked ICU). Sets name/blob for
  * the model's normalizer_spec (blob points into *model). */
-static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name, const char **blob,
+static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **name, const char **blob,
                                size_t *blob_len) {
     Err err;
     *blob = NULL;
@@ -358,7 +358,7 @@ static SpNorm *load_normalizer(const Config *c, SpModel *from, const char **name
         *blob = table.data;
         *blob_len = table.len;
     }
-    SpNorm *sn = spnorm_new(*blob, *blob_len, NULL, &err);
+    TextNorm *sn = textnorm_new(*blob, *blob_len, NULL, &err);
     if (!sn) die_code(EXIT_USAGE, "%s: %s", c->norm_model ? c->norm_model : "nmt_nfkc", err.msg);
     return sn;
 }
@@ -390,7 +390,7 @@ static int train_bpe(Config *c) {
     spmodel_init(&model);
     const char *norm_name, *blob;
     size_t blob_len;
-    SpNorm *sn = load_normalizer(c, &from, &norm_name, &blob, &blob_len);
+    TextNorm *sn = load_normalizer(c, &from, &norm_name, &blob, &blob_len);
 
     /* outputs first, so that a refused file is reported before the work */
     Err err;
@@ -461,7 +461,7 @@ static int train_bpe(Config *c) {
     buf_free(&mb);
     buf_free(&vb);
     bpe_destroy(t);
-    spnorm_free(sn);
+    textnorm_free(sn);
     spmodel_free(&model);
     spmodel_free(&from);
     free(model_path);

@@ -58,17 +58,17 @@
  * 256 global tables chosen by the top byte of the word's hash, one shard
  * per thread at a time, so the merge runs in parallel without locks.
  */
-#include "wptrain.h"
+#include "vocab/wptrain.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "hash.h"
-#include "io.h"
-#include "json.h"
-#include "utf8.h"
+#include "common/cli.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "common/utf8.h"
 
 #define NSHARD 256
 #define BATCH_PER_THREAD (4u << 20)

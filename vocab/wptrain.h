@@ -35,10 +35,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
-#include "vocabconv.h"
-#include "wordpiece.h"
+#include "common/buf.h"
+#include "common/common.h"
+#include "vocab/spvocab.h"
+#include "tokenize/wordpiece.h"
 
 typedef struct WpTrainOpts {
     size_t vocab_size;      /* tokens in the output, special ones included */

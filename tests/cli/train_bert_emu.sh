@@ -1,4 +1,4 @@
-# The CUDA backend of train_bert compiled against tests/gpu/cuda_emu.h (the
+# The CUDA backend of train_bert compiled against train/cuda/emu/cuda_emu.h (the
 # CUDA execution model and cuBLAS's semantics on the CPU) as train_bert_emu,
 # trained side by side with train_bert_cpu on real data:
 # tests/gpu/compare_cpu.sh's checks (fp32 = the CPU, bf16 within 1e-2,
@@ -36,7 +36,7 @@ ok "... saying once that the matmul attention takes those lengths" \
   eval '[ "$(grep -c "is not served by the fused attention" "$T/b20g.err")" = 1 ]'
 
 # Data parallel: two train_bert_emu processes as ranks 0 and 1 of one group
-# (tests/gpu/comm_emu.h carries the all-reduce and all-gather that NCCL
+# (train/cuda/emu/comm_emu.h carries the all-reduce and all-gather that NCCL
 # carries on GPUs). Two files with the same rows: each rank reads one, so
 # both ranks see the batches a single process sees; without dropout the
 # two-rank run (gradients summed over ranks, then averaged) must end with

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "common/common.h"
 
 /* The entry point every target defines: run the library on data[0..size)
  * (any bytes) and return 0. */

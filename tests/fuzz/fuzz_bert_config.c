@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "bert.h"
-#include "buf.h"
-#include "fuzz.h"
+#include "train/bert.h"
+#include "common/buf.h"
+#include "tests/fuzz/fuzz.h"
 
 /* One input: data as a bert_config.json file. Returns 0; a broken promise
  * aborts (fuzz_fail). */

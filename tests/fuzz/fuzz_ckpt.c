@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bert.h"
-#include "ckpt.h"
-#include "fuzz.h"
-#include "optim.h"
+#include "train/bert.h"
+#include "train/ckpt.h"
+#include "tests/fuzz/fuzz.h"
+#include "train/optim.h"
 
 /* The model of the seed checkpoints (tests/fuzz/seeds.sh trains it). */
 #define FUZZ_CKPT_CONFIG                                                                              \

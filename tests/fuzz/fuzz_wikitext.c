@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzz.h"
-#include "wikitext.h"
+#include "common/buf.h"
+#include "tests/fuzz/fuzz.h"
+#include "prep/wikitext.h"
 
 static void check_output(const char *what, const Buf *out) {
     if (!out->len) return;

@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzz.h"
-#include "wordpiece.h"
+#include "common/buf.h"
+#include "tests/fuzz/fuzz.h"
+#include "tokenize/wordpiece.h"
 
 static void check_ids(const char *what, const WordPiece *wp, const WpIds *ids) {
     size_t vs = wp_vocab_size(wp);

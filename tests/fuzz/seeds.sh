@@ -4,12 +4,12 @@
 #
 #   tests/fuzz/seeds.sh BIN OUT
 #
-#   wikidump     the head of each sample dump closed after its first pages,
+#   mwxml     the head of each sample dump closed after its first pages,
 #                a multistream fragment, the head of the UTF-16 dump
 #   wikitext     the wikitext of sample pages (wiki_dump's "text"), cut to 8 kB
-#   sentsplit    paragraphs of wiki_strip and the golden-rule texts
+#   segmenter    paragraphs of wiki_strip and the golden-rule texts
 #   wordpiece    sentences of sent_split; the head of data/bert/vocab.txt
-#   h5check      hdf5gen files (masked, unmasked) from a tiny vocabulary
+#   mlmcheck      hdf5gen files (masked, unmasked) from a tiny vocabulary
 #   bert_config  the configs of tests/cli/train_bert_cpu.sh and an export's
 #   ckpt         train_bert_cpu checkpoints (LAMB, AdamW) of fuzz_ckpt.c's model
 # The committed tests/fuzz/corpus/<target>/ files join them in make fuzz.
@@ -21,17 +21,17 @@ DATA=$ROOT/tests/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$OUT"
-for t in wikidump wikitext sentsplit wordpiece h5check bert_config ckpt; do mkdir -p "$OUT/$t"; done
+for t in mwxml wikitext segmenter wordpiece mlmcheck bert_config ckpt; do mkdir -p "$OUT/$t"; done
 
-# wikidump: siteinfo and the first 2 pages, then the closing tag
+# mwxml: siteinfo and the first 2 pages, then the closing tag
 for d in enwiki-3 enwiki-tables huwiki-berlin elwikivoyage-17; do
-  bzip2 -dc "$DATA/$d.xml.bz2" | awk '{print} /<\/page>/ && ++n == 2 {exit}' | head -c 20000 >"$OUT/wikidump/$d.xml"
-  echo "</mediawiki>" >>"$OUT/wikidump/$d.xml"
+  bzip2 -dc "$DATA/$d.xml.bz2" | awk '{print} /<\/page>/ && ++n == 2 {exit}' | head -c 20000 >"$OUT/mwxml/$d.xml"
+  echo "</mediawiki>" >>"$OUT/mwxml/$d.xml"
 done
-bzip2 -dc "$DATA/elwikivoyage-17.multistream-noheader.xml.bz2" | head -c 6000 >"$OUT/wikidump/fragment-cut.xml"
-bzip2 -dc "$DATA/bgwiki-utf16.xml.bz2" | head -c 2000 >"$OUT/wikidump/utf16-head.xml"
+bzip2 -dc "$DATA/elwikivoyage-17.multistream-noheader.xml.bz2" | head -c 6000 >"$OUT/mwxml/fragment-cut.xml"
+bzip2 -dc "$DATA/bgwiki-utf16.xml.bz2" | head -c 2000 >"$OUT/mwxml/utf16-head.xml"
 
-# wikitext: page texts; sentsplit: paragraphs; wordpiece: sentences
+# wikitext: page texts; segmenter: paragraphs; wordpiece: sentences
 for d in enwiki-3 enwiki-tables huwiki-berlin elwikivoyage-17; do
   "$BIN/wiki_dump" -q "$DATA/$d.xml.bz2" >"$tmp/$d.jsonl"
   if command -v python3 >/dev/null 2>&1; then
@@ -50,7 +50,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
   lang=en
   [ "$d" = huwiki-berlin ] && lang=hu
   awk 'length > 200 && n < 3 {print substr($0, 1, 2500) > sprintf("%s/%s-%d.txt", dir, d, n++)}' \
-    dir="$OUT/sentsplit" d="$d" "$tmp/$d.txt"
+    dir="$OUT/segmenter" d="$d" "$tmp/$d.txt"
   "$BIN/sent_split" -q -j1 -l "$lang" "$tmp/$d.txt" >"$tmp/$d.sent"
   awk 'length > 40 && n < 3 {print > sprintf("%s/%s-%d.txt", dir, d, n++)}' dir="$OUT/wordpiece" d="$d" "$tmp/$d.sent"
 done
@@ -60,11 +60,11 @@ import json, sys
 for i, line in enumerate(open(sys.argv[1], encoding="utf-8")):
     if i % 10: continue
     open("%s/golden-%d.txt" % (sys.argv[2], i), "wb").write(json.loads(line)["text"].encode("utf-8"))
-' "$DATA/sentseg/golden_rules_en.jsonl" "$OUT/sentsplit"
+' "$DATA/sentseg/golden_rules_en.jsonl" "$OUT/segmenter"
 fi
 head -n 1200 "$ROOT/data/bert/vocab.txt" >"$OUT/wordpiece/vocab-head.txt"
 
-# h5check and ckpt: a 40-token vocabulary (the specials and the commonest
+# mlmcheck and ckpt: a 40-token vocabulary (the specials and the commonest
 # words of the English sample), hdf5gen files of it, a tiny model trained
 # on them for one step
 head -c 4000 "$tmp/enwiki-3.sent" >"$tmp/small.txt"
@@ -74,8 +74,8 @@ mkdir -p "$tmp/h5"
 "$BIN/hdf5gen" -q --vocab "$tmp/vocab.txt" --dupe-factor 1 --max-seq-length 32 --max-predictions-per-seq 5 \
   -o "$tmp/h5/tiny_training_0.hdf5" "$tmp/small.txt"
 "$BIN/hdf5gen" -q --vocab "$tmp/vocab.txt" --dupe-factor 1 --max-seq-length 16 --no-mask --nsp 0 \
-  -o "$OUT/h5check/plain16.hdf5" "$tmp/small.txt"
-cp "$tmp/h5/tiny_training_0.hdf5" "$OUT/h5check/masked32.hdf5"
+  -o "$OUT/mlmcheck/plain16.hdf5" "$tmp/small.txt"
+cp "$tmp/h5/tiny_training_0.hdf5" "$OUT/mlmcheck/masked32.hdf5"
 cat >"$OUT/bert_config/tiny.json" <<'JSON'
 {"hidden_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32,
  "max_position_embeddings": 32, "type_vocab_size": 2, "vocab_size": 40, "hidden_act": "gelu"}

@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../test.h"
-#include "../bert_ref.h"
-#include "ckpt.h"
-#include "gpu.h"
-#include "optim.h"
+#include "tests/test.h"
+#include "tests/bert_ref.h"
+#include "train/ckpt.h"
+#include "train/cuda/gpu.h"
+#include "train/optim.h"
 
 #ifndef TEST_DATA
 #define TEST_DATA "tests/data"

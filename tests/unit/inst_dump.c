@@ -19,9 +19,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "common.h"
-#include "instances.h"
-#include "wordpiece.h"
+#include "common/common.h"
+#include "hdf5gen/instances.h"
+#include "tokenize/wordpiece.h"
 
 static void usage(FILE *fp) {
     fprintf(fp,

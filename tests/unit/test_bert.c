@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../test.h"
-#include "../bert_ref.h"
-#include "bert.h"
-#include "dropout.h"
-#include "optim.h"
+#include "tests/test.h"
+#include "tests/bert_ref.h"
+#include "train/bert.h"
+#include "train/dropout.h"
+#include "train/optim.h"
 
 #ifndef TEST_DATA
 #define TEST_DATA "tests/data"

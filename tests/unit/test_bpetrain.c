@@ -6,7 +6,7 @@
  * U+2585 stand-in, the piece validity rules (U+2581 only first, one script,
  * digits, length, U+2585), spm_train's script table, errors, the same
  * pieces for 1 and 4 threads and for stdin-like and file input, and the
- * fast normalization against spnorm_normalize() with the identity rule and
+ * fast normalization against textnorm_normalize() with the identity rule and
  * the built-in nmt_nfkc table. When a Python with sentencepiece is found:
  * the same comparison with the table of a model it trains. Without it that
  * check prints that it did not run and counts nothing.
@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "bpetrain.h"
-#include "charsmap.h"
-#include "io.h"
-#include "rng.h"
-#include "spmodel.h"
-#include "spnorm.h"
-#include "uniprop.h"
+#include "tests/test.h"
+#include "vocab/bpetrain.h"
+#include "vocab/charsmap.h"
+#include "common/io.h"
+#include "common/rng.h"
+#include "vocab/spmodel.h"
+#include "vocab/textnorm.h"
+#include "common/uniprop.h"
 
 #define WS "\xe2\x96\x81"
 #define UNK "\xe2\x96\x85"
@@ -332,9 +332,9 @@ static void test_threads_and_files(void) {
     buf_free(&a), buf_free(&b), buf_free(&c);
 }
 
-/* ---- the fast normalization equals spnorm_normalize() ---- */
+/* ---- the fast normalization equals textnorm_normalize() ---- */
 
-static int compare_norm(const SpNorm *sn, const char *what) {
+static int compare_norm(const TextNorm *sn, const char *what) {
     BpeOpts o = BPE_OPTS_DEFAULT;
     o.norm = sn;
     BpeTrainer *t = bpe_create(&o);
@@ -350,7 +350,7 @@ static int compare_norm(const SpNorm *sn, const char *what) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         buf_clear(&x), buf_clear(&y);
         bpe_normalize(t, cases[i], strlen(cases[i]), &x);
-        spnorm_normalize(sn, cases[i], strlen(cases[i]), &y);
+        textnorm_normalize(sn, cases[i], strlen(cases[i]), &y);
         if (x.len != y.len || (x.len && memcmp(x.data, y.data, x.len))) {
             printf("  %s: case %zu differs: [%s] vs [%s]\n", what, i, x.data ? x.data : "", y.data ? y.data : "");
             bad++;
@@ -373,7 +373,7 @@ static int compare_norm(const SpNorm *sn, const char *what) {
         }
         buf_clear(&x), buf_clear(&y);
         bpe_normalize(t, s, n, &x);
-        spnorm_normalize(sn, s, n, &y);
+        textnorm_normalize(sn, s, n, &y);
         if (x.len != y.len || (x.len && memcmp(x.data, y.data, x.len))) bad++;
     }
     buf_free(&x), buf_free(&y);
@@ -383,19 +383,19 @@ static int compare_norm(const SpNorm *sn, const char *what) {
 
 static void test_normalize(void) {
     Err err;
-    SpNorm *id = spnorm_new(NULL, 0, NULL, &err);
-    test_cond("identity rule: fast normalization == spnorm_normalize", compare_norm(id, "identity") == 0);
-    spnorm_free(id);
+    TextNorm *id = textnorm_new(NULL, 0, NULL, &err);
+    test_cond("identity rule: fast normalization == textnorm_normalize", compare_norm(id, "identity") == 0);
+    textnorm_free(id);
     Buf table = {0};
     test_cond("built-in nmt_nfkc table", charsmap_nmt_nfkc(&table, &err) == 0);
-    SpNorm *nfkc = spnorm_new(table.data, table.len, NULL, &err);
+    TextNorm *nfkc = textnorm_new(table.data, table.len, NULL, &err);
     test_cond("built-in table loads", nfkc != NULL);
     if (nfkc) {
-        test_cond("built-in nmt_nfkc: fast normalization == spnorm_normalize", compare_norm(nfkc, "built-in") == 0);
+        test_cond("built-in nmt_nfkc: fast normalization == textnorm_normalize", compare_norm(nfkc, "built-in") == 0);
         test_cond("built-in nmt_nfkc leaves letters and digits alone",
-                  !spnorm_key_continues_ascii(nfkc, 'a') && !spnorm_key_continues_ascii(nfkc, '7'));
+                  !textnorm_key_continues_ascii(nfkc, 'a') && !textnorm_key_continues_ascii(nfkc, '7'));
     }
-    spnorm_free(nfkc);
+    textnorm_free(nfkc);
     buf_free(&table);
 
     char pybuf[1024];
@@ -421,14 +421,14 @@ static void test_normalize(void) {
     spmodel_init(&m);
     if (rc == 0 && read_file(path, &data, &err) == 0 && spmodel_read(&m, data.data, data.len, &err) == 0) {
         const SpField *cf = spmsg_get(&m.normalizer, SPN_PRECOMPILED_CHARSMAP);
-        SpNorm *sn = cf ? spnorm_new(m.normalizer.data.data + cf->off, cf->len, NULL, &err) : NULL;
+        TextNorm *sn = cf ? textnorm_new(m.normalizer.data.data + cf->off, cf->len, NULL, &err) : NULL;
         test_cond("nmt_nfkc table loads", sn != NULL);
         if (sn) {
-            test_cond("nmt_nfkc: fast normalization == spnorm_normalize", compare_norm(sn, "nmt_nfkc") == 0);
+            test_cond("nmt_nfkc: fast normalization == textnorm_normalize", compare_norm(sn, "nmt_nfkc") == 0);
             test_cond("nmt_nfkc leaves 'a' alone and has no ASCII pair keys from it",
-                      !spnorm_key_continues_ascii(sn, 'a'));
+                      !textnorm_key_continues_ascii(sn, 'a'));
         }
-        spnorm_free(sn);
+        textnorm_free(sn);
     } else {
         test_cond("read the model", 0);
     }

@@ -22,9 +22,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "buf.h"
-#include "bz2par.h"
+#include "tests/test.h"
+#include "common/buf.h"
+#include "prep/bz2par.h"
 
 /* ---- helpers: data ---- */
 

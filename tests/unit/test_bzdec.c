@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../test.h"
-#include "bzdec.h"
+#include "tests/test.h"
+#include "prep/bzdec.h"
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void) {

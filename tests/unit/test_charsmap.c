@@ -1,5 +1,5 @@
 /* test_charsmap.c - the generated nmt_nfkc table (vocab/charsmap.c) run by
- * spnorm.
+ * textnorm.
  *
  * Always: hand-checked normalizations (fullwidth forms, ligatures, Roman
  * numerals, circled digits, odd spaces, deleted controls, composition of
@@ -23,19 +23,19 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "charsmap.h"
-#include "io.h"
-#include "spmodel.h"
-#include "spnorm.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "tests/test.h"
+#include "vocab/charsmap.h"
+#include "common/io.h"
+#include "vocab/spmodel.h"
+#include "vocab/textnorm.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 static Buf blob;
 
-static void norm_is(const SpNorm *sn, const char *what, const char *in, size_t n, const char *want, size_t wn) {
+static void norm_is(const TextNorm *sn, const char *what, const char *in, size_t n, const char *want, size_t wn) {
     Buf out = {0};
-    spnorm_normalize(sn, in, n, &out);
+    textnorm_normalize(sn, in, n, &out);
     test_mem_eq(what, out.data ? out.data : "", out.len, want, wn);
     buf_free(&out);
 }
@@ -73,8 +73,8 @@ static void test_uniprop_nfk(void) {
 
 static void test_vectors(void) {
     Err err;
-    SpNorm *sn = spnorm_new(blob.data, blob.len, NULL, &err);
-    test_cond("spnorm accepts the table", sn != NULL);
+    TextNorm *sn = textnorm_new(blob.data, blob.len, NULL, &err);
+    test_cond("textnorm accepts the table", sn != NULL);
     if (!sn) return;
     NORM(sn, "fullwidth ASCII", "\xef\xbc\xa1\xef\xbc\xa2\xef\xbc\xa3\xef\xbc\x91\xef\xbc\x92\xef\xbc\x81", "\xe2\x96\x81" "ABC12!");
     NORM(sn, "ligature fi", "\xef\xac\x81nd", "\xe2\x96\x81" "find");
@@ -112,15 +112,15 @@ static void test_vectors(void) {
     const char *rep;
     size_t rlen;
     test_cond("a deleted control: empty replacement, one byte consumed",
-              spnorm_prefix(sn, "\x01x", 2, &rep, &rlen) == 1 && rlen == 0);
+              textnorm_prefix(sn, "\x01x", 2, &rep, &rlen) == 1 && rlen == 0);
     test_cond("longest match: fullwidth e + acute is one 5-byte rule",
-              spnorm_prefix(sn, "\xef\xbd\x85\xcc\x81!", 6, &rep, &rlen) == 5 && rlen == 2);
-    spnorm_free(sn);
+              textnorm_prefix(sn, "\xef\xbd\x85\xcc\x81!", 6, &rep, &rlen) == 5 && rlen == 2);
+    textnorm_free(sn);
 
-    SpNormOpts keep = {0, 0, 0};
-    sn = spnorm_new(blob.data, blob.len, &keep, &err);
+    TextNormOpts keep = {0, 0, 0};
+    sn = textnorm_new(blob.data, blob.len, &keep, &err);
     NORM(sn, "map only (no whitespace rules)", " \xef\xbc\xa1\t ", " A  ");
-    spnorm_free(sn);
+    textnorm_free(sn);
 }
 
 static void test_layout(void) {
@@ -140,17 +140,17 @@ static void test_layout(void) {
 
     /* damaged blobs */
     char small[4] = {8, 0, 0, 0};
-    test_cond("4-byte blob refused", spnorm_new(small, 4, NULL, &err) == NULL);
+    test_cond("4-byte blob refused", textnorm_new(small, 4, NULL, &err) == NULL);
     Buf bad = {0};
     buf_append(&bad, blob.data, blob.len);
     bad.data[3] = 0x7F; /* trie size far beyond the blob */
-    test_cond("trie size beyond the blob refused", spnorm_new(bad.data, bad.len, NULL, &err) == NULL);
+    test_cond("trie size beyond the blob refused", textnorm_new(bad.data, bad.len, NULL, &err) == NULL);
     bad.data[3] = blob.data[3];
     bad.data[0] = (char)(bad.data[0] + 2); /* not a whole number of units */
-    test_cond("trie size not a multiple of 4 refused", spnorm_new(bad.data, bad.len, NULL, &err) == NULL);
-    test_cond("blob cut inside the trie refused", spnorm_new(blob.data, 4 + tsize / 2, NULL, &err) == NULL);
+    test_cond("trie size not a multiple of 4 refused", textnorm_new(bad.data, bad.len, NULL, &err) == NULL);
+    test_cond("blob cut inside the trie refused", textnorm_new(blob.data, 4 + tsize / 2, NULL, &err) == NULL);
     memset(bad.data, 0, 4);
-    test_cond("empty trie refused", spnorm_new(bad.data, bad.len, NULL, &err) == NULL);
+    test_cond("empty trie refused", textnorm_new(bad.data, bad.len, NULL, &err) == NULL);
     buf_free(&bad);
 }
 
@@ -291,7 +291,7 @@ static void check_rules(const char *dir) {
 }
 
 /* (2) every code point, alone and between two letters. */
-static void check_codepoints(const char *dir, const SpNorm *sn, const Buf *want) {
+static void check_codepoints(const char *dir, const TextNorm *sn, const Buf *want) {
     size_t pos = 0, len, bad = 0, unk_diff = 0;
     const char *line;
     Buf got = {0};
@@ -309,7 +309,7 @@ static void check_codepoints(const char *dir, const SpNorm *sn, const Buf *want)
             n += k;
             if (form) in[n++] = 'b';
             buf_clear(&got);
-            spnorm_normalize(sn, in, n, &got);
+            textnorm_normalize(sn, in, n, &got);
             if (!next_line(want, &pos, &line, &len)) {
                 bad++;
                 continue;
@@ -336,7 +336,7 @@ static void check_codepoints(const char *dir, const SpNorm *sn, const Buf *want)
 }
 
 /* (3) real text, line by line. */
-static void check_texts(const SpNorm *sn, const Buf *texts, const Buf *want) {
+static void check_texts(const TextNorm *sn, const Buf *texts, const Buf *want) {
     size_t pt = 0, pw = 0, lt, lw, lines = 0, bad = 0, unk = 0, bytes = 0;
     const char *t, *w;
     Buf got = {0};
@@ -348,7 +348,7 @@ static void check_texts(const SpNorm *sn, const Buf *texts, const Buf *want) {
         lines++;
         bytes += lt;
         buf_clear(&got);
-        spnorm_normalize(sn, t, lt, &got);
+        textnorm_normalize(sn, t, lt, &got);
         if (got.len == lw && memcmp(got.data, w, lw) == 0) continue;
         if (has_unknown(t, lt)) unk++;
         else if (bad++ < 5) printf("  line %zu differs: ours [%.*s]\n", lines, (int)(got.len > 300 ? 300 : got.len), got.data);
@@ -472,7 +472,7 @@ static void test_against_spm(void) {
     test_cond("SentencePiece ran (decompile, normalize, train)", rc == 0);
 
     Err err;
-    SpNorm *sn = spnorm_new(blob.data, blob.len, NULL, &err);
+    TextNorm *sn = textnorm_new(blob.data, blob.len, NULL, &err);
     Buf want = {0}, texts = {0};
     check_rules(dir);
     snprintf(path, sizeof path, "%s/cps.want", dir);
@@ -485,7 +485,7 @@ static void test_against_spm(void) {
     slurp(path, &texts);
     check_texts(sn, &texts, &want);
     check_model(dir, py, &texts);
-    spnorm_free(sn);
+    textnorm_free(sn);
     buf_free(&want), buf_free(&texts);
 
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

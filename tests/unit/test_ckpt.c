@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "bert.h"
-#include "ckpt.h"
-#include "optim.h"
+#include "tests/test.h"
+#include "train/bert.h"
+#include "train/ckpt.h"
+#include "train/optim.h"
 
 static const char CFG[] = "{\"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
                           "\"intermediate_size\": 32, \"max_position_embeddings\": 16, \"type_vocab_size\": 2, "

@@ -4,13 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "buf.h"
-#include "cli.h"
-#include "io.h"
-#include "json.h"
-#include "pool.h"
-#include "utf8.h"
+#include "tests/test.h"
+#include "common/buf.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "common/json.h"
+#include "common/pool.h"
+#include "common/utf8.h"
 
 static void test_utf8(void) {
     Buf b = {0};

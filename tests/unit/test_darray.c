@@ -3,7 +3,7 @@
  * Key sets with shared prefixes, every 1-byte key, long keys and random
  * byte strings are built and searched back: every key finds its value, and
  * the prefixes of arbitrary strings (found with darray_prefixes and
- * spnorm's darts_longest_prefix) are exactly those a hash set of the keys
+ * textnorm's darts_longest_prefix) are exactly those a hash set of the keys
  * gives. The walk of Darts-clone's commonPrefixSearch, which has no bounds
  * checks, is replayed with a check that it never leaves the array. Output
  * must not depend on the input order; equal subtries must share units;
@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../test.h"
-#include "darray.h"
-#include "hash.h"
-#include "rng.h"
-#include "spnorm.h"
+#include "tests/test.h"
+#include "vocab/darray.h"
+#include "common/hash.h"
+#include "common/rng.h"
+#include "vocab/textnorm.h"
 
 typedef struct {
     char **k;

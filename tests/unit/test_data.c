@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "data.h"
-#include "h5file.h"
+#include "tests/test.h"
+#include "train/data.h"
+#include "hdf5gen/h5file.h"
 
 #define ROWS 50
 #define L 64

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../test.h"
-#include "deflate.h"
-#include "h5file.h"
-#include "rng.h"
+#include "tests/test.h"
+#include "hdf5gen/deflate.h"
+#include "hdf5gen/h5file.h"
+#include "common/rng.h"
 
 static DflScratch sc;
 static int bad_roundtrips, roundtrips;

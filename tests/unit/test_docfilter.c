@@ -11,9 +11,9 @@
  */
 #include <stdio.h>
 
-#include "../test.h"
-#include "dedup.h"
-#include "docfilter.h"
+#include "tests/test.h"
+#include "tokenize/dedup.h"
+#include "tokenize/docfilter.h"
 
 #define CHECKS_FILE "tests/data/filter/checks.txt"
 

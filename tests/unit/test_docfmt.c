@@ -1,7 +1,7 @@
 /* test_docfmt.c - the article layouts: WikiExtractor doc and json, and the
  * one-article-per-line layout with formatting.py's quirks (spec section 4). */
-#include "../test.h"
-#include "docfmt.h"
+#include "tests/test.h"
+#include "prep/docfmt.h"
 
 static const DocMeta M = {.id = "12", .revid = "34", .url = "https://x.org/wiki?curid=12", .title = "Tö \"q\""};
 

@@ -2,8 +2,8 @@
  * detection, and the handling of broken input. */
 #include <unistd.h>
 
-#include "../test.h"
-#include "docread.h"
+#include "tests/test.h"
+#include "tokenize/docread.h"
 
 static char dir[] = "/tmp/test_docread.XXXXXX";
 

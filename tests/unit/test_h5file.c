@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "h5file.h"
-#include "io.h"
-#include "../test.h"
+#include "hdf5gen/h5file.h"
+#include "common/io.h"
+#include "tests/test.h"
 
 static void test_chunks(void) {
     /* spec 11.6: N = 50000, L = 128, P = 20 */

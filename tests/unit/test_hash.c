@@ -1,8 +1,8 @@
 /* test_hash.c - arena, StrMap and the seeded RNG. */
-#include "../test.h"
-#include "arena.h"
-#include "hash.h"
-#include "rng.h"
+#include "tests/test.h"
+#include "common/arena.h"
+#include "common/hash.h"
+#include "common/rng.h"
 
 static void test_arena(void) {
     Arena a;

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "instances.h"
-#include "rng.h"
-#include "wordpiece.h"
+#include "tests/test.h"
+#include "hdf5gen/instances.h"
+#include "common/rng.h"
+#include "tokenize/wordpiece.h"
 
 static char dir[] = "/tmp/test_instances.XXXXXX";
 

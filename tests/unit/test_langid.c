@@ -17,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "hash.h"
-#include "io.h"
-#include "langid.h"
-#include "langid_model.h"
-#include "../test.h"
+#include "common/cli.h"
+#include "common/hash.h"
+#include "common/io.h"
+#include "tokenize/langid.h"
+#include "tokenize/langid_model.h"
+#include "tests/test.h"
 
 typedef struct Case {
     const char *lang, *text;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "pyrandom.h"
+#include "tests/test.h"
+#include "common/pyrandom.h"
 
 static void test_vectors(void) {
     PyRandom r;

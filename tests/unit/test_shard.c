@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "buf.h"
-#include "rng.h"
-#include "shard.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "tests/test.h"
+#include "common/buf.h"
+#include "common/rng.h"
+#include "shard/shard.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 /* ---- reference: the spec's prose, step by step ---- */
 

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "io.h"
-#include "spmodel.h"
+#include "tests/test.h"
+#include "common/io.h"
+#include "vocab/spmodel.h"
 
 static void build_small(SpModel *m) {
     spmodel_init(m);

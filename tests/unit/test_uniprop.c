@@ -2,8 +2,8 @@
  * predicates (the semantics filterdocs.py is defined by); expected values
  * were read from Python 3.11 (str.isalpha, isdecimal, isdigit, isnumeric,
  * isupper, islower, isspace, upper). */
-#include "../test.h"
-#include "uniprop.h"
+#include "tests/test.h"
+#include "common/uniprop.h"
 
 static const struct {
     uint32_t cp;

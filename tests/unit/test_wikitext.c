@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../test.h"
-#include "buf.h"
-#include "common.h"
-#include "wikitext.h"
+#include "tests/test.h"
+#include "common/buf.h"
+#include "common/common.h"
+#include "prep/wikitext.h"
 
 /* ---- helpers ---- */
 

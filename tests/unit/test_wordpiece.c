@@ -10,8 +10,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../test.h"
-#include "wordpiece.h"
+#include "tests/test.h"
+#include "tokenize/wordpiece.h"
 
 static WordPiece *mem_vocab(const char *v, int lower) {
     Err err;

@@ -21,11 +21,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "cli.h"
-#include "io.h"
-#include "rng.h"
-#include "wptrain.h"
+#include "tests/test.h"
+#include "common/cli.h"
+#include "common/io.h"
+#include "common/rng.h"
+#include "vocab/wptrain.h"
 
 /* ==== driver ==== */
 

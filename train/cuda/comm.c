@@ -1,9 +1,9 @@
 /* comm.c - the data-parallel group: launcher environment, NCCL and MPI
  * (see comm.h). WB_HAVE_NCCL and WB_HAVE_MPI come from the build's test
  * compiles. WB_COMM_EMU (the tests' CPU emulation of the backend only)
- * replaces NCCL by tests/gpu/comm_emu.h's shared-memory collectives between
+ * replaces NCCL by train/cuda/emu/comm_emu.h's shared-memory collectives between
  * processes, met through --nccl_id_file. */
-#include "comm.h"
+#include "train/cuda/comm.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "io.h"
+#include "common/cli.h"
+#include "common/io.h"
 
 #ifdef WB_HAVE_NCCL
 #include <nccl.h>
@@ -24,7 +24,7 @@
 #include <mpi.h>
 #endif
 #ifdef WB_COMM_EMU
-#include "comm_emu.h"
+#include "train/cuda/emu/comm_emu.h"
 #endif
 
 struct Comm {

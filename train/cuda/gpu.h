@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#include "trainer.h"
+#include "train/trainer.h"
 
 /* The backend over host model m and optimizer opt: joins the process group
  * (o->rank, o->world, o->local_rank, o->id_file or the launcher's

@@ -20,7 +20,7 @@
  * order too and require the same bytes.
  */
 #ifdef WB_CUDA_EMU
-#include "cuda_emu.h" /* tests/gpu: the CUDA execution model and cuBLAS's semantics on the CPU */
+#include "train/cuda/emu/cuda_emu.h" /* tests/gpu: the CUDA execution model and cuBLAS's semantics on the CPU */
 #define LAUNCH_RAW EMU_LAUNCH
 #define LAUNCH_COOP_RAW EMU_LAUNCH_COOP
 #else
@@ -40,13 +40,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu.h"
+#include "train/cuda/gpu.h"
 
 extern "C" {
-#include "cli.h"
-#include "comm.h"
+#include "common/cli.h"
+#include "train/cuda/comm.h"
 }
-#include "dropout.h"
+#include "train/dropout.h"
 
 typedef __nv_bfloat16 bf16;
 

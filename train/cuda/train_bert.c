@@ -2,8 +2,8 @@
  * NVIDIA run_pretraining.py's options and loop (trainer.c) over the CUDA
  * backend (gpu_backend.cu); launch several with mpirun, srun or torchrun
  * for data parallelism (comm.h). */
-#include "cli.h"
-#include "gpu.h"
+#include "common/cli.h"
+#include "train/cuda/gpu.h"
 
 int main(int argc, char **argv) {
     cli_init(argv[0]);

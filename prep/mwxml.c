@@ -1,6 +1,6 @@
-/* wikidump.c - MediaWiki XML export (export-0.x schema) parser on expat.
+/* mwxml.c - MediaWiki XML export (export-0.x schema) parser on expat.
  *
- * The only file that includes expat.h. One WikiDump struct is expat's
+ * The only file that includes expat.h. One MwXml struct is expat's
  * userData; the start/end/character handlers run a small state machine
  * keyed on element depth:
  *
@@ -18,14 +18,14 @@
  *
  * Schema reference: https://www.mediawiki.org/xml/export-0.11.xsd
  */
-#include "wikidump.h"
+#include "prep/mwxml.h"
 
 #include <expat.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
-#include "utf8.h"
+#include "common/buf.h"
+#include "common/utf8.h"
 
 enum Field {
     F_NONE,
@@ -44,9 +44,9 @@ enum Field {
 
 enum { SNIFF_MAX = 4096 };
 
-struct WikiDump {
+struct MwXml {
     XML_Parser xp;
-    WikiDumpOpts opts;
+    MwXmlOpts opts;
     WikiPageFn on_page;
     WikiSiteFn on_site;
     void *ctx;
@@ -82,7 +82,7 @@ struct WikiDump {
     size_t ncarry;
     Buf fix;
 
-    WikiDumpStats stats;
+    MwXmlStats stats;
     int64_t prefix_len; /* bytes of synthetic prefix fed to expat */
 };
 
@@ -105,7 +105,7 @@ const char *wiki_canonical_ns(int key) {
     return NULL;
 }
 
-const char *wikidump_expat_version(void) {
+const char *mwxml_expat_version(void) {
     static char v[32];
     XML_Expat_Version ev = XML_ExpatVersionInfo();
     snprintf(v, sizeof v, "%d.%d.%d", ev.major, ev.minor, ev.micro);
@@ -138,7 +138,7 @@ static int parse_i64(const Buf *b, int64_t *out) {
     return 0;
 }
 
-static void page_reset(WikiDump *wd) {
+static void page_reset(MwXml *wd) {
     buf_clear(&wd->title);
     buf_clear(&wd->text);
     buf_clear(&wd->redirect);
@@ -152,7 +152,7 @@ static char *bufdup(const Buf *b) { return xstrdup(b->data ? b->data : ""); }
 /* ---- expat handlers ---- */
 
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
-    WikiDump *wd = ud;
+    MwXml *wd = ud;
     wd->depth++;
     if (!wd->seen_root) {
         wd->seen_root = 1;
@@ -223,7 +223,7 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
 /* Parse the number of the element just closed into *out. A value that is
  * not a whole number in range (99999999999999999999, 12a) sets *out to 0
  * and marks the page bad; the first such element is kept for the message. */
-static void page_number(WikiDump *wd, const char *what, int64_t *out) {
+static void page_number(MwXml *wd, const char *what, int64_t *out) {
     if (parse_i64(&wd->num, out) == 0) return;
     *out = 0;
     if (wd->bad_num) return;
@@ -232,7 +232,7 @@ static void page_number(WikiDump *wd, const char *what, int64_t *out) {
     utf8_quote(wd->bad_text, sizeof wd->bad_text, wd->num.data ? wd->num.data : "", wd->num.len);
 }
 
-static void deliver_page(WikiDump *wd) {
+static void deliver_page(MwXml *wd) {
     wd->stats.pages++;
     if (wd->text_too_large) {
         wd->stats.too_large++;
@@ -266,7 +266,7 @@ static void deliver_page(WikiDump *wd) {
 }
 
 static void XMLCALL on_end(void *ud, const XML_Char *name) {
-    WikiDump *wd = ud;
+    MwXml *wd = ud;
     int d = wd->depth--;
     (void)name;
     if (d == 1) {
@@ -317,7 +317,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
 }
 
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
-    WikiDump *wd = ud;
+    MwXml *wd = ud;
     switch (wd->field) {
     case F_NONE: return;
     case F_TEXT:
@@ -341,9 +341,9 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
 
 /* ---- lifecycle ---- */
 
-WikiDump *wikidump_create(const WikiDumpOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
+MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
                           void *ctx) {
-    WikiDump *wd = xcalloc(1, sizeof *wd);
+    MwXml *wd = xcalloc(1, sizeof *wd);
     wd->opts = *opts;
     if (!wd->opts.name) wd->opts.name = "-";
     wd->on_page = on_page;
@@ -358,7 +358,7 @@ WikiDump *wikidump_create(const WikiDumpOpts *opts, WikiPageFn on_page, WikiSite
     return wd;
 }
 
-void wikidump_destroy(WikiDump *wd) {
+void mwxml_destroy(MwXml *wd) {
     if (!wd) return;
     XML_ParserFree(wd->xp);
     buf_free(&wd->sniff);
@@ -376,15 +376,15 @@ void wikidump_destroy(WikiDump *wd) {
     free(wd);
 }
 
-const WikiDumpStats *wikidump_stats(const WikiDump *wd) { return &wd->stats; }
+const MwXmlStats *mwxml_stats(const MwXml *wd) { return &wd->stats; }
 
-const WikiSiteinfo *wikidump_siteinfo(const WikiDump *wd) { return &wd->site; }
+const WikiSiteinfo *mwxml_siteinfo(const MwXml *wd) { return &wd->site; }
 
 /* ---- feeding ---- */
 
-int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err);
+int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err);
 
-static int xml_error(WikiDump *wd, Err *err) {
+static int xml_error(MwXml *wd, Err *err) {
     if (wd->bad_root)
         return err_set(err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
                        wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp), wd->bad_root_name);
@@ -395,7 +395,7 @@ static int xml_error(WikiDump *wd, Err *err) {
                    XML_ErrorString(XML_GetErrorCode(wd->xp)));
 }
 
-static int parse(WikiDump *wd, const char *data, size_t len, int final, Err *err) {
+static int parse(MwXml *wd, const char *data, size_t len, int final, Err *err) {
     while (len > 0 || final) {
         int n = len > (1u << 30) ? (1 << 30) : (int)len;
         int last = final && (size_t)n == len;
@@ -409,7 +409,7 @@ static int parse(WikiDump *wd, const char *data, size_t len, int final, Err *err
 }
 
 /* Feed bytes that end on a character boundary, repairing bad UTF-8. */
-static int feed_valid(WikiDump *wd, const char *data, size_t len, int final, Err *err) {
+static int feed_valid(MwXml *wd, const char *data, size_t len, int final, Err *err) {
     if (utf8_valid_prefix(data, len) == len) return parse(wd, data, len, final, err);
     buf_clear(&wd->fix);
     wd->stats.bad_utf8 += utf8_append_repair(&wd->fix, data, len);
@@ -420,7 +420,7 @@ static int feed_valid(WikiDump *wd, const char *data, size_t len, int final, Err
  * normal document (UTF-16 is refused by end_sniff, which sees the first
  * UTF8_SNIFF_BYTES bytes, or all of a shorter input). Returns 1 when
  * decided, 0 if more bytes are needed. */
-static int sniff(WikiDump *wd) {
+static int sniff(MwXml *wd) {
     const unsigned char *p = (const unsigned char *)wd->sniff.data;
     size_t n = wd->sniff.len;
     if (n < UTF8_SNIFF_BYTES) return 0;
@@ -445,7 +445,7 @@ static int sniff(WikiDump *wd) {
 
 /* The first bytes have been looked at: open the synthetic root of a
  * fragment, then parse the bytes collected while sniffing. */
-static int end_sniff(WikiDump *wd, Err *err) {
+static int end_sniff(MwXml *wd, Err *err) {
     wd->sniffing = 0;
     if (utf8_refuse_wide(wd->opts.name, wd->sniff.data, wd->sniff.len, err)) return -1;
     if (wd->fragment) {
@@ -456,12 +456,12 @@ static int end_sniff(WikiDump *wd, Err *err) {
     Buf s = wd->sniff;
     wd->sniff = (Buf){0};
     wd->stats.xml_bytes -= s.len; /* counted again by the feed below */
-    int r = wikidump_feed(wd, s.data, s.len, err);
+    int r = mwxml_feed(wd, s.data, s.len, err);
     buf_free(&s);
     return r;
 }
 
-int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
+int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err) {
     wd->stats.xml_bytes += len;
     if (wd->sniffing) {
         buf_append(&wd->sniff, data, len);
@@ -500,7 +500,7 @@ int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err) {
     return 0;
 }
 
-int wikidump_finish(WikiDump *wd, Err *err) {
+int mwxml_finish(MwXml *wd, Err *err) {
     if (wd->sniffing) {
         wd->sniffing = 0;
         if (wd->sniff.len == 0)

@@ -1,12 +1,12 @@
-/* test_vocabconv.c - SentencePiece .vocab parsing and WordPiece conversion.
+/* test_spvocab.c - SentencePiece .vocab parsing and WordPiece conversion.
  *
  * The expected lists were worked out from sent2wordpiece.py's rules (spec
  * section 8) and checked once against the script itself on the same input.
  */
 #include <stdlib.h>
 
-#include "../test.h"
-#include "vocabconv.h"
+#include "tests/test.h"
+#include "vocab/spvocab.h"
 
 /* Join the list with '\n' after every token into b. */
 static void join(const VocabList *l, Buf *b) {

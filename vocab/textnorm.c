@@ -1,18 +1,18 @@
-/* spnorm.c - SentencePiece text normalization: run a compiled character
+/* textnorm.c - SentencePiece text normalization: run a compiled character
  * map (Darts-clone double array + replacement strings) and the whitespace
- * rules. See spnorm.h. */
-#include "spnorm.h"
+ * rules. See textnorm.h. */
+#include "vocab/textnorm.h"
 
 #include <string.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
-struct SpNorm {
+struct TextNorm {
     uint32_t *units; /* the trie; NULL for the identity rule */
     size_t nunits;
     char *strs;      /* replacement strings, with one extra NUL at the end */
     size_t nstrs;
-    SpNormOpts o;
+    TextNormOpts o;
 };
 
 /* Darts-clone unit fields. A unit is a node (label in bits 0-7, has-leaf
@@ -43,9 +43,9 @@ int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *k
     return best;
 }
 
-SpNorm *spnorm_new(const void *blob, size_t n, const SpNormOpts *opts, Err *err) {
-    SpNorm *sn = xcalloc(1, sizeof *sn);
-    sn->o = opts ? *opts : (SpNormOpts){1, 1, 1};
+TextNorm *textnorm_new(const void *blob, size_t n, const TextNormOpts *opts, Err *err) {
+    TextNorm *sn = xcalloc(1, sizeof *sn);
+    sn->o = opts ? *opts : (TextNormOpts){1, 1, 1};
     if (!blob || n == 0) return sn;
     const unsigned char *b = blob;
     if (n <= 4) {
@@ -69,18 +69,18 @@ SpNorm *spnorm_new(const void *blob, size_t n, const SpNormOpts *opts, Err *err)
     sn->strs[sn->nstrs] = '\0';
     return sn;
 fail:
-    spnorm_free(sn);
+    textnorm_free(sn);
     return NULL;
 }
 
-void spnorm_free(SpNorm *sn) {
+void textnorm_free(TextNorm *sn) {
     if (!sn) return;
     free(sn->units);
     free(sn->strs);
     free(sn);
 }
 
-size_t spnorm_prefix(const SpNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len) {
+size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len) {
     size_t len = 0;
     int32_t v = darts_longest_prefix(sn->units, sn->nunits, s, n, &len);
     if (v >= 0 && (size_t)v < sn->nstrs) {
@@ -100,13 +100,13 @@ size_t spnorm_prefix(const SpNorm *sn, const char *s, size_t n, const char **rep
     return k;
 }
 
-void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out) {
+void textnorm_normalize(const TextNorm *sn, const char *s, size_t n, Buf *out) {
     static const char kSpace[] = "\xE2\x96\x81";
     const char *rep;
     size_t rlen;
     if (sn->o.remove_extra_whitespaces) {
         while (n > 0) {
-            size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+            size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
             if (!(rlen == 1 && rep[0] == ' ')) break;
             s += k;
             n -= k;
@@ -120,7 +120,7 @@ void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out) {
     }
     int prev_space = sn->o.remove_extra_whitespaces;
     while (n > 0) {
-        size_t k = spnorm_prefix(sn, s, n, &rep, &rlen);
+        size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
         if (prev_space)
             while (rlen > 0 && rep[0] == ' ') rep++, rlen--;
         if (rlen > 0) {
@@ -144,7 +144,7 @@ void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out) {
     }
 }
 
-int spnorm_key_continues_ascii(const SpNorm *sn, unsigned char c) {
+int textnorm_key_continues_ascii(const TextNorm *sn, unsigned char c) {
     if (!sn->units || sn->nunits == 0) return 0;
     size_t p = u_offset(sn->units[0]) ^ c;
     if (p >= sn->nunits || u_label(sn->units[p]) != c) return 0;

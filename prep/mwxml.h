@@ -1,4 +1,4 @@
-/* wikidump.h - streaming MediaWiki XML export parser (expat underneath).
+/* mwxml.h - streaming MediaWiki XML export parser (expat underneath).
  *
  * Feed decompressed XML in chunks of any size; every complete <page> is
  * handed to a callback, and the <siteinfo> once, before the first page.
@@ -6,26 +6,26 @@
  * are skipped and counted, their text is never accumulated).
  *
  * Input bytes that are not valid UTF-8 are replaced by U+FFFD before the
- * XML parser sees them (counted in WikiDumpStats.bad_utf8), so one broken
+ * XML parser sees them (counted in MwXmlStats.bad_utf8), so one broken
  * byte cannot stop a 20 GB dump. UTF-16 input and XML that is not a
  * MediaWiki export are rejected with a clear error. A stream that starts
  * directly with <page> (one stream cut out of a multistream dump) is
  * accepted as a fragment.
  *
- *   WikiDump *wd = wikidump_create(&opts, on_page, on_siteinfo, ctx);
- *   while (more) if (wikidump_feed(wd, data, n, &err)) ...
- *   if (wikidump_finish(wd, &err)) ...   // checks the dump ended properly
- *   wikidump_destroy(wd);
+ *   MwXml *wd = mwxml_create(&opts, on_page, on_siteinfo, ctx);
+ *   while (more) if (mwxml_feed(wd, data, n, &err)) ...
+ *   if (mwxml_finish(wd, &err)) ...   // checks the dump ended properly
+ *   mwxml_destroy(wd);
  */
-#ifndef WB_WIKIDUMP_H
-#define WB_WIKIDUMP_H
+#ifndef WB_MWXML_H
+#define WB_MWXML_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common.h"
+#include "common/common.h"
 
-typedef struct WikiDump WikiDump;
+typedef struct MwXml MwXml;
 
 typedef struct WikiNamespace {
     int key;
@@ -51,51 +51,51 @@ typedef struct WikiPage {
     uint64_t line;        /* XML line of <page>, for messages */
 } WikiPage;
 
-typedef struct WikiDumpStats {
+typedef struct MwXmlStats {
     uint64_t pages;       /* complete <page> elements seen */
     uint64_t too_large;   /* skipped: text longer than max_text */
     uint64_t bad_utf8;    /* invalid UTF-8 sequences replaced */
     uint64_t bad_number;  /* skipped: an <id>, <ns> or revision <id> that is
                            * not a whole number in range (warned) */
     uint64_t xml_bytes;   /* decompressed bytes fed */
-} WikiDumpStats;
+} MwXmlStats;
 
-typedef struct WikiDumpOpts {
+typedef struct MwXmlOpts {
     const char *name;     /* input name for messages */
     size_t max_text;      /* pages with longer text are skipped; 0 = no limit */
-} WikiDumpOpts;
+} MwXmlOpts;
 
 typedef void (*WikiPageFn)(void *ctx, const WikiPage *page);
 typedef void (*WikiSiteFn)(void *ctx, const WikiSiteinfo *site);
 
-/* Create a parser. Callbacks may be NULL. Pair with wikidump_destroy(). */
-WikiDump *wikidump_create(const WikiDumpOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
+/* Create a parser. Callbacks may be NULL. Pair with mwxml_destroy(). */
+MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
                                  void *ctx);
 
 /* Parse the next chunk. Returns 0, or -1 with err set to one line naming
  * the input, XML line:column and decompressed byte offset. Pages complete
  * before the error have already been delivered. */
-int wikidump_feed(WikiDump *wd, const char *data, size_t len, Err *err);
+int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err);
 
 /* Signal the end of input. Returns -1 (err set) if the XML is incomplete:
  * empty input, unclosed elements, missing </mediawiki>. */
-int wikidump_finish(WikiDump *wd, Err *err);
+int mwxml_finish(MwXml *wd, Err *err);
 
 /* Counters so far. */
-const WikiDumpStats *wikidump_stats(const WikiDump *wd);
+const MwXmlStats *mwxml_stats(const MwXml *wd);
 
 /* Parsed siteinfo (all fields NULL/0 until </siteinfo> was seen). */
-const WikiSiteinfo *wikidump_siteinfo(const WikiDump *wd);
+const WikiSiteinfo *mwxml_siteinfo(const MwXml *wd);
 
 /* Free the parser and everything it owns. */
-void wikidump_destroy(WikiDump *wd);
+void mwxml_destroy(MwXml *wd);
 
 /* MediaWiki's canonical name for a namespace number ("File" for 6), or
  * NULL if it has none. Canonical names are valid on every wiki. */
 const char *wiki_canonical_ns(int key);
 
 /* Expat version string, for --version. */
-const char *wikidump_expat_version(void);
+const char *mwxml_expat_version(void);
 
 
 #endif

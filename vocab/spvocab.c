@@ -1,19 +1,19 @@
-/* vocabconv.c - SentencePiece .vocab to WordPiece vocab.txt (see vocabconv.h).
+/* spvocab.c - SentencePiece .vocab to WordPiece vocab.txt (see spvocab.h).
  *
  * Source of the behaviour: sent2wordpiece.py at spyysalo/sent2wordpiece
  * 47ba44e (load_vocab, filter_vocab, convert_vocab, add_special,
  * add_chars), as specified in the pipeline spec, section 8.
  */
 #define _GNU_SOURCE /* memrchr */
-#include "vocabconv.h"
+#include "vocab/spvocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/hash.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 #define SPM_BOUNDARY "\xe2\x96\x81" /* U+2581 LOWER ONE EIGHTH BLOCK */
 #define SPM_BOUNDARY_LEN 3

@@ -1,4 +1,4 @@
-/* sentsplit.c - sentence boundaries by language rules and word lists.
+/* segmenter.c - sentence boundaries by language rules and word lists.
  *
  * One pass over the bytes of a paragraph. Only the sentence-final marks
  * ". ! ? …" are looked at closely; everything else costs one table lookup
@@ -36,17 +36,17 @@
  * before the following markers of the same kind, and "word. . . . Next" is a
  * period followed by an ellipsis that opens the next sentence.
  */
-#include "sentsplit.h"
+#include "tokenize/segmenter.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "hash.h"
-#include "uniprop.h"
-#include "utf8.h"
+#include "common/cli.h"
+#include "common/hash.h"
+#include "common/uniprop.h"
+#include "common/utf8.h"
 
 /* Word-list flags, stored as the StrMap value. */
 enum {
@@ -63,7 +63,7 @@ enum {
 #define MAX_PAREN_SCAN 4096
 #define MAX_FORCED 256 /* list-item cuts per paragraph */
 
-struct SentSplitter {
+struct Segmenter {
     SentLang lang;
     StrMap words; /* lower-cased word (abbreviations without the period) -> flags */
 };
@@ -206,7 +206,7 @@ static size_t fold(const unsigned char *s, size_t n, char *out) {
     return o;
 }
 
-static unsigned lookup(const SentSplitter *ss, const unsigned char *s, size_t n) {
+static unsigned lookup(const Segmenter *ss, const unsigned char *s, size_t n) {
     char key[MAX_WORD];
     size_t k = n ? fold(s, n, key) : 0;
     if (!k) return 0;
@@ -216,7 +216,7 @@ static unsigned lookup(const SentSplitter *ss, const unsigned char *s, size_t n)
 
 /* ---- word lists ---- */
 
-int sentsplit_add(SentSplitter *ss, const char *line, size_t len, Err *err) {
+int segmenter_add(Segmenter *ss, const char *line, size_t len, Err *err) {
     const unsigned char *s = (const unsigned char *)line;
     size_t i = 0;
     while (i < len && (s[i] == ' ' || s[i] == '\t'))
@@ -252,7 +252,7 @@ int sentsplit_add(SentSplitter *ss, const char *line, size_t len, Err *err) {
             char q[UTF8_QUOTE_CAP];
             return err_set(err, "unknown flag '%s' (expected =end, =num, =month, =start or =det)",
                            utf8_quote(q, sizeof q, f, fn)),
-                   SENTSPLIT_EBAD;
+                   SEGMENTER_EBAD;
         }
 #undef FLAG_IS
     }
@@ -260,18 +260,18 @@ int sentsplit_add(SentSplitter *ss, const char *line, size_t len, Err *err) {
         char q[UTF8_QUOTE_CAP];
         return err_set(err, "'%s': =end and =num are for abbreviations, which end in '.'",
                        utf8_quote(q, sizeof q, line + w0, w1 - w0)),
-               SENTSPLIT_EBAD;
+               SEGMENTER_EBAD;
     }
     char key[MAX_WORD];
     size_t k = fold(s + w0, w1 - w0, key);
-    if (!k) return err_set(err, "word longer than %d bytes", MAX_WORD - 1), SENTSPLIT_EBAD;
+    if (!k) return err_set(err, "word longer than %d bytes", MAX_WORD - 1), SEGMENTER_EBAD;
     *strmap_slot(&ss->words, key, k) |= flags;
     return 0;
 }
 
-int sentsplit_load(SentSplitter *ss, const char *path, Err *err) {
+int segmenter_load(Segmenter *ss, const char *path, Err *err) {
     FILE *fp = fopen(path, "rb");
-    if (!fp) return err_set(err, "%s: %s", path, strerror(errno)), SENTSPLIT_EMISSING;
+    if (!fp) return err_set(err, "%s: %s", path, strerror(errno)), SEGMENTER_EMISSING;
     char line[1024];
     unsigned lineno = 0;
     int rc = 0;
@@ -281,12 +281,12 @@ int sentsplit_load(SentSplitter *ss, const char *path, Err *err) {
         while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             n--;
         Err e;
-        if (sentsplit_add(ss, line, n, &e)) {
-            rc = (err_set(err, "%s:%u: %s", path, lineno, e.msg), SENTSPLIT_EBAD);
+        if (segmenter_add(ss, line, n, &e)) {
+            rc = (err_set(err, "%s:%u: %s", path, lineno, e.msg), SEGMENTER_EBAD);
             break;
         }
     }
-    if (!rc && ferror(fp)) rc = (err_set(err, "%s: read error", path), SENTSPLIT_EMISSING);
+    if (!rc && ferror(fp)) rc = (err_set(err, "%s: read error", path), SEGMENTER_EMISSING);
     fclose(fp);
     return rc;
 }
@@ -299,7 +299,7 @@ static int valid_lang(const char *l) {
     return 1;
 }
 
-static int load_data(SentSplitter *ss, const SentSplitOpts *o, const char *file, int required,
+static int load_data(Segmenter *ss, const SegmenterOpts *o, const char *file, int required,
                      Err *err) {
     char rel[64], path[4096];
     snprintf(rel, sizeof rel, "abbrev/%s.txt", file);
@@ -308,37 +308,37 @@ static int load_data(SentSplitter *ss, const SentSplitOpts *o, const char *file,
     else
         cli_data_path(rel, path, sizeof path);
     if (!required && access(path, F_OK) != 0) return 0;
-    return sentsplit_load(ss, path, err);
+    return segmenter_load(ss, path, err);
 }
 
-SentSplitter *sentsplit_create(const SentSplitOpts *o, int *code, Err *err) {
-    SentSplitOpts none = {0};
+Segmenter *segmenter_create(const SegmenterOpts *o, int *code, Err *err) {
+    SegmenterOpts none = {0};
     if (!o) o = &none;
     const char *lang = o->lang ? o->lang : "en";
     int rc = 0;
-    SentSplitter *ss = xcalloc(1, sizeof *ss);
+    Segmenter *ss = xcalloc(1, sizeof *ss);
     strmap_init(&ss->words, 1024);
     ss->lang = !strcmp(lang, "hu") ? SENT_HU : !strcmp(lang, "en") ? SENT_EN : SENT_GENERIC;
-    if (!valid_lang(lang)) rc = (err_set(err, "bad language code '%s'", lang), SENTSPLIT_ELANG);
+    if (!valid_lang(lang)) rc = (err_set(err, "bad language code '%s'", lang), SEGMENTER_ELANG);
     if (!rc) rc = load_data(ss, o, "generic", 1, err);
     if (!rc && strcmp(lang, "generic")) rc = load_data(ss, o, lang, ss->lang != SENT_GENERIC, err);
     for (int i = 0; !rc && i < o->nextra; i++)
-        rc = sentsplit_load(ss, o->extra[i], err);
+        rc = segmenter_load(ss, o->extra[i], err);
     if (code) *code = rc;
     if (rc) {
-        sentsplit_destroy(ss);
+        segmenter_destroy(ss);
         return NULL;
     }
     return ss;
 }
 
-void sentsplit_destroy(SentSplitter *ss) {
+void segmenter_destroy(Segmenter *ss) {
     if (!ss) return;
     strmap_free(&ss->words);
     free(ss);
 }
 
-SentLang sentsplit_lang(const SentSplitter *ss) { return ss->lang; }
+SentLang segmenter_lang(const Segmenter *ss) { return ss->lang; }
 
 void sentspans_free(SentSpans *sp) {
     free(sp->v);
@@ -534,7 +534,7 @@ static void next_word(const unsigned char *s, size_t n, size_t i, Next *nx) {
 
 /* Hungarian: is the number token t (a period after it) an ordinal or part
  * of a date rather than the end of a sentence? */
-static int hu_number_continues(const SentSplitter *ss, const unsigned char *s, size_t sent,
+static int hu_number_continues(const Segmenter *ss, const unsigned char *s, size_t sent,
                                const Tok *t, const Next *nx) {
     if (nx->cls == N_DIGIT || nx->cls == N_DASH || nx->roman_dot) return 1;
     if (lookup(ss, s + nx->w0, nx->w1 - nx->w0) & W_MONTH) return 1;
@@ -546,7 +546,7 @@ static int hu_number_continues(const SentSplitter *ss, const unsigned char *s, s
 
 /* A single '.' after token t: does a sentence end here? The next word is
  * upper-case, a digit, a dash or comes after an opening quote. */
-static int period_ends(const SentSplitter *ss, const unsigned char *s, size_t sent, const Tok *t,
+static int period_ends(const Segmenter *ss, const unsigned char *s, size_t sent, const Tok *t,
                        const Next *nx) {
     if (nx->cls == N_DASH && ss->lang == SENT_HU && t->kind == T_NUMBER) return 0;
     unsigned f = lookup(ss, s + t->w0, t->w1 - t->w0);
@@ -673,7 +673,7 @@ static void cut_at(Cutter *c, size_t end, size_t next) {
     c->sent = next;
 }
 
-size_t sentsplit_split(const SentSplitter *ss, const char *text, size_t len, SentSpans *out) {
+size_t segmenter_split(const Segmenter *ss, const char *text, size_t len, SentSpans *out) {
     const unsigned char *s = (const unsigned char *)text;
     Cutter c = {s, out, 0};
     out->n = 0;

@@ -1,4 +1,4 @@
-/* fuzz_wikidump.c - fuzz target of the XML dump reader (prep/wikidump.h).
+/* fuzz_mwxml.c - fuzz target of the XML dump reader (prep/mwxml.h).
  *
  * The input is the decompressed XML of a dump (or of a fragment of one).
  * It is parsed twice: fed whole, and fed in chunks of 1 to 64 bytes (the
@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "buf.h"
-#include "fuzz.h"
-#include "wikidump.h"
+#include "common/buf.h"
+#include "tests/fuzz/fuzz.h"
+#include "prep/mwxml.h"
 
 typedef struct Seen {
     Buf log; /* what the callbacks were given, in order */
@@ -64,31 +64,31 @@ static void on_site(void *ctx, const WikiSiteinfo *si) {
 /* Parse data in chunks of `chunk` bytes (0: whole); the log gets the
  * callbacks' arguments, the result and the counters. */
 static void parse(const uint8_t *data, size_t size, size_t chunk, Seen *s) {
-    WikiDumpOpts o = {.name = "fuzz.xml", .max_text = 4096};
-    WikiDump *wd = wikidump_create(&o, on_page, on_site, s);
+    MwXmlOpts o = {.name = "fuzz.xml", .max_text = 4096};
+    MwXml *wd = mwxml_create(&o, on_page, on_site, s);
     Err err;
     int rc = 0;
     size_t step = chunk ? chunk : size;
     for (size_t i = 0; i < size && rc == 0; i += step)
-        rc = wikidump_feed(wd, (const char *)data + i, i + step > size ? size - i : step, &err);
-    if (rc == 0) rc = wikidump_finish(wd, &err);
+        rc = mwxml_feed(wd, (const char *)data + i, i + step > size ? size - i : step, &err);
+    if (rc == 0) rc = mwxml_finish(wd, &err);
     if (rc) (void)strlen(err.msg); /* the message is a terminated string */
-    const WikiDumpStats *st = wikidump_stats(wd);
-    const WikiSiteinfo *si = wikidump_siteinfo(wd);
+    const MwXmlStats *st = mwxml_stats(wd);
+    const WikiSiteinfo *si = mwxml_siteinfo(wd);
     char t[160];
     /* after an error, bad_utf8 counts what was fed, which depends on the chunks */
     snprintf(t, sizeof t, "rc=%d pages=%llu too_large=%llu bad_utf8=%lld ns=%d\n", rc,
              (unsigned long long)st->pages, (unsigned long long)st->too_large,
              rc ? -1 : (long long)st->bad_utf8, si ? si->nns : -1);
     buf_puts(&s->log, t);
-    wikidump_destroy(wd);
+    mwxml_destroy(wd);
 }
 
 /* One input: data as dump XML, parsed whole and in chunks. Returns 0; a
  * broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int init;
-    if (!init) fuzz_quiet("fuzz_wikidump"), init = 1;
+    if (!init) fuzz_quiet("fuzz_mwxml"), init = 1;
     static int compare = -1; /* FUZZ_NO_DIFF=1: only the whole feed (a known difference awaits its fix) */
     if (compare < 0) compare = !(getenv("FUZZ_NO_DIFF") && atoi(getenv("FUZZ_NO_DIFF")));
     Seen whole = {0}, chunked = {0};

@@ -1,11 +1,11 @@
-/* h5check.c - the rules of h5check.h over rows read in blocks through
+/* mlmcheck.c - the rules of mlmcheck.h over rows read in blocks through
  * h5file.h (so memory does not grow with the file). */
-#include "h5check.h"
+#include "hdf5gen/mlmcheck.h"
 
 #include <stdarg.h>
 #include <string.h>
 
-#include "h5file.h"
+#include "hdf5gen/h5file.h"
 
 static int why_set(char *why, size_t cap, const char *fmt, ...) WB_PRINTF(3, 4);
 static int why_set(char *why, size_t cap, const char *fmt, ...) {
@@ -16,8 +16,8 @@ static int why_set(char *why, size_t cap, const char *fmt, ...) {
     return -1;
 }
 
-int h5check_row(const H5CheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask, const int32_t *seg,
-                const int32_t *pos, const int32_t *lab, int32_t nsp, H5CheckStats *st, char *why, size_t cap) {
+int mlmcheck_row(const MlmCheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask, const int32_t *seg,
+                const int32_t *pos, const int32_t *lab, int32_t nsp, MlmCheckStats *st, char *why, size_t cap) {
     int len = 0;
     while (len < L && mask[len] == 1) len++;
     for (int i = len; i < L; i++) {
@@ -91,7 +91,7 @@ static const char *const names[6] = {"input_ids", "input_mask", "segment_ids", "
                                       "next_sentence_labels"};
 static const int nv_size[6] = {4, 1, 1, 4, 4, 1};
 
-int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *err) {
+int mlmcheck_file(const char *path, const MlmCheckOpts *o, MlmCheckStats *st, Err *err) {
     H5In *in;
     int orc = h5in_open(&in, path, err);
     if (orc) return orc == -2 ? -1 : -2; /* damaged: a violation; not HDF5: unreadable */
@@ -139,7 +139,7 @@ int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *
             for (uint64_t r = 0; r < n && rc == 0; r++) {
                 const int32_t *ids = buf[0] + r * (uint64_t)L, *mk = buf[1] + r * (uint64_t)L,
                               *sg = buf[2] + r * (uint64_t)L;
-                if (h5check_row(o, L, P, ids, mk, sg, buf[3] + r * (uint64_t)P, buf[4] + r * (uint64_t)P, buf[5][r], st,
+                if (mlmcheck_row(o, L, P, ids, mk, sg, buf[3] + r * (uint64_t)P, buf[4] + r * (uint64_t)P, buf[5][r], st,
                                 why, sizeof why))
                     rc = err_set(err, "%s: instance %llu: %s", path, (unsigned long long)(r0 + r), why);
             }

@@ -1,14 +1,14 @@
-/* test_h5check.c - the row rules of hdf5_check: the spec's test-vector rows
+/* test_mlmcheck.c - the row rules of hdf5_check: the spec's test-vector rows
  * pass, and each rule broken once is reported with its reason; statistics
  * count what the rows hold. */
 #include <stdint.h>
 #include <string.h>
 
-#include "../test.h"
-#include "h5check.h"
+#include "tests/test.h"
+#include "hdf5gen/mlmcheck.h"
 
 enum { L = 16, P = 3 };
-static const H5CheckOpts opts = {32, 3, 4, 5, 0, NULL};
+static const MlmCheckOpts opts = {32, 3, 4, 5, 0, NULL};
 
 typedef struct Row {
     int32_t ids[L], mask[L], seg[L], pos[P], lab[P], nsp;
@@ -26,7 +26,7 @@ static Row good(void) {
 }
 
 static int check(const Row *r, char *why) {
-    return h5check_row(&opts, L, P, r->ids, r->mask, r->seg, r->pos, r->lab, r->nsp, NULL, why, 256);
+    return mlmcheck_row(&opts, L, P, r->ids, r->mask, r->seg, r->pos, r->lab, r->nsp, NULL, why, 256);
 }
 
 #define BROKEN(descr, edit, want)                                                         \
@@ -51,9 +51,9 @@ static void test_good(void) {
              {6, 10, 0},
              1};
     test_cond("test-vector row 6 (padded) passes", check(&s, why) == 0);
-    H5CheckStats st = {0};
-    h5check_row(&opts, L, P, r.ids, r.mask, r.seg, r.pos, r.lab, r.nsp, &st, why, sizeof why);
-    h5check_row(&opts, L, P, s.ids, s.mask, s.seg, s.pos, s.lab, s.nsp, &st, why, sizeof why);
+    MlmCheckStats st = {0};
+    mlmcheck_row(&opts, L, P, r.ids, r.mask, r.seg, r.pos, r.lab, r.nsp, &st, why, sizeof why);
+    mlmcheck_row(&opts, L, P, s.ids, s.mask, s.seg, s.pos, s.lab, s.nsp, &st, why, sizeof why);
     test_cond("stats: 2 instances, 30 tokens, 4 masked", st.instances == 2 && st.tokens == 30 && st.masked == 4);
     test_cond("stats: masked positions holding [MASK]", st.masked_as_mask == 4 && st.masked_kept == 0);
     test_cond("stats: lengths in the last two eighths", st.hist[7] == 1 && st.hist[6] == 1);

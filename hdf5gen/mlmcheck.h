@@ -1,4 +1,4 @@
-/* h5check.h - validation and statistics of masked-LM HDF5 files, read the
+/* mlmcheck.h - validation and statistics of masked-LM HDF5 files, read the
  * way NVIDIA's pretraining_dataset reads them (spec 14).
  *
  * File rules: the six datasets input_ids, input_mask, segment_ids,
@@ -6,7 +6,7 @@
  * integer, agree in N (rows), L (input_*, segment_ids) and P (masked_lm_*),
  * next_sentence_labels is 1-D; NVIDIA's exact types (i32, i8, i8, i32, i32,
  * i8) are a warning when different, an error with strict.
- * Row rules (h5check_row): input_mask is ones then zeros, at least 2;
+ * Row rules (mlmcheck_row): input_mask is ones then zeros, at least 2;
  * padding is 0 in input_ids and segment_ids; [CLS] first, [SEP] last;
  * segment ids 0...0 1...1 with a [SEP] ending segment A; label 0 or 1, 0
  * without a segment B; masked positions strictly increasing inside the
@@ -14,26 +14,26 @@
  * stops at the first 0); masked_lm_ids 0 in the padding; with a vocabulary,
  * every id inside it.
  *
- *   H5CheckOpts o = {.vocab_size = 30522, .cls = 101, .sep = 102, .mask = 103};
- *   H5CheckStats st = {0};
- *   if (h5check_file("x.hdf5", &o, &st, &err)) puts(err.msg);
+ *   MlmCheckOpts o = {.vocab_size = 30522, .cls = 101, .sep = 102, .mask = 103};
+ *   MlmCheckStats st = {0};
+ *   if (mlmcheck_file("x.hdf5", &o, &st, &err)) puts(err.msg);
  */
-#ifndef WB_H5CHECK_H
-#define WB_H5CHECK_H
+#ifndef WB_MLMCHECK_H
+#define WB_MLMCHECK_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common.h"
+#include "common/common.h"
 
-typedef struct H5CheckOpts {
+typedef struct MlmCheckOpts {
     int32_t vocab_size; /* 0: unknown (no range check) */
     int32_t cls, sep, mask; /* token ids; mask -1 when unknown */
     int strict;         /* other integer types are errors, not warnings */
     FILE *dump;         /* if set: every row in inst_dump's text format */
-} H5CheckOpts;
+} MlmCheckOpts;
 
-typedef struct H5CheckStats {
+typedef struct MlmCheckStats {
     uint64_t instances, tokens, masked;
     uint64_t masked_as_mask, masked_kept, masked_other; /* what the masked positions hold */
     uint64_t random_next, with_b;
@@ -41,12 +41,12 @@ typedef struct H5CheckStats {
     int32_t max_id;
     int L, P;
     int warnings;
-} H5CheckStats;
+} MlmCheckStats;
 
 /* Check one padded row (ids, mask, seg: L values; pos, lab: P values; nsp).
  * Adds it to st (if not NULL). Returns 0, or -1 with the reason in why. */
-int h5check_row(const H5CheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask, const int32_t *seg,
-                const int32_t *pos, const int32_t *lab, int32_t nsp, H5CheckStats *st, char *why, size_t cap);
+int mlmcheck_row(const MlmCheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask, const int32_t *seg,
+                const int32_t *pos, const int32_t *lab, int32_t nsp, MlmCheckStats *st, char *why, size_t cap);
 
 /* Check the file at path, adding to st. Returns 0; -1 on a violation (err:
  * "PATH: instance 12: masked_lm_positions not increasing (9 then 5)"),
@@ -54,6 +54,6 @@ int h5check_row(const H5CheckOpts *o, int L, int P, const int32_t *ids, const in
  * decompress); -2 when the file cannot be read as HDF5 at all: missing,
  * unreadable, not HDF5, refused by the library's open (err names it).
  * Warnings go to stderr through warn(). */
-int h5check_file(const char *path, const H5CheckOpts *o, H5CheckStats *st, Err *err);
+int mlmcheck_file(const char *path, const MlmCheckOpts *o, MlmCheckStats *st, Err *err);
 
 #endif

@@ -1,9 +1,9 @@
-/* test_wikidump.c - the XML page parser: fields, siteinfo, fragments,
+/* test_mwxml.c - the XML page parser: fields, siteinfo, fragments,
  * errors, and identical results for every chunking (byte-at-a-time, prime
  * sizes, whole), as expat's own tests do. */
-#include "../test.h"
-#include "buf.h"
-#include "wikidump.h"
+#include "tests/test.h"
+#include "common/buf.h"
+#include "prep/mwxml.h"
 
 static const char DUMP[] =
     "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\" version=\"0.10\" xml:lang=\"hu\">\n"
@@ -67,17 +67,17 @@ static void on_site(void *ctx, const WikiSiteinfo *s) {
  * the status of the run in *rc (0 ok, -1 error with msg in err). */
 static Buf parse_chunked(const char *xml, size_t n, size_t chunk, int *rc, Err *err) {
     Collect c = {0};
-    WikiDumpOpts o = {.name = "t.xml", .max_text = 1000};
-    WikiDump *wd = wikidump_create(&o, on_page, on_site, &c);
+    MwXmlOpts o = {.name = "t.xml", .max_text = 1000};
+    MwXml *wd = mwxml_create(&o, on_page, on_site, &c);
     *rc = 0;
     size_t step = chunk ? chunk : n;
     for (size_t i = 0; i < n && *rc == 0; i += step)
-        *rc = wikidump_feed(wd, xml + i, i + step > n ? n - i : step, err);
-    if (*rc == 0) *rc = wikidump_finish(wd, err);
+        *rc = mwxml_feed(wd, xml + i, i + step > n ? n - i : step, err);
+    if (*rc == 0) *rc = mwxml_finish(wd, err);
     char t[64];
-    snprintf(t, sizeof t, "bad_utf8=%llu\n", (unsigned long long)wikidump_stats(wd)->bad_utf8);
+    snprintf(t, sizeof t, "bad_utf8=%llu\n", (unsigned long long)mwxml_stats(wd)->bad_utf8);
     buf_puts(&c.log, t);
-    wikidump_destroy(wd);
+    mwxml_destroy(wd);
     return c.log;
 }
 

@@ -1,4 +1,4 @@
-/* vocabconv.h - SentencePiece .vocab to BERT WordPiece vocab.txt.
+/* spvocab.h - SentencePiece .vocab to BERT WordPiece vocab.txt.
  *
  * Reproduces sent2wordpiece.py (spyysalo/sent2wordpiece @47ba44e), which the
  * HILBERT workflow runs as `sent2wordpiece.py bert.vocab > vocab.txt`:
@@ -33,14 +33,14 @@
  *   for (size_t i = 0; i < out.n; i++) fwrite(vocablist_at(&out, i), ...);
  *   vocablist_free(&pieces), vocablist_free(&out);
  */
-#ifndef WB_VOCABCONV_H
-#define WB_VOCABCONV_H
+#ifndef WB_SPVOCAB_H
+#define WB_SPVOCAB_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 /* An ordered list of byte strings, stored back to back in one buffer.
  * Zero-initialise; free with vocablist_free(). */

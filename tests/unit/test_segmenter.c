@@ -1,18 +1,18 @@
-/* test_sentsplit.c - sentence boundaries: our own Hungarian, English and
+/* test_segmenter.c - sentence boundaries: our own Hungarian, English and
  * generic cases for every rule, the English Golden Rules (pass rate >= 95%),
  * quntoken's Hungarian test cases read from the shared folder at test time
  * (pass rate >= 95%; never copied into the repository), word-list errors,
  * and the same spans from threads sharing one splitter.
  *
- *   build/tests/test_sentsplit [-v]     -v lists every failing case
+ *   build/tests/test_segmenter [-v]     -v lists every failing case
  */
 #define _GNU_SOURCE /* memmem */
 #include <pthread.h>
 #include <unistd.h>
 
-#include "../test.h"
-#include "json.h"
-#include "sentsplit.h"
+#include "tests/test.h"
+#include "common/json.h"
+#include "tokenize/segmenter.h"
 
 static int verbose;
 static char data_dir[4096];
@@ -22,19 +22,19 @@ static const char *tests_dir(void) {
     return t && *t ? t : "tests";
 }
 
-static SentSplitter *make(const char *lang) {
+static Segmenter *make(const char *lang) {
     Err err;
     int code;
-    SentSplitOpts o = {.lang = lang, .data_dir = data_dir};
-    SentSplitter *ss = sentsplit_create(&o, &code, &err);
+    SegmenterOpts o = {.lang = lang, .data_dir = data_dir};
+    Segmenter *ss = segmenter_create(&o, &code, &err);
     if (!ss) printf("cannot create splitter for %s: %s\n", lang, err.msg);
     return ss;
 }
 
 /* The sentences of text joined by '|'. */
-static void split_joined(const SentSplitter *ss, const char *text, size_t len, Buf *out) {
+static void split_joined(const Segmenter *ss, const char *text, size_t len, Buf *out) {
     SentSpans sp = {0};
-    sentsplit_split(ss, text, len, &sp);
+    segmenter_split(ss, text, len, &sp);
     buf_clear(out);
     for (size_t i = 0; i < sp.n; i++) {
         if (i) buf_putc(out, '|');
@@ -43,7 +43,7 @@ static void split_joined(const SentSplitter *ss, const char *text, size_t len, B
     sentspans_free(&sp);
 }
 
-static void check(const SentSplitter *ss, const char *text, const char *want) {
+static void check(const Segmenter *ss, const char *text, const char *want) {
     Buf b = {0};
     split_joined(ss, text, strlen(text), &b);
     test_str_eq(text, b.data ? b.data : "", want);
@@ -51,7 +51,7 @@ static void check(const SentSplitter *ss, const char *text, const char *want) {
 }
 
 static void own_hungarian(void) {
-    SentSplitter *hu = make("hu");
+    Segmenter *hu = make("hu");
     test_cond("hu splitter", hu != NULL);
     if (!hu) return;
     check(hu, "Budapest Magyarország fővárosa. Lakossága 1,7 millió fő.",
@@ -120,11 +120,11 @@ static void own_hungarian(void) {
           "Honlap: www.pelda.hu.|Írj a titkarsag@pelda.hu címre.|Köszönjük.");
     check(hu, "Lásd https://hu.wikipedia.org/wiki/Budapest?a=1.2 oldalt. Ott van.",
           "Lásd https://hu.wikipedia.org/wiki/Budapest?a=1.2 oldalt.|Ott van.");
-    sentsplit_destroy(hu);
+    segmenter_destroy(hu);
 }
 
 static void own_english(void) {
-    SentSplitter *en = make("en");
+    Segmenter *en = make("en");
     test_cond("en splitter", en != NULL);
     if (!en) return;
     check(en, "Mr. Smith met Dr. Jones at St. Mary's. Prof. Lee joined later.",
@@ -155,12 +155,12 @@ static void own_english(void) {
     check(en, "", "");
     check(en, "   ", "");
     check(en, "  No period at the end  ", "No period at the end");
-    sentsplit_destroy(en);
+    segmenter_destroy(en);
 }
 
 static void own_generic(void) {
-    SentSplitter *de = make("de");
-    test_cond("generic splitter", de && sentsplit_lang(de) == SENT_GENERIC);
+    Segmenter *de = make("de");
+    test_cond("generic splitter", de && segmenter_lang(de) == SENT_GENERIC);
     if (!de) return;
     check(de, "Am 3. Oktober feiern wir. Das ist schön.",
           "Am 3. Oktober feiern wir.|Das ist schön.");
@@ -169,7 +169,7 @@ static void own_generic(void) {
           "Hans M. Müller kam.|\"Hallo!\" rief er.|2 Tage später ging er.");
     check(de, "Es kostet 1.5 Euro usw. und mehr, etc. Fertig.",
           "Es kostet 1.5 Euro usw. und mehr, etc.|Fertig.");
-    sentsplit_destroy(de);
+    segmenter_destroy(de);
 }
 
 /* ---- the English Golden Rules (tests/data/sentseg/golden_rules_en.jsonl) ---- */
@@ -180,7 +180,7 @@ static void golden_rules(void) {
     FILE *fp = fopen(path, "rb");
     test_cond("golden rules file present", fp != NULL);
     if (!fp) return;
-    SentSplitter *en = make("en");
+    Segmenter *en = make("en");
     if (!en) return;
     char line[8192];
     int total = 0, pass = 0;
@@ -226,7 +226,7 @@ static void golden_rules(void) {
     test_cond("golden rules: 48 cases read", total == 48);
     test_cond("golden rules: pass rate >= 95%", pass * 100 >= total * 95);
     buf_free(&text), buf_free(&got), buf_free(&want), buf_free(&one), buf_free(&failed);
-    sentsplit_destroy(en);
+    segmenter_destroy(en);
 }
 
 /* ---- quntoken's Hungarian cases, from the shared folder ---- */
@@ -261,7 +261,7 @@ static void expected_sentences(const Buf *outb, Buf *want) {
 
 /* Our sentences of an IN block: paragraphs are separated by blank lines,
  * single newlines are white space inside a paragraph. */
-static void our_sentences(const SentSplitter *ss, const Buf *in, Buf *got) {
+static void our_sentences(const Segmenter *ss, const Buf *in, Buf *got) {
     const char *p = in->data ? in->data : "", *end = p + in->len;
     Buf one = {0};
     buf_clear(got);
@@ -295,7 +295,7 @@ static void quntoken_cases(void) {
         printf("quntoken Hungarian cases: NOT RUN (%s absent; set WIKIBERT_SHARED)\n", dir);
         return;
     }
-    SentSplitter *hu = make("hu");
+    Segmenter *hu = make("hu");
     if (!hu) return;
     int total = 0, pass = 0;
     Buf in = {0}, outb = {0}, got = {0}, want = {0}, failed = {0};
@@ -351,7 +351,7 @@ static void quntoken_cases(void) {
     test_cond("quntoken cases: at least 90 read", total >= 90);
     test_cond("quntoken cases: pass rate >= 95%", pass * 100 >= total * 95);
     buf_free(&in), buf_free(&outb), buf_free(&got), buf_free(&want), buf_free(&failed);
-    sentsplit_destroy(hu);
+    segmenter_destroy(hu);
 }
 
 /* ---- word lists ---- */
@@ -360,34 +360,34 @@ static void word_lists(void) {
     Err err;
     int code = 0;
     const char *missing = "/nonexistent/abbrev.txt";
-    SentSplitOpts o = {.lang = "en", .data_dir = data_dir, .extra = &missing, .nextra = 1};
-    test_cond("missing extra list fails", sentsplit_create(&o, &code, &err) == NULL);
-    test_cond("missing extra list: code", code == SENTSPLIT_EMISSING);
+    SegmenterOpts o = {.lang = "en", .data_dir = data_dir, .extra = &missing, .nextra = 1};
+    test_cond("missing extra list fails", segmenter_create(&o, &code, &err) == NULL);
+    test_cond("missing extra list: code", code == SEGMENTER_EMISSING);
     test_cond("missing extra list: path in message", strstr(err.msg, missing) != NULL);
-    o = (SentSplitOpts){.lang = "../etc", .data_dir = data_dir};
+    o = (SegmenterOpts){.lang = "../etc", .data_dir = data_dir};
     test_cond("bad language code refused",
-              sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_ELANG);
-    o = (SentSplitOpts){.lang = "hu", .data_dir = "/nonexistent"};
+              segmenter_create(&o, &code, &err) == NULL && code == SEGMENTER_ELANG);
+    o = (SegmenterOpts){.lang = "hu", .data_dir = "/nonexistent"};
     test_cond("missing data dir fails",
-              sentsplit_create(&o, &code, &err) == NULL && code == SENTSPLIT_EMISSING);
-    o = (SentSplitOpts){.lang = "xx", .data_dir = data_dir};
-    SentSplitter *ss = sentsplit_create(&o, &code, &err);
-    test_cond("unknown language: generic rules", ss && sentsplit_lang(ss) == SENT_GENERIC);
+              segmenter_create(&o, &code, &err) == NULL && code == SEGMENTER_EMISSING);
+    o = (SegmenterOpts){.lang = "xx", .data_dir = data_dir};
+    Segmenter *ss = segmenter_create(&o, &code, &err);
+    test_cond("unknown language: generic rules", ss && segmenter_lang(ss) == SENT_GENERIC);
     if (!ss) return;
     check(ss, "Sie wohnt in der Hauptstr. Zehn Leute.", "Sie wohnt in der Hauptstr.|Zehn Leute.");
-    test_cond("add entry", sentsplit_add(ss, "Hauptstr.", 9, &err) == 0);
+    test_cond("add entry", segmenter_add(ss, "Hauptstr.", 9, &err) == 0);
     check(ss, "Sie wohnt in der Hauptstr. Zehn Leute.", "Sie wohnt in der Hauptstr. Zehn Leute.");
-    test_cond("comment line accepted", sentsplit_add(ss, "# x", 3, &err) == 0);
-    test_cond("unknown flag refused", sentsplit_add(ss, "Str. =bogus", 11, &err) == SENTSPLIT_EBAD);
+    test_cond("comment line accepted", segmenter_add(ss, "# x", 3, &err) == 0);
+    test_cond("unknown flag refused", segmenter_add(ss, "Str. =bogus", 11, &err) == SEGMENTER_EBAD);
     test_cond("unknown flag named", strstr(err.msg, "=bogus") != NULL);
     test_cond("=end without period refused",
-              sentsplit_add(ss, "Str =end", 8, &err) == SENTSPLIT_EBAD);
+              segmenter_add(ss, "Str =end", 8, &err) == SEGMENTER_EBAD);
     check(ss, "Er kam mit Fa. Schulz. Dann ging er.", "Er kam mit Fa.|Schulz.|Dann ging er.");
-    test_cond("=end entry", sentsplit_add(ss, "Fa. =end", 8, &err) == 0);
+    test_cond("=end entry", segmenter_add(ss, "Fa. =end", 8, &err) == 0);
     check(ss, "Er kam mit Fa. Schulz. Dann ging er.", "Er kam mit Fa.|Schulz.|Dann ging er.");
-    test_cond("plain entry", sentsplit_add(ss, "fa.", 3, &err) == 0);
+    test_cond("plain entry", segmenter_add(ss, "fa.", 3, &err) == 0);
     check(ss, "Er kam mit Fa. Schulz. Dann ging er.", "Er kam mit Fa.|Schulz.|Dann ging er.");
-    sentsplit_destroy(ss);
+    segmenter_destroy(ss);
 }
 
 /* ---- spans: shape, and threads sharing one splitter ---- */
@@ -402,7 +402,7 @@ static const char *const mixed[] = {
 };
 
 typedef struct Job {
-    const SentSplitter *ss;
+    const Segmenter *ss;
     Buf out;
 } Job;
 
@@ -419,13 +419,13 @@ static void *thread_main(void *arg) {
 }
 
 static void spans_and_threads(void) {
-    SentSplitter *hu = make("hu");
+    Segmenter *hu = make("hu");
     if (!hu) return;
     SentSpans sp = {0};
     int shape_ok = 1;
     for (size_t i = 0; i < sizeof mixed / sizeof *mixed; i++) {
         const char *t = mixed[i];
-        sentsplit_split(hu, t, strlen(t), &sp);
+        segmenter_split(hu, t, strlen(t), &sp);
         size_t prev = 0;
         for (size_t k = 0; k < sp.n; k++) {
             SentSpan s = sp.v[k];
@@ -452,7 +452,7 @@ static void spans_and_threads(void) {
         buf_free(&jobs[i].out);
     }
     buf_free(&single.out);
-    sentsplit_destroy(hu);
+    segmenter_destroy(hu);
 }
 
 int main(int argc, char **argv) {

@@ -1,4 +1,4 @@
-/* spnorm.h - SentencePiece text normalization (the Normalizer of a model).
+/* textnorm.h - SentencePiece text normalization (the Normalizer of a model).
  *
  * SentencePiece normalizes every sentence before training and encoding:
  *
@@ -20,45 +20,45 @@
  * spm_train wrote or built by charsmap.c) and validates it on load, so a
  * damaged blob is an error, never an out-of-bounds read.
  *
- *   SpNorm *sn = spnorm_new(blob, blob_len, NULL, &err);
- *   spnorm_normalize(sn, line, len, &out);      // "▁Hello▁world"
- *   spnorm_free(sn);
+ *   TextNorm *sn = textnorm_new(blob, blob_len, NULL, &err);
+ *   textnorm_normalize(sn, line, len, &out);      // "▁Hello▁world"
+ *   textnorm_free(sn);
  */
-#ifndef WB_SPNORM_H
-#define WB_SPNORM_H
+#ifndef WB_TEXTNORM_H
+#define WB_TEXTNORM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "common.h"
+#include "common/buf.h"
+#include "common/common.h"
 
 /* The NormalizerSpec switches (all true in SentencePiece's defaults). */
-typedef struct SpNormOpts {
+typedef struct TextNormOpts {
     int add_dummy_prefix;
     int remove_extra_whitespaces;
     int escape_whitespaces;
-} SpNormOpts;
+} TextNormOpts;
 
-typedef struct SpNorm SpNorm;
+typedef struct TextNorm TextNorm;
 
 /* A normalizer running the compiled map blob[0..n) (copied; NULL or n = 0
  * for the identity rule) with opts (NULL = all true). Returns NULL with
  * err set when the blob is malformed (sizes, offsets or trie units out of
- * range). Pair with spnorm_free(). */
-SpNorm *spnorm_new(const void *blob, size_t n, const SpNormOpts *opts, Err *err);
-void spnorm_free(SpNorm *sn);
+ * range). Pair with textnorm_free(). */
+TextNorm *textnorm_new(const void *blob, size_t n, const TextNormOpts *opts, Err *err);
+void textnorm_free(TextNorm *sn);
 
 /* Append the normalized form of s[0..n) to out, exactly as
  * SentencePiece's Normalizer::Normalize does with the same spec (the
  * result is empty when s holds only whitespace). */
-void spnorm_normalize(const SpNorm *sn, const char *s, size_t n, Buf *out);
+void textnorm_normalize(const TextNorm *sn, const char *s, size_t n, Buf *out);
 
 /* Apply only the character map to the longest known prefix of s[0..n)
  * (n > 0): sets *rep and *rep_len to its replacement (which may be empty) and
  * returns the number of input bytes consumed (>= 1). Unknown characters
  * map to themselves, an invalid UTF-8 byte to U+FFFD. */
-size_t spnorm_prefix(const SpNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len);
+size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len);
 
 /* Look key[0..n) up in a Darts-clone double array units[0..nunits):
  * the value of the longest key that is a prefix of it, with *len set to
@@ -70,6 +70,6 @@ int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *k
  * with byte c and continues with a byte below 0x80: the test a caller needs
  * before copying an ASCII character c that is followed by ASCII without
  * asking the map. 0 for the identity rule. */
-int spnorm_key_continues_ascii(const SpNorm *sn, unsigned char c);
+int textnorm_key_continues_ascii(const TextNorm *sn, unsigned char c);
 
 #endif

@@ -1,16 +1,16 @@
-/* fuzz_sentsplit.c - fuzz target of the sentence splitter
- * (tokenize/sentsplit.h).
+/* fuzz_segmenter.c - fuzz target of the sentence splitter
+ * (tokenize/segmenter.h).
  *
  * The input is one paragraph. It is split with the English, the Hungarian
  * and the generic rules (word lists from data/abbrev/); the spans must be
- * what sentsplit_split promises: in order, non-empty, non-overlapping,
+ * what segmenter_split promises: in order, non-empty, non-overlapping,
  * inside the text, without white space at either end.
  */
 #include <stdint.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "sentsplit.h"
+#include "tests/fuzz/fuzz.h"
+#include "tokenize/segmenter.h"
 
 static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
@@ -31,15 +31,15 @@ static void check_spans(const char *lang, const char *text, size_t len, const Se
  * a broken promise aborts (fuzz_fail). */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const char *const langs[] = {"en", "hu", "de"};
-    static SentSplitter *ss[3];
+    static Segmenter *ss[3];
     static SentSpans sp;
     if (!ss[0]) {
-        fuzz_quiet("fuzz_sentsplit");
+        fuzz_quiet("fuzz_segmenter");
         for (int i = 0; i < 3; i++) {
             Err err;
-            SentSplitOpts o = {.lang = langs[i]};
-            if (!(ss[i] = sentsplit_create(&o, NULL, &err))) {
-                fprintf(stderr, "fuzz_sentsplit: %s\n", err.msg);
+            SegmenterOpts o = {.lang = langs[i]};
+            if (!(ss[i] = segmenter_create(&o, NULL, &err))) {
+                fprintf(stderr, "fuzz_segmenter: %s\n", err.msg);
                 exit(3);
             }
         }
@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size ? size : 1);
     if (size) memcpy(text, data, size);
     for (int i = 0; i < 3; i++) {
-        size_t n = sentsplit_split(ss[i], text, size, &sp);
+        size_t n = segmenter_split(ss[i], text, size, &sp);
         check_spans(langs[i], text, size, &sp, n);
     }
     free(text);

@@ -5,7 +5,7 @@
  * query (a few ms); astral code points are
  * answered by ICU on every call, which is rare in Wikipedia text.
  */
-#include "uniprop.h"
+#include "common/uniprop.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include <unicode/ustring.h>
 #include <unicode/uversion.h>
 
-#include "utf8.h"
+#include "common/utf8.h"
 
 /* BMP answers: the property bits and the general category. */
 static unsigned char bmp[0x10000], bmp_gc[0x10000];

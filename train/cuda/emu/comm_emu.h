@@ -1,6 +1,6 @@
 /* comm_emu.h - the collectives of train/cuda/comm.c between processes on
  * one machine, without NCCL: for the CPU emulation of the CUDA backend
- * (tests/gpu/cuda_emu.h, where "GPU memory" is host memory), so that make
+ * (train/cuda/emu/cuda_emu.h, where "GPU memory" is host memory), so that make
  * test runs train_bert_emu as several data-parallel ranks and checks the
  * gradient averaging, the per-rank data, the statistics and the checkpoint
  * positions that NCCL carries on a real machine. comm.c includes it in
