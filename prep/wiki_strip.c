@@ -16,7 +16,7 @@
 
 #include "common/buf.h"
 #include "common/cli.h"
-#include "prep/docfmt.h"
+#include "common/docfmt.h"
 #include "common/io.h"
 #include "common/json.h"
 #include "common/pool.h"

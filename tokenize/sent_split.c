@@ -18,8 +18,7 @@
 
 #include "common/buf.h"
 #include "common/cli.h"
-#include "prep/docfmt.h"
-#include "tokenize/docread.h"
+#include "common/docfmt.h"
 #include "common/io.h"
 #include "common/pool.h"
 #include "tokenize/segmenter.h"
@@ -164,7 +163,7 @@ int main(int argc, char **argv) {
     CliCommon cc;
     cli_common_init(&cc);
     SegmenterOpts so = {.lang = "en"};
-    DocInFormat infmt = DOCIN_AUTO;
+    DocFormat infmt = DOC_AUTO;
     enum { O_KEEP = 256, O_ABBREV };
     static const struct option longopts[] = {{"lang", required_argument, 0, 'l'},
                                              {"input-format", required_argument, 0, 'I'},
@@ -180,7 +179,7 @@ int main(int argc, char **argv) {
             so.lang = optarg;
             break;
         case 'I':
-            if (docread_parse_format(optarg, &infmt))
+            if (docfmt_parse_input(optarg, &infmt))
                 cli_bad_usage("--input-format: expected auto, doc, json, lines or text, got '%s'",
                               optarg);
             break;

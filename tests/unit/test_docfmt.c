@@ -1,7 +1,11 @@
-/* test_docfmt.c - the article layouts: WikiExtractor doc and json, and the
- * one-article-per-line layout with formatting.py's quirks (spec section 4). */
+/* test_docfmt.c - the document interchange format: writing the article
+ * layouts (WikiExtractor doc and json, and one article per line with
+ * formatting.py's quirks, spec section 4), and reading documents back from
+ * the doc, json and text layouts: layout detection and broken input. */
+#include <unistd.h>
+
 #include "tests/test.h"
-#include "prep/docfmt.h"
+#include "common/docfmt.h"
 
 static const DocMeta M = {.id = "12", .revid = "34", .url = "https://x.org/wiki?curid=12", .title = "Tö \"q\""};
 
@@ -10,6 +14,87 @@ static void check(const char *name, DocFormat f, const char *paras, const char *
     docfmt_write(&b, f, &M, paras, strlen(paras));
     test_mem_eq(name, b.data, b.len, want, strlen(want));
     buf_free(&b);
+}
+
+static char dir[] = "/tmp/test_docread.XXXXXX";
+
+static char *write_file(const char *name, const char *content, size_t n) {
+    static char path[8][256];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, 256, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    fwrite(content, 1, n, f);
+    fclose(f);
+    return p;
+}
+
+/* All documents of `content` as "title|para/para/...;" */
+static void read_all(const char *content, DocFormat fmt, Buf *out, DocReader *keep) {
+    char *path = write_file("in", content, strlen(content));
+    DocReader dr;
+    Doc d = {0};
+    Err err;
+    docreader_init(&dr, &path, 1, fmt);
+    int r;
+    while ((r = docreader_next(&dr, &d, &err)) == 1) {
+        buf_append(out, d.title.data, d.title.len);
+        buf_putc(out, '|');
+        for (size_t i = 0; i < d.text.len; i++) buf_putc(out, d.text.data[i] == '\n' ? '/' : d.text.data[i]);
+        buf_putc(out, ';');
+    }
+    test_cond("no read error", r == 0);
+    if (keep) *keep = dr;
+    docreader_free(&dr);
+    doc_free(&d);
+}
+
+static void check_read(const char *name, const char *content, DocFormat fmt, const char *want) {
+    Buf b = {0};
+    read_all(content, fmt, &b, NULL);
+    test_str_eq(name, b.data ? b.data : "", want);
+    buf_free(&b);
+}
+
+static void test_reading(void) {
+    if (!mkdtemp(dir)) {
+        test_cond("mkdtemp", 0);
+        return;
+    }
+    int saved = display_level;
+    display_level = 0; /* the malformed cases warn */
+    const char *doc = "<doc id=\"12\" url=\"https://x/wiki?curid=12\" title=\"Say \"hi\"\">\nSay \"hi\"\n\nP1\nP2 é\n\n</doc>\n"
+                      "<doc id=\"13\" url=\"u\" title=\"Empty\">\nEmpty\n\n\n\n</doc>\n";
+    check_read("doc", doc, DOC_DOC, "Say \"hi\"|P1/P2 é/;Empty|;");
+    check_read("doc auto", doc, DOC_AUTO, "Say \"hi\"|P1/P2 é/;Empty|;");
+    const char *json = "{\"id\": \"12\", \"revid\": \"1\", \"url\": \"u\", \"title\": \"T\\u00f6\", \"text\": \"A\\nB \\\"q\\\"\\n\"}\n"
+                       "\n{\"id\": 13, \"title\": \"Bad\", \"text\": \"x}\n"
+                       "{\"id\": \"14\", \"title\": \"C\", \"text\": \"\"}\n";
+    check_read("json, malformed record skipped", json, DOC_AUTO, "Tö|A/B \"q\"/;C|;");
+    check_read("text with CRLF and blank runs", "\n\nA one\r\nA two\n\n\n B one \n", DOC_AUTO,
+          "|A one/A two/;| B one /;");
+    check_read("lines layout (wiki_strip -F lines)", "Art one P1 P2 \n\nArt two \n\n", DOC_LINES,
+          "|Art one P1 P2 /;|Art two /;");
+    check_read("doc without </doc>", "<doc id=\"1\" url=\"u\" title=\"A\">\nA\n\nx\n<doc id=\"2\" url=\"u\" title=\"B\">\nB\n\ny\n",
+          DOC_DOC, "A|x/;B|y/;");
+    check_read("invalid UTF-8 repaired", "a\xff b\n", DOC_LINES, "|a\xEF\xBF\xBD b/;");
+    check_read("empty input", "", DOC_AUTO, "");
+
+    Buf b = {0};
+    DocReader kept;
+    read_all(json, DOC_JSON, &b, &kept);
+    test_cond("malformed counted", kept.malformed == 1);
+    buf_free(&b);
+
+    DocFormat f;
+    test_cond("format names", docfmt_parse_input("lines", &f) == 0 && f == DOC_LINES &&
+                                  docfmt_parse_input("doc", &f) == 0 && f == DOC_DOC &&
+                                  docfmt_parse_input("xml", &f) == -1);
+    display_level = saved;
+    char p[300];
+    snprintf(p, sizeof p, "%s/in", dir);
+    unlink(p);
+    rmdir(dir);
 }
 
 int main(void) {
@@ -36,5 +121,6 @@ int main(void) {
     test_cond("rstrip keeps non-space", py_rstrip_len("a\xE2\x80\x8B", 4) == 4); /* U+200B is not space */
     DocFormat f;
     test_cond("parse formats", docfmt_parse("lines", &f) == 0 && f == DOC_LINES && docfmt_parse("x", &f) == -1);
+    test_reading();
     return test_report();
 }
