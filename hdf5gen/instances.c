@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/mlm.h"
 #include "common/pool.h"
 #include "common/pyrandom.h"
 #include "common/uniprop.h"
@@ -394,12 +395,6 @@ static void block_end(Builder *B) {
     B->cur = NULL;
 }
 
-size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_predictions) {
-    double x = nearbyint((double)len * masked_lm_prob); /* default rounding: ties to even */
-    size_t num = x < 1 ? 1 : (size_t)x;
-    return num > (size_t)max_predictions ? (size_t)max_predictions : num;
-}
-
 static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
 
 /* The unmasked tokens of an instance into t; returns the length. */
@@ -440,7 +435,7 @@ static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t 
         if (o->whole_word && !(ncand && c->cont[tok[i]])) m->group[ngroup++] = (int32_t)ncand;
         m->cand[ncand++] = (int32_t)i;
     }
-    size_t num = inst_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
+    size_t num = mlm_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
     size_t nm = 0;
     if (!o->whole_word) {
         pyrandom_shuffle_i32(rng, m->cand, ncand);
@@ -494,7 +489,7 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
     InstSet *s = B->s;
     const InstOpts *o = B->o;
     size_t len = na + (has_b ? nb + 3 : 2);
-    size_t num = o->no_mask ? 0 : inst_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
+    size_t num = o->no_mask ? 0 : mlm_num_to_predict(len, o->masked_lm_prob, o->max_predictions);
     size_t k = s->n % INST_BLOCK;
     if (k == 0) block_start(B);
     Inst *in = &s->blk[s->nblk - 1].inst[k];

@@ -82,10 +82,6 @@ void inst_opts_default(InstOpts *o);
  * dupe_factor < 0). Returns 0, or -1 with err naming the option. */
 int inst_opts_check(const InstOpts *o, Err *err);
 
-/* num_to_predict: min(max_predictions, max(1, round(len * masked_lm_prob)))
- * with Python's round() (ties to even: 30 * 0.15 = 4.5 -> 4). */
-size_t inst_num_to_predict(size_t len, double masked_lm_prob, int max_predictions);
-
 /* The documents of a shard, tokenized. Sentence k is
  * tok[sent[k] .. sent[k + 1]), document d is sentences doc[d] .. doc[d + 1]
  * (in input order; build shuffles an index, not this). */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "hdf5gen/h5file.h"
-#include "hdf5gen/instances.h"
+#include "common/mlm.h"
 #include "common/pyrandom.h"
 #include "common/rng.h"
 
@@ -367,7 +367,7 @@ static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t
         len++;
         if (ids[j] != d->o.cls && ids[j] != d->o.sep && nc < 4096) cand[nc++] = j;
     }
-    int num = (int)inst_num_to_predict((size_t)len, 0.15, P);
+    int num = (int)mlm_num_to_predict((size_t)len, 0.15, P);
     if (num > nc) num = nc;
     for (int k = 0; k < num; k++) { /* partial Fisher-Yates */
         int j = k + (int)rng_below(&r, (uint64_t)(nc - k)), t = cand[k];

@@ -18,6 +18,7 @@
 
 #include "tests/test.h"
 #include "hdf5gen/instances.h"
+#include "common/mlm.h"
 #include "common/rng.h"
 #include "tokenize/wordpiece.h"
 
@@ -180,17 +181,17 @@ static void test_vectors(void) {
     check_vector("original: one document", spec_vocab, v3_text, strlen(v3_text), &o, v3_rows);
 
     /* 16.4 */
-    test_cond("num_to_predict 10 -> 2", inst_num_to_predict(10, 0.15, 20) == 2);
-    test_cond("num_to_predict 20 -> 3", inst_num_to_predict(20, 0.15, 20) == 3);
-    test_cond("num_to_predict 30 -> 4 (tie to even)", inst_num_to_predict(30, 0.15, 20) == 4);
-    test_cond("num_to_predict 50 -> 8", inst_num_to_predict(50, 0.15, 20) == 8);
-    test_cond("num_to_predict 70 -> 10 (tie)", inst_num_to_predict(70, 0.15, 20) == 10);
-    test_cond("num_to_predict 128 -> 19", inst_num_to_predict(128, 0.15, 20) == 19);
-    test_cond("num_to_predict 133 -> 20", inst_num_to_predict(133, 0.15, 80) == 20);
-    test_cond("num_to_predict 512 -> 77 (P 80)", inst_num_to_predict(512, 0.15, 80) == 77);
-    test_cond("num_to_predict capped by P", inst_num_to_predict(512, 0.15, 20) == 20);
-    test_cond("num_to_predict at least 1", inst_num_to_predict(3, 0.15, 20) == 1 && inst_num_to_predict(9, 0, 20) == 1);
-    test_cond("num_to_predict P 0", inst_num_to_predict(100, 0.15, 0) == 0);
+    test_cond("num_to_predict 10 -> 2", mlm_num_to_predict(10, 0.15, 20) == 2);
+    test_cond("num_to_predict 20 -> 3", mlm_num_to_predict(20, 0.15, 20) == 3);
+    test_cond("num_to_predict 30 -> 4 (tie to even)", mlm_num_to_predict(30, 0.15, 20) == 4);
+    test_cond("num_to_predict 50 -> 8", mlm_num_to_predict(50, 0.15, 20) == 8);
+    test_cond("num_to_predict 70 -> 10 (tie)", mlm_num_to_predict(70, 0.15, 20) == 10);
+    test_cond("num_to_predict 128 -> 19", mlm_num_to_predict(128, 0.15, 20) == 19);
+    test_cond("num_to_predict 133 -> 20", mlm_num_to_predict(133, 0.15, 80) == 20);
+    test_cond("num_to_predict 512 -> 77 (P 80)", mlm_num_to_predict(512, 0.15, 80) == 77);
+    test_cond("num_to_predict capped by P", mlm_num_to_predict(512, 0.15, 20) == 20);
+    test_cond("num_to_predict at least 1", mlm_num_to_predict(3, 0.15, 20) == 1 && mlm_num_to_predict(9, 0, 20) == 1);
+    test_cond("num_to_predict P 0", mlm_num_to_predict(100, 0.15, 0) == 0);
 }
 
 /* ---- reading ---- */
@@ -364,7 +365,7 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
         }
         t->bad_pos += !pos_ok;
         if (!pos_ok) continue;
-        size_t want = o->no_mask ? 0 : inst_num_to_predict(v.len, o->masked_lm_prob, o->max_predictions);
+        size_t want = o->no_mask ? 0 : mlm_num_to_predict(v.len, o->masked_lm_prob, o->max_predictions);
         t->bad_count += o->whole_word ? v.nmask > want : v.nmask != want;
         /* A and B, unmasked, are runs of the documents' tokens */
         int in_docs = occurs(d->tok, d->ntok, orig + 1, v.seg0 - 2);
