@@ -1,7 +1,7 @@
 /* langid.c - language identification with character n-gram naive Bayes.
  *
  * Loads the model file written by langid_train (format and model in
- * langid_model.h) into one open-addressing table keyed by a 64-bit hash of
+ * langidmodel.h) into one open-addressing table keyed by a 64-bit hash of
  * each gram's code points; every slot points at a run of (language,
  * weight) postings. Identification walks the normalized text once, looks up
  * the 1..order grams ending at each code point, adds their postings into a
@@ -18,7 +18,7 @@
 
 #include "common/io.h"
 #include "tokenize/langid.h"
-#include "tokenize/langid_model.h"
+#include "tokenize/langidmodel.h"
 #include "common/uniprop.h"
 #include "common/utf8.h"
 

@@ -6,7 +6,7 @@
  *   langid_train --eval model.txt --min-chars 40 test.tsv > predictions.tsv
  *
  * Input lines are "lang<TAB>text" (blank lines are skipped). The model is a
- * character n-gram naive Bayes (tokenize/langid_model.h); the output is the
+ * character n-gram naive Bayes (tokenize/langidmodel.h); the output is the
  * same bytes for the same input. --select instead copies the input lines
  * whose text falls into one part of the deterministic train/dev/test split;
  * --eval identifies each text with a model and writes "gold<TAB>guess<TAB>
@@ -19,7 +19,7 @@
 
 #include "common/cli.h"
 #include "common/io.h"
-#include "tokenize/langid_model.h"
+#include "tokenize/langidfit.h"
 
 static void usage(const LangIdTrainOpts *d) {
     printf("Usage: %s [OPTIONS] [TRAIN.tsv...]\n"

@@ -21,7 +21,7 @@
 #include "common/hash.h"
 #include "common/io.h"
 #include "tokenize/langid.h"
-#include "tokenize/langid_model.h"
+#include "tokenize/langidfit.h"
 #include "tests/test.h"
 
 typedef struct Case {

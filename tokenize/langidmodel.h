@@ -1,6 +1,6 @@
-/* langid_model.h - internals shared by the language identifier and its
- * trainer: text normalization into n-gram features, the train/dev/test
- * split rule, and the model builder behind langid_train.
+/* langidmodel.h - internals of the language identifier (langid.c) shared
+ * with its trainer (langidfit.h): text normalization into n-gram features,
+ * the train/dev/test split rule, the model file format, raw scores.
  *
  * Features. Text is read as UTF-8 and turned into a stream of code points:
  * letters (and the combining marks that belong to them) lower-cased, every
@@ -38,8 +38,8 @@
  * A gram is written with '_' for the boundary ' '; idx is the 0-based line
  * order of the `lang` records. Lines starting with '#' are comments.
  */
-#ifndef WB_LANGID_MODEL_H
-#define WB_LANGID_MODEL_H
+#ifndef WB_LANGIDMODEL_H
+#define WB_LANGIDMODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -89,36 +89,5 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
 
 /* The temperature the model turns scores into confidences with. */
 double langid_temperature(const LangId *m);
-
-/* ---- training ---- */
-
-typedef struct LangIdTrainOpts {
-    int order;         /* longest n-gram, 1..LANGID_MAX_ORDER */
-    int top;           /* grams of each order >= 2 kept per language (by count) */
-    int min_count;     /* a (gram, language) count below this is dropped */
-    double mu[LANGID_MAX_ORDER]; /* Dirichlet prior mass per order */
-} LangIdTrainOpts;
-
-/* The defaults used for the shipped model. */
-void langid_train_defaults(LangIdTrainOpts *o);
-
-typedef struct LangIdTrainer LangIdTrainer;
-
-/* New trainer; pair with langid_trainer_free(). */
-LangIdTrainer *langid_trainer_create(const LangIdTrainOpts *o);
-void langid_trainer_free(LangIdTrainer *t);
-
-/* Add one training text (dev = 0) or one held-out text for fitting the
- * temperature (dev = 1) of language `lang` (a code of 1..15 bytes without
- * blanks). Returns 0, or -1 with err set for a bad code or too many
- * languages. */
-int langid_trainer_add(LangIdTrainer *t, const char *lang, size_t langlen, const char *text,
-                       size_t n, int dev, Err *err);
-
-/* Count, prune and write the model file text into out (appended). The
- * output depends only on the texts added (in order within each language)
- * and the options. If dev texts were added the temperature is fitted on
- * them, else it is 1. Returns 0, or -1 with err set (no training text). */
-int langid_trainer_write(LangIdTrainer *t, Buf *out, Err *err);
 
 #endif

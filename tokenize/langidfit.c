@@ -1,4 +1,4 @@
-/* langid_model.c - builds a langid model file from labelled texts.
+/* langidfit.c - builds a langid model file from labelled texts.
  *
  * Training runs one language at a time so that only one language's full
  * n-gram table is in memory:
@@ -13,14 +13,14 @@
  * With held-out texts the temperature of the confidence is fitted last:
  * the model is loaded from memory and 1/T minimizes the negative
  * log-likelihood of the held-out labels (a convex function of 1/T, so a
- * golden-section search finds it). Model and format: langid_model.h.
+ * golden-section search finds it). Model and format: langidmodel.h.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "common/hash.h"
-#include "tokenize/langid_model.h"
+#include "tokenize/langidfit.h"
 #include "common/utf8.h"
 
 typedef struct Lang {
@@ -104,7 +104,7 @@ int langid_trainer_add(LangIdTrainer *t, const char *lang, size_t langlen, const
 
 typedef void (*GramFn)(void *ctx, const char *gram, size_t len, int order);
 
-/* Call fn for every feature gram of every text in b (see langid_model.h). */
+/* Call fn for every feature gram of every text in b (see langidmodel.h). */
 static void for_each_gram(const Buf *b, int order, GramFn fn, void *ctx) {
     size_t p = 0;
     while (p < b->len) {
