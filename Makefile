@@ -204,9 +204,9 @@ print-config:
 	@mk/deps.sh $(CC) && echo "libraries: ✓ bz2 ✓ expat ✓ pcre2 ✓ icu ✓ hdf5 ✓ libdeflate"
 	@mk/cuda.sh $(CC) >/dev/null
 
-## format: reformat C sources with clang-format
+## format: reformat every C, CUDA and header file with clang-format (make test checks it)
 format:
-	clang-format -i common/*.[ch] prep/*.[ch] tokenize/*.[ch] vocab/*.[ch] tests/unit/*.c
+	mk/format-files.sh | xargs clang-format -i
 
 ## list: list the documented targets
 list:

@@ -78,7 +78,7 @@ int inst_opts_check(const InstOpts *o, Err *err) {
     return 0;
 }
 
-/* ==== Reading ==== */
+/* ---- Reading ---- */
 
 /* Batches carry records [u32 input][u64 line][u64 len][bytes]; the result
  * per record is one int32: -1 for a blank line, else the token count n,
@@ -282,7 +282,7 @@ void inst_docs_free(InstDocs *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* ==== Building ==== */
+/* ---- Building ---- */
 
 /* What masking needs, shared by all threads. */
 typedef struct MaskCtx {

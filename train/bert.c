@@ -18,7 +18,7 @@
 #include "common/json.h"
 #include "common/rng.h"
 
-/* ==== config ==== */
+/* ---- config ---- */
 
 static int get_num(const char *v, size_t vn, double *out) {
     char buf[64];
@@ -155,7 +155,7 @@ int bert_config_check(const BertConfig *c, Err *err) {
     return 0;
 }
 
-/* ==== parameters ==== */
+/* ---- parameters ---- */
 
 /* Offsets of one encoder layer's tensors, in state-dict order. */
 enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B, NLAYER_T };
@@ -295,7 +295,7 @@ void bert_init_weights(Bert *m, uint64_t seed) {
 
 void bert_zero_grad(Bert *m) { memset(m->grads, 0, m->nparams * sizeof *m->grads); }
 
-/* ==== batch ==== */
+/* ---- batch ---- */
 
 int bert_batch_check(const Bert *m, const BertBatch *b, Err *err) {
     const BertConfig *c = &m->c;
@@ -324,7 +324,7 @@ int bert_batch_check(const Bert *m, const BertBatch *b, Err *err) {
     return 0;
 }
 
-/* ==== activations ==== */
+/* ---- activations ---- */
 
 static void act_free(BertAct *a) {
     float **f[] = {&a->maskbias, &a->e, &a->emean, &a->erstd, &a->x0, &a->q, &a->k, &a->v, &a->att, &a->ctx,
@@ -366,7 +366,7 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     a->dt = FA(NM * H), a->dlog = FA(NM * V), a->dxl = FA(N * H);
 }
 
-/* ==== kernels ==== */
+/* ---- kernels ---- */
 
 static int threads_wanted; /* bert_set_threads; 0: all cores */
 
@@ -618,7 +618,7 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
     }
 }
 
-/* ==== forward ==== */
+/* ---- forward ---- */
 
 #define PP(off) (m->params + (off))
 #define GG(off) (m->grads + (off))
@@ -737,7 +737,7 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     loss->nsp_correct = nsp_correct;
 }
 
-/* ==== backward ==== */
+/* ---- backward ---- */
 
 void bert_backward(Bert *m, float scale) {
     const BertConfig *c = &m->c;

@@ -78,7 +78,7 @@
 #define ACTIVE_RATIO 0.05f       /* kTopFrequentRatio */
 #define UPDATE_INTERVAL 100      /* kUpdateActiveSymbolsInteval */
 
-/* ==== Scripts and piece validity ==== */
+/* ---- Scripts and piece validity ---- */
 
 int bpe_script(uint32_t cp) {
     if (cp == 0x30FC) return UNI_SC_HAN; /* KATAKANA-HIRAGANA PROLONGED SOUND MARK */
@@ -121,7 +121,7 @@ int bpe_valid_piece(const char *s, size_t n, int max_len) {
     return nchars > 0 && nchars <= max_len;
 }
 
-/* ==== std::mt19937 and libstdc++'s uniform_int_distribution<uint64_t> ====
+/* ---- std::mt19937 and libstdc++'s uniform_int_distribution<uint64_t> ----
  *
  * spm_train's ReservoirSampler (releases up to 0.2.1) draws
  * `std::uniform_int_distribution<uint64>(0, total - 1)` from a std::mt19937
@@ -182,7 +182,7 @@ static uint64_t mt_uniform(Mt *m, uint64_t hi) {
     return ret;
 }
 
-/* ==== Trainer state ==== */
+/* ---- Trainer state ---- */
 
 /* Symbol states. A character symbol is always in the cache; a pair is
  * LIVE once created, ERASED when merged or dropped as a duplicate, and
@@ -344,7 +344,7 @@ static inline Sym *S(const BpeTrainer *t, int32_t id) {
     return &t->syms[id];
 }
 
-/* ==== Large tables ==== */
+/* ---- Large tables ---- */
 
 /* Zeroed memory for a table of n bytes; free it with big_free(p, n).
  * Tables of several megabytes are probed at random, so they come straight
@@ -383,7 +383,7 @@ static void *big_realloc(void *p, size_t old, size_t n) {
     return q;
 }
 
-/* ==== Byte blocks and word tables ==== */
+/* ---- Byte blocks and word tables ---- */
 
 static char *bytes_alloc(Bytes *b, size_t n) {
     if (b->left < n) {
@@ -563,7 +563,7 @@ void bpe_destroy(BpeTrainer *t) {
 
 const BpeStats *bpe_stats(const BpeTrainer *t) { return &t->st; }
 
-/* ==== Counting ==== */
+/* ---- Counting ---- */
 
 /* Replace "<unk>", "<s>" and "</s>" with a TAB, as spm_train's meta-piece
  * matcher does after normalization. Returns s or the rewritten copy. */
@@ -954,7 +954,7 @@ fail:
     return -1;
 }
 
-/* ==== Training: symbols, pair map, piece strings ==== */
+/* ---- Training: symbols, pair map, piece strings ---- */
 
 static inline int64_t eff(const Sym *s) { return s->state == ST_DEAD ? 0 : s->freq; }
 
@@ -1052,7 +1052,7 @@ static void wlist_push(WList *l, uint32_t w) {
     l->v[l->n++] = w;
 }
 
-/* ==== Training: the heap and the frequency histogram ====
+/* ---- Training: the heap and the frequency histogram ----
  *
  * The heap holds every live pair not deferred, ordered as spm_train ranks
  * candidates: frequency (descending), code points, UTF-8 bytes, age. Each
@@ -1304,7 +1304,7 @@ static void pair_reset(BpeTrainer *t, int32_t id, int64_t c) {
     freq_add(t, s, id, -c, 1);
 }
 
-/* ==== Training: the active set ==== */
+/* ---- Training: the active set ---- */
 
 static int64_t freq_at_update(const BpeTrainer *t, const Sym *s) {
     return s->snap_epoch == t->epoch ? s->snap : eff(s);
@@ -1467,7 +1467,7 @@ static void merge(BpeTrainer *t, int32_t best) {
     }
 }
 
-/* ==== Training: alphabet and words ==== */
+/* ---- Training: alphabet and words ---- */
 
 typedef struct CharCount {
     uint32_t cp;

@@ -74,7 +74,7 @@
 #define BATCH_PER_THREAD (4u << 20)
 #define CONT_PREFIX "##"
 
-/* ==== word tables ==== */
+/* ---- word tables ---- */
 
 /* Open addressing, linear probing, load factor <= 1/2; count 0 marks an
  * empty slot. Keys live back to back in `keys`. */
@@ -343,7 +343,7 @@ void wpcounts_dump(const WpCounts *c, Buf *out) {
     free(r);
 }
 
-/* ==== training ==== */
+/* ---- training ---- */
 
 /* A map from a u64 key (a pair (first << 32 | second), or a code point) to
  * a dense index 0, 1, 2, ... in insertion order. */
@@ -928,7 +928,7 @@ void wpvocab_free(WpVocab *v) {
     memset(v, 0, sizeof *v);
 }
 
-/* ==== output ==== */
+/* ---- output ---- */
 
 void wpvocab_txt(const WpVocab *v, Buf *out) {
     for (size_t i = 0; i < v->tok.n; i++) {
@@ -1034,7 +1034,7 @@ void wpvocab_json(const WpVocab *v, Buf *out) {
     buf_puts(out, "    }\n  }\n}");
 }
 
-/* ==== all together ==== */
+/* ---- all together ---- */
 
 static int write_out(Writer *w, const Buf *b, Err *err) {
     if (writer_write(w, b->data, b->len, err)) {

@@ -27,7 +27,7 @@
 #include "common/rng.h"
 #include "vocab/wptrain.h"
 
-/* ==== driver ==== */
+/* ---- driver ---- */
 
 static int driver(int argc, char **argv) {
     static const struct option longopts[] = {{"vocab-size", required_argument, 0, 'S'},
@@ -126,7 +126,7 @@ static int driver(int argc, char **argv) {
     return rc ? EXIT_DATA : EXIT_OK;
 }
 
-/* ==== unit tests ==== */
+/* ---- unit tests ---- */
 
 static WpTrainOpts opts(size_t vocab_size, int unused, uint64_t min_frequency, size_t limit) {
     WpTrainOpts o = WPTRAIN_DEFAULTS;
