@@ -75,9 +75,11 @@ $(CUDA_MK): mk/cuda.sh
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
              -gencode arch=compute_90,code=compute_90
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wno-unused-parameter
-CUDA_OBJ := $(BUILD)/train/cuda/train_bert.o $(BUILD)/train/cuda/comm.o $(BUILD)/train/cuda/gpu_backend.o
+CUDA_OBJ := $(BUILD)/train/cuda/train_bert.o $(BUILD)/train/cuda/comm.o $(BUILD)/train/cuda/backend.o
+# backend.cu is one translation unit: it includes the header-only modules
+CUDA_CUH := $(addprefix train/cuda/,profiler.cuh reduce.cuh forward.cuh backward.cuh attention.cuh optimizer.cuh)
 
-$(BUILD)/train/cuda/gpu_backend.o: train/cuda/gpu_backend.cu $(DEPS_OK) $(CUDA_MK)
+$(BUILD)/train/cuda/backend.o: train/cuda/backend.cu $(CUDA_CUH) $(DEPS_OK) $(CUDA_MK)
 	$(Q)mkdir -p $(@D)
 	@echo "  NVCC $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -I. -MMD -MP -c $< -o $@
@@ -113,8 +115,8 @@ $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 # the trainer, for tests/cli/train_bert_emu.sh). Ranks meet through
 # train/cuda/emu/comm_emu.h (shared-memory collectives) instead of NCCL.
 CXX ?= g++
-EMU_OBJ := $(BUILD)/tests/emu/gpu_backend.o $(BUILD)/tests/emu/comm.o
-$(BUILD)/tests/emu/gpu_backend.o: train/cuda/gpu_backend.cu train/cuda/emu/cuda_emu.h $(DEPS_OK)
+EMU_OBJ := $(BUILD)/tests/emu/backend.o $(BUILD)/tests/emu/comm.o
+$(BUILD)/tests/emu/backend.o: train/cuda/backend.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CXX $< (CPU emulation, for the tests)"
 	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall \

@@ -2,7 +2,15 @@
  * (see comm.h). WB_HAVE_NCCL and WB_HAVE_MPI come from the build's test
  * compiles. WB_COMM_EMU (the tests' CPU emulation of the backend only)
  * replaces NCCL by train/cuda/emu/comm_emu.h's shared-memory collectives between
- * processes, met through --nccl_id_file. */
+ * processes, met through --nccl_id_file.
+ *
+ * The place, the watchdog and the public functions are common; what moves
+ * the data is one transport, chosen when building: the emulation
+ * (WB_COMM_EMU), else NCCL (WB_HAVE_NCCL; its id shared through MPI where
+ * the build has MPI, else a file), else none (one process only). Each has
+ * a section below defining the same static functions (declared, with
+ * their contracts, before the common part); the public functions call
+ * them once. */
 #include "train/cuda/comm.h"
 
 #include <errno.h>
@@ -17,14 +25,17 @@
 #include "common/cli.h"
 #include "common/io.h"
 
-#ifdef WB_HAVE_NCCL
+#if defined(WB_COMM_EMU)
+#define COMM_EMU
+#include "train/cuda/emu/comm_emu.h"
+#elif defined(WB_HAVE_NCCL)
+#define COMM_NCCL
 #include <nccl.h>
-#endif
 #ifdef WB_HAVE_MPI
 #include <mpi.h>
 #endif
-#ifdef WB_COMM_EMU
-#include "train/cuda/emu/comm_emu.h"
+#else
+#define COMM_NONE
 #endif
 
 struct Comm {
@@ -39,12 +50,11 @@ struct Comm {
     atomic_int watching, stop, connected;
     atomic_llong wait_since; /* ms on the monotonic clock; 0: not waiting */
     _Atomic(const char *) wait_what;
-#ifdef WB_HAVE_NCCL
+#if defined(COMM_EMU)
+    EmuComm emu;
+#elif defined(COMM_NCCL)
     ncclUniqueId id;
     ncclComm_t nccl;
-#endif
-#ifdef WB_COMM_EMU
-    EmuComm emu;
 #endif
 };
 
@@ -78,21 +88,38 @@ static long long now_ms(void) {
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+/* ---- the transport's functions ---- */
+
+/* world > 1, the place known and the watchdog started: meet the other
+ * ranks (rank 0's NCCL id, or the emulation's shared file; l: the
+ * launcher that gave the place, or NULL) and describe the group in
+ * c->desc. 0, or -1 with err. */
+static int tr_join(Comm *c, const struct Launcher *l, Err *err);
+/* world > 1, on this process's GPU: the communicator. 0, or -1 with err. */
+static int tr_connect(Comm *c, Err *err);
+/* for the watchdog: an error the transport's own threads report, written
+ * into buf (n bytes) and returned, or NULL */
+static const char *tr_fault(Comm *c, char *buf, size_t n);
+/* the collectives of comm.h, for world > 1 (and n > 0 where the public
+ * function says so); a failure is fatal */
+static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream);
+static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream);
+static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream);
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream);
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream);
+/* what tr_join and tr_connect opened (also after a failure of either, or
+ * when they never ran) */
+static void tr_close(Comm *c);
+
+/* ---- the watchdog ---- */
+
 static void *watchdog(void *arg) {
     Comm *c = arg;
     while (!atomic_load(&c->stop)) {
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
-        const char *why = NULL;
         char buf[160];
-#ifdef WB_HAVE_NCCL
-        ncclResult_t st = ncclSuccess;
-        if (atomic_load(&c->connected) && ncclCommGetAsyncError(c->nccl, &st) == ncclSuccess && st != ncclSuccess &&
-            st != ncclInProgress) {
-            snprintf(buf, sizeof buf, "NCCL: %s (another rank failed?)", ncclGetErrorString(st));
-            why = buf;
-        }
-#endif
+        const char *why = tr_fault(c, buf, sizeof buf);
         long long t0 = atomic_load(&c->wait_since);
         if (!why && t0 && now_ms() - t0 > c->timeout_s * 1000LL) {
             snprintf(buf, sizeof buf, "waited %d s for %s: another rank has failed or stopped (if it is only slow: "
@@ -124,7 +151,109 @@ static void watch_start(Comm *c) {
     if (pthread_create(&c->watch, NULL, watchdog, c) == 0) atomic_store(&c->watching, 1);
 }
 
-#ifdef WB_HAVE_NCCL
+/* ---- transport: the emulation (WB_COMM_EMU: comm_emu.h) ---- */
+#if defined(COMM_EMU)
+
+/* an emulated collective, a wait under the watchdog */
+#define EMU_COLLECTIVE(c, call)                                  \
+    do {                                                         \
+        comm_wait_begin((c), "the other ranks (a collective)"); \
+        call;                                                    \
+        comm_wait_end(c);                                        \
+    } while (0)
+
+static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
+    if (!c->id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
+    comm_wait_begin(c, "the other ranks to join");
+    if (emu_open(&c->emu, c->rank, c->world, c->id_file, err)) return -1;
+    comm_wait_end(c);
+    atomic_store(&c->connected, 1);
+    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s", c->world,
+             c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
+    return 0;
+}
+
+static int tr_connect(Comm *c, Err *err) {
+    (void)c, (void)err;
+    return 0;
+}
+
+static const char *tr_fault(Comm *c, char *buf, size_t n) {
+    (void)c, (void)buf, (void)n;
+    return NULL;
+}
+
+static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
+    EMU_COLLECTIVE(c, emu_sum_float(&c->emu, dev, n));
+    (void)stream;
+}
+
+static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
+    EMU_COLLECTIVE(c, emu_sum_double(&c->emu, dev, n));
+    (void)stream;
+}
+
+static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
+    EMU_COLLECTIVE(c, emu_reduce_float(&c->emu, dev, n, root));
+    (void)stream;
+}
+
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+    EMU_COLLECTIVE(c, emu_broadcast_ranges(&c->emu, dev, start, len));
+    (void)stream;
+}
+
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
+    EMU_COLLECTIVE(c, emu_gather_i64(&c->emu, dev_in, dev_out, n));
+    (void)stream;
+}
+
+static void tr_close(Comm *c) { emu_close(&c->emu); }
+
+#endif
+
+/* ---- MPI (with NCCL, WB_HAVE_MPI) ---- */
+
+/* rank 0's NCCL id to the others, when an MPI launcher or srun placed the
+ * process and no --nccl_id_file is given (c->mpi) */
+#if defined(COMM_NCCL) && defined(WB_HAVE_MPI)
+enum { MPI_BUILT = 1 };
+
+/* MPI_Init (unless done) and MPI_Bcast of c->id from rank 0; 0, or -1 with
+ * err (MPI's place is not the launcher's) */
+static int mpi_share_id(Comm *c, Err *err) {
+    /* a CUDA-aware MPI opens a context on the current GPU: make it this
+     * process's first (when there is one; backend.cu checks it after) */
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) == cudaSuccess && c->local_rank < ndev) cudaSetDevice(c->local_rank);
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
+    int r, w;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    MPI_Comm_size(MPI_COMM_WORLD, &w);
+    if (w != c->world || r != c->rank)
+        return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank, c->world);
+    comm_wait_begin(c, "rank 0's NCCL id (MPI_Bcast)");
+    MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    comm_wait_end(c);
+    return 0;
+}
+
+/* MPI_Finalize where the id was to travel through MPI (c->mpi) */
+static void mpi_close(Comm *c) {
+    if (c->mpi) MPI_Finalize();
+}
+#elif defined(COMM_NCCL)
+enum { MPI_BUILT = 0 };
+/* never called: c->mpi stays 0 */
+static int mpi_share_id(Comm *c, Err *err) { return err_set(err, "built without MPI"); }
+static void mpi_close(Comm *c) { (void)c; }
+#endif
+
+/* ---- transport: NCCL (WB_HAVE_NCCL), its id through MPI or a file ---- */
+#if defined(COMM_NCCL)
+
 /* The id file: magic, world size, the launcher's job id (when there is
  * one), the NCCL id. A file left by an earlier run of another size or job
  * is not taken: the others wait for rank 0 to replace it. */
@@ -189,7 +318,113 @@ static int id_by_file(Comm *c, const char *path, Err *err) {
         nanosleep(&ts, NULL);
     }
 }
+
+static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
+    const char *id_file = c->id_file;
+    c->mpi = MPI_BUILT && c->launcher && l->mpi && !id_file;
+    if (!c->mpi && !id_file)
+        return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
+                            "every process sees",
+                       c->world);
+    if (c->rank == 0 && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
+    if (c->rank == 0) {
+        ncclResult_t r = ncclGetUniqueId(&c->id);
+        if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
+    }
+    if (c->mpi && mpi_share_id(c, err)) return -1;
+    if (!c->mpi && id_by_file(c, id_file, err)) return -1;
+    int v = 0;
+    ncclGetVersion(&v);
+    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000, v / 100 % 100, v % 100,
+             c->mpi ? "MPI" : "file", c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
+    info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
+    return 0;
+}
+
+static int tr_connect(Comm *c, Err *err) {
+    comm_wait_begin(c, "the other ranks to join (ncclCommInitRank)");
+    ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
+    comm_wait_end(c);
+    if (r != ncclSuccess)
+        return err_set(err, "ncclCommInitRank (rank %d of %d): %s%s", c->rank, c->world, ncclGetErrorString(r),
+                       c->mpi || c->rank == 0 ? "" : " (is the id file an earlier run's? rank 0 replaces it)");
+    atomic_store(&c->connected, 1);
+    /* every rank has joined, so every rank has read the id: a later run
+     * with the same --nccl_id_file cannot read this one's */
+    if (!c->mpi && c->rank == 0) unlink(c->id_file);
+    return 0;
+}
+
+static const char *tr_fault(Comm *c, char *buf, size_t n) {
+    ncclResult_t st = ncclSuccess;
+    if (atomic_load(&c->connected) && ncclCommGetAsyncError(c->nccl, &st) == ncclSuccess && st != ncclSuccess &&
+        st != ncclInProgress) {
+        snprintf(buf, n, "NCCL: %s (another rank failed?)", ncclGetErrorString(st));
+        return buf;
+    }
+    return NULL;
+}
+
+/* a failed NCCL call ends the process */
+static void check(ncclResult_t r, const char *what, const Comm *c) {
+    if (r != ncclSuccess) die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
+}
+
+static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
+    check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+}
+
+static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
+    check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+}
+
+static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
+    check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
+}
+
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+    check(ncclGroupStart(), "ncclGroupStart", c);
+    for (int r = 0; r < c->world; r++)
+        if (len[r])
+            check(ncclBroadcast(dev + start[r], dev + start[r], len[r], ncclFloat32, r, c->nccl, (cudaStream_t)stream),
+                  "ncclBroadcast", c);
+    check(ncclGroupEnd(), "ncclGroupEnd", c);
+}
+
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
+    check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
+}
+
+static void tr_close(Comm *c) {
+    if (c->nccl) ncclCommDestroy(c->nccl);
+    mpi_close(c);
+}
+
 #endif
+
+/* ---- transport: none (built without NCCL: one process only) ---- */
+#if defined(COMM_NONE)
+
+static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
+    return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
+                   c->world);
+}
+
+static int tr_connect(Comm *c, Err *err) { return err_set(err, "built without NCCL"); }
+
+static const char *tr_fault(Comm *c, char *buf, size_t n) { return NULL; }
+
+/* never reached (world 1) */
+static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {}
+static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {}
+static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {}
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {}
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {}
+static void tr_close(Comm *c) {}
+
+#endif
+
+/* ---- the public functions ---- */
 
 int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, int timeout_s, Err *err) {
     Comm *c = xcalloc(1, sizeof *c);
@@ -213,81 +448,12 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
         return 0;
     }
     watch_start(c);
-#if defined(WB_COMM_EMU)
-    if (!id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
-    comm_wait_begin(c, "the other ranks to join");
-    if (emu_open(&c->emu, c->rank, c->world, id_file, err)) return -1;
-    comm_wait_end(c);
-    atomic_store(&c->connected, 1);
-    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s", c->world,
-             c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
-    return 0;
-#elif !defined(WB_HAVE_NCCL)
-    return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
-                   c->world);
-#else
-    c->mpi = c->launcher && l->mpi && !id_file;
-#ifndef WB_HAVE_MPI
-    c->mpi = 0;
-#endif
-    if (!c->mpi && !id_file)
-        return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
-                            "every process sees",
-                       c->world);
-    if (c->rank == 0 && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
-    if (c->rank == 0) {
-        ncclResult_t r = ncclGetUniqueId(&c->id);
-        if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
-    }
-#ifdef WB_HAVE_MPI
-    if (c->mpi) {
-        /* a CUDA-aware MPI opens a context on the current GPU: make it this
-         * process's first (when there is one; gpu_backend checks it after) */
-        int ndev = 0;
-        if (cudaGetDeviceCount(&ndev) == cudaSuccess && c->local_rank < ndev) cudaSetDevice(c->local_rank);
-        int inited = 0;
-        MPI_Initialized(&inited);
-        if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
-        int r, w;
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        MPI_Comm_size(MPI_COMM_WORLD, &w);
-        if (w != c->world || r != c->rank)
-            return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank, c->world);
-        comm_wait_begin(c, "rank 0's NCCL id (MPI_Bcast)");
-        MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
-        comm_wait_end(c);
-    }
-#endif
-    if (!c->mpi && id_by_file(c, id_file, err)) return -1;
-    int v = 0;
-    ncclGetVersion(&v);
-    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000, v / 100 % 100, v % 100,
-             c->mpi ? "MPI" : "file", c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
-    info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
-    return 0;
-#endif
+    return tr_join(c, l, err);
 }
 
 int comm_connect(Comm *c, Err *err) {
     if (c->world == 1) return 0;
-#if defined(WB_COMM_EMU)
-    (void)err;
-    return 0;
-#elif defined(WB_HAVE_NCCL)
-    comm_wait_begin(c, "the other ranks to join (ncclCommInitRank)");
-    ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
-    comm_wait_end(c);
-    if (r != ncclSuccess)
-        return err_set(err, "ncclCommInitRank (rank %d of %d): %s%s", c->rank, c->world, ncclGetErrorString(r),
-                       c->mpi || c->rank == 0 ? "" : " (is the id file an earlier run's? rank 0 replaces it)");
-    atomic_store(&c->connected, 1);
-    /* every rank has joined, so every rank has read the id: a later run
-     * with the same --nccl_id_file cannot read this one's */
-    if (!c->mpi && c->rank == 0) unlink(c->id_file);
-    return 0;
-#else
-    return err_set(err, "built without NCCL");
-#endif
+    return tr_connect(c, err);
 }
 
 int comm_rank(const Comm *c) { return c->rank; }
@@ -295,83 +461,29 @@ int comm_world(const Comm *c) { return c->world; }
 int comm_local_rank(const Comm *c) { return c->local_rank; }
 const char *comm_describe(const Comm *c) { return c->desc; }
 
-#if defined(WB_COMM_EMU)
-/* an emulated collective, a wait under the watchdog */
-#define EMU_COLLECTIVE(c, call)                                  \
-    do {                                                         \
-        comm_wait_begin((c), "the other ranks (a collective)"); \
-        call;                                                    \
-        comm_wait_end(c);                                        \
-    } while (0)
-#elif defined(WB_HAVE_NCCL)
-static void check(ncclResult_t r, const char *what, const Comm *c) {
-    if (r != ncclSuccess) die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
-}
-#endif
-
 void comm_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
-#if defined(WB_COMM_EMU)
-    EMU_COLLECTIVE(c, emu_sum_float(&c->emu, dev, n));
-    (void)stream;
-#elif defined(WB_HAVE_NCCL)
-    check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
-#else
-    (void)dev, (void)stream;
-#endif
+    tr_allreduce_f32(c, dev, n, stream);
 }
 
 void comm_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
     if (c->world == 1 || n == 0) return;
-#if defined(WB_COMM_EMU)
-    EMU_COLLECTIVE(c, emu_sum_double(&c->emu, dev, n));
-    (void)stream;
-#elif defined(WB_HAVE_NCCL)
-    check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
-#else
-    (void)dev, (void)stream;
-#endif
+    tr_allreduce_f64(c, dev, n, stream);
 }
 
 void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
     if (c->world == 1 || n == 0) return;
-#if defined(WB_COMM_EMU)
-    EMU_COLLECTIVE(c, emu_reduce_float(&c->emu, dev, n, root));
-    (void)stream;
-#elif defined(WB_HAVE_NCCL)
-    check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
-#else
-    (void)dev, (void)root, (void)stream;
-#endif
+    tr_reduce_f32(c, dev, n, root, stream);
 }
 
 void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
     if (c->world == 1) return;
-#if defined(WB_COMM_EMU)
-    EMU_COLLECTIVE(c, emu_broadcast_ranges(&c->emu, dev, start, len));
-    (void)stream;
-#elif defined(WB_HAVE_NCCL)
-    check(ncclGroupStart(), "ncclGroupStart", c);
-    for (int r = 0; r < c->world; r++)
-        if (len[r])
-            check(ncclBroadcast(dev + start[r], dev + start[r], len[r], ncclFloat32, r, c->nccl, (cudaStream_t)stream),
-                  "ncclBroadcast", c);
-    check(ncclGroupEnd(), "ncclGroupEnd", c);
-#else
-    (void)dev, (void)start, (void)len, (void)stream;
-#endif
+    tr_broadcast_ranges_f32(c, dev, start, len, stream);
 }
 
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
     if (c->world == 1) return; /* the caller copies its own */
-#if defined(WB_COMM_EMU)
-    EMU_COLLECTIVE(c, emu_gather_i64(&c->emu, dev_in, dev_out, n));
-    (void)stream;
-#elif defined(WB_HAVE_NCCL)
-    check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
-#else
-    (void)dev_in, (void)dev_out, (void)n, (void)stream;
-#endif
+    tr_allgather_i64(c, dev_in, dev_out, n, stream);
 }
 
 void comm_close(Comm *c) {
@@ -380,14 +492,6 @@ void comm_close(Comm *c) {
         atomic_store(&c->stop, 1);
         pthread_join(c->watch, NULL);
     }
-#ifdef WB_COMM_EMU
-    emu_close(&c->emu);
-#endif
-#ifdef WB_HAVE_NCCL
-    if (c->nccl) ncclCommDestroy(c->nccl);
-#endif
-#ifdef WB_HAVE_MPI
-    if (c->mpi) MPI_Finalize();
-#endif
+    tr_close(c);
     free(c);
 }

@@ -1,4 +1,4 @@
-/* gpu.h - train_bert's CUDA backend (gpu_backend.cu) for the trainer loop
+/* gpu.h - train_bert's CUDA backend (backend.cu) for the trainer loop
  * of trainer.h.
  *
  * The model of bert.c on one GPU per process: cuBLAS matmuls (pedantic

@@ -1,6 +1,6 @@
 /* train_bert.c - BERT pretraining on NVIDIA GPUs, one process per GPU:
  * NVIDIA run_pretraining.py's options and loop (trainer.c) over the CUDA
- * backend (gpu_backend.cu); launch several with mpirun, srun or torchrun
+ * backend (backend.cu); launch several with mpirun, srun or torchrun
  * for data parallelism (comm.h). */
 #include "common/cli.h"
 #include "train/cuda/gpu.h"

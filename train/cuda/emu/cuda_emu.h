@@ -1,7 +1,8 @@
-/* cuda_emu.h - the part of CUDA and cuBLAS that train/cuda/gpu_backend.cu
- * uses, on the CPU, so that its kernels and matmul calls are tested where
- * there is no GPU (`make test` builds gpu_backend.cu a second time with g++
- * and -DWB_CUDA_EMU; the real build never includes this file).
+/* cuda_emu.h - the part of CUDA and cuBLAS that train/cuda/backend.cu (and
+ * the .cuh modules it includes) uses, on the CPU, so that its kernels and
+ * matmul calls are tested where there is no GPU (`make test` builds
+ * backend.cu a second time with g++ and -DWB_CUDA_EMU; the real build
+ * never includes this file).
  *
  * Execution model: a launch runs its blocks one after another (in reverse
  * order, and threads too, when WB_EMU_REVERSE is set: a kernel whose

@@ -1,0 +1,78 @@
+/* reduce.cuh - the device helpers every kernel of train_bert's CUDA backend
+ * uses: conversions between float and the activation type T (float or
+ * bf16), warp reductions, GELU and its derivative, the dropout factor
+ * (train/dropout.h's mask), and the 16-byte vectors (VT, Vec, vld, vst) of
+ * the row and elementwise kernels. Header-only, part of backend.cu's one
+ * translation unit.
+ *
+ * Needs from what came before (backend.cu's prelude): the CUDA headers (or
+ * train/cuda/emu/cuda_emu.h under WB_CUDA_EMU) and bf16, the typedef of
+ * __nv_bfloat16.
+ */
+#ifndef WB_REDUCE_CUH
+#define WB_REDUCE_CUH
+
+#include "train/dropout.h"
+
+/* T (float or bf16) to float, and float to T (rounded to nearest even) */
+__device__ __forceinline__ float tof(float x) { return x; }
+__device__ __forceinline__ float tof(bf16 x) { return __bfloat162float(x); }
+template <typename T> __device__ __forceinline__ T fromf(float x);
+template <> __device__ __forceinline__ float fromf<float>(float x) { return x; }
+template <> __device__ __forceinline__ bf16 fromf<bf16>(float x) { return __float2bfloat16(x); }
+
+/* the sum (warp_sum) or max (warp_max) of v over the 32 lanes of a warp,
+ * every lane getting it; a fixed butterfly pattern, so the same bits on
+ * every lane and every run */
+__device__ __forceinline__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+__device__ __forceinline__ float warp_max(float v) {
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
+/* GELU (the erf form, as bert.c) and its derivative */
+__device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float gelu_grad(float x) {
+    return 0.5f * (1.0f + erff(x * 0.70710678118654752f)) + x * expf(-0.5f * x * x) * 0.3989422804014327f;
+}
+
+/* dropout factor of element idx: 0 or 1 / (1 - p); 1 when off (thr 0) */
+__device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_t thr, float scale) {
+    return thr == 0 ? 1.0f : (dropout_keep(key, idx, thr) ? scale : 0.0f);
+}
+
+#define WARPS 8 /* warps per block of the row kernels */
+
+/* Vectors: the row and elementwise kernels take VT<T, n>, n elements of
+ * type T per load and store: 16 bytes (8 bf16 or 4 floats) where the row
+ * length is a multiple of that and every pointer is 16-byte aligned
+ * (vec_ok), else 1. A lane of a row kernel takes elements lane * n ..
+ * lane * n + n - 1, then 32 * n further on; sums run in that order. */
+template <typename E, int N> struct VT {
+    typedef E T;
+    enum { n = N };
+};
+template <typename E, int N> struct alignas(N * sizeof(E) >= 16 ? 16 : N * sizeof(E)) Vec {
+    E v[N];
+};
+#ifdef WB_CUDA_EMU
+#define VCHECK(p, N, E) emu_check_align(p, alignof(Vec<E, N>), 16, "vector access")
+#else
+#define VCHECK(p, N, E)
+#endif
+/* N elements at p as one load (vld) or store (vst); p aligned as Vec<E, N>
+ * (checked by the emulation) */
+template <int N, typename E> __device__ __forceinline__ Vec<E, N> vld(const E *p) {
+    VCHECK(p, N, E);
+    return *(const Vec<E, N> *)p;
+}
+template <int N, typename E> __device__ __forceinline__ void vst(E *p, const Vec<E, N> &x) {
+    VCHECK(p, N, E);
+    *(Vec<E, N> *)p = x;
+}
+
+#endif
