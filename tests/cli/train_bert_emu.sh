@@ -160,8 +160,8 @@ ok "... and end with --rank/--world_size's bytes" cmp -s "$T/e2/hf/model.safeten
 run "$TRB" -q $(dargs "$T/tiny.json" "$T/w1") --world_size 2 --rank 0 --nccl_id_file "$T/w1.id" --comm_timeout 2
 expect_rc "rank 0 of 2 started alone, --comm_timeout 2" 1
 expect_err "... says it waited for the others to join" "*rank 0 of 2: waited 2 s for the other ranks to join*--comm_timeout*"
-stopped() { # rank 1 stopped (SIGSTOP) once rank 0 has logged step 1: rank 0 waits in the next step's collectives
-  # (8 s, not less: rank 0 must not give up on a rank 1 that is merely slow on a loaded machine before step 1)
+stopped() { # rank 1 stopped (SIGSTOP) once a checkpoint is written: rank 0 waits in the next step's collectives
+  # (8 s, not less: rank 0 must not give up on a rank 1 that is merely slow on a loaded machine)
   local long="--max_steps 100000 --num_steps_per_checkpoint 1" rc0=0
   "$TRB" -q $(dargs "$T/tiny.json" "$T/w2") $long --world_size 2 --rank 1 --nccl_id_file "$T/w2.id" \
     --comm_timeout 100 >/dev/null 2>&1 &
@@ -169,7 +169,9 @@ stopped() { # rank 1 stopped (SIGSTOP) once rank 0 has logged step 1: rank 0 wai
   "$TRB" -v $(dargs "$T/tiny.json" "$T/w2") $long --world_size 2 --rank 0 --nccl_id_file "$T/w2.id" \
     --comm_timeout 8 >"$T/w2.log" 2>"$T/w2.err" &
   local p0=$!
-  for _ in $(seq 1200); do grep -q '"step": 1,' "$T/w2.log" && break; sleep 0.1; done
+  # a checkpoint in place: both ranks are past a checkpoint's collectives
+  # (its data positions are gathered from every rank after the log line)
+  for _ in $(seq 1200); do ls "$T/w2"/ckpt_*.wbckpt >/dev/null 2>&1 && break; sleep 0.1; done
   kill -STOP $p1
   wait $p0 || rc0=$?
   kill -KILL $p1
@@ -179,7 +181,8 @@ stopped() { # rank 1 stopped (SIGSTOP) once rank 0 has logged step 1: rank 0 wai
 ok "rank 1 stopped mid-run: rank 0 ends with exit 1 after --comm_timeout 8" stopped
 ok "... saying it waited for the other ranks" grep -q "rank 0 of 2: waited 8 s for the other ranks" "$T/w2.err"
 ok "... after the checkpoints of the steps both ranks took, complete, and no temp file" \
-  eval '[ -s "$T/w2/ckpt_1.wbckpt" ] && "$TRB" -q --eval_file "$T/h2/a_training_0.hdf5" --init_checkpoint "$T/w2/ckpt_1.wbckpt" \
+  eval 'last=$(ls "$T/w2"/ckpt_*.wbckpt | sort -V | tail -1) && [ -s "$last" ] &&
+    "$TRB" -q --eval_file "$T/h2/a_training_0.hdf5" --init_checkpoint "$last" \
     --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 --precision fp32 >/dev/null &&
     [ -z "$(find "$T/w2" -name "*.tmp*")" ]'
 # a run that diverges ends at the first step that is not finite, on the
