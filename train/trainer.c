@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,35 @@
 #include "train/dropout.h"
 #include "common/io.h"
 #include "common/utf8.h"
+
+/* --help's lines for the options only train_bert (GPUs) has */
+static void usage_gpu_options(void) {
+    printf("  --precision bf16|fp32           bf16: bfloat16 matmuls and activations, fp32\n"
+           "                                  master weights and optimizer (default); fp32:\n"
+           "                                  float32 throughout (matches train_bert_cpu)\n"
+           "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
+           "                                  (on a shared file system), the others read it;\n"
+           "                                  rank 0 deletes it once all have joined\n"
+           "  --rank N, --world_size N, --local_rank N\n"
+           "                                  this process's place (default: from torchrun's,\n"
+           "                                  mpirun's or srun's environment, the first found;\n"
+           "                                  0 of 1); local rank r uses GPU r of the node\n"
+           "  --comm_timeout S                a rank that waits S seconds for the others (one\n"
+           "                                  failed or stopped) ends with a message, exit 1\n"
+           "                                  (default 600; 0: wait forever)\n"
+           "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
+           "                                  its 1/world share of the weights and updates\n"
+           "                                  those (ZeRO stage 1): gradients are reduced to\n"
+           "                                  their owner, updated weights broadcast (0)\n"
+           "  --attention fused|matmul        fused (default): attention in tensor-core kernels\n"
+           "                                  that keep no sequence x sequence matrix (bf16,\n"
+           "                                  head size 16, 32 or 64, sequence length a\n"
+           "                                  multiple of 16; else matmul); matmul: scores,\n"
+           "                                  probabilities and their gradients through cuBLAS\n"
+           "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
+           "                                  events; slows the run) and print where each\n"
+           "                                  step's time goes, after the first step, at the end\n");
+}
 
 static void usage(int gpu) {
     const char *prog = gpu ? "train_bert" : "train_bert_cpu";
@@ -87,31 +117,7 @@ static void usage(int gpu) {
            "                                  order, as one batch; one JSON line\n",
            gpu ? " per GPU" : "");
     if (gpu)
-        printf("  --precision bf16|fp32           bf16: bfloat16 matmuls and activations, fp32\n"
-               "                                  master weights and optimizer (default); fp32:\n"
-               "                                  float32 throughout (matches train_bert_cpu)\n"
-               "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
-               "                                  (on a shared file system), the others read it;\n"
-               "                                  rank 0 deletes it once all have joined\n"
-               "  --rank N, --world_size N, --local_rank N\n"
-               "                                  this process's place (default: from torchrun's,\n"
-               "                                  mpirun's or srun's environment, the first found;\n"
-               "                                  0 of 1); local rank r uses GPU r of the node\n"
-               "  --comm_timeout S                a rank that waits S seconds for the others (one\n"
-               "                                  failed or stopped) ends with a message, exit 1\n"
-               "                                  (default 600; 0: wait forever)\n"
-               "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
-               "                                  its 1/world share of the weights and updates\n"
-               "                                  those (ZeRO stage 1): gradients are reduced to\n"
-               "                                  their owner, updated weights broadcast (0)\n"
-               "  --attention fused|matmul        fused (default): attention in tensor-core kernels\n"
-               "                                  that keep no sequence x sequence matrix (bf16,\n"
-               "                                  head size 16, 32 or 64, sequence length a\n"
-               "                                  multiple of 16; else matmul); matmul: scores,\n"
-               "                                  probabilities and their gradients through cuBLAS\n"
-               "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
-               "                                  events; slows the run) and print where each\n"
-               "                                  step's time goes, after the first step, at the end\n");
+        usage_gpu_options();
     else
         printf("  -j, --threads N                 threads (default: all cores; results do not\n"
                "                                  depend on it)\n");
@@ -135,111 +141,120 @@ static double parse_real(const char *s, const char *what, double lo, int lo_open
     return v;
 }
 
-enum {
-    O_INPUT = 256, O_CONFIG, O_OUTPUT, O_VOCAB, O_BATCH, O_ACCUM, O_LR, O_WARMUP, O_STEPS, O_SEQ, O_PRED, O_OPT,
-    O_WD, O_INIT, O_RESUME, O_PHASE2, O_P1END, O_CKPT, O_SKIPCK, O_LOG, O_SEED, O_NODYN, O_BINS, O_EXPORT, O_STOP, O_EVAL, O_PREC,
-    O_IDFILE, O_RANK, O_WORLD, O_LRANK, O_ZERO, O_ATTN, O_PROFILE, O_TIMEOUT, O_FRESH
-};
+/* ---- the options: one table, walked by the parse loop ---- */
 
-void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
-    *o = (TrainOpts){.batch = 32, .accum = 1, .max_steps = 1000, .max_pred = 80, .ckpt_every = 100, .log_freq = 1,
-                     .dynamic = 1, .phase1_end = 7038, .lr = 5e-5, .warmup = 0.01, .weight_decay = 0.01, .seed = 42,
-                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1,
-                     .comm_timeout = 600};
-    static const struct option lo[] = {
-        {"input_dir", 1, 0, O_INPUT}, {"input-dir", 1, 0, O_INPUT}, {"config_file", 1, 0, O_CONFIG},
-        {"config-file", 1, 0, O_CONFIG}, {"output_dir", 1, 0, O_OUTPUT}, {"output-dir", 1, 0, O_OUTPUT},
-        {"vocab_file", 1, 0, O_VOCAB}, {"vocab-file", 1, 0, O_VOCAB}, {"train_batch_size", 1, 0, O_BATCH},
-        {"train-batch-size", 1, 0, O_BATCH}, {"gradient_accumulation_steps", 1, 0, O_ACCUM},
-        {"gradient-accumulation-steps", 1, 0, O_ACCUM}, {"learning_rate", 1, 0, O_LR}, {"learning-rate", 1, 0, O_LR},
-        {"warmup_proportion", 1, 0, O_WARMUP}, {"warmup-proportion", 1, 0, O_WARMUP}, {"max_steps", 1, 0, O_STEPS},
-        {"max-steps", 1, 0, O_STEPS}, {"max_seq_length", 1, 0, O_SEQ}, {"max-seq-length", 1, 0, O_SEQ},
-        {"max_predictions_per_seq", 1, 0, O_PRED}, {"max-predictions-per-seq", 1, 0, O_PRED},
-        {"optimizer", 1, 0, O_OPT}, {"weight_decay", 1, 0, O_WD}, {"weight-decay", 1, 0, O_WD},
-        {"init_checkpoint", 1, 0, O_INIT}, {"init-checkpoint", 1, 0, O_INIT},
-        {"resume_from_checkpoint", 0, 0, O_RESUME}, {"resume-from-checkpoint", 0, 0, O_RESUME},
-        {"phase2", 0, 0, O_PHASE2}, {"phase1_end_step", 1, 0, O_P1END}, {"phase1-end-step", 1, 0, O_P1END},
-        {"num_steps_per_checkpoint", 1, 0, O_CKPT}, {"num-steps-per-checkpoint", 1, 0, O_CKPT},
-        {"skip_checkpoint", 0, 0, O_SKIPCK}, {"skip-checkpoint", 0, 0, O_SKIPCK},
-        {"log_freq", 1, 0, O_LOG}, {"log-freq", 1, 0, O_LOG}, {"seed", 1, 0, O_SEED},
-        {"no_dynamic_mask", 0, 0, O_NODYN}, {"no-dynamic-mask", 0, 0, O_NODYN}, {"bin_size", 1, 0, O_BINS},
-        {"bin-size", 1, 0, O_BINS}, {"export_hf", 1, 0, O_EXPORT},
-        {"export-hf", 1, 0, O_EXPORT}, {"stop_at_step", 1, 0, O_STOP}, {"stop-at-step", 1, 0, O_STOP},
-        {"eval_file", 1, 0, O_EVAL}, {"eval-file", 1, 0, O_EVAL}, {"precision", 1, 0, O_PREC},
-        {"nccl_id_file", 1, 0, O_IDFILE}, {"nccl-id-file", 1, 0, O_IDFILE}, {"rank", 1, 0, O_RANK},
-        {"world_size", 1, 0, O_WORLD}, {"world-size", 1, 0, O_WORLD}, {"local_rank", 1, 0, O_LRANK},
-        {"local-rank", 1, 0, O_LRANK}, {"zero_stage", 1, 0, O_ZERO}, {"zero-stage", 1, 0, O_ZERO},
-        {"attention", 1, 0, O_ATTN}, {"profile", 0, 0, O_PROFILE}, {"comm_timeout", 1, 0, O_TIMEOUT},
-        {"comm-timeout", 1, 0, O_TIMEOUT}, {"start_fresh_if_damaged", 0, 0, O_FRESH},
-        {"start-fresh-if-damaged", 0, 0, O_FRESH}, {"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
-    CliCommon cc;
-    cli_common_init(&cc);
-    int c;
-    int li = -1;
-    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, &li)) != -1) {
-        if (!gpu && c >= O_PREC && c <= O_TIMEOUT)
-            cli_bad_usage("--%s: only train_bert (GPUs) has this option", li >= 0 ? lo[li].name : "?");
-        li = -1;
-        switch (c) {
-        case O_INPUT: o->input_dir = optarg; break;
-        case O_CONFIG: o->config = optarg; break;
-        case O_OUTPUT: o->output_dir = optarg; break;
-        case O_VOCAB: o->vocab = optarg; break;
-        case O_BATCH: o->batch = (int)cli_parse_int(optarg, "--train_batch_size", 1, 1 << 24); break;
-        case O_ACCUM: o->accum = (int)cli_parse_int(optarg, "--gradient_accumulation_steps", 1, 1 << 24); break;
-        case O_LR: o->lr = parse_real(optarg, "--learning_rate", 0, 1, FLT_MAX); break;
-        case O_WARMUP: o->warmup = parse_real(optarg, "--warmup_proportion", 0, 0, 1); break;
-        case O_STEPS: o->max_steps = (int)cli_parse_int(optarg, "--max_steps", 1, 1 << 30); break;
-        case O_SEQ: o->max_seq = (int)cli_parse_int(optarg, "--max_seq_length", 0, 1 << 20); break;
-        case O_PRED: o->max_pred = (int)cli_parse_int(optarg, "--max_predictions_per_seq", 1, 1 << 16); break;
-        case O_OPT:
-            if (!strcmp(optarg, "lamb")) o->opt = OPT_LAMB;
-            else if (!strcmp(optarg, "adamw")) o->opt = OPT_ADAMW;
-            else cli_bad_usage("--optimizer %s: lamb or adamw", optarg);
-            break;
-        case O_WD: o->weight_decay = parse_real(optarg, "--weight_decay", 0, 0, FLT_MAX); break;
-        case O_INIT: o->init_ckpt = optarg; break;
-        case O_RESUME: o->resume = 1; break;
-        case O_FRESH: o->fresh_if_damaged = 1; break;
-        case O_PHASE2: o->phase2 = 1; break;
-        case O_P1END: o->phase1_end = cli_parse_int(optarg, "--phase1_end_step", 0, 1 << 30); break;
-        case O_CKPT: o->ckpt_every = (int)cli_parse_int(optarg, "--num_steps_per_checkpoint", 1, 1 << 30); break;
-        case O_SKIPCK: o->skip_ckpt = 1; break;
-        case O_LOG: o->log_freq = (int)cli_parse_int(optarg, "--log_freq", 1, 1 << 30); break;
-        case O_SEED:
-            if (cli_parse_u64(optarg, &o->seed)) cli_bad_usage("--seed %s: not a non-negative integer", optarg);
-            break;
-        case O_NODYN: o->dynamic = 0; break;
-        case O_BINS: o->bin_size = (int)cli_parse_int(optarg, "--bin_size", 0, 1 << 20); break;
-        case O_EXPORT: o->export_dir = optarg; break;
-        case O_EVAL: o->eval_file = optarg; break;
-        case O_STOP: o->stop_at = (int)cli_parse_int(optarg, "--stop_at_step", 1, 1 << 30); break;
-        case O_PREC:
-            if (!strcmp(optarg, "bf16")) o->bf16 = 1;
-            else if (!strcmp(optarg, "fp32")) o->bf16 = 0;
-            else cli_bad_usage("--precision %s: bf16 or fp32", optarg);
-            break;
-        case O_IDFILE: o->id_file = optarg; break;
-        case O_RANK: o->rank = (int)cli_parse_int(optarg, "--rank", 0, 1 << 20); break;
-        case O_WORLD: o->world = (int)cli_parse_int(optarg, "--world_size", 1, 1 << 20); break;
-        case O_LRANK: o->local_rank = (int)cli_parse_int(optarg, "--local_rank", 0, 1 << 20); break;
-        case O_ZERO: o->zero = (int)cli_parse_int(optarg, "--zero_stage", 0, 1); break;
-        case O_ATTN:
-            if (!strcmp(optarg, "fused")) o->attn_matmul = 0;
-            else if (!strcmp(optarg, "matmul")) o->attn_matmul = 1;
-            else cli_bad_usage("--attention %s: fused or matmul", optarg);
-            break;
-        case O_PROFILE: o->profile = 1; break;
-        case O_TIMEOUT: o->comm_timeout = (int)cli_parse_int(optarg, "--comm_timeout", 0, 1 << 24); break;
-        case 'h': usage(gpu); break;
-        default:
-            if (c == 'j' && gpu) cli_bad_usage("-j: train_bert runs on GPUs");
-            cli_common_opt(&cc, c, optarg, argv, gpu ? "GPU trainer" : "CPU reference trainer");
-            break;
-        }
+/* What an option's argument is, and so how it is parsed and stored. */
+typedef enum {
+    K_STR,   /* const char *: the argument itself */
+    K_FLAG,  /* int: value[0], no argument */
+    K_INT,   /* int: cli_parse_int in [lo, hi] */
+    K_INT64, /* int64_t: cli_parse_int in [lo, hi] */
+    K_REAL,  /* double: parse_real, (lo, hi] with lo_open, else [lo, hi] */
+    K_SEED,  /* uint64_t: cli_parse_u64 */
+    K_ENUM,  /* int: value[k] for the argument word[k] (k = 0, 1) */
+} OptArgKind;
+
+/* One option: its spellings, its kind, its field of TrainOpts and its limits. */
+typedef struct OptSpec {
+    const char *name; /* run_pretraining.py's spelling; messages name the option --name */
+    const char *dash; /* the same with dashes, or NULL when it has no underscore */
+    OptArgKind kind;
+    size_t off;       /* where the value goes: offsetof(TrainOpts, field) */
+    double lo, hi;    /* K_INT, K_INT64, K_REAL: the range */
+    int lo_open;      /* K_REAL: lo itself is refused */
+    int gpu;          /* only train_bert (GPUs) has it */
+    const char *word[2]; /* K_ENUM: the two words */
+    int value[2];        /* K_ENUM: their values; K_FLAG: value[0] is stored */
+} OptSpec;
+
+#define OPT(name_, dash_, kind_, field) \
+    .name = name_, .dash = dash_, .kind = kind_, .off = offsetof(TrainOpts, field)
+/* K_ENUM stores through an int: --optimizer's OptKind must be one */
+_Static_assert(sizeof(OptKind) == sizeof(int), "OptKind is stored as an int");
+
+/* In --help's order; getopt_long sees each name, then its dash spelling. */
+static const OptSpec opt_table[] = {
+    {OPT("input_dir", "input-dir", K_STR, input_dir)},
+    {OPT("config_file", "config-file", K_STR, config)},
+    {OPT("output_dir", "output-dir", K_STR, output_dir)},
+    {OPT("vocab_file", "vocab-file", K_STR, vocab)},
+    {OPT("train_batch_size", "train-batch-size", K_INT, batch), .lo = 1, .hi = 1 << 24},
+    {OPT("gradient_accumulation_steps", "gradient-accumulation-steps", K_INT, accum), .lo = 1, .hi = 1 << 24},
+    {OPT("learning_rate", "learning-rate", K_REAL, lr), .lo = 0, .hi = FLT_MAX, .lo_open = 1},
+    {OPT("warmup_proportion", "warmup-proportion", K_REAL, warmup), .lo = 0, .hi = 1},
+    {OPT("max_steps", "max-steps", K_INT, max_steps), .lo = 1, .hi = 1 << 30},
+    {OPT("max_seq_length", "max-seq-length", K_INT, max_seq), .lo = 0, .hi = 1 << 20},
+    {OPT("max_predictions_per_seq", "max-predictions-per-seq", K_INT, max_pred), .lo = 1, .hi = 1 << 16},
+    {OPT("optimizer", NULL, K_ENUM, opt), .word = {"lamb", "adamw"}, .value = {OPT_LAMB, OPT_ADAMW}},
+    {OPT("weight_decay", "weight-decay", K_REAL, weight_decay), .lo = 0, .hi = FLT_MAX},
+    {OPT("init_checkpoint", "init-checkpoint", K_STR, init_ckpt)},
+    {OPT("resume_from_checkpoint", "resume-from-checkpoint", K_FLAG, resume), .value = {1}},
+    {OPT("phase2", NULL, K_FLAG, phase2), .value = {1}},
+    {OPT("phase1_end_step", "phase1-end-step", K_INT64, phase1_end), .lo = 0, .hi = 1 << 30},
+    {OPT("num_steps_per_checkpoint", "num-steps-per-checkpoint", K_INT, ckpt_every), .lo = 1, .hi = 1 << 30},
+    {OPT("skip_checkpoint", "skip-checkpoint", K_FLAG, skip_ckpt), .value = {1}},
+    {OPT("log_freq", "log-freq", K_INT, log_freq), .lo = 1, .hi = 1 << 30},
+    {OPT("seed", NULL, K_SEED, seed)},
+    {OPT("no_dynamic_mask", "no-dynamic-mask", K_FLAG, dynamic), .value = {0}},
+    {OPT("bin_size", "bin-size", K_INT, bin_size), .lo = 0, .hi = 1 << 20},
+    {OPT("export_hf", "export-hf", K_STR, export_dir)},
+    {OPT("stop_at_step", "stop-at-step", K_INT, stop_at), .lo = 1, .hi = 1 << 30},
+    {OPT("eval_file", "eval-file", K_STR, eval_file)},
+    {OPT("precision", NULL, K_ENUM, bf16), .gpu = 1, .word = {"bf16", "fp32"}, .value = {1, 0}},
+    {OPT("nccl_id_file", "nccl-id-file", K_STR, id_file), .gpu = 1},
+    {OPT("rank", NULL, K_INT, rank), .lo = 0, .hi = 1 << 20, .gpu = 1},
+    {OPT("world_size", "world-size", K_INT, world), .lo = 1, .hi = 1 << 20, .gpu = 1},
+    {OPT("local_rank", "local-rank", K_INT, local_rank), .lo = 0, .hi = 1 << 20, .gpu = 1},
+    {OPT("zero_stage", "zero-stage", K_INT, zero), .lo = 0, .hi = 1, .gpu = 1},
+    {OPT("attention", NULL, K_ENUM, attn_matmul), .gpu = 1, .word = {"fused", "matmul"}, .value = {0, 1}},
+    {OPT("profile", NULL, K_FLAG, profile), .gpu = 1, .value = {1}},
+    {OPT("comm_timeout", "comm-timeout", K_INT, comm_timeout), .lo = 0, .hi = 1 << 24, .gpu = 1},
+    {OPT("start_fresh_if_damaged", "start-fresh-if-damaged", K_FLAG, fresh_if_damaged), .value = {1}},
+};
+#undef OPT
+#define N_OPTS (sizeof opt_table / sizeof *opt_table)
+enum { OPT_BASE = 256 }; /* getopt_long's value for opt_table[k]: OPT_BASE + k */
+
+/* getopt_long's table: every spelling of opt_table in its order, then
+ * --threads and the shared options; lo has room for 2 N_OPTS + 8. */
+static void long_options(struct option *lo) {
+    static const struct option tail[] = {{"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
+    size_t n = 0;
+    for (size_t k = 0; k < N_OPTS; k++) {
+        int arg = opt_table[k].kind != K_FLAG;
+        lo[n++] = (struct option){opt_table[k].name, arg, 0, OPT_BASE + (int)k};
+        if (opt_table[k].dash) lo[n++] = (struct option){opt_table[k].dash, arg, 0, OPT_BASE + (int)k};
     }
-    o->threads = cc.nthreads;
-    if (optind < argc) cli_bad_usage("unexpected argument '%s'", argv[optind]);
+    memcpy(lo + n, tail, sizeof tail);
+}
+
+/* Parse arg (NULL for a flag) as sp says into its field of o; exits 2
+ * naming the option (--name) when it does not fit. */
+static void set_opt(TrainOpts *o, const OptSpec *sp, const char *arg) {
+    char what[64];
+    snprintf(what, sizeof what, "--%s", sp->name);
+    char *dst = (char *)o + sp->off;
+    switch (sp->kind) {
+    case K_STR: *(const char **)dst = arg; break;
+    case K_FLAG: *(int *)dst = sp->value[0]; break;
+    case K_INT: *(int *)dst = (int)cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi); break;
+    case K_INT64: *(int64_t *)dst = cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi); break;
+    case K_REAL: *(double *)dst = parse_real(arg, what, sp->lo, sp->lo_open, sp->hi); break;
+    case K_SEED:
+        if (cli_parse_u64(arg, (uint64_t *)dst)) cli_bad_usage("%s %s: not a non-negative integer", what, arg);
+        break;
+    case K_ENUM:
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(arg, sp->word[k])) {
+                *(int *)dst = sp->value[k];
+                return;
+            }
+        cli_bad_usage("%s %s: %s or %s", what, arg, sp->word[0], sp->word[1]);
+    }
+}
+
+/* The checks across options, after parsing; exits 2 with the first broken. */
+static void check_opts(const TrainOpts *o) {
     if (!o->eval_file && (!o->input_dir || !o->config || !o->output_dir))
         cli_bad_usage("--input_dir, --config_file and --output_dir are required");
     if (o->eval_file && (!o->config || (!o->init_ckpt && !(o->resume && o->output_dir))))
@@ -258,6 +273,36 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     if (o->skip_ckpt && o->stop_at) cli_bad_usage("--stop_at_step writes a checkpoint to resume from: not with --skip_checkpoint");
     if ((o->rank >= 0) != (o->world >= 1)) cli_bad_usage("--rank and --world_size go together");
     if (o->rank >= 0 && o->rank >= o->world) cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
+}
+
+void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
+    *o = (TrainOpts){.batch = 32, .accum = 1, .max_steps = 1000, .max_pred = 80, .ckpt_every = 100, .log_freq = 1,
+                     .dynamic = 1, .phase1_end = 7038, .lr = 5e-5, .warmup = 0.01, .weight_decay = 0.01, .seed = 42,
+                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1,
+                     .comm_timeout = 600};
+    struct option lo[2 * N_OPTS + 8];
+    long_options(lo);
+    CliCommon cc;
+    cli_common_init(&cc);
+    int c;
+    int li = -1;
+    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, &li)) != -1) {
+        if (c >= OPT_BASE) {
+            const OptSpec *sp = &opt_table[c - OPT_BASE];
+            if (!gpu && sp->gpu)
+                cli_bad_usage("--%s: only train_bert (GPUs) has this option", li >= 0 ? lo[li].name : "?");
+            set_opt(o, sp, optarg);
+        } else if (c == 'h') {
+            usage(gpu);
+        } else {
+            if (c == 'j' && gpu) cli_bad_usage("-j: train_bert runs on GPUs");
+            cli_common_opt(&cc, c, optarg, argv, gpu ? "GPU trainer" : "CPU reference trainer");
+        }
+        li = -1;
+    }
+    o->threads = cc.nthreads;
+    if (optind < argc) cli_bad_usage("unexpected argument '%s'", argv[optind]);
+    check_opts(o);
 }
 
 /* ---- the vocabulary ---- */
@@ -452,53 +497,68 @@ static DataState *gather_states(TrainBackend *be, DataState s) {
     return all;
 }
 
-int train_main(TrainOpts *o, TrainBackendOpen open) {
-    Err err;
+/* ---- the run: train_main's steps ---- */
+
+/* What the steps of one run share. */
+typedef struct TrainRun {
+    TrainOpts *o;
     BertConfig cfg;
-    if (bert_config_load(&cfg, o->config, &err)) die_code(2, "%s", err.msg);
-    int given_vocab = cfg.vocab_size;
-    if (cfg.vocab_size % 8) cfg.vocab_size += 8 - cfg.vocab_size % 8; /* run_pretraining.py does this */
-    /* [CLS], [SEP], [MASK] for dynamic masking: the vocabulary's, or BERT's */
-    int32_t special[3] = {101, 102, 103};
-    Vocab vocab = {.pad = -1};
+    Vocab vocab;        /* --vocab_file (vocab.text empty without one) */
+    int32_t special[3]; /* [CLS], [SEP], [MASK] for dynamic masking: the vocabulary's, or BERT's */
+    Bert m;             /* the host model and optimizer: what checkpoints hold */
+    Optim opt;
+    TrainBackend be;
+    Data *data;
+    int64_t base; /* checkpoints are named base + step (phase1_end_step in phase 2, as NVIDIA names them) */
+    int lead;     /* rank 0: logs, checkpoints, exports */
+    int tty;      /* the progress line on stderr */
+    Err err;
+} TrainRun;
+
+/* Setup: the config (vocab_size rounded up to a multiple of 8), the
+ * vocabulary, the model with its initial weights, the optimizer and the
+ * backend. Exits 2 on a bad config or vocabulary, 1 when the backend fails. */
+static void run_setup(TrainRun *r, TrainBackendOpen open) {
+    TrainOpts *o = r->o;
+    BertConfig *cfg = &r->cfg;
+    if (bert_config_load(cfg, o->config, &r->err)) die_code(2, "%s", r->err.msg);
+    int given_vocab = cfg->vocab_size;
+    if (cfg->vocab_size % 8) cfg->vocab_size += 8 - cfg->vocab_size % 8; /* run_pretraining.py does this */
+    r->special[0] = 101, r->special[1] = 102, r->special[2] = 103;
+    r->vocab = (Vocab){.pad = -1};
     if (o->vocab) {
-        vocab_read(&vocab, o->vocab);
-        long lines = vocab.ntokens;
-        if (lines > cfg.vocab_size)
+        vocab_read(&r->vocab, o->vocab);
+        long lines = r->vocab.ntokens;
+        if (lines > cfg->vocab_size)
             die_code(2, "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld is a multiple of 8)",
                      o->vocab, lines, o->config, given_vocab, lines, (lines + 7) / 8 * 8);
-        special[0] = vocab.cls, special[1] = vocab.sep, special[2] = vocab.mask;
+        r->special[0] = r->vocab.cls, r->special[1] = r->vocab.sep, r->special[2] = r->vocab.mask;
     }
-    Bert m;
-    if (bert_create(&m, &cfg, &err)) die_code(2, "%s: %s", o->config, err.msg);
-    bert_init_weights(&m, o->seed);
+    if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
+    bert_init_weights(&r->m, o->seed);
     OptimConfig oc;
     optim_config_default(&oc, o->opt);
     oc.weight_decay = (float)o->weight_decay;
-    Optim opt;
-    optim_init(&opt, &oc, &m);
-    TrainBackend be;
-    if (open(&be, &m, &opt, o, &err)) die("%s", err.msg);
-    if (o->eval_file) {
-        run_eval(o, &be, &m, special, &err);
-        buf_free(&vocab.text);
-        be.close(be.ctx);
-        optim_free(&opt);
-        bert_free(&m);
-        return 0;
-    }
-    int lead = be.rank == 0;
+    optim_init(&r->opt, &oc, &r->m);
+    if (open(&r->be, &r->m, &r->opt, o, &r->err)) die("%s", r->err.msg);
+}
 
-    DataOpts dopts = {o->input_dir, o->seed,    be.rank,    be.world,   o->batch / o->accum,
-                      o->max_pred,  cfg.vocab_size, o->max_seq, o->dynamic, special[0],
-                      special[1],   special[2], o->bin_size, 0,          cfg.max_position_embeddings};
-    Data *data;
-    if (data_open(&data, &dopts, &err)) die("%s", err.msg);
-    if (lead && make_dirs(o->output_dir, &err)) die("%s", err.msg);
+/* Free what run_setup made (the backend first closed). */
+static void run_free(TrainRun *r) {
+    buf_free(&r->vocab.text);
+    r->be.close(r->be.ctx);
+    optim_free(&r->opt);
+    bert_free(&r->m);
+}
 
-    /* step: optimizer steps of this phase done; checkpoints are named by
-     * base + step (base = phase1_end_step in phase 2, as NVIDIA names them) */
-    int64_t step = 0, base = o->phase2 ? o->phase1_end : 0;
+/* Resume: the checkpoint to continue from (--resume_from_checkpoint: the
+ * newest usable one or --init_checkpoint; alone, --init_checkpoint's
+ * weights), the data seeked to its position. Returns the optimizer steps
+ * of this phase already done. */
+static int64_t run_resume(TrainRun *r) {
+    TrainOpts *o = r->o;
+    int lead = r->lead;
+    int64_t step = 0;
     if (o->resume) {
         char path[4096];
         const char *ck = o->init_ckpt;
@@ -515,105 +575,138 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
                 info(2, "no %scheckpoint in %s: starting from step 0", ndamaged ? "usable " : "", o->output_dir);
         } else {
             CkptInfo ci;
-            if (ckpt_load(ck, &m, &opt, &ci, &err)) die("%s", err.msg);
-            step = o->init_ckpt ? 0 : ci.step - base;
+            if (ckpt_load(ck, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
+            step = o->init_ckpt ? 0 : ci.step - r->base;
             if (step < 0)
                 die("%s: step %" PRId64 " is before --phase1_end_step %" PRId64 ": phase 1 has not finished", ck, ci.step,
                     o->phase1_end);
             if (o->init_ckpt || (o->phase2 && step == 0)) {
-                opt.step = 0; /* NVIDIA: the optimizer's step becomes the new phase's 0; moments stay */
+                r->opt.step = 0; /* NVIDIA: the optimizer's step becomes the new phase's 0; moments stay */
                 if (lead)
                     info(2, "weights and optimizer moments from %s; %s starts at step 0", ck,
                          o->phase2 ? "phase 2" : "training");
             } else {
-                if (ci.nranks != be.world)
+                if (ci.nranks != r->be.world)
                     die("%s: written by %d data-parallel ranks; this run has %d (resume with as many)", ck, ci.nranks,
-                        be.world);
-                if (data_seek(data, ci.ranks[be.rank], &err)) die("%s", err.msg);
+                        r->be.world);
+                if (data_seek(r->data, ci.ranks[r->be.rank], &r->err)) die("%s", r->err.msg);
                 if (lead) info(2, "resumed from %s at step %" PRId64 "%s", ck, step, o->phase2 ? " of phase 2" : "");
             }
             free(ci.ranks);
         }
     } else if (o->init_ckpt) {
-        if (ckpt_load(o->init_ckpt, &m, NULL, NULL, &err)) die("%s", err.msg);
+        if (ckpt_load(o->init_ckpt, &r->m, NULL, NULL, &r->err)) die("%s", r->err.msg);
         if (lead) info(2, "weights from %s", o->init_ckpt);
     }
-    be.from_host(be.ctx);
-    if (lead) info(3, "backend: %s", be.name);
+    return step;
+}
 
-    int tty = lead && isatty(2) && display_level >= 2;
-    double t0 = now_sec(), tlast = t0;
+/* One optimizer step's forward and backward passes: --gradient_accumulation_steps
+ * micro-batches, the first the one staged in *next when *staged. Returns
+ * the rows they held. */
+static int64_t run_micro_steps(TrainRun *r, int64_t step, BertBatch *next, int *staged) {
+    TrainOpts *o = r->o;
+    TrainBackend *be = &r->be;
+    int64_t rows = 0;
+    be->zero_grad(be->ctx);
+    for (int a = 0; a < o->accum; a++) {
+        BertBatch b = *next;
+        if (!*staged) next_batch(r->data, &r->m, &b);
+        *staged = 0;
+        rows += b.B;
+        be->micro_step(be->ctx, &b, 1.0f / (float)o->accum, 1,
+                       dropout_pass_key(o->seed, r->base + step, be->rank * o->accum + a));
+    }
+    return rows;
+}
+
+/* The JSON log's line of a step (line: the scratch buffer). */
+static void log_step(Buf *line, int64_t step, const TrainStats *st, float lr, double seq_per_s) {
+    char head[64];
+    snprintf(head, sizeof head, "{\"step\": %" PRId64, step);
+    buf_append(line, head, strlen(head));
+    json_num(line, "loss", st->loss, 6, 0);
+    json_num(line, "mlm_loss", st->mlm, 6, 0);
+    json_num(line, "nsp_loss", st->nsp, 6, 0);
+    json_num(line, "mlm_acc", st->masked ? (double)st->mlm_correct / st->masked : 0.0, 4, 0);
+    json_num(line, "nsp_acc", st->rows ? (double)st->nsp_correct / st->rows : 0.0, 4, 0);
+    json_num(line, "lr", lr, 6, 1);
+    json_num(line, "grad_norm", st->grad_norm, 5, 1);
+    json_num(line, "seq_per_s", seq_per_s, 2, 0);
+    json_line(line);
+}
+
+/* Checkpoint: after step, the data at pos; every rank takes part (the
+ * collectives), rank 0 writes it and prunes the old ones. */
+static void run_checkpoint(TrainRun *r, int64_t step, DataState pos, float lr) {
+    TrainBackend *be = &r->be;
+    DataState *states = gather_states(be, pos);
+    be->to_host(be->ctx); /* on every rank: a collective with ZeRO */
+    check_state(be, &r->m, &r->opt, step, lr);
+    if (r->lead) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", r->o->output_dir, r->base + step);
+        CkptInfo ci = {r->base + step, states[0], r->o->seed, be->world, states};
+        if (ckpt_save(path, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
+        prune(r->o->output_dir, r->base, step, r->o->ckpt_every);
+    }
+    free(states);
+}
+
+/* The step loop: the optimizer steps after `step` (those done), started at
+ * t0, to --max_steps or --stop_at_step. Returns the step it stopped at, or
+ * max_steps + 1 when it ran to the end. */
+static int64_t run_steps(TrainRun *r, int64_t step, double t0) {
+    TrainOpts *o = r->o;
+    TrainBackend *be = &r->be;
+    double tlast = t0;
     int64_t seqs_since = 0, step0 = step;
     BertBatch next = {0}; /* the next step's first micro-batch, when staged */
     int staged = 0;
     Buf line = {0}; /* the JSON log's line */
-    char line_head[64];
     for (step = step + 1; step <= o->max_steps; step++) {
-        int64_t rows = 0;
-        be.zero_grad(be.ctx);
-        for (int a = 0; a < o->accum; a++) {
-            BertBatch b = next;
-            if (!staged) next_batch(data, &m, &b);
-            staged = 0;
-            rows += b.B;
-            be.micro_step(be.ctx, &b, 1.0f / (float)o->accum, 1,
-                          dropout_pass_key(o->seed, base + step, be.rank * o->accum + a));
-        }
+        int64_t rows = run_micro_steps(r, step, &next, &staged);
         float lr = poly_warmup_lr(step, (float)o->lr, (float)o->warmup, o->max_steps);
-        be.opt_step(be.ctx, lr);
+        be->opt_step(be->ctx, lr);
         int log = step % o->log_freq == 0 || step == o->max_steps;
         int stop = step == o->stop_at && step < o->max_steps;
         /* where the data stands after this step (the checkpoint's position) */
-        DataState pos = data_state(data);
-        if (be.stage && step < o->max_steps && !stop) {
+        DataState pos = data_state(r->data);
+        if (be->stage && step < o->max_steps && !stop) {
             /* before waiting for the device: the next step's first batch */
-            next_batch(data, &m, &next);
-            be.stage(be.ctx, &next);
+            next_batch(r->data, &r->m, &next);
+            be->stage(be->ctx, &next);
             staged = 1;
         }
         /* every step (on every rank: a collective with several), so that the
          * first step whose loss or gradient is not finite ends the run
          * before its state reaches a checkpoint or the log */
         TrainStats st;
-        be.stats(be.ctx, &st);
-        check_stats(&st, step, lr, tty);
-        seqs_since += rows * be.world; /* the other ranks' batches are as large but for a file's last */
+        be->stats(be->ctx, &st);
+        check_stats(&st, step, lr, r->tty);
+        seqs_since += rows * be->world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
-        if (log && lead) {
-            snprintf(line_head, sizeof line_head, "{\"step\": %" PRId64, step);
-            buf_append(&line, line_head, strlen(line_head));
-            json_num(&line, "loss", st.loss, 6, 0);
-            json_num(&line, "mlm_loss", st.mlm, 6, 0);
-            json_num(&line, "nsp_loss", st.nsp, 6, 0);
-            json_num(&line, "mlm_acc", st.masked ? (double)st.mlm_correct / st.masked : 0.0, 4, 0);
-            json_num(&line, "nsp_acc", st.rows ? (double)st.nsp_correct / st.rows : 0.0, 4, 0);
-            json_num(&line, "lr", lr, 6, 1);
-            json_num(&line, "grad_norm", st.grad_norm, 5, 1);
-            json_num(&line, "seq_per_s", seqs_since / fmax(now - tlast, 1e-9), 2, 0);
-            json_line(&line);
-        }
+        if (log && r->lead) log_step(&line, step, &st, lr, seqs_since / fmax(now - tlast, 1e-9));
         if (log) tlast = now, seqs_since = 0;
-        if (tty && log) {
+        if (r->tty && log) {
             double per = (now - t0) / (double)(step - step0);
             fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
                     per, per * (o->max_steps - step));
         }
-        if (!o->skip_ckpt && (step % o->ckpt_every == 0 || step == o->max_steps || stop)) {
-            DataState *states = gather_states(&be, pos);
-            be.to_host(be.ctx); /* on every rank: a collective with ZeRO */
-            check_state(&be, &m, &opt, step, lr);
-            if (lead) {
-                char path[4096];
-                snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", o->output_dir, base + step);
-                CkptInfo ci = {base + step, states[0], o->seed, be.world, states};
-                if (ckpt_save(path, &m, &opt, &ci, &err)) die("%s", err.msg);
-                prune(o->output_dir, base, step, o->ckpt_every);
-            }
-            free(states);
-        }
+        if (!o->skip_ckpt && (step % o->ckpt_every == 0 || step == o->max_steps || stop))
+            run_checkpoint(r, step, pos, lr);
         if (stop) break;
     }
-    if (tty) fprintf(stderr, "\r%60s\r", "");
+    buf_free(&line);
+    return step;
+}
+
+/* Export: after the loop stopped at step (started at t0), the closing
+ * message and, at the end of the schedule, the Hugging Face export. */
+static void run_export(TrainRun *r, int64_t step, double t0) {
+    TrainOpts *o = r->o;
+    int lead = r->lead;
+    if (r->tty) fprintf(stderr, "\r%60s\r", "");
     if (step <= o->max_steps) {
         if (lead)
             info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
@@ -624,20 +717,42 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
-        if (export_hf(edir, &m, o->vocab ? vocab.text.data : NULL, vocab.text.len, &err)) die("%s", err.msg);
+        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->err))
+            die("%s", r->err.msg);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {
         int64_t done, full;
-        data_tokens(data, &done, &full);
+        data_tokens(r->data, &done, &full);
         info(2, "--bin_size %d: batches held %.1f %% of the token positions of full-length ones (rank 0)", o->bin_size,
              full ? 100.0 * (double)done / (double)full : 100.0);
     }
-    data_close(data);
-    buf_free(&line), buf_free(&vocab.text);
-    be.close(be.ctx);
-    optim_free(&opt);
-    bert_free(&m);
+}
+
+int train_main(TrainOpts *o, TrainBackendOpen open) {
+    TrainRun r = {.o = o};
+    run_setup(&r, open);
+    if (o->eval_file) {
+        run_eval(o, &r.be, &r.m, r.special, &r.err);
+        run_free(&r);
+        return 0;
+    }
+    r.lead = r.be.rank == 0;
+    DataOpts dopts = {o->input_dir, o->seed,    r.be.rank,   r.be.world, o->batch / o->accum,
+                      o->max_pred,  r.cfg.vocab_size, o->max_seq, o->dynamic, r.special[0],
+                      r.special[1], r.special[2], o->bin_size, 0,          r.cfg.max_position_embeddings};
+    if (data_open(&r.data, &dopts, &r.err)) die("%s", r.err.msg);
+    if (r.lead && make_dirs(o->output_dir, &r.err)) die("%s", r.err.msg);
+    r.base = o->phase2 ? o->phase1_end : 0;
+    int64_t step = run_resume(&r);
+    r.be.from_host(r.be.ctx);
+    if (r.lead) info(3, "backend: %s", r.be.name);
+    r.tty = r.lead && isatty(2) && display_level >= 2;
+    double t0 = now_sec();
+    step = run_steps(&r, step, t0);
+    run_export(&r, step, t0);
+    data_close(r.data);
+    run_free(&r);
     return 0;
 }
 
