@@ -324,184 +324,264 @@ static int mpi_env(long *rank, long *size) {
     return 0;
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
+/* ---- options ---- */
+
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
     InstOpts io;
-    inst_opts_default(&io);
-    const char *vocab = NULL, *prep_root = NULL, *dataset = NULL, *input_file = NULL;
-    int lower = 1, skip_existing = 0, level = 0;
-    long shard_index = -1, shard_count = -1;
+    const char *vocab, *prep_root, *dataset, *input_file;
+    int lower, skip_existing, level;
+    long shard_index, shard_count; /* -1: all shards (no batch system) */
+    char **shards;                  /* the SHARD arguments */
+    int nshards;
+} Config;
+
+/* --random-seed: the original takes abs() of a negative seed (Python's
+ * seeding). */
+static uint64_t parse_seed(const char *arg) {
+    long long v;
+    char *e;
+    errno = 0;
+    v = strtoll(arg, &e, 10);
+    if (errno || e == arg || *e) cli_bad_usage("--random-seed: '%s' is not an integer", arg);
+    return v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+}
+
+/* The options that go together or exclude each other, and the batch part
+ * from MPI's environment when --shard-index is not given. Exits 2. */
+static void check_args(Config *cfg) {
+    Err err;
+    if (!cfg->vocab) cli_bad_usage("--vocab FILE is required (the WordPiece vocab.txt)");
+    if (inst_opts_check(&cfg->io, &err)) cli_bad_usage("%s", err.msg);
+    if ((cfg->shard_index >= 0) != (cfg->shard_count >= 0)) cli_bad_usage("--shard-index and --shard-count go together");
+    if (cfg->shard_index >= 0 && cfg->shard_index >= cfg->shard_count)
+        cli_bad_usage("--shard-index %ld is not below --shard-count %ld", cfg->shard_index, cfg->shard_count);
+    if (cfg->shard_index < 0 && mpi_env(&cfg->shard_index, &cfg->shard_count))
+        info(3, "MPI rank %ld of %ld", cfg->shard_index, cfg->shard_count);
+    if (cfg->prep_root && cfg->cc.output) cli_bad_usage("-o and --prep-root exclude each other");
+    if (!cfg->prep_root && !cfg->cc.output) cli_bad_usage("no output: give -o OUT or --prep-root DIR");
+    if (cfg->input_file && cfg->nshards) cli_bad_usage("--input-file and SHARD arguments exclude each other");
+    if (!cfg->input_file && !cfg->nshards) cli_bad_usage("no input shards");
+}
+
+/* Options into cfg, checked. Returns 1 when -h printed the help (exit 0),
+ * else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg) {
+    cli_common_init(&cfg->cc);
+    inst_opts_default(&cfg->io);
+    InstOpts *io = &cfg->io;
+    cfg->vocab = cfg->prep_root = cfg->dataset = cfg->input_file = NULL;
+    cfg->lower = 1, cfg->skip_existing = 0, cfg->level = 0;
+    cfg->shard_index = -1, cfg->shard_count = -1;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_VOCAB: vocab = optarg; break;
-        case O_SEQ: io.max_seq_length = (int)cli_parse_int(optarg, "--max-seq-length", 5, 1000000); break;
-        case O_PRED: io.max_predictions = (int)cli_parse_int(optarg, "--max-predictions-per-seq", 0, 65535); break;
-        case O_MLM: io.masked_lm_prob = cli_parse_double(optarg, "--masked-lm-prob"); break;
-        case O_SHORT: io.short_seq_prob = cli_parse_double(optarg, "--short-seq-prob"); break;
-        case O_DUPE: io.dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000); break;
-        case O_SEED: {
-            /* the original takes abs() of a negative seed (Python's seeding) */
-            long long v;
-            char *e;
-            errno = 0;
-            v = strtoll(optarg, &e, 10);
-            if (errno || e == optarg || *e) cli_bad_usage("--random-seed: '%s' is not an integer", optarg);
-            io.seed = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-            break;
-        }
+        case O_VOCAB: cfg->vocab = optarg; break;
+        case O_SEQ: io->max_seq_length = (int)cli_parse_int(optarg, "--max-seq-length", 5, 1000000); break;
+        case O_PRED: io->max_predictions = (int)cli_parse_int(optarg, "--max-predictions-per-seq", 0, 65535); break;
+        case O_MLM: io->masked_lm_prob = cli_parse_double(optarg, "--masked-lm-prob"); break;
+        case O_SHORT: io->short_seq_prob = cli_parse_double(optarg, "--short-seq-prob"); break;
+        case O_DUPE: io->dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000); break;
+        case O_SEED: io->seed = parse_seed(optarg); break;
         case O_LOWER:
             if (!optarg && optind < argc && (!strcmp(argv[optind], "0") || !strcmp(argv[optind], "1")))
                 optarg = argv[optind++]; /* "--do_lower_case 1", as bertPrep writes it */
-            lower = optarg ? (int)cli_parse_int(optarg, "--do-lower-case", 0, 1) : 1;
+            cfg->lower = optarg ? (int)cli_parse_int(optarg, "--do-lower-case", 0, 1) : 1;
             break;
-        case O_WWM: io.whole_word = 1; break;
-        case O_NOMASK: io.no_mask = 1; break;
-        case O_NSP: io.no_nsp = !cli_parse_int(optarg, "--nsp", 0, 1); break;
-        case 'P': prep_root = optarg; break;
+        case O_WWM: io->whole_word = 1; break;
+        case O_NOMASK: io->no_mask = 1; break;
+        case O_NSP: io->no_nsp = !cli_parse_int(optarg, "--nsp", 0, 1); break;
+        case 'P': cfg->prep_root = optarg; break;
         case O_DATASET:
             if (!*optarg || strchr(optarg, '/')) cli_bad_usage("--dataset: a name without '/', got '%s'", optarg);
-            dataset = optarg;
+            cfg->dataset = optarg;
             break;
-        case O_INPUT: input_file = optarg; break;
+        case O_INPUT: cfg->input_file = optarg; break;
         case O_BERTMODEL: break; /* the original's unused --bert_model */
-        case O_SHIDX: shard_index = cli_parse_int(optarg, "--shard-index", 0, 100000000); break;
-        case O_SHCNT: shard_count = cli_parse_int(optarg, "--shard-count", 1, 100000000); break;
-        case O_SKIP: skip_existing = 1; break;
-        case O_LEVEL: level = (int)cli_parse_int(optarg, "--deflate-level", 0, 12); break;
-        case O_STRICT: io.strict = 1; break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, h5_versions());
+        case O_SHIDX: cfg->shard_index = cli_parse_int(optarg, "--shard-index", 0, 100000000); break;
+        case O_SHCNT: cfg->shard_count = cli_parse_int(optarg, "--shard-count", 1, 100000000); break;
+        case O_SKIP: cfg->skip_existing = 1; break;
+        case O_LEVEL: cfg->level = (int)cli_parse_int(optarg, "--deflate-level", 0, 12); break;
+        case O_STRICT: io->strict = 1; break;
+        case 'h': usage(); return 1;
+        default: cli_common_opt(&cfg->cc, c, optarg, argv, h5_versions());
         }
     }
+    cfg->shards = argv + optind;
+    cfg->nshards = argc - optind;
+    check_args(cfg);
+    return 0;
+}
+
+/* ---- the plan: inputs, outputs, jobs ---- */
+
+typedef struct Plan {
+    char **inputs; /* owned */
+    int ninputs;
+    char *outdir; /* NULL: one output file */
+    Job *jobs;
+    int njobs;
+    int nactive, skipped, mine; /* this process's share */
+} Plan;
+
+/* The input files: --input-file, or the SHARD arguments, a directory
+ * standing for its *.txt files. Exits 2 on a directory without any. */
+static void collect_inputs(const Config *cfg, Plan *p) {
     Err err;
-    if (!vocab) cli_bad_usage("--vocab FILE is required (the WordPiece vocab.txt)");
-    if (inst_opts_check(&io, &err)) cli_bad_usage("%s", err.msg);
-    if ((shard_index >= 0) != (shard_count >= 0)) cli_bad_usage("--shard-index and --shard-count go together");
-    if (shard_index >= 0 && shard_index >= shard_count)
-        cli_bad_usage("--shard-index %ld is not below --shard-count %ld", shard_index, shard_count);
-    if (shard_index < 0 && mpi_env(&shard_index, &shard_count))
-        info(3, "MPI rank %ld of %ld", shard_index, shard_count);
-    if (prep_root && cc.output) cli_bad_usage("-o and --prep-root exclude each other");
-    if (!prep_root && !cc.output) cli_bad_usage("no output: give -o OUT or --prep-root DIR");
-    if (input_file && optind < argc) cli_bad_usage("--input-file and SHARD arguments exclude each other");
-    if (!input_file && optind >= argc) cli_bad_usage("no input shards");
-
-    /* inputs */
-    char **inputs = NULL;
-    int ninputs = 0;
-    if (input_file) {
-        if (is_dir(input_file)) {
-            if (list_txt(input_file, &inputs, &ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
-            if (!ninputs) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", input_file);
+    if (cfg->input_file) {
+        if (is_dir(cfg->input_file)) {
+            if (list_txt(cfg->input_file, &p->inputs, &p->ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+            if (!p->ninputs) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", cfg->input_file);
         } else {
-            inputs = xmalloc(sizeof *inputs);
-            inputs[ninputs++] = xstrdup(input_file);
+            p->inputs = xmalloc(sizeof *p->inputs);
+            p->inputs[p->ninputs++] = xstrdup(cfg->input_file);
         }
-    } else {
-        for (int i = optind; i < argc; i++) {
-            if (is_dir(argv[i])) {
-                int before = ninputs;
-                if (list_txt(argv[i], &inputs, &ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
-                if (ninputs == before) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", argv[i]);
-            } else {
-                inputs = xrealloc(inputs, (size_t)(ninputs + 1) * sizeof *inputs);
-                inputs[ninputs++] = xstrdup(argv[i]);
-            }
+        return;
+    }
+    for (int i = 0; i < cfg->nshards; i++) {
+        const char *a = cfg->shards[i];
+        if (is_dir(a)) {
+            int before = p->ninputs;
+            if (list_txt(a, &p->inputs, &p->ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+            if (p->ninputs == before) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", a);
+        } else {
+            p->inputs = xrealloc(p->inputs, (size_t)(p->ninputs + 1) * sizeof *p->inputs);
+            p->inputs[p->ninputs++] = xstrdup(a);
         }
     }
+}
 
-    /* outputs */
-    char *outdir = NULL;
-    int one_output = input_file != NULL;
-    if (prep_root) {
-        if (input_file) cli_bad_usage("--input-file writes one file: give -o FILE");
-        char *ds = dataset ? xstrdup(dataset) : dataset_of(inputs[0]);
-        if (!ds) cli_bad_usage("--prep-root: cannot tell the dataset from '%s'; give --dataset NAME", inputs[0]);
-        char p[64];
-        py_float_str(io.masked_lm_prob, p, sizeof p);
-        size_t n = strlen(prep_root) + strlen(ds) + 256;
-        outdir = xmalloc(n);
-        snprintf(outdir, n, "%s/hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_dupe_factor_%d/%s",
-                 prep_root, lower, io.max_seq_length, io.max_predictions, p, (unsigned long long)io.seed,
-                 io.dupe_factor, ds);
+/* Where the outputs go: bertPrep's directory under --prep-root, the -o
+ * directory, or the one -o file. Sets p->outdir (NULL for one file) and
+ * returns 1 when all inputs go to one file. Exits 2 on a mismatch. */
+static int plan_outputs(const Config *cfg, Plan *p) {
+    const InstOpts *io = &cfg->io;
+    const char *out = cfg->cc.output;
+    int one_output = cfg->input_file != NULL;
+    if (cfg->prep_root) {
+        if (cfg->input_file) cli_bad_usage("--input-file writes one file: give -o FILE");
+        char *ds = cfg->dataset ? xstrdup(cfg->dataset) : dataset_of(p->inputs[0]);
+        if (!ds) cli_bad_usage("--prep-root: cannot tell the dataset from '%s'; give --dataset NAME", p->inputs[0]);
+        char pr[64];
+        py_float_str(io->masked_lm_prob, pr, sizeof pr);
+        size_t n = strlen(cfg->prep_root) + strlen(ds) + 256;
+        p->outdir = xmalloc(n);
+        snprintf(p->outdir, n, "%s/hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_dupe_factor_%d/%s",
+                 cfg->prep_root, cfg->lower, io->max_seq_length, io->max_predictions, pr,
+                 (unsigned long long)io->seed, io->dupe_factor, ds);
         free(ds);
-    } else {
-        size_t ol = strlen(cc.output);
-        int dir_out = is_dir(cc.output) || (ol && cc.output[ol - 1] == '/') || ninputs > 1;
-        if (one_output && dir_out && !(ol && cc.output[ol - 1] == '/') && !is_dir(cc.output)) dir_out = 0;
-        if (one_output && dir_out) cli_bad_usage("--input-file writes one file, but -o %s is a directory", cc.output);
-        if (!strcmp(cc.output, "-")) cli_bad_usage("HDF5 output needs a file name, not standard output");
-        if (dir_out) {
-            outdir = xstrdup(cc.output);
-            while (strlen(outdir) > 1 && outdir[strlen(outdir) - 1] == '/') outdir[strlen(outdir) - 1] = '\0';
-        } else {
-            one_output = 1;
-        }
+        return one_output;
     }
+    size_t ol = strlen(out);
+    int dir_out = is_dir(out) || (ol && out[ol - 1] == '/') || p->ninputs > 1;
+    if (one_output && dir_out && !(ol && out[ol - 1] == '/') && !is_dir(out)) dir_out = 0;
+    if (one_output && dir_out) cli_bad_usage("--input-file writes one file, but -o %s is a directory", out);
+    if (!strcmp(out, "-")) cli_bad_usage("HDF5 output needs a file name, not standard output");
+    if (!dir_out) return 1;
+    p->outdir = xstrdup(out);
+    while (strlen(p->outdir) > 1 && p->outdir[strlen(p->outdir) - 1] == '/') p->outdir[strlen(p->outdir) - 1] = '\0';
+    return one_output;
+}
 
-    Job *jobs = xcalloc((size_t)ninputs, sizeof *jobs);
-    int njobs = 0;
+/* One job for the one output, or one per input in p->outdir (two inputs
+ * that would write the same file exit 2). */
+static void make_jobs(const Config *cfg, Plan *p, int one_output) {
+    p->jobs = xcalloc((size_t)p->ninputs, sizeof *p->jobs);
     if (one_output) {
-        jobs[0].inputs = inputs;
-        jobs[0].ninputs = ninputs;
-        jobs[0].label = inputs[0];
-        jobs[0].output = xstrdup(cc.output);
-        njobs = 1;
-    } else {
-        for (int i = 0; i < ninputs; i++) {
-            jobs[njobs].inputs = &inputs[i];
-            jobs[njobs].ninputs = 1;
-            jobs[njobs].label = inputs[i];
-            jobs[njobs].output = out_name(outdir, inputs[i]);
-            for (int k = 0; k < njobs; k++)
-                if (!strcmp(jobs[k].output, jobs[njobs].output))
-                    cli_bad_usage("%s and %s would both write %s", jobs[k].label, inputs[i], jobs[njobs].output);
-            njobs++;
-        }
+        p->jobs[0].inputs = p->inputs;
+        p->jobs[0].ninputs = p->ninputs;
+        p->jobs[0].label = p->inputs[0];
+        p->jobs[0].output = xstrdup(cfg->cc.output);
+        p->njobs = 1;
+        return;
     }
-    /* this process's share under a batch system; existing outputs refused
-     * up front (exit 2), replaced with -f, or skipped */
-    int nactive = 0, skipped = 0, mine = 0;
-    for (int i = 0; i < njobs; i++) {
-        if (shard_count > 0 && i % shard_count != shard_index) continue;
-        mine++;
+    for (int i = 0; i < p->ninputs; i++) {
+        Job *j = &p->jobs[p->njobs];
+        j->inputs = &p->inputs[i];
+        j->ninputs = 1;
+        j->label = p->inputs[i];
+        j->output = out_name(p->outdir, p->inputs[i]);
+        for (int k = 0; k < p->njobs; k++)
+            if (!strcmp(p->jobs[k].output, j->output))
+                cli_bad_usage("%s and %s would both write %s", p->jobs[k].label, p->inputs[i], j->output);
+        p->njobs++;
+    }
+}
+
+/* This process's share under a batch system; existing outputs refused up
+ * front (exit 2), replaced with -f, or skipped. */
+static void select_jobs(const Config *cfg, Plan *p) {
+    for (int i = 0; i < p->njobs; i++) {
+        if (cfg->shard_count > 0 && i % cfg->shard_count != cfg->shard_index) continue;
+        p->mine++;
         struct stat st;
-        if (stat(jobs[i].output, &st) == 0) {
-            if (skip_existing) {
-                skipped++;
+        if (stat(p->jobs[i].output, &st) == 0) {
+            if (cfg->skip_existing) {
+                p->skipped++;
                 continue;
             }
-            if (!cc.force) die_code(EXIT_USAGE, "%s: already exists (use -f to overwrite, or --skip-existing)", jobs[i].output);
+            if (!cfg->cc.force)
+                die_code(EXIT_USAGE, "%s: already exists (use -f to overwrite, or --skip-existing)", p->jobs[i].output);
         }
-        jobs[i].active = 1;
-        nactive++;
+        p->jobs[i].active = 1;
+        p->nactive++;
     }
+}
 
-    WordPiece *wp = wp_create(vocab, lower, &err);
+/* The whole plan from the options. */
+static void plan_make(const Config *cfg, Plan *p) {
+    *p = (Plan){0};
+    collect_inputs(cfg, p);
+    int one_output = plan_outputs(cfg, p);
+    make_jobs(cfg, p, one_output);
+    select_jobs(cfg, p);
+}
+
+static void plan_free(Plan *p) {
+    for (int i = 0; i < p->njobs; i++) free(p->jobs[i].output);
+    free(p->jobs);
+    for (int i = 0; i < p->ninputs; i++) free(p->inputs[i]);
+    free(p->inputs);
+    free(p->outdir);
+}
+
+/* ---- running ---- */
+
+/* The vocabulary, with the special tokens the instances need (exit 2 when
+ * it is unreadable or lacks one). */
+static WordPiece *load_vocab(const Config *cfg) {
+    Err err;
+    WordPiece *wp = wp_create(cfg->vocab, cfg->lower, &err);
     if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
     static const char *need[] = {"[CLS]", "[SEP]", "[MASK]"};
     for (int i = 0; i < 3; i++)
-        if ((i < 2 || !io.no_mask) && wp_token_id(wp, need[i], strlen(need[i])) < 0)
-            die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab, need[i]);
-    if (outdir && nactive && make_dirs(outdir, &err)) die("%s", err.msg);
+        if ((i < 2 || !cfg->io.no_mask) && wp_token_id(wp, need[i], strlen(need[i])) < 0)
+            die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", cfg->vocab, need[i]);
+    return wp;
+}
 
+/* Run the active jobs of p on cfg->cc.nthreads threads: several shards at
+ * once, the threads left over shared by each shard's own work. Returns the
+ * wall time in seconds; each job records its own result. */
+static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
+    Err err;
+    const InstOpts *io = &cfg->io;
+    if (p->outdir && p->nactive && make_dirs(p->outdir, &err)) die("%s", err.msg);
     Run r = {0};
     r.wp = wp;
-    r.io = io;
-    r.fo = (MlmFileOpts){io.max_seq_length, io.max_predictions, level, 1, cc.force};
-    r.jobs = jobs;
-    r.njobs = njobs;
+    r.io = *io;
+    r.fo = (MlmFileOpts){io->max_seq_length, io->max_predictions, cfg->level, 1, cfg->cc.force};
+    r.jobs = p->jobs;
+    r.njobs = p->njobs;
     pthread_mutex_init(&r.plock, NULL);
     uint64_t total_in = 0;
-    for (int i = 0; i < njobs; i++)
-        if (jobs[i].active) total_in += inputs_total_size(jobs[i].inputs, jobs[i].ninputs);
+    for (int i = 0; i < p->njobs; i++)
+        if (p->jobs[i].active) total_in += inputs_total_size(p->jobs[i].inputs, p->jobs[i].ninputs);
     progress_init(&r.prog, total_in);
-    int nworkers = cc.nthreads < nactive ? cc.nthreads : nactive;
+    int nthreads = cfg->cc.nthreads;
+    int nworkers = nthreads < p->nactive ? nthreads : p->nactive;
     if (nworkers < 1) nworkers = 1;
-    r.threads_per_job = cc.nthreads / nworkers;
+    r.threads_per_job = nthreads / nworkers;
     if (r.threads_per_job < 1) r.threads_per_job = 1;
     double t0 = now_sec();
     if (nworkers == 1) {
@@ -514,12 +594,16 @@ int main(int argc, char **argv) {
         free(th);
     }
     progress_done(&r.prog);
-    double secs = now_sec() - t0;
+    return now_sec() - t0;
+}
 
+/* Each failed job's message, then the summary lines. Returns the number
+ * of failed jobs. */
+static int report(const Config *cfg, const Plan *p, double secs) {
     int failed = 0;
     uint64_t bytes = 0, insts = 0, tokens = 0, masked = 0, rnext = 0, hbytes = 0, docs = 0;
-    for (int i = 0; i < njobs; i++) {
-        Job *j = &jobs[i];
+    for (int i = 0; i < p->njobs; i++) {
+        const Job *j = &p->jobs[i];
         if (!j->active) continue;
         if (j->failed) {
             failed++;
@@ -530,22 +614,32 @@ int main(int argc, char **argv) {
         rnext += j->random_next, hbytes += j->hdf5_bytes, docs += j->docs;
     }
     char where[96] = "";
-    if (shard_count > 0)
-        snprintf(where, sizeof where, " (batch part %ld of %ld: %d of %d shards)", shard_index, shard_count, mine, njobs);
+    if (cfg->shard_count > 0)
+        snprintf(where, sizeof where, " (batch part %ld of %ld: %d of %d shards)", cfg->shard_index,
+                 cfg->shard_count, p->mine, p->njobs);
+    int nactive = p->nactive;
     info(2,
          "%d shard%s written%s, %llu documents, %.1f MB text -> %llu instances (%llu tokens, %.1f %% masked, "
          "%.1f %% random next), %.1f MB HDF5%s%s in %.2f s (%.2f MB/s, %.0f instances/s)",
          nactive - failed, nactive - failed == 1 ? "" : "s", where, (unsigned long long)docs, bytes / 1e6,
          (unsigned long long)insts, (unsigned long long)tokens, tokens ? 100.0 * masked / tokens : 0.0,
-         insts ? 100.0 * rnext / insts : 0.0, hbytes / 1e6, outdir ? " in " : "", outdir ? outdir : "", secs,
-         secs > 0 ? bytes / 1e6 / secs : 0.0, secs > 0 ? insts / secs : 0.0);
-    if (skipped) info(2, "%d shard%s skipped: output exists", skipped, skipped == 1 ? "" : "s");
+         insts ? 100.0 * rnext / insts : 0.0, hbytes / 1e6, p->outdir ? " in " : "", p->outdir ? p->outdir : "",
+         secs, secs > 0 ? bytes / 1e6 / secs : 0.0, secs > 0 ? insts / secs : 0.0);
+    if (p->skipped) info(2, "%d shard%s skipped: output exists", p->skipped, p->skipped == 1 ? "" : "s");
     if (failed) info(1, "%d of %d shard%s failed", failed, nactive, nactive == 1 ? "" : "s");
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    Config cfg;
+    if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    Plan plan;
+    plan_make(&cfg, &plan);
+    WordPiece *wp = load_vocab(&cfg);
+    double secs = run_jobs(&cfg, &plan, wp);
+    int failed = report(&cfg, &plan, secs);
     wp_destroy(wp);
-    for (int i = 0; i < njobs; i++) free(jobs[i].output);
-    free(jobs);
-    for (int i = 0; i < ninputs; i++) free(inputs[i]);
-    free(inputs);
-    free(outdir);
+    plan_free(&plan);
     return failed ? EXIT_DATA : EXIT_OK;
 }

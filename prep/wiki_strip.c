@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/filter.h"
 #include "common/cli.h"
 #include "common/docfmt.h"
 #include "common/io.h"
@@ -240,11 +241,10 @@ static int flush(void *ctx, Batch *b) {
     return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    static State st;
-    CliCommon cc;
-    cli_common_init(&cc);
+/* Options into st (and the common ones into cc). Returns 1 when -h printed
+ * the help (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, State *st, CliCommon *cc) {
+    cli_common_init(cc);
     enum { O_STRICT = 256, O_LISTS };
     static const struct option longopts[] = {
         {"format", required_argument, 0, 'F'}, {"threads", required_argument, 0, 'j'},
@@ -254,39 +254,32 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'F':
-            if (docfmt_parse(optarg, &st.fmt)) cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
+            if (docfmt_parse(optarg, &st->fmt)) cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
             break;
-        case O_STRICT: st.strict = 1; break;
-        case O_LISTS: st.keep_lists = 1; break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, "");
+        case O_STRICT: st->strict = 1; break;
+        case O_LISTS: st->keep_lists = 1; break;
+        case 'h': usage(); return 1;
+        default: cli_common_opt(cc, c, optarg, argv, "");
         }
     }
-    st.nthreads = cc.nthreads;
-    /* a missing input is found before the output is created */
-    if (inputs_check(argv + optind, argc - optind, &st.err)) die("%s", st.err.msg);
-    reader_init(&st.rd, argv + optind, argc - optind);
-    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
-    st.out.keep_partial = 1;
-    static char obuf[1 << 20];
-    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
-    double t0 = now_sec();
-    PoolOps ops = {fill, work, flush};
-    int rc = pool_run(st.nthreads, &ops, &st);
-    progress_done(&st.progress);
-    if (rc) die("%s", st.err.msg);
+    st->nthreads = cc->nthreads;
+    return 0;
+}
+
+/* After the run: refuse an input with no good record at all, then the -v
+ * summary line. */
+static void report(void *ctx, double dt) {
+    State *st = ctx;
     /* skipping bad records is for the odd broken page, not for an input
      * that is not wiki_dump's output at all */
-    if (st.counts[C_IN] && st.counts[C_BAD] == st.counts[C_IN])
-        die("%s; none of the %llu records was good", st.first_bad.msg,
-            (unsigned long long)st.counts[C_IN]);
-    double dt = now_sec() - t0;
+    if (st->counts[C_IN] && st->counts[C_BAD] == st->counts[C_IN])
+        die("%s; none of the %llu records was good", st->first_bad.msg,
+            (unsigned long long)st->counts[C_IN]);
     WikiTextStats ws = {0};
     for (int i = 0; i < MAX_WORKERS; i++) {
-        if (!st.workers[i].wt) continue;
+        if (!st->workers[i].wt) continue;
         WikiTextStats one;
-        wikitext_get_stats(st.workers[i].wt, &one);
+        wikitext_get_stats(st->workers[i].wt, &one);
         ws.paragraphs += one.paragraphs;
         ws.leftover_lines += one.leftover_lines;
         ws.invalid_utf8 += one.invalid_utf8;
@@ -294,18 +287,38 @@ int main(int argc, char **argv) {
     info(3, "%llu pages read, %llu written (%llu with no text left); %llu malformed skipped; "
             "%llu paragraphs, %llu with leftover markup; %llu invalid UTF-8 replaced; "
             "%.1f MB in %.2f s (%.1f MB/s)",
-         (unsigned long long)st.counts[C_IN], (unsigned long long)st.counts[C_OUT],
-         (unsigned long long)st.counts[C_EMPTY], (unsigned long long)st.counts[C_BAD],
+         (unsigned long long)st->counts[C_IN], (unsigned long long)st->counts[C_OUT],
+         (unsigned long long)st->counts[C_EMPTY], (unsigned long long)st->counts[C_BAD],
          (unsigned long long)ws.paragraphs, (unsigned long long)ws.leftover_lines,
          (unsigned long long)ws.invalid_utf8,
-         (double)st.rd.bytes / 1e6, dt, dt > 0 ? (double)st.rd.bytes / 1e6 / dt : 0.0);
-    if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
-    reader_free(&st.rd);
+         (double)st->rd.bytes / 1e6, dt, dt > 0 ? (double)st->rd.bytes / 1e6 / dt : 0.0);
+}
+
+static void state_free(State *st) {
+    reader_free(&st->rd);
     for (int i = 0; i < MAX_WORKERS; i++) {
-        Worker *w = &st.workers[i];
+        Worker *w = &st->workers[i];
         if (w->wt) wikitext_destroy(w->wt);
         buf_free(&w->text), buf_free(&w->title), buf_free(&w->url);
         buf_free(&w->id), buf_free(&w->revid), buf_free(&w->paras);
     }
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static State st;
+    CliCommon cc;
+    if (parse_args(argc, argv, &st, &cc)) return EXIT_OK;
+    char **inputs = argv + optind;
+    int ninputs = argc - optind;
+    /* a missing input is found before the output is created */
+    if (inputs_check(inputs, ninputs, &st.err)) die("%s", st.err.msg);
+    reader_init(&st.rd, inputs, ninputs);
+    FilterRun run = {.output = cc.output, .force = cc.force, .keep_partial = 1,
+                     .inputs = inputs, .ninputs = ninputs, .nthreads = st.nthreads,
+                     .ops = {fill, work, flush}, .ctx = &st, .out = &st.out,
+                     .progress = &st.progress, .err = &st.err, .report = report};
+    filter_run(&run);
+    state_free(&st);
     return EXIT_OK;
 }

@@ -136,14 +136,25 @@ static const char *spread(const uint64_t *c, uint32_t n, char *out, size_t cap) 
     return out;
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
+/* The options, with the defaults that depend on --layout filled in. */
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
-    ShardLayout layout = SHARD_NVIDIA;
-    long ntrain = DEFAULT_SHARDS, ntest = -1;
-    double fraction = -1;
-    const char *name = NULL;
+    ShardLayout layout;
+    long ntrain, ntest;
+    double fraction;
+    const char *name;
+    const char *dir; /* -o */
+} Config;
+
+/* Options into cfg, then the layout's defaults and the output directory's
+ * checks. Returns 1 when -h printed the help (exit 0), else 0; bad options
+ * and an unusable DIR exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg) {
+    cli_common_init(&cfg->cc);
+    cfg->layout = SHARD_NVIDIA;
+    cfg->ntrain = DEFAULT_SHARDS, cfg->ntest = -1;
+    cfg->fraction = -1;
+    cfg->name = NULL;
     static const struct option longopts[] = {
         {"layout", required_argument, 0, 'L'},        {"train", required_argument, 0, 'n'},
         {"num-shards", required_argument, 0, 'n'},    {"test", required_argument, 0, 't'},
@@ -153,118 +164,160 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":L:n:t:F:N:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'L':
-            if (strcmp(optarg, "nvidia") == 0) layout = SHARD_NVIDIA;
-            else if (strcmp(optarg, "hu") == 0) layout = SHARD_HU;
+            if (strcmp(optarg, "nvidia") == 0) cfg->layout = SHARD_NVIDIA;
+            else if (strcmp(optarg, "hu") == 0) cfg->layout = SHARD_HU;
             else cli_bad_usage("--layout: expected nvidia or hu, got '%s'", optarg);
             break;
-        case 'n': ntrain = cli_parse_int(optarg, "--train", 1, 100000000); break;
-        case 't': ntest = cli_parse_int(optarg, "--test", 0, 100000000); break;
+        case 'n': cfg->ntrain = cli_parse_int(optarg, "--train", 1, 100000000); break;
+        case 't': cfg->ntest = cli_parse_int(optarg, "--test", 0, 100000000); break;
         case 'F':
-            fraction = cli_parse_double(optarg, "--test-fraction");
-            if (!(fraction >= 0 && fraction <= 1)) cli_bad_usage("--test-fraction: %s is not in [0, 1]", optarg);
+            cfg->fraction = cli_parse_double(optarg, "--test-fraction");
+            if (!(cfg->fraction >= 0 && cfg->fraction <= 1)) cli_bad_usage("--test-fraction: %s is not in [0, 1]", optarg);
             break;
         case 'N':
             if (!*optarg || strchr(optarg, '/')) cli_bad_usage("--name: a file name prefix without '/', got '%s'", optarg);
-            name = optarg;
+            cfg->name = optarg;
             break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, "");
+        case 'h': usage(); return 1;
+        default: cli_common_opt(&cfg->cc, c, optarg, argv, "");
         }
     }
-    if (layout == SHARD_HU && ((ntest > 0) || fraction > 0))
+    if (cfg->layout == SHARD_HU && ((cfg->ntest > 0) || cfg->fraction > 0))
         cli_bad_usage("--layout hu has no test shards (--test and --test-fraction are for nvidia)");
-    if (ntest < 0) ntest = layout == SHARD_HU ? 0 : DEFAULT_SHARDS;
-    if (fraction < 0) fraction = ntest ? DEFAULT_FRACTION : 0;
-    if (!ntest) fraction = 0;
-    if (!name) name = layout == SHARD_HU ? "formatted_text" : "wikicorpus_en";
-    if (!cc.output || !*cc.output) cli_bad_usage("no output directory (-o DIR)");
-    const char *dir = cc.output;
+    if (cfg->ntest < 0) cfg->ntest = cfg->layout == SHARD_HU ? 0 : DEFAULT_SHARDS;
+    if (cfg->fraction < 0) cfg->fraction = cfg->ntest ? DEFAULT_FRACTION : 0;
+    if (!cfg->ntest) cfg->fraction = 0;
+    if (!cfg->name) cfg->name = cfg->layout == SHARD_HU ? "formatted_text" : "wikicorpus_en";
+    if (!cfg->cc.output || !*cfg->cc.output) cli_bad_usage("no output directory (-o DIR)");
+    cfg->dir = cfg->cc.output;
     struct stat dst;
-    if (stat(dir, &dst) == 0) {
-        if (!S_ISDIR(dst.st_mode)) die_code(EXIT_USAGE, "%s: exists and is not a directory", dir);
-        if (!cc.force && dir_has_entries(dir))
-            die_code(EXIT_USAGE, "%s: exists and is not empty (use -f to replace its shards)", dir);
+    if (stat(cfg->dir, &dst) == 0) {
+        if (!S_ISDIR(dst.st_mode)) die_code(EXIT_USAGE, "%s: exists and is not a directory", cfg->dir);
+        if (!cfg->cc.force && dir_has_entries(cfg->dir))
+            die_code(EXIT_USAGE, "%s: exists and is not empty (use -f to replace its shards)", cfg->dir);
     }
+    return 0;
+}
 
-    /* pass 1: index every input; stdin and pipes go through the spool */
-    int nin = argc - optind;
-    char *dash[] = {"-"};
-    char **names = nin ? argv + optind : dash;
-    if (!nin) nin = 1;
-    double t0 = now_sec();
+/* The inputs of one run, open for the second pass: a regular file is
+ * read again where it is, stdin and pipes from the spool. */
+typedef struct Sources {
+    int n;
+    ShardInput *inputs;
+    FILE **files; /* the regular files kept open (NULL: closed or spooled) */
+    FILE *spool;
+} Sources;
+
+/* Pass 1: index every input names[0..n) into ix; stdin and pipes are
+ * copied to the spool on the way. Dies on a read error. */
+static void index_inputs(char **names, int n, ShardIndex *ix, Sources *src) {
     Err err;
-    ShardIndex ix;
-    shard_index_init(&ix, layout);
-    ShardInput *inputs = xcalloc((size_t)nin, sizeof *inputs);
-    FILE **files = xcalloc((size_t)nin, sizeof *files);
-    FILE *spool = NULL;
+    src->n = n;
+    src->inputs = xcalloc((size_t)n, sizeof *src->inputs);
+    src->files = xcalloc((size_t)n, sizeof *src->files);
+    src->spool = NULL;
     Meter m = {.what = "documents"};
-    progress_init(&m.p, inputs_total_size(names, nin));
-    for (int i = 0; i < nin; i++) {
+    progress_init(&m.p, inputs_total_size(names, n));
+    for (int i = 0; i < n; i++) {
         const char *label = strcmp(names[i], "-") ? names[i] : "<stdin>";
         FILE *fp = xfopen_read(names[i], &err);
         if (!fp) die("%s", err.msg);
         struct stat st;
         FILE *copy = NULL;
-        inputs[i].name = label;
+        src->inputs[i].name = label;
         if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode)) {
-            inputs[i].fd = fileno(fp);
-            off_t at = lseek(inputs[i].fd, 0, SEEK_CUR); /* stdin may not start at 0 */
-            inputs[i].base = at > 0 ? (uint64_t)at : 0;
-            files[i] = fp;
+            src->inputs[i].fd = fileno(fp);
+            off_t at = lseek(src->inputs[i].fd, 0, SEEK_CUR); /* stdin may not start at 0 */
+            src->inputs[i].base = at > 0 ? (uint64_t)at : 0;
+            src->files[i] = fp;
         } else {
-            if (!spool && !(spool = open_spool(&err))) die("%s", err.msg);
-            if (fflush(spool) != 0) die("temporary file: write error: %s", strerror(errno));
-            inputs[i].fd = fileno(spool);
-            inputs[i].base = (uint64_t)ftello(spool);
-            copy = spool;
+            if (!src->spool && !(src->spool = open_spool(&err))) die("%s", err.msg);
+            if (fflush(src->spool) != 0) die("temporary file: write error: %s", strerror(errno));
+            src->inputs[i].fd = fileno(src->spool);
+            src->inputs[i].base = (uint64_t)ftello(src->spool);
+            copy = src->spool;
             info(4, "%s: copied to a temporary file for the second pass", label);
         }
-        if (shard_index_read(&ix, fp, label, copy, meter_cb, &m, &err)) die("%s", err.msg);
-        if (!files[i] && fp != stdin) fclose(fp);
+        if (shard_index_read(ix, fp, label, copy, meter_cb, &m, &err)) die("%s", err.msg);
+        if (!src->files[i] && fp != stdin) fclose(fp);
     }
-    if (spool && fflush(spool) != 0) die("temporary file: write error: %s", strerror(errno));
+    if (src->spool && fflush(src->spool) != 0) die("temporary file: write error: %s", strerror(errno));
     progress_done(&m.p);
+}
 
-    /* balance */
-    ShardSpec spec = {.ntrain = (uint32_t)ntrain, .ntest = (uint32_t)ntest, .test_fraction = fraction};
-    ShardPlan plan;
-    if (shard_balance(ix.nsent, ix.ndocs, &spec, &plan, &err)) die("%s", err.msg);
-    const ShardStats *bs = &plan.st;
+static void sources_close(Sources *src) {
+    for (int i = 0; i < src->n; i++)
+        if (src->files[i] && src->files[i] != stdin) fclose(src->files[i]);
+    if (src->spool) fclose(src->spool);
+    free(src->files), free(src->inputs);
+}
+
+/* Balance the indexed documents over the shards of cfg into plan (-vv:
+ * the details). Dies when they do not fill the shards. */
+static void balance(const Config *cfg, const ShardIndex *ix, ShardPlan *plan) {
+    Err err;
+    ShardSpec spec = {.ntrain = (uint32_t)cfg->ntrain, .ntest = (uint32_t)cfg->ntest,
+                      .test_fraction = cfg->fraction};
+    if (shard_balance(ix->nsent, ix->ndocs, &spec, plan, &err)) die("%s", err.msg);
+    const ShardStats *bs = &plan->st;
     info(4, "nominal sentences per shard: training %llu -> %llu, test %llu -> %llu; %llu documents longer "
             "than that in the first pass; %llu passes (%llu empty ones not run); %llu empty documents",
          (unsigned long long)bs->nominal_train0, (unsigned long long)bs->nominal_train,
          (unsigned long long)bs->nominal_test0, (unsigned long long)bs->nominal_test,
          (unsigned long long)bs->oversize, (unsigned long long)bs->passes, (unsigned long long)bs->skipped,
          (unsigned long long)bs->empty_docs);
+}
 
-    /* pass 2: write */
-    if (make_dirs(dir, &err)) die("%s", err.msg);
+/* Pass 2: write the shard files into cfg->dir (created). Dies on failure. */
+static void write_shards(const Config *cfg, const ShardIndex *ix, const Sources *src,
+                         const ShardPlan *plan, ShardWriteStats *ws) {
+    Err err;
+    if (make_dirs(cfg->dir, &err)) die("%s", err.msg);
     Meter w = {.what = "shards"};
     uint64_t out_total = 0;
-    for (size_t i = 0; i < ix.ndocs; i++) out_total += (ix.len[i] & ~SHARD_LEN_STRIP) + 1;
+    for (size_t i = 0; i < ix->ndocs; i++) out_total += (ix->len[i] & ~SHARD_LEN_STRIP) + 1;
     progress_init(&w.p, out_total);
-    ShardWriteStats ws;
-    if (shard_write(&ix, inputs, &plan, dir, name, cc.force, meter_cb, &w, &ws, &err)) die("%s", err.msg);
+    if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, cfg->cc.force, meter_cb, &w, ws, &err))
+        die("%s", err.msg);
     progress_done(&w.p);
-    if (ws.removed) info(2, "%s: removed %llu shard files of an earlier run beyond this run's counts", dir,
-                         (unsigned long long)ws.removed);
+    if (ws->removed) info(2, "%s: removed %llu shard files of an earlier run beyond this run's counts", cfg->dir,
+                          (unsigned long long)ws->removed);
+}
 
+/* The -v summary line. */
+static void report(const Config *cfg, const ShardIndex *ix, const ShardPlan *plan,
+                   const ShardWriteStats *ws, double secs) {
     char tr[96], te[96] = "";
-    spread(plan.nsent, plan.ntrain, tr, sizeof tr);
-    if (plan.ntest) {
+    spread(plan->nsent, plan->ntrain, tr, sizeof tr);
+    if (plan->ntest) {
         char sp[80];
-        snprintf(te, sizeof te, ", test %s", spread(plan.nsent + plan.ntrain, plan.ntest, sp, sizeof sp));
+        snprintf(te, sizeof te, ", test %s", spread(plan->nsent + plan->ntrain, plan->ntest, sp, sizeof sp));
     }
     info(3, "%zu documents, %llu sentences, %.1f MB -> %u shards in %s (%u training, %u test); sentences per "
             "shard min/median/max: training %s%s; %.2f s",
-         ix.ndocs, (unsigned long long)ix.sentences, (double)ws.bytes / 1e6, plan.ntrain + plan.ntest, dir,
-         plan.ntrain, plan.ntest, tr, te, now_sec() - t0);
+         ix->ndocs, (unsigned long long)ix->sentences, (double)ws->bytes / 1e6, plan->ntrain + plan->ntest,
+         cfg->dir, plan->ntrain, plan->ntest, tr, te, secs);
+}
 
-    for (int i = 0; i < nin; i++)
-        if (files[i] && files[i] != stdin) fclose(files[i]);
-    if (spool) fclose(spool);
-    free(files), free(inputs);
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    Config cfg;
+    if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    int nin = argc - optind;
+    char *dash[] = {"-"};
+    char **names = nin ? argv + optind : dash;
+    if (!nin) nin = 1;
+    double t0 = now_sec();
+    ShardIndex ix;
+    shard_index_init(&ix, cfg.layout);
+    Sources src;
+    index_inputs(names, nin, &ix, &src);
+    ShardPlan plan;
+    balance(&cfg, &ix, &plan);
+    ShardWriteStats ws;
+    write_shards(&cfg, &ix, &src, &plan, &ws);
+    report(&cfg, &ix, &plan, &ws, now_sec() - t0);
+    sources_close(&src);
     shard_plan_free(&plan);
     shard_index_free(&ix);
     return EXIT_OK;

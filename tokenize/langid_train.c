@@ -124,16 +124,28 @@ static int evaluate(Reader *rd, const LangId *m, size_t min_chars, FILE *out, Er
     return 0;
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    LangIdTrainOpts o;
-    langid_train_defaults(&o);
-    const char *eval_model = NULL;
+/* The options. */
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
-    size_t min_chars = 0;
-    char **devs = NULL;
-    int ndev = 0, select = -1;
+    LangIdTrainOpts o;
+    const char *eval_model; /* --eval */
+    size_t min_chars;
+    char **devs;            /* --dev files (the array is owned) */
+    int ndev, select;       /* select: -1, or the --select part 0..2 */
+    char **inputs;
+    int ninputs;
+} Config;
+
+/* Options into cfg; the inputs and --dev files must be readable. Returns 1
+ * when -h printed the help (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg) {
+    langid_train_defaults(&cfg->o);
+    LangIdTrainOpts *o = &cfg->o;
+    cli_common_init(&cfg->cc);
+    cfg->eval_model = NULL;
+    cfg->min_chars = 0;
+    cfg->devs = NULL;
+    cfg->ndev = 0, cfg->select = -1;
     enum { O_DEV = 256, O_ORDER, O_TOP, O_MIN, O_MU, O_SELECT, O_EVAL, O_MINCH };
     static const struct option longopts[] = {
         {"dev", required_argument, 0, O_DEV},       {"order", required_argument, 0, O_ORDER},
@@ -145,77 +157,105 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case O_DEV:
-            devs = xrealloc(devs, (size_t)(ndev + 1) * sizeof *devs);
-            devs[ndev++] = optarg;
+            cfg->devs = xrealloc(cfg->devs, (size_t)(cfg->ndev + 1) * sizeof *cfg->devs);
+            cfg->devs[cfg->ndev++] = optarg;
             break;
-        case O_ORDER: o.order = (int)cli_parse_int(optarg, "--order", 1, LANGID_MAX_ORDER); break;
-        case O_TOP: o.top = (int)cli_parse_int(optarg, "--top", 1, 1 << 24); break;
-        case O_MIN: o.min_count = (int)cli_parse_int(optarg, "--min-count", 1, 1 << 30); break;
+        case O_ORDER: o->order = (int)cli_parse_int(optarg, "--order", 1, LANGID_MAX_ORDER); break;
+        case O_TOP: o->top = (int)cli_parse_int(optarg, "--top", 1, 1 << 24); break;
+        case O_MIN: o->min_count = (int)cli_parse_int(optarg, "--min-count", 1, 1 << 30); break;
         case O_MU: {
             double mu = cli_parse_double(optarg, "--mu");
             if (!(mu > 0)) cli_bad_usage("--mu: must be positive, got '%s'", optarg);
-            for (int i = 0; i < LANGID_MAX_ORDER; i++) o.mu[i] = mu;
+            for (int i = 0; i < LANGID_MAX_ORDER; i++) o->mu[i] = mu;
             break;
         }
         case O_SELECT:
-            if (!strcmp(optarg, "train")) select = 0;
-            else if (!strcmp(optarg, "dev")) select = 1;
-            else if (!strcmp(optarg, "test")) select = 2;
+            if (!strcmp(optarg, "train")) cfg->select = 0;
+            else if (!strcmp(optarg, "dev")) cfg->select = 1;
+            else if (!strcmp(optarg, "test")) cfg->select = 2;
             else cli_bad_usage("--select: expected train, dev or test, got '%s'", optarg);
             break;
-        case O_EVAL: eval_model = optarg; break;
-        case O_MINCH: min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30); break;
-        case 'h': usage(&o); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, "");
+        case O_EVAL: cfg->eval_model = optarg; break;
+        case O_MINCH: cfg->min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30); break;
+        case 'h': usage(o); return 1;
+        default: cli_common_opt(&cfg->cc, c, optarg, argv, "");
         }
     }
+    cfg->inputs = argv + optind;
+    cfg->ninputs = argc - optind;
     Err err;
-    if (inputs_check(argv + optind, argc - optind, &err) || inputs_check(devs, ndev, &err))
+    if (inputs_check(cfg->inputs, cfg->ninputs, &err) || inputs_check(cfg->devs, cfg->ndev, &err))
         die_code(EXIT_USAGE, "%s", err.msg);
+    return 0;
+}
 
-    if (eval_model) {
-        LangId *m = langid_load(eval_model, &err);
-        if (!m) die_code(access(eval_model, R_OK) != 0 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg); /* missing: usage */
-        Writer w;
-        Reader rd;
-        if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
-        reader_init(&rd, argv + optind, argc - optind);
-        if (evaluate(&rd, m, min_chars, w.fp, &err)) die("%s", err.msg);
-        if (writer_close(&w, &err)) die("%s", err.msg);
-        reader_free(&rd);
-        langid_free(m);
-        free(devs);
-        return EXIT_OK;
-    }
-    double t0 = now_sec();
-    LangIdTrainer *t = langid_trainer_create(&o);
+/* --eval: the predictions of cfg->eval_model for the inputs, to the
+ * output. A missing model exits 2, an unreadable one 1. */
+static void run_eval(const Config *cfg) {
+    Err err;
+    LangId *m = langid_load(cfg->eval_model, &err);
+    if (!m) die_code(access(cfg->eval_model, R_OK) != 0 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg); /* missing: usage */
     Writer w;
-    if (writer_open(&w, cc.output, cc.force, &err)) die("%s", err.msg);
     Reader rd;
-    uint64_t ntrain = 0, nheld = 0;
-    reader_init(&rd, argv + optind, argc - optind);
-    if (read_tsv(&rd, t, 0, select, &w, &ntrain, &err)) die("%s", err.msg);
+    if (writer_open(&w, cfg->cc.output, cfg->cc.force, &err)) die("%s", err.msg);
+    reader_init(&rd, cfg->inputs, cfg->ninputs);
+    if (evaluate(&rd, m, cfg->min_chars, w.fp, &err)) die("%s", err.msg);
+    if (writer_close(&w, &err)) die("%s", err.msg);
     reader_free(&rd);
-    if (select >= 0) {
+    langid_free(m);
+}
+
+/* The model from the trainer t (fed with the training and --dev texts),
+ * to w; it must load again. The summary line at -v. */
+static void write_model(const Config *cfg, LangIdTrainer *t, Writer *w, uint64_t ntrain, double t0) {
+    Err err;
+    Reader rd;
+    uint64_t nheld = 0;
+    reader_init(&rd, cfg->devs, cfg->ndev);
+    if (cfg->ndev && read_tsv(&rd, t, 1, -1, NULL, &nheld, &err)) die("%s", err.msg);
+    reader_free(&rd);
+    Buf model = {0};
+    if (langid_trainer_write(t, &model, &err)) die("%s", err.msg);
+    if (writer_write(w, model.data, model.len, &err)) die("%s", err.msg);
+    Err e2;
+    LangId *m = langid_load_mem(model.data, model.len, "model", &e2);
+    if (!m) die("internal error: the model written does not load: %s", e2.msg);
+    info(2, "%llu training texts, %llu held out; %d languages; %.1f MB model; T = %.3g; %.1f s",
+         (unsigned long long)ntrain, (unsigned long long)nheld, langid_nlangs(m), (double)model.len / 1e6,
+         langid_temperature(m), now_sec() - t0);
+    langid_free(m);
+    buf_free(&model);
+}
+
+/* Training (or --select): read the inputs, then write the model (or the
+ * selected lines were written on the way). */
+static void run_train(const Config *cfg) {
+    Err err;
+    double t0 = now_sec();
+    LangIdTrainer *t = langid_trainer_create(&cfg->o);
+    Writer w;
+    if (writer_open(&w, cfg->cc.output, cfg->cc.force, &err)) die("%s", err.msg);
+    Reader rd;
+    uint64_t ntrain = 0;
+    reader_init(&rd, cfg->inputs, cfg->ninputs);
+    if (read_tsv(&rd, t, 0, cfg->select, &w, &ntrain, &err)) die("%s", err.msg);
+    reader_free(&rd);
+    if (cfg->select >= 0)
         info(2, "%llu lines read", (unsigned long long)ntrain);
-    } else {
-        reader_init(&rd, devs, ndev);
-        if (ndev && read_tsv(&rd, t, 1, -1, NULL, &nheld, &err)) die("%s", err.msg);
-        reader_free(&rd);
-        Buf model = {0};
-        if (langid_trainer_write(t, &model, &err)) die("%s", err.msg);
-        if (writer_write(&w, model.data, model.len, &err)) die("%s", err.msg);
-        Err e2;
-        LangId *m = langid_load_mem(model.data, model.len, "model", &e2);
-        if (!m) die("internal error: the model written does not load: %s", e2.msg);
-        info(2, "%llu training texts, %llu held out; %d languages; %.1f MB model; T = %.3g; %.1f s",
-             (unsigned long long)ntrain, (unsigned long long)nheld, langid_nlangs(m), (double)model.len / 1e6,
-             langid_temperature(m), now_sec() - t0);
-        langid_free(m);
-        buf_free(&model);
-    }
+    else
+        write_model(cfg, t, &w, ntrain, t0);
     if (writer_close(&w, &err)) die("%s", err.msg);
     langid_trainer_free(t);
-    free(devs);
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    Config cfg;
+    if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    if (cfg.eval_model)
+        run_eval(&cfg);
+    else
+        run_train(&cfg);
+    free(cfg.devs);
     return EXIT_OK;
 }

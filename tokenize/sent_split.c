@@ -4,7 +4,7 @@
  *   wiki_strip -F lines hu.jsonl | sent_split -l hu -o hu.sent.txt
  *
  * Reads documents (wiki_strip's doc, json or lines layout, or plain text
- * with a blank line between documents; tokenize/docread.h), splits every
+ * with a blank line between documents; common/docfmt.h), splits every
  * paragraph with tokenize/segmenter.h, and writes one sentence per line
  * with a blank line after each document (google-research/bert's input
  * format), or keeps the <doc> framing with -F doc. Documents are split on
@@ -19,6 +19,7 @@
 #include "common/buf.h"
 #include "common/cli.h"
 #include "common/docfmt.h"
+#include "common/filter.h"
 #include "common/io.h"
 #include "common/pool.h"
 #include "tokenize/segmenter.h"
@@ -155,15 +156,22 @@ static int flush(void *ctx, Batch *b) {
     return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    static State st;
-    int nabbrev = 0;
-    const char *abbrev[MAX_ABBREV];
+/* The options: the common ones, the segmenter's, the input format. */
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
-    SegmenterOpts so = {.lang = "en"};
-    DocFormat infmt = DOC_AUTO;
+    SegmenterOpts so;
+    DocFormat infmt;
+    const char *abbrev[MAX_ABBREV];
+    int nabbrev;
+} Config;
+
+/* Options into cfg and st (the output format). Returns 1 when -h printed
+ * the help (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg, State *st) {
+    cli_common_init(&cfg->cc);
+    cfg->so = (SegmenterOpts){.lang = "en"};
+    cfg->infmt = DOC_AUTO;
+    cfg->nabbrev = 0;
     enum { O_KEEP = 256, O_ABBREV };
     static const struct option longopts[] = {{"lang", required_argument, 0, 'l'},
                                              {"input-format", required_argument, 0, 'I'},
@@ -176,71 +184,85 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":l:I:F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'l':
-            so.lang = optarg;
+            cfg->so.lang = optarg;
             break;
         case 'I':
-            if (docfmt_parse_input(optarg, &infmt))
+            if (docfmt_parse_input(optarg, &cfg->infmt))
                 cli_bad_usage("--input-format: expected auto, doc, json, lines or text, got '%s'",
                               optarg);
             break;
         case 'F':
             if (!strcmp(optarg, "doc"))
-                st.doc_out = 1;
+                st->doc_out = 1;
             else if (!strcmp(optarg, "text"))
-                st.doc_out = 0;
+                st->doc_out = 0;
             else
                 cli_bad_usage("--format: expected text or doc, got '%s'", optarg);
             break;
         case O_KEEP:
-            st.keep_paras = 1;
+            st->keep_paras = 1;
             break;
         case O_ABBREV:
-            if (nabbrev == MAX_ABBREV) cli_bad_usage("at most %d --abbrev files", MAX_ABBREV);
-            abbrev[nabbrev++] = optarg;
+            if (cfg->nabbrev == MAX_ABBREV) cli_bad_usage("at most %d --abbrev files", MAX_ABBREV);
+            cfg->abbrev[cfg->nabbrev++] = optarg;
             break;
         case 'h':
             usage();
-            return EXIT_OK;
+            return 1;
         default: {
             char feat[64];
             snprintf(feat, sizeof feat, "(icu %s)", uni_icu_version());
-            cli_common_opt(&cc, c, optarg, argv, feat);
+            cli_common_opt(&cfg->cc, c, optarg, argv, feat);
         }
         }
     }
-    so.extra = abbrev;
-    so.nextra = nabbrev;
-    int code = 0;
-    st.ss = segmenter_create(&so, &code, &st.err);
-    if (!st.ss)
-        die_code(code == SEGMENTER_EMISSING || code == SEGMENTER_ELANG ? EXIT_USAGE : EXIT_DATA,
-                 "%s", st.err.msg);
-    docreader_init(&st.dr, argv + optind, argc - optind, infmt);
-    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
-    static char obuf[1 << 20];
-    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
-    double t0 = now_sec();
-    PoolOps ops = {fill, work, flush};
-    int rc = pool_run(cc.nthreads, &ops, &st);
-    progress_done(&st.progress);
-    if (rc) die("%s", st.err.msg);
-    double dt = now_sec() - t0, mb = (double)st.dr.rd.bytes / 1e6;
+    cfg->so.extra = cfg->abbrev;
+    cfg->so.nextra = cfg->nabbrev;
+    return 0;
+}
+
+/* The -v summary line. */
+static void report(void *ctx, double dt) {
+    State *st = ctx;
+    double mb = (double)st->dr.rd.bytes / 1e6;
     info(3,
          "%llu documents (%llu without sentences), %llu paragraphs, %llu sentences; "
          "%llu invalid UTF-8 replaced, %llu malformed records skipped; %.1f MB in %.2f s (%.1f "
          "MB/s)",
-         (unsigned long long)st.counts[C_DOCS], (unsigned long long)st.counts[C_EMPTY],
-         (unsigned long long)st.counts[C_PARAS], (unsigned long long)st.counts[C_SENTS],
-         (unsigned long long)st.dr.bad_utf8, (unsigned long long)st.dr.malformed, mb, dt,
+         (unsigned long long)st->counts[C_DOCS], (unsigned long long)st->counts[C_EMPTY],
+         (unsigned long long)st->counts[C_PARAS], (unsigned long long)st->counts[C_SENTS],
+         (unsigned long long)st->dr.bad_utf8, (unsigned long long)st->dr.malformed, mb, dt,
          dt > 0 ? mb / dt : 0.0);
-    if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
-    docreader_free(&st.dr);
-    doc_free(&st.doc);
-    segmenter_destroy(st.ss);
+}
+
+static void state_free(State *st) {
+    docreader_free(&st->dr);
+    doc_free(&st->doc);
+    segmenter_destroy(st->ss);
     for (int i = 0; i < MAX_WORKERS; i++) {
-        sentspans_free(&st.workers[i].spans);
-        buf_free(&st.workers[i].sents);
+        sentspans_free(&st->workers[i].spans);
+        buf_free(&st->workers[i].sents);
     }
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static State st;
+    static Config cfg;
+    if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;
+    char **inputs = argv + optind;
+    int ninputs = argc - optind;
+    int code = 0;
+    st.ss = segmenter_create(&cfg.so, &code, &st.err);
+    if (!st.ss)
+        die_code(code == SEGMENTER_EMISSING || code == SEGMENTER_ELANG ? EXIT_USAGE : EXIT_DATA,
+                 "%s", st.err.msg);
+    docreader_init(&st.dr, inputs, ninputs, cfg.infmt);
+    FilterRun run = {.output = cfg.cc.output, .force = cfg.cc.force, .inputs = inputs,
+                     .ninputs = ninputs, .nthreads = cfg.cc.nthreads, .ops = {fill, work, flush},
+                     .ctx = &st, .out = &st.out, .progress = &st.progress, .err = &st.err,
+                     .report = report};
+    filter_run(&run);
+    state_free(&st);
     return EXIT_OK;
 }

@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/cli.h"
+#include "common/filter.h"
 #include "tokenize/dedup.h"
 #include "tokenize/docfilter.h"
 #include "common/hash.h"
@@ -347,35 +347,17 @@ static int flush(void *ctx, Batch *b) {
     return st.err.msg[0] ? -1 : 0;
 }
 
-/* ---- two atomic outputs ---- */
+/* ---- the two outputs ---- */
 
-/* Both are Writers (common/io.h), which remove their temp files on die()
- * and on signals. */
-static void open_outputs(const char *output, const char *rejected, int force) {
-    if (rejected) {
-        if (output && strcmp(output, rejected) == 0)
-            cli_bad_usage("--rejected and -o name the same file");
-        if (strcmp(rejected, "-") == 0) cli_bad_usage("--rejected needs a file name");
-        if (writer_open(&st.rej, rejected, force, &st.err)) die("%s", st.err.msg);
-    }
-    if (writer_open(&st.out, output, force, &st.err)) {
-        writer_abort(&st.rej);
-        die("%s", st.err.msg);
-    }
-}
-
-/* The rejected file first, then the output: a failure of either leaves
- * neither (regular) file behind. */
-static void close_outputs(const char *rejected) {
-    int rej_renamed = st.rej.tmp != NULL;
-    if (st.rej.fp && writer_close(&st.rej, &st.err)) {
-        writer_abort(&st.out);
-        die("%s", st.err.msg);
-    }
-    if (writer_close(&st.out, &st.err)) {
-        if (rejected && rej_renamed) unlink(rejected);
-        die("%s", st.err.msg);
-    }
+/* -o and --rejected are both Writers (common/io.h), which remove their
+ * temp files on die() and on signals; common/filter.c opens and closes
+ * them as a pair. Refused here first: --rejected naming -o's file or
+ * stdout. */
+static void check_rejected(const char *output, const char *rejected) {
+    if (!rejected) return;
+    if (output && strcmp(output, rejected) == 0)
+        cli_bad_usage("--rejected and -o name the same file");
+    if (strcmp(rejected, "-") == 0) cli_bad_usage("--rejected needs a file name");
 }
 
 /* ---- report ---- */
@@ -386,7 +368,7 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
-static void report(double secs) {
+static void report(void *ctx, double secs) {
     if (display_level < 2) return;
     FilterCounts total = {0};
     Buf r = {0};
@@ -451,14 +433,59 @@ static void load_langid(const char *model, const char *lang) {
     docfilter_set_lang(st.df, lang_is, NULL);
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    filter_opts_default(&st.fo);
+/* ---- options ---- */
+
+/* The options that are not State's. */
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
+    const char *rejected, *langdetect, *model;
+    int64_t limit;
+} Config;
+
+/* One of the checks' options (-a -s -S -t -T -n -p -u -d -F -w) into fo:
+ * "none" switches the check off. Returns 1 if c is one of them. */
+static int parse_check_opt(FilterOpts *fo, int c, const char *arg) {
+    static const struct {
+        int opt, check;
+        const char *name;
+    } checks[] = {
+        {'a', FC_AVG_LEN, "--avg-len"},         {'s', FC_MIN_SENTS, "--min-sents"},
+        {'S', FC_MAX_SENTS, "--max-sents"},     {'t', FC_MIN_TOKS, "--min-toks"},
+        {'T', FC_MAX_TOKS, "--max-toks"},       {'n', FC_NO_WORD_RATIO, "--no-word-ratio"},
+        {'p', FC_PUNCT_RATIO, "--punct-ratio"}, {'u', FC_UPPER_RATIO, "--upper-ratio"},
+        {'d', FC_DIGIT_RATIO, "--digit-ratio"}, {'F', FC_FOREIGN_RATIO, "--foreign-ratio"},
+        {'w', FC_MIN_WORDS, "--min-words"}};
+    for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
+        if (checks[i].opt != c) continue;
+        fo->use[checks[i].check] = !is_none(arg);
+        if (!fo->use[checks[i].check]) return 1;
+        const char *w = checks[i].name;
+        switch (c) {
+        case 'a': fo->avg_len = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 's': fo->min_sents = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 'S': fo->max_sents = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 't': fo->min_toks = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 'T': fo->max_toks = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 'w': fo->min_words = cli_parse_int(arg, w, 0, LONG_MAX); break;
+        case 'n': fo->no_word_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        case 'p': fo->punct_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        case 'u': fo->upper_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        case 'd': fo->digit_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        case 'F': fo->foreign_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Options into cfg and st (the checks, --invert, --identify, --dedup).
+ * Returns 1 when -h printed the help (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg) {
+    filter_opts_default(&st.fo);
+    cli_common_init(&cfg->cc);
     st.dedup_memory = DEFAULT_DEDUP_MEMORY;
-    const char *rejected = NULL, *langdetect = "hu", *model = NULL;
-    int64_t limit = -1;
+    cfg->rejected = NULL, cfg->langdetect = "hu", cfg->model = NULL;
+    cfg->limit = -1;
     enum { O_LANGUAGE = 256, O_MODEL, O_IDENTIFY, O_REJECTED, O_DEDUP, O_DEDUP_MEM };
     static const struct option longopts[] = {{"avg-len", required_argument, 0, 'a'},
                                              {"digit-ratio", required_argument, 0, 'd'},
@@ -487,70 +514,16 @@ int main(int argc, char **argv) {
     int c;
     while ((c = getopt_long(argc, argv, ":a:d:F:il:L:n:p:s:S:t:T:u:w:W:j:o:fqvhV", longopts,
                             NULL)) != -1) {
-        /* the checks: "none" switches one off */
-        static const struct {
-            int opt, check;
-            const char *name;
-        } checks[] = {
-            {'a', FC_AVG_LEN, "--avg-len"},         {'s', FC_MIN_SENTS, "--min-sents"},
-            {'S', FC_MAX_SENTS, "--max-sents"},     {'t', FC_MIN_TOKS, "--min-toks"},
-            {'T', FC_MAX_TOKS, "--max-toks"},       {'n', FC_NO_WORD_RATIO, "--no-word-ratio"},
-            {'p', FC_PUNCT_RATIO, "--punct-ratio"}, {'u', FC_UPPER_RATIO, "--upper-ratio"},
-            {'d', FC_DIGIT_RATIO, "--digit-ratio"}, {'F', FC_FOREIGN_RATIO, "--foreign-ratio"},
-            {'w', FC_MIN_WORDS, "--min-words"}};
-        int handled = 0;
-        for (size_t i = 0; i < sizeof checks / sizeof *checks; i++) {
-            if (checks[i].opt != c) continue;
-            handled = 1;
-            fo->use[checks[i].check] = !is_none(optarg);
-            if (!fo->use[checks[i].check]) break;
-            const char *w = checks[i].name;
-            switch (c) {
-            case 'a':
-                fo->avg_len = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 's':
-                fo->min_sents = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 'S':
-                fo->max_sents = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 't':
-                fo->min_toks = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 'T':
-                fo->max_toks = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 'w':
-                fo->min_words = cli_parse_int(optarg, w, 0, LONG_MAX);
-                break;
-            case 'n':
-                fo->no_word_ratio = cli_parse_double_in(optarg, w, 0, 1);
-                break;
-            case 'p':
-                fo->punct_ratio = cli_parse_double_in(optarg, w, 0, 1);
-                break;
-            case 'u':
-                fo->upper_ratio = cli_parse_double_in(optarg, w, 0, 1);
-                break;
-            case 'd':
-                fo->digit_ratio = cli_parse_double_in(optarg, w, 0, 1);
-                break;
-            case 'F':
-                fo->foreign_ratio = cli_parse_double_in(optarg, w, 0, 1);
-                break;
-            }
-        }
-        if (handled) continue;
+        if (parse_check_opt(fo, c, optarg)) continue;
         switch (c) {
         case 'i':
             st.invert = 1;
             break;
         case 'l':
-            langdetect = is_none(optarg) ? NULL : optarg;
+            cfg->langdetect = is_none(optarg) ? NULL : optarg;
             break;
         case 'L':
-            limit = cli_parse_int(optarg, "--limit", 0, LONG_MAX);
+            cfg->limit = cli_parse_int(optarg, "--limit", 0, LONG_MAX);
             break;
         case O_LANGUAGE:
             fo->language = optarg;
@@ -560,13 +533,13 @@ int main(int argc, char **argv) {
             fo->word_chars_given = 1;
             break;
         case O_MODEL:
-            model = optarg;
+            cfg->model = optarg;
             break;
         case O_IDENTIFY:
             st.identify = 1;
             break;
         case O_REJECTED:
-            rejected = optarg;
+            cfg->rejected = optarg;
             break;
         case O_DEDUP:
             if (strcmp(optarg, "docs") == 0 || strcmp(optarg, "documents") == 0)
@@ -589,17 +562,24 @@ int main(int argc, char **argv) {
         }
         case 'h':
             usage();
-            return EXIT_OK;
+            return 1;
         default: {
             char feat[64];
             snprintf(feat, sizeof feat, "(icu %s)", uni_icu_version());
-            cli_common_opt(&cc, c, optarg, argv, feat);
+            cli_common_opt(&cfg->cc, c, optarg, argv, feat);
         }
         }
     }
+    st.nthreads = cfg->cc.nthreads;
+    return 0;
+}
+
+/* The inputs names[0..n) (stdin when n is 0): "-" at most once (exit 2),
+ * and each file readable before any output is opened (exit 1). */
+static void set_inputs(char **names, int n) {
     static char *stdin_only[] = {"-"};
-    st.inputs = optind < argc ? argv + optind : stdin_only;
-    st.ninputs = optind < argc ? argc - optind : 1;
+    st.inputs = n ? names : stdin_only;
+    st.ninputs = n ? n : 1;
     st.cur = -1;
     int nstdin = 0;
     for (int i = 0; i < st.ninputs; i++) {
@@ -609,32 +589,28 @@ int main(int argc, char **argv) {
         }
         if (input_check(st.inputs[i], &st.err)) die("%s", st.err.msg);
     }
+}
 
-    fo->use[FC_LANGDETECT] = langdetect != NULL && !st.identify;
+/* ---- setup and teardown ---- */
+
+/* The filter, the language model, the dedup table and the reading state,
+ * from the options. */
+static void state_init(const Config *cfg) {
+    FilterOpts *fo = &st.fo;
+    fo->use[FC_LANGDETECT] = cfg->langdetect != NULL && !st.identify;
     st.df = docfilter_create(fo, &st.err);
     if (!st.df) cli_bad_usage("%s", st.err.msg);
-    if (fo->use[FC_LANGDETECT] || st.identify) load_langid(model, langdetect);
+    if (fo->use[FC_LANGDETECT] || st.identify) load_langid(cfg->model, cfg->langdetect);
     if (st.dedup) dedup_init(&st.seen, st.dedup_memory);
     st.counts = xcalloc((size_t)st.ninputs, sizeof *st.counts);
     st.chunk = xmalloc(READ_CHUNK);
-    st.ds.limit = limit;
+    st.ds.limit = cfg->limit;
     st.ds.lines = st.identify;
     st.ds.sink = sink;
     st.ds.ctx = &st;
+}
 
-    st.nthreads = cc.nthreads;
-    open_outputs(cc.output, rejected, cc.force);
-    static char obuf[1 << 20];
-    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    progress_init(&st.progress, inputs_total_size(st.inputs, st.ninputs));
-    double t0 = now_sec();
-    PoolOps ops = {fill, work, flush};
-    int rc = pool_run(st.nthreads, &ops, &st);
-    progress_done(&st.progress);
-    if (rc) die("%s", st.err.msg);
-    report(now_sec() - t0);
-    close_outputs(rejected);
-
+static void state_free(void) {
     docfilter_destroy(st.df);
     if (st.lid) langid_free(st.lid);
     if (st.dedup) dedup_free(&st.seen);
@@ -643,5 +619,20 @@ int main(int argc, char **argv) {
     docsplit_free(&st.ds);
     free(st.counts);
     free(st.chunk);
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static Config cfg;
+    if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    set_inputs(argv + optind, argc - optind);
+    state_init(&cfg);
+    check_rejected(cfg.cc.output, cfg.rejected);
+    FilterRun run = {.output = cfg.cc.output, .side_output = cfg.rejected, .force = cfg.cc.force,
+                     .inputs = st.inputs, .ninputs = st.ninputs, .nthreads = st.nthreads,
+                     .ops = {fill, work, flush}, .ctx = &st, .out = &st.out, .side = &st.rej,
+                     .progress = &st.progress, .err = &st.err, .report = report};
+    filter_run(&run);
+    state_free();
     return EXIT_OK;
 }

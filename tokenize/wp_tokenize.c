@@ -17,6 +17,7 @@
 
 #include "common/buf.h"
 #include "common/cli.h"
+#include "common/filter.h"
 #include "common/io.h"
 #include "common/pool.h"
 #include "common/uniprop.h"
@@ -126,14 +127,20 @@ static int flush(void *ctx, Batch *b) {
     return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    static State st;
-    int cased = 0;
-    const char *vocab = NULL;
+/* The options besides the common ones. */
+typedef struct Config {
     CliCommon cc;
-    cli_common_init(&cc);
+    const char *vocab; /* --vocab, or the default under data/ */
+    int cased;
     char vocab_default[4096];
+} Config;
+
+/* Options into cfg and st (--ids). Returns 1 when -h printed the help
+ * (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg, State *st) {
+    cli_common_init(&cfg->cc);
+    cfg->vocab = NULL;
+    cfg->cased = 0;
     enum { O_VOCAB = 256, O_CASED, O_IDS };
     static const struct option longopts[] = {
         {"vocab", required_argument, 0, O_VOCAB}, {"cased", no_argument, 0, O_CASED},
@@ -142,45 +149,64 @@ int main(int argc, char **argv) {
     int c;
     while ((c = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_VOCAB: vocab = optarg; break;
-        case O_CASED: cased = 1; break;
-        case O_IDS: st.ids = 1; break;
-        case 'h': usage(); return EXIT_OK;
+        case O_VOCAB: cfg->vocab = optarg; break;
+        case O_CASED: cfg->cased = 1; break;
+        case O_IDS: st->ids = 1; break;
+        case 'h': usage(); return 1;
         default: {
             char f[64];
             snprintf(f, sizeof f, "(icu %s, unicode %s)", uni_icu_version(), uni_unicode_version());
-            cli_common_opt(&cc, c, optarg, argv, f);
+            cli_common_opt(&cfg->cc, c, optarg, argv, f);
         }
         }
     }
-    if (!vocab) vocab = cli_data_path(DEFAULT_VOCAB, vocab_default, sizeof vocab_default);
-    st.wp = wp_create(vocab, !cased, &st.err);
-    if (!st.wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st.err.msg);
+    if (!cfg->vocab) cfg->vocab = cli_data_path(DEFAULT_VOCAB, cfg->vocab_default, sizeof cfg->vocab_default);
+    return 0;
+}
+
+/* Load the vocabulary into st->wp: a missing file or one without [UNK]
+ * exits 2, an unreadable one 1. */
+static void load_vocab(State *st, const char *vocab, int cased) {
+    st->wp = wp_create(vocab, !cased, &st->err);
+    if (!st->wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st->err.msg);
     /* without [UNK] every unknown word would have no token and no id */
-    if (!wp_vocab_size(st.wp)) die_code(EXIT_USAGE, "%s: empty vocabulary (--vocab)", vocab);
-    if (wp_unk_id(st.wp) == WP_UNK_ABSENT)
+    if (!wp_vocab_size(st->wp)) die_code(EXIT_USAGE, "%s: empty vocabulary (--vocab)", vocab);
+    if (wp_unk_id(st->wp) == WP_UNK_ABSENT)
         die_code(EXIT_USAGE, "%s: the vocabulary has no [UNK] line (--vocab)", vocab);
-    reader_init(&st.rd, argv + optind, argc - optind);
-    if (writer_open(&st.out, cc.output, cc.force, &st.err)) die("%s", st.err.msg);
-    static char obuf[1 << 20];
-    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    progress_init(&st.progress, inputs_total_size(argv + optind, argc - optind));
-    double t0 = now_sec();
-    PoolOps ops = {fill, work, flush};
-    int rc = pool_run(cc.nthreads, &ops, &st);
-    progress_done(&st.progress);
-    if (rc) die("%s", st.err.msg);
-    double dt = now_sec() - t0;
+}
+
+/* The -v summary line. */
+static void report(void *ctx, double dt) {
+    State *st = ctx;
     info(3, "%llu lines, %llu tokens, %llu [UNK]; %llu invalid UTF-8 replaced; %.1f MB in %.2f s (%.1f MB/s)",
-         (unsigned long long)st.counts[C_LINES], (unsigned long long)st.counts[C_TOKENS],
-         (unsigned long long)st.counts[C_UNK], (unsigned long long)st.counts[C_BAD],
-         (double)st.rd.bytes / 1e6, dt, dt > 0 ? (double)st.rd.bytes / 1e6 / dt : 0.0);
-    if (writer_close(&st.out, &st.err)) die("%s", st.err.msg);
-    reader_free(&st.rd);
+         (unsigned long long)st->counts[C_LINES], (unsigned long long)st->counts[C_TOKENS],
+         (unsigned long long)st->counts[C_UNK], (unsigned long long)st->counts[C_BAD],
+         (double)st->rd.bytes / 1e6, dt, dt > 0 ? (double)st->rd.bytes / 1e6 / dt : 0.0);
+}
+
+static void state_free(State *st) {
+    reader_free(&st->rd);
     for (int i = 0; i < MAX_WORKERS; i++) {
-        wp_scratch_free(&st.workers[i].sc);
-        wp_ids_free(&st.workers[i].ids);
+        wp_scratch_free(&st->workers[i].sc);
+        wp_ids_free(&st->workers[i].ids);
     }
-    wp_destroy(st.wp);
+    wp_destroy(st->wp);
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    static State st;
+    static Config cfg;
+    if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;
+    char **inputs = argv + optind;
+    int ninputs = argc - optind;
+    load_vocab(&st, cfg.vocab, cfg.cased);
+    reader_init(&st.rd, inputs, ninputs);
+    FilterRun run = {.output = cfg.cc.output, .force = cfg.cc.force, .inputs = inputs,
+                     .ninputs = ninputs, .nthreads = cfg.cc.nthreads, .ops = {fill, work, flush},
+                     .ctx = &st, .out = &st.out, .progress = &st.progress, .err = &st.err,
+                     .report = report};
+    filter_run(&run);
+    state_free(&st);
     return EXIT_OK;
 }

@@ -1,12 +1,14 @@
 /* test_common.c - common/: UTF-8 repair, JSON write/walk, number parsing,
  * the ordered pool (same output for every thread count), the line reader
- * across chunk-sized lines, and the atomic writer. */
+ * across chunk-sized lines, the atomic writer, and a filter's run
+ * (filter_run: main and side output, report). */
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/test.h"
 #include "common/buf.h"
 #include "common/cli.h"
+#include "common/filter.h"
 #include "common/io.h"
 #include "common/json.h"
 #include "common/pool.h"
@@ -230,6 +232,82 @@ static void test_reader_writer(void) {
     rmdir(dir);
 }
 
+/* A filter over the numbers 0..FR_N-1: work squares them, flush writes
+ * "n\n" to the main output and every tenth to the side output. */
+#define FR_N 1000
+typedef struct FrState {
+    int next, reported;
+    uint64_t flushed;
+    Writer out, side;
+    Progress progress;
+    Err err;
+} FrState;
+
+static int fr_fill(void *ctx, Batch *b) {
+    FrState *st = ctx;
+    while (st->next < FR_N && b->nrec < 7) {
+        buf_append(&b->in, &st->next, sizeof st->next);
+        st->next++, b->nrec++;
+    }
+    return b->nrec > 0;
+}
+
+static void fr_work(void *ctx, int worker, Batch *b) {
+    for (size_t i = 0; i < b->nrec; i++) {
+        int v;
+        memcpy(&v, b->in.data + i * sizeof v, sizeof v);
+        char t[32];
+        snprintf(t, sizeof t, "%d\n", v * v);
+        buf_puts(&b->out, t);
+    }
+}
+
+static int fr_flush(void *ctx, Batch *b) {
+    FrState *st = ctx;
+    st->flushed += b->nrec;
+    if (b->seq % 10 == 0 && writer_write(&st->side, b->out.data, b->out.len, &st->err)) return -1;
+    return writer_write(&st->out, b->out.data, b->out.len, &st->err);
+}
+
+static void fr_report(void *ctx, double secs) {
+    FrState *st = ctx;
+    st->reported = st->flushed == FR_N && secs >= 0 && st->out.fp != NULL;
+}
+
+static void test_filter_run(void) {
+    char dir[] = "/tmp/wbtestXXXXXX";
+    test_cond("mkdtemp", mkdtemp(dir) != NULL);
+    char out[256], side[256];
+    Buf want = {0};
+    for (int v = 0; v < FR_N; v++) {
+        char t[32];
+        snprintf(t, sizeof t, "%d\n", v * v);
+        buf_puts(&want, t);
+    }
+    for (int threads = 1; threads <= 4; threads += 3) {
+        static FrState st;
+        memset(&st, 0, sizeof st);
+        snprintf(out, sizeof out, "%s/out%d.txt", dir, threads);
+        snprintf(side, sizeof side, "%s/side%d.txt", dir, threads);
+        FilterRun r = {.output = out, .side_output = side, .nthreads = threads,
+                       .ops = {fr_fill, fr_work, fr_flush}, .ctx = &st, .out = &st.out,
+                       .side = &st.side, .progress = &st.progress, .err = &st.err,
+                       .report = fr_report};
+        filter_run(&r);
+        test_cond("report called with the output open, after every record", st.reported);
+        FILE *f = fopen(out, "rb");
+        test_cond("output in place", f != NULL);
+        char got[8192];
+        size_t n = f ? fread(got, 1, sizeof got, f) : 0;
+        if (f) fclose(f);
+        test_mem_eq("output in input order for every -j", got, n, want.data, want.len);
+        test_cond("side output in place", access(side, F_OK) == 0);
+        unlink(out), unlink(side);
+    }
+    rmdir(dir);
+    buf_free(&want);
+}
+
 int main(void) {
     test_utf8();
     test_wide();
@@ -238,5 +316,6 @@ int main(void) {
     test_numbers();
     test_pool();
     test_reader_writer();
+    test_filter_run();
     return test_report();
 }

@@ -16,7 +16,7 @@ static void check(const char *name, DocFormat f, const char *paras, const char *
     buf_free(&b);
 }
 
-static char dir[] = "/tmp/test_docread.XXXXXX";
+static char dir[] = "/tmp/test_docfmt.XXXXXX";
 
 static char *write_file(const char *name, const char *content, size_t n) {
     static char path[8][256];
