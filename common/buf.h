@@ -30,7 +30,8 @@ static inline void buf_reserve(Buf *b, size_t extra) {
     size_t need = b->len + extra + 1;
     if (need <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
-    while (cap < need) cap *= 2;
+    while (cap < need)
+        cap *= 2;
     b->data = (char *)xrealloc(b->data, cap);
     b->cap = cap;
     b->data[b->len] = '\0';

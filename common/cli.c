@@ -24,9 +24,12 @@ int cli_parse_u64(const char *s, uint64_t *out) {
         v = v * 10 + d;
     }
     unsigned shift = 0;
-    if (*s == 'K' || *s == 'k') shift = 10;
-    else if (*s == 'M' || *s == 'm') shift = 20;
-    else if (*s == 'G' || *s == 'g') shift = 30;
+    if (*s == 'K' || *s == 'k')
+        shift = 10;
+    else if (*s == 'M' || *s == 'm')
+        shift = 20;
+    else if (*s == 'G' || *s == 'g')
+        shift = 30;
     if (shift) {
         if (v > (UINT64_MAX >> shift)) return -1;
         v <<= shift;
@@ -89,14 +92,27 @@ void cli_common_init(CliCommon *c) {
 
 void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const char *features) {
     switch (opt) {
-    case 'j': c->nthreads = (int)cli_parse_int(arg, "-j", 1, 1024); return;
-    case 'o': c->output = arg; return;
-    case 'f': c->force = 1; return;
-    case 'q': display_level--; return;
-    case 'v': display_level++; return;
-    case 'V': cli_version(features ? features : "");
-    case ':': cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
-    default: cli_bad_usage("unknown option '%s'", argv[optind - 1]);
+    case 'j':
+        c->nthreads = (int)cli_parse_int(arg, "-j", 1, 1024);
+        return;
+    case 'o':
+        c->output = arg;
+        return;
+    case 'f':
+        c->force = 1;
+        return;
+    case 'q':
+        display_level--;
+        return;
+    case 'v':
+        display_level++;
+        return;
+    case 'V':
+        cli_version(features ? features : "");
+    case ':':
+        cli_bad_usage("option '%s' needs a value", argv[optind - 1]);
+    default:
+        cli_bad_usage("unknown option '%s'", argv[optind - 1]);
     }
 }
 

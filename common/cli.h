@@ -60,7 +60,9 @@ typedef struct CliCommon {
 #define CLI_LONGOPTS_COMMON                                                                        \
     {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},                         \
         {"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},                          \
-        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}
+        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {                         \
+        0, 0, 0, 0                                                                                 \
+    }
 
 /* Defaults: all cores, no -f, stdout. */
 void cli_common_init(CliCommon *c);
@@ -77,10 +79,10 @@ int cli_ncpus(void);
 
 typedef struct Progress {
     double start, last;
-    uint64_t total;  /* expected units (bytes), 0 if unknown */
+    uint64_t total; /* expected units (bytes), 0 if unknown */
     int enabled;
-    int shown;       /* a line was printed and needs clearing */
-    int tty;         /* stderr is a terminal: redraw one line with \r */
+    int shown; /* a line was printed and needs clearing */
+    int tty;   /* stderr is a terminal: redraw one line with \r */
 } Progress;
 
 /* Start a meter; `total` is the expected amount of input (0: unknown). */

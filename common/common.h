@@ -50,9 +50,9 @@ void set_die_hook(void (*fn)(void));
 
 /* CHECK(cond, fmt, ...): die with file:line and the failed expression. For
  * internal invariants, not for data errors. */
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) die("%s:%d: check failed: %s", __FILE__, __LINE__, #cond); \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) die("%s:%d: check failed: %s", __FILE__, __LINE__, #cond);                    \
     } while (0)
 
 /* Checked allocation: out-of-memory is fatal and names the size. */

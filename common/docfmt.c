@@ -18,10 +18,14 @@
 #include "common/utf8.h"
 
 int docfmt_parse(const char *name, DocFormat *fmt) {
-    if (strcmp(name, "doc") == 0) *fmt = DOC_DOC;
-    else if (strcmp(name, "json") == 0) *fmt = DOC_JSON;
-    else if (strcmp(name, "lines") == 0) *fmt = DOC_LINES;
-    else return -1;
+    if (strcmp(name, "doc") == 0)
+        *fmt = DOC_DOC;
+    else if (strcmp(name, "json") == 0)
+        *fmt = DOC_JSON;
+    else if (strcmp(name, "lines") == 0)
+        *fmt = DOC_LINES;
+    else
+        return -1;
     return 0;
 }
 
@@ -36,7 +40,8 @@ size_t py_rstrip_len(const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     while (n > 0) {
         size_t start = n - 1;
-        while (start > 0 && (p[start] & 0xC0) == 0x80 && n - start < 4) start--;
+        while (start > 0 && (p[start] & 0xC0) == 0x80 && n - start < 4)
+            start--;
         uint32_t cp;
         size_t k = utf8_decode(p + start, n - start, &cp);
         if (k != n - start || !py_isspace(cp)) break;
@@ -55,8 +60,10 @@ static void write_doc(Buf *out, const DocMeta *m, const char *paras, size_t plen
     buf_puts(out, "\">\n");
     buf_puts(out, m->title);
     buf_puts(out, "\n\n");
-    if (plen) buf_append(out, paras, plen);
-    else buf_putc(out, '\n');
+    if (plen)
+        buf_append(out, paras, plen);
+    else
+        buf_putc(out, '\n');
     buf_puts(out, "\n</doc>\n");
 }
 
@@ -97,9 +104,14 @@ static void write_lines(Buf *out, const DocMeta *m, const char *paras, size_t pl
 
 void docfmt_write(Buf *out, DocFormat fmt, const DocMeta *m, const char *paras, size_t plen) {
     switch (fmt) {
-    case DOC_DOC: write_doc(out, m, paras, plen); break;
-    case DOC_LINES: write_lines(out, m, paras, plen); break;
-    case DOC_AUTO: break; /* a reading layout only: docfmt_parse never gives it */
+    case DOC_DOC:
+        write_doc(out, m, paras, plen);
+        break;
+    case DOC_LINES:
+        write_lines(out, m, paras, plen);
+        break;
+    case DOC_AUTO:
+        break; /* a reading layout only: docfmt_parse never gives it */
     case DOC_JSON: {
         buf_puts(out, "{\"id\": ");
         json_append_string_ascii(out, m->id, strlen(m->id));
@@ -139,11 +151,16 @@ void doc_free(Doc *d) {
 }
 
 int docfmt_parse_input(const char *name, DocFormat *fmt) {
-    if (!strcmp(name, "auto")) *fmt = DOC_AUTO;
-    else if (!strcmp(name, "doc")) *fmt = DOC_DOC;
-    else if (!strcmp(name, "json")) *fmt = DOC_JSON;
-    else if (!strcmp(name, "lines") || !strcmp(name, "text")) *fmt = DOC_LINES;
-    else return -1;
+    if (!strcmp(name, "auto"))
+        *fmt = DOC_AUTO;
+    else if (!strcmp(name, "doc"))
+        *fmt = DOC_DOC;
+    else if (!strcmp(name, "json"))
+        *fmt = DOC_JSON;
+    else if (!strcmp(name, "lines") || !strcmp(name, "text"))
+        *fmt = DOC_LINES;
+    else
+        return -1;
     return 0;
 }
 
@@ -184,7 +201,8 @@ static int is_blank(const char *s, size_t n) {
 /* Next line that is not blank; 1, 0 at the end, -1 on error. */
 static int next_nonblank(DocReader *dr, const char **s, size_t *n, uint64_t *ln, Err *err) {
     int r;
-    while ((r = next_line(dr, s, n, ln, err)) == 1 && is_blank(*s, *n)) {}
+    while ((r = next_line(dr, s, n, ln, err)) == 1 && is_blank(*s, *n)) {
+    }
     return r;
 }
 
@@ -256,7 +274,8 @@ static int read_doc(DocReader *dr, Doc *d, Err *err) {
     }
     if (r < 0) return r;
     dr->malformed++;
-    warn("%s:%llu: <doc> without </doc> at the end of the input", d->file, (unsigned long long)d->line);
+    warn("%s:%llu: <doc> without </doc> at the end of the input", d->file,
+         (unsigned long long)d->line);
     return 1;
 }
 
@@ -315,7 +334,8 @@ static int read_text(DocReader *dr, Doc *d, Err *err) {
     if (r <= 0) return r;
     doc_reset(d, dr, ln);
     add_para(dr, d, s, n);
-    while ((r = next_line(dr, &s, &n, &ln, err)) == 1 && !is_blank(s, n)) add_para(dr, d, s, n);
+    while ((r = next_line(dr, &s, &n, &ln, err)) == 1 && !is_blank(s, n))
+        add_para(dr, d, s, n);
     return r < 0 ? -1 : 1;
 }
 
@@ -330,8 +350,11 @@ int docreader_next(DocReader *dr, Doc *d, Err *err) {
         hold(dr, s, n, ln);
     }
     switch (dr->fmt) {
-    case DOC_DOC: return read_doc(dr, d, err);
-    case DOC_JSON: return read_json(dr, d, err);
-    default: return read_text(dr, d, err);
+    case DOC_DOC:
+        return read_doc(dr, d, err);
+    case DOC_JSON:
+        return read_json(dr, d, err);
+    default:
+        return read_text(dr, d, err);
     }
 }

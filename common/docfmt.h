@@ -72,14 +72,14 @@ typedef struct Doc {
     Buf id, title, url; /* empty for plain text */
     Buf text;           /* paragraphs, each followed by '\n' */
     size_t npara;
-    uint64_t line;      /* input line where the document starts */
-    const char *file;   /* input name */
+    uint64_t line;    /* input line where the document starts */
+    const char *file; /* input name */
 } Doc;
 
 typedef struct DocReader {
     Reader rd;
     DocFormat fmt;
-    int pending;        /* a line is held back in `held` */
+    int pending; /* a line is held back in `held` */
     Buf held;
     uint64_t held_line;
     uint64_t bad_utf8;  /* invalid sequences replaced */

@@ -22,7 +22,8 @@ uint64_t hash_bytes(const void *p, size_t n) {
 
 void strmap_init(StrMap *m, size_t expect) {
     size_t cap = 16;
-    while (cap < expect * 2) cap *= 2;
+    while (cap < expect * 2)
+        cap *= 2;
     m->slots = xcalloc(cap, sizeof *m->slots);
     m->cap = cap;
     m->count = 0;

@@ -51,7 +51,8 @@ int read_file(const char *path, Buf *out, Err *err) {
     if (!fp) return -1;
     char chunk[1 << 16];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) buf_append(out, chunk, n);
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        buf_append(out, chunk, n);
     int bad = ferror(fp), saved = errno;
     if (fp != stdin) fclose(fp);
     if (bad) return err_set(err, "%s: read error: %s", path, strerror(saved));
@@ -87,7 +88,8 @@ static long reader_fill(Reader *r, Err *err) {
     }
     if (r->cap - r->end < READ_CHUNK) {
         size_t cap = r->cap ? r->cap : READ_CHUNK;
-        while (cap - r->end < READ_CHUNK) cap *= 2;
+        while (cap - r->end < READ_CHUNK)
+            cap *= 2;
         r->buf = xrealloc(r->buf, cap + 1);
         r->cap = cap;
     }
@@ -329,7 +331,8 @@ int writer_open(Writer *w, const char *path, int force, Err *err) {
 
 int writer_open_name(Writer *w, const char *path, int force, Err *err) {
     memset(w, 0, sizeof *w);
-    if (!path || strcmp(path, "-") == 0) return err_set(err, "this output needs a file name (-o FILE), not standard output");
+    if (!path || strcmp(path, "-") == 0)
+        return err_set(err, "this output needs a file name (-o FILE), not standard output");
     struct stat st;
     int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
@@ -373,7 +376,8 @@ int writer_close(Writer *w, Err *err) {
     if (w->fp == stdout) {
         w->fp = NULL;
         if (bad || fclose(stdout) != 0)
-            return err_set(err, "%s: write error: %s", writer_name(w), strerror(bad ? saved : errno));
+            return err_set(err, "%s: write error: %s", writer_name(w),
+                           strerror(bad ? saved : errno));
         return 0;
     }
     if (fclose(w->fp) != 0 && !bad) {
@@ -437,6 +441,7 @@ int make_dirs(const char *dir, Err *err) {
     }
     free(p);
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return err_set(err, "%s: not a directory", dir);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return err_set(err, "%s: not a directory", dir);
     return 0;
 }

@@ -31,16 +31,16 @@
 #include "common/common.h"
 
 typedef struct Reader {
-    char **inputs;     /* names; "-" is stdin */
+    char **inputs; /* names; "-" is stdin */
     int ninputs;
-    int cur;           /* index of the open input, -1 before the first */
+    int cur; /* index of the open input, -1 before the first */
     FILE *fp;
-    const char *name;  /* name of the open input, for messages */
+    const char *name; /* name of the open input, for messages */
     char *buf;
     size_t cap, start, end;
-    int eof;           /* current input fully read into buf */
-    uint64_t line;     /* 1-based number of the last line returned */
-    uint64_t bytes;    /* bytes consumed from all inputs so far */
+    int eof;        /* current input fully read into buf */
+    uint64_t line;  /* 1-based number of the last line returned */
+    uint64_t bytes; /* bytes consumed from all inputs so far */
 } Reader;
 
 /* Prepare to read `n` inputs (n == 0 means stdin). The names are borrowed
@@ -59,8 +59,8 @@ void reader_free(Reader *r);
 
 typedef struct Writer {
     FILE *fp;
-    char *path; /* final name, NULL for stdout */
-    char *tmp;  /* temp name while open */
+    char *path;       /* final name, NULL for stdout */
+    char *tmp;        /* temp name while open */
     int keep_partial; /* on die(): keep what was written as FILE.partial */
     int named;        /* writer_open_name: the caller writes tmp itself */
 } Writer;

@@ -23,13 +23,27 @@ static inline uint64_t has_less(uint64_t v, unsigned c) { return (v - ONES * c) 
 static void put_escape(Buf *out, unsigned char c) {
     static const char hex[] = "0123456789abcdef";
     switch (c) {
-    case '"': buf_append(out, "\\\"", 2); break;
-    case '\\': buf_append(out, "\\\\", 2); break;
-    case '\n': buf_append(out, "\\n", 2); break;
-    case '\t': buf_append(out, "\\t", 2); break;
-    case '\r': buf_append(out, "\\r", 2); break;
-    case '\b': buf_append(out, "\\b", 2); break;
-    case '\f': buf_append(out, "\\f", 2); break;
+    case '"':
+        buf_append(out, "\\\"", 2);
+        break;
+    case '\\':
+        buf_append(out, "\\\\", 2);
+        break;
+    case '\n':
+        buf_append(out, "\\n", 2);
+        break;
+    case '\t':
+        buf_append(out, "\\t", 2);
+        break;
+    case '\r':
+        buf_append(out, "\\r", 2);
+        break;
+    case '\b':
+        buf_append(out, "\\b", 2);
+        break;
+    case '\f':
+        buf_append(out, "\\f", 2);
+        break;
     default: {
         char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
         buf_append(out, e, 6);
@@ -79,7 +93,8 @@ size_t json_append_string(Buf *out, const char *s, size_t n) {
 
 static void put_u16(Buf *out, uint32_t u) {
     static const char hex[] = "0123456789abcdef";
-    char e[6] = {'\\', 'u', hex[(u >> 12) & 15], hex[(u >> 8) & 15], hex[(u >> 4) & 15], hex[u & 15]};
+    char e[6] = {'\\',       'u', hex[(u >> 12) & 15], hex[(u >> 8) & 15], hex[(u >> 4) & 15],
+                 hex[u & 15]};
     buf_append(out, e, 6);
 }
 
@@ -122,7 +137,8 @@ void json_append_string_ascii(Buf *out, const char *s, size_t n) {
 /* ---- reading ---- */
 
 static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
     return p;
 }
 
@@ -140,7 +156,8 @@ static const char *string_end(const char *p, const char *end) {
         if (!q) return NULL;
         /* count backslashes before the quote */
         const char *b = q;
-        while (b > p && b[-1] == '\\') b--;
+        while (b > p && b[-1] == '\\')
+            b--;
         if (((q - b) & 1) == 0) return q + 1;
         p = q + 1;
     }
@@ -166,7 +183,8 @@ static const char *value_end(JsonIter *it, const char *p, const char *end) {
                 q = r;
                 continue;
             }
-            if (c == '{' || c == '[') depth++;
+            if (c == '{' || c == '[')
+                depth++;
             else if (c == '}' || c == ']') {
                 if (--depth == 0) return q + 1;
             }
@@ -175,7 +193,8 @@ static const char *value_end(JsonIter *it, const char *p, const char *end) {
         return fail(it, p, "unterminated object or array"), NULL;
     }
     const char *q = p;
-    while (q < end && (unsigned char)*q > ' ' && *q != ',' && *q != '}' && *q != ']') q++;
+    while (q < end && (unsigned char)*q > ' ' && *q != ',' && *q != '}' && *q != ']')
+        q++;
     if (q == p) return fail(it, p, "value expected"), NULL;
     return q;
 }
@@ -234,10 +253,14 @@ static int hex4(const char *p, uint32_t *out) {
     for (int i = 0; i < 4; i++) {
         char c = p[i];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-        else return -1;
+        if (c >= '0' && c <= '9')
+            v |= (uint32_t)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (uint32_t)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (uint32_t)(c - 'A' + 10);
+        else
+            return -1;
     }
     *out = v;
     return 0;
@@ -258,14 +281,30 @@ int json_decode_string(Buf *out, const char *raw, size_t n) {
         char c = bs[1];
         p = bs + 2;
         switch (c) {
-        case '"': buf_putc(out, '"'); break;
-        case '\\': buf_putc(out, '\\'); break;
-        case '/': buf_putc(out, '/'); break;
-        case 'n': buf_putc(out, '\n'); break;
-        case 't': buf_putc(out, '\t'); break;
-        case 'r': buf_putc(out, '\r'); break;
-        case 'b': buf_putc(out, '\b'); break;
-        case 'f': buf_putc(out, '\f'); break;
+        case '"':
+            buf_putc(out, '"');
+            break;
+        case '\\':
+            buf_putc(out, '\\');
+            break;
+        case '/':
+            buf_putc(out, '/');
+            break;
+        case 'n':
+            buf_putc(out, '\n');
+            break;
+        case 't':
+            buf_putc(out, '\t');
+            break;
+        case 'r':
+            buf_putc(out, '\r');
+            break;
+        case 'b':
+            buf_putc(out, '\b');
+            break;
+        case 'f':
+            buf_putc(out, '\f');
+            break;
         case 'u': {
             uint32_t cp;
             if (end - p < 4 || hex4(p, &cp)) return -1;
@@ -283,7 +322,8 @@ int json_decode_string(Buf *out, const char *raw, size_t n) {
             utf8_append_cp(out, cp);
             break;
         }
-        default: return -1;
+        default:
+            return -1;
         }
     }
     return 0;

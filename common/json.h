@@ -40,7 +40,7 @@ void json_append_string_ascii(Buf *out, const char *s, size_t n);
 typedef struct JsonIter {
     const char *base; /* start of the whole text, for offsets */
     const char *p, *end;
-    char kind;        /* '{' object or '[' array */
+    char kind; /* '{' object or '[' array */
     int count;
     const char *error; /* static message, NULL if fine */
     size_t pos;        /* byte offset of the error in the text */

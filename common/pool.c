@@ -155,7 +155,8 @@ out:
     p.stop = 1;
     pthread_cond_broadcast(&p.work_cv);
     pthread_mutex_unlock(&p.mu);
-    for (int i = 0; i < nthreads; i++) pthread_join(tids[i], NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(tids[i], NULL);
     for (int i = 0; i < p.nslots; i++) {
         buf_free(&p.slots[i].in);
         buf_free(&p.slots[i].out);

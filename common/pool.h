@@ -22,13 +22,13 @@
 enum { BATCH_COUNTERS = 16 };
 
 typedef struct Batch {
-    uint64_t seq;        /* 0, 1, 2, ... in input order */
-    Buf in;              /* records, as the caller packs them */
-    Buf out;             /* result, written by work() */
-    size_t nrec;         /* number of records in `in` */
-    uint64_t first_line; /* input line number of the first record */
+    uint64_t seq;                    /* 0, 1, 2, ... in input order */
+    Buf in;                          /* records, as the caller packs them */
+    Buf out;                         /* result, written by work() */
+    size_t nrec;                     /* number of records in `in` */
+    uint64_t first_line;             /* input line number of the first record */
     uint64_t counts[BATCH_COUNTERS]; /* per-batch statistics for the caller */
-    Err err;             /* work() may fail a batch: set failed and err */
+    Err err;                         /* work() may fail a batch: set failed and err */
     int failed;
 } Batch;
 

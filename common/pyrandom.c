@@ -18,7 +18,8 @@
 static void init_genrand(PyRandom *r, uint32_t s) {
     uint32_t *mt = r->mt;
     mt[0] = s;
-    for (int i = 1; i < PYRANDOM_N; i++) mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
+    for (int i = 1; i < PYRANDOM_N; i++)
+        mt[i] = 1812433253u * (mt[i - 1] ^ (mt[i - 1] >> 30)) + (uint32_t)i;
     r->mti = PYRANDOM_N;
 }
 
@@ -110,7 +111,8 @@ static inline uint32_t temper(uint32_t y) {
  * shift is constant while m keeps its bit length, which leaves a compare
  * and a subtract on the chain from word to word. Swaps only when a is not
  * NULL (inlined, so the draws-only version has no swap code at all). */
-static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int32_t *a, uint32_t m) {
+static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int32_t *a,
+                                                                uint32_t m) {
     int mti = r->mti;
     while (m > 1) {
         if (mti >= PYRANDOM_N) {
@@ -137,7 +139,8 @@ static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int
 
 void pyrandom_shuffle_draws(PyRandom *r, size_t n) {
     if (n > UINT32_MAX) {
-        for (size_t i = n; i-- > 1;) pyrandom_below(r, (uint64_t)i + 1);
+        for (size_t i = n; i-- > 1;)
+            pyrandom_below(r, (uint64_t)i + 1);
         return;
     }
     shuffle_words(r, NULL, (uint32_t)n);

@@ -98,12 +98,14 @@ static inline uint64_t pyrandom_below(PyRandom *r, uint64_t n) {
     int k = pyrandom_bit_length(n);
     if (k <= 32) {
         uint32_t m = (uint32_t)n, x;
-        do x = pyrandom_u32(r) >> (32 - k);
+        do
+            x = pyrandom_u32(r) >> (32 - k);
         while (x >= m);
         return x;
     }
     uint64_t x;
-    do x = pyrandom_getrandbits(r, k);
+    do
+        x = pyrandom_getrandbits(r, k);
     while (x >= n);
     return x;
 }

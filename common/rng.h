@@ -27,7 +27,8 @@ static inline uint64_t rng_splitmix64(uint64_t *x) {
 }
 
 static inline void rng_seed(Rng *r, uint64_t seed) {
-    for (int i = 0; i < 4; i++) r->s[i] = rng_splitmix64(&seed);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = rng_splitmix64(&seed);
 }
 
 static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
@@ -51,7 +52,8 @@ static inline double rng_double(Rng *r) { return (double)(rng_u64(r) >> 11) * 0x
 static inline uint64_t rng_below(Rng *r, uint64_t n) {
     uint64_t limit = UINT64_MAX - UINT64_MAX % n;
     uint64_t x;
-    do x = rng_u64(r);
+    do
+        x = rng_u64(r);
     while (x >= limit);
     return x % n;
 }

@@ -23,8 +23,7 @@
 static unsigned char bmp[0x10000], bmp_gc[0x10000];
 static pthread_once_t bmp_once = PTHREAD_ONCE_INIT;
 
-static unsigned icu_props(UChar32 c)
-{
+static unsigned icu_props(UChar32 c) {
     unsigned f = 0;
     int8_t cat = u_charType(c);
     int nt = u_getIntPropertyValue(c, UCHAR_NUMERIC_TYPE);
@@ -43,16 +42,14 @@ static unsigned icu_props(UChar32 c)
     return f;
 }
 
-static void bmp_build(void)
-{
+static void bmp_build(void) {
     for (UChar32 c = 0; c < 0x10000; c++) {
         bmp[c] = (unsigned char)icu_props(c);
         bmp_gc[c] = (unsigned char)u_charType(c);
     }
 }
 
-unsigned uni_props(uint32_t cp)
-{
+unsigned uni_props(uint32_t cp) {
     if (cp < 0x10000) {
         pthread_once(&bmp_once, bmp_build);
         return bmp[cp];
@@ -65,8 +62,7 @@ uint32_t uni_tolower(uint32_t cp) { return (uint32_t)u_tolower((UChar32)cp); }
 
 uint32_t uni_toupper(uint32_t cp) { return (uint32_t)u_toupper((UChar32)cp); }
 
-void uni_append_upper(Buf *out, uint32_t cp)
-{
+void uni_append_upper(Buf *out, uint32_t cp) {
     UChar src[2], dst[8];
     int32_t n = 0, m;
     UErrorCode st = U_ZERO_ERROR;
@@ -86,8 +82,7 @@ void uni_append_upper(Buf *out, uint32_t cp)
     }
 }
 
-const char *uni_icu_version(void)
-{
+const char *uni_icu_version(void) {
     static char s[U_MAX_VERSION_STRING_LENGTH];
     UVersionInfo v;
     u_getVersion(v);
@@ -106,8 +101,7 @@ static const UCaseMap *casemap;
 static const UNormalizer2 *nfd;
 static pthread_once_t icu_once = PTHREAD_ONCE_INIT;
 
-static void icu_open(void)
-{
+static void icu_open(void) {
     UErrorCode st = U_ZERO_ERROR;
     casemap = ucasemap_open("", 0, &st);
     if (U_FAILURE(st)) casemap = NULL;
@@ -116,8 +110,7 @@ static void icu_open(void)
     if (U_FAILURE(st)) nfd = NULL;
 }
 
-unsigned uni_gc(uint32_t cp)
-{
+unsigned uni_gc(uint32_t cp) {
     if (cp < 0x10000) {
         pthread_once(&bmp_once, bmp_build);
         return bmp_gc[cp];
@@ -126,15 +119,15 @@ unsigned uni_gc(uint32_t cp)
     return (unsigned)u_charType((UChar32)cp);
 }
 
-int uni_append_lower(Buf *out, const char *s, size_t n)
-{
+int uni_append_lower(Buf *out, const char *s, size_t n) {
     pthread_once(&icu_once, icu_open);
     if (!casemap || n > INT32_MAX / 4) return -1;
     size_t cap = n * 3 / 2 + 16;
     for (;;) {
         UErrorCode st = U_ZERO_ERROR;
         buf_reserve(out, cap);
-        int32_t m = ucasemap_utf8ToLower(casemap, out->data + out->len, (int32_t)cap, s, (int32_t)n, &st);
+        int32_t m =
+            ucasemap_utf8ToLower(casemap, out->data + out->len, (int32_t)cap, s, (int32_t)n, &st);
         if (st == U_BUFFER_OVERFLOW_ERROR && (size_t)m > cap) {
             cap = (size_t)m;
             continue;
@@ -153,9 +146,8 @@ enum { NFD_STACK = 512 };
  * dcap is 0); when that is too small, into a new block that replaces
  * *heap (freed after src was read, so src may live in it). Sets *res to
  * the result and returns its length, or -1. */
-static int32_t normalize_grow(const UNormalizer2 *n2, const UChar *src, int32_t len, UChar *dst, int32_t dcap,
-                              UChar **heap, const UChar **res)
-{
+static int32_t normalize_grow(const UNormalizer2 *n2, const UChar *src, int32_t len, UChar *dst,
+                              int32_t dcap, UChar **heap, const UChar **res) {
     UErrorCode st = U_ZERO_ERROR;
     int32_t m = unorm2_normalize(n2, src, len, dst, dcap, &st);
     if (st == U_BUFFER_OVERFLOW_ERROR) {
@@ -170,8 +162,7 @@ static int32_t normalize_grow(const UNormalizer2 *n2, const UChar *src, int32_t 
     return U_FAILURE(st) ? -1 : m;
 }
 
-int uni_append_nfd(Buf *out, const char *s, size_t n)
-{
+int uni_append_nfd(Buf *out, const char *s, size_t n) {
     pthread_once(&icu_once, icu_open);
     if (!nfd || n > INT32_MAX / 8) return -1;
     UChar sbuf[2 * NFD_STACK], *src = sbuf, *dst = sbuf + NFD_STACK, *heap = NULL;
@@ -206,8 +197,7 @@ done:
     return rc;
 }
 
-const char *uni_unicode_version(void)
-{
+const char *uni_unicode_version(void) {
     static char s[U_MAX_VERSION_STRING_LENGTH];
     UVersionInfo v;
     u_getUnicodeVersion(v);
@@ -224,8 +214,7 @@ static pthread_once_t nfk_once = PTHREAD_ONCE_INIT;
 
 static const UCPMap *dt_map;
 
-static void nfk_open(void)
-{
+static void nfk_open(void) {
     UErrorCode st = U_ZERO_ERROR;
     dt_map = u_getIntPropertyMap(UCHAR_DECOMPOSITION_TYPE, &st);
     if (U_FAILURE(st)) dt_map = NULL;
@@ -241,8 +230,8 @@ static void nfk_open(void)
 enum { NFK_STACK = 128 };
 
 /* Normalize in[0..n) with n2 into out[0..cap); see uni_nfkc. */
-static long nfk_run(const UNormalizer2 *n2, const uint32_t *in, size_t n, uint32_t *out, size_t cap)
-{
+static long nfk_run(const UNormalizer2 *n2, const uint32_t *in, size_t n, uint32_t *out,
+                    size_t cap) {
     if (!n2 || n > INT32_MAX / 8) return -1;
     UChar sbuf[2 * NFK_STACK], *src = sbuf, *dst = sbuf + NFK_STACK, *heap = NULL;
     int32_t scap = NFK_STACK, len = 0, m;
@@ -272,20 +261,17 @@ done:
     return rc;
 }
 
-long uni_nfkc(const uint32_t *in, size_t n, uint32_t *out, size_t cap)
-{
+long uni_nfkc(const uint32_t *in, size_t n, uint32_t *out, size_t cap) {
     pthread_once(&nfk_once, nfk_open);
     return nfk_run(nfkc_n2, in, n, out, cap);
 }
 
-long uni_nfkd(const uint32_t *in, size_t n, uint32_t *out, size_t cap)
-{
+long uni_nfkd(const uint32_t *in, size_t n, uint32_t *out, size_t cap) {
     pthread_once(&nfk_once, nfk_open);
     return nfk_run(nfkd_n2, in, n, out, cap);
 }
 
-int uni_nfkd_cp(uint32_t cp, uint32_t *out, size_t cap)
-{
+int uni_nfkd_cp(uint32_t cp, uint32_t *out, size_t cap) {
     pthread_once(&nfk_once, nfk_open);
     if (!nfkc_n2 || cp > 0x10FFFF) return -1;
     /* getDecomposition is a table lookup that answers "none" without
@@ -298,14 +284,15 @@ int uni_nfkd_cp(uint32_t cp, uint32_t *out, size_t cap)
     return k < 0 || (size_t)k > cap ? -1 : (int)k;
 }
 
-uint32_t uni_next_decomposable(uint32_t cp)
-{
+uint32_t uni_next_decomposable(uint32_t cp) {
     pthread_once(&nfk_once, nfk_open);
     while (cp <= 0x10FFFF) {
         uint32_t v = U_DT_NONE;
-        UChar32 end = dt_map ? ucpmap_getRange(dt_map, (UChar32)cp, UCPMAP_RANGE_NORMAL, 0, NULL, NULL, &v)
-                             : (UChar32)cp;
-        if (!dt_map || v != U_DT_NONE) return cp; /* without the map: every code point is a candidate */
+        UChar32 end =
+            dt_map ? ucpmap_getRange(dt_map, (UChar32)cp, UCPMAP_RANGE_NORMAL, 0, NULL, NULL, &v)
+                   : (UChar32)cp;
+        if (!dt_map || v != U_DT_NONE)
+            return cp; /* without the map: every code point is a candidate */
         if (end < (UChar32)cp) break;
         cp = (uint32_t)end + 1;
     }
@@ -317,30 +304,30 @@ uint32_t uni_next_decomposable(uint32_t cp)
 #include <unicode/uscript.h>
 
 _Static_assert((int)USCRIPT_COMMON == UNI_SC_COMMON && (int)USCRIPT_INHERITED == UNI_SC_INHERITED &&
-                   (int)USCRIPT_ARABIC == UNI_SC_ARABIC && (int)USCRIPT_ARMENIAN == UNI_SC_ARMENIAN &&
+                   (int)USCRIPT_ARABIC == UNI_SC_ARABIC &&
+                   (int)USCRIPT_ARMENIAN == UNI_SC_ARMENIAN &&
                    (int)USCRIPT_DEVANAGARI == UNI_SC_DEVANAGARI && (int)USCRIPT_HAN == UNI_SC_HAN &&
-                   (int)USCRIPT_HIRAGANA == UNI_SC_HIRAGANA && (int)USCRIPT_KATAKANA == UNI_SC_KATAKANA &&
-                   (int)USCRIPT_LATIN == UNI_SC_LATIN && (int)USCRIPT_UNKNOWN == UNI_SC_UNKNOWN,
+                   (int)USCRIPT_HIRAGANA == UNI_SC_HIRAGANA &&
+                   (int)USCRIPT_KATAKANA == UNI_SC_KATAKANA && (int)USCRIPT_LATIN == UNI_SC_LATIN &&
+                   (int)USCRIPT_UNKNOWN == UNI_SC_UNKNOWN,
                "UNI_SC_* must equal ICU's UScriptCode values");
 
 /* BMP scripts (all codes fit a byte: USCRIPT_CODE_LIMIT is about 200). */
 static unsigned char bmp_script[0x10000];
 static pthread_once_t script_once = PTHREAD_ONCE_INIT;
 
-static int icu_script(UChar32 c)
-{
+static int icu_script(UChar32 c) {
     UErrorCode st = U_ZERO_ERROR;
     UScriptCode s = uscript_getScript(c, &st);
     return U_FAILURE(st) ? UNI_SC_UNKNOWN : (int)s;
 }
 
-static void script_build(void)
-{
-    for (UChar32 c = 0; c < 0x10000; c++) bmp_script[c] = (unsigned char)icu_script(c);
+static void script_build(void) {
+    for (UChar32 c = 0; c < 0x10000; c++)
+        bmp_script[c] = (unsigned char)icu_script(c);
 }
 
-int uni_script(uint32_t cp)
-{
+int uni_script(uint32_t cp) {
     if (cp < 0x10000) {
         pthread_once(&script_once, script_build);
         return bmp_script[cp];
@@ -349,8 +336,7 @@ int uni_script(uint32_t cp)
     return icu_script((UChar32)cp);
 }
 
-unsigned uni_age(uint32_t cp)
-{
+unsigned uni_age(uint32_t cp) {
     UVersionInfo v;
     if (cp > 0x10FFFF) return 0;
     u_charAge((UChar32)cp, v);

@@ -54,10 +54,36 @@ void uni_append_upper(Buf *out, uint32_t cp);
 
 /* General categories, numbered as ICU's UCharCategory (Cn is 0). */
 enum {
-    UNI_GC_CN, UNI_GC_LU, UNI_GC_LL, UNI_GC_LT, UNI_GC_LM, UNI_GC_LO, UNI_GC_MN, UNI_GC_ME,
-    UNI_GC_MC, UNI_GC_ND, UNI_GC_NL, UNI_GC_NO, UNI_GC_ZS, UNI_GC_ZL, UNI_GC_ZP, UNI_GC_CC,
-    UNI_GC_CF, UNI_GC_CO, UNI_GC_CS, UNI_GC_PD, UNI_GC_PS, UNI_GC_PE, UNI_GC_PC, UNI_GC_PO,
-    UNI_GC_SM, UNI_GC_SC, UNI_GC_SK, UNI_GC_SO, UNI_GC_PI, UNI_GC_PF,
+    UNI_GC_CN,
+    UNI_GC_LU,
+    UNI_GC_LL,
+    UNI_GC_LT,
+    UNI_GC_LM,
+    UNI_GC_LO,
+    UNI_GC_MN,
+    UNI_GC_ME,
+    UNI_GC_MC,
+    UNI_GC_ND,
+    UNI_GC_NL,
+    UNI_GC_NO,
+    UNI_GC_ZS,
+    UNI_GC_ZL,
+    UNI_GC_ZP,
+    UNI_GC_CC,
+    UNI_GC_CF,
+    UNI_GC_CO,
+    UNI_GC_CS,
+    UNI_GC_PD,
+    UNI_GC_PS,
+    UNI_GC_PE,
+    UNI_GC_PC,
+    UNI_GC_PO,
+    UNI_GC_SM,
+    UNI_GC_SC,
+    UNI_GC_SK,
+    UNI_GC_SO,
+    UNI_GC_PI,
+    UNI_GC_PF,
 };
 
 /* General category of cp (UNI_GC_*; UNI_GC_CN for cp > U+10FFFF), as
@@ -117,9 +143,16 @@ long uni_nfkd(const uint32_t *in, size_t n, uint32_t *out, size_t cap);
  * ICU's stable API; uniprop.c checks them at compile time). Only the ones
  * callers name are listed; uni_script() returns any code ICU knows. */
 enum {
-    UNI_SC_COMMON = 0, UNI_SC_INHERITED = 1, UNI_SC_ARABIC = 2, UNI_SC_ARMENIAN = 3,
-    UNI_SC_DEVANAGARI = 10, UNI_SC_HAN = 17, UNI_SC_HIRAGANA = 20, UNI_SC_KATAKANA = 22,
-    UNI_SC_LATIN = 25, UNI_SC_UNKNOWN = 103,
+    UNI_SC_COMMON = 0,
+    UNI_SC_INHERITED = 1,
+    UNI_SC_ARABIC = 2,
+    UNI_SC_ARMENIAN = 3,
+    UNI_SC_DEVANAGARI = 10,
+    UNI_SC_HAN = 17,
+    UNI_SC_HIRAGANA = 20,
+    UNI_SC_KATAKANA = 22,
+    UNI_SC_LATIN = 25,
+    UNI_SC_UNKNOWN = 103,
 };
 
 /* The Unicode Script property of cp (ICU's uscript_getScript: the

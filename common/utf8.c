@@ -19,7 +19,7 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
     }
     if (c < 0xF0) {
         if (n < 3 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80) return 0;
-        if (c == 0xE0 && s[1] < 0xA0) return 0; /* overlong */
+        if (c == 0xE0 && s[1] < 0xA0) return 0;  /* overlong */
         if (c == 0xED && s[1] >= 0xA0) return 0; /* surrogate */
         *cp = ((c & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) | (s[2] & 0x3Fu);
         return 3;
@@ -27,7 +27,7 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp) {
     if (c < 0xF5) {
         if (n < 4 || (s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
             return 0;
-        if (c == 0xF0 && s[1] < 0x90) return 0; /* overlong */
+        if (c == 0xF0 && s[1] < 0x90) return 0;  /* overlong */
         if (c == 0xF4 && s[1] >= 0x90) return 0; /* > U+10FFFF */
         *cp = ((c & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) | ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
         return 4;
@@ -77,7 +77,8 @@ size_t utf8_bad_len(const unsigned char *s, size_t n) {
     unsigned c = s[0];
     size_t need;
     unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c < 0xE0) need = 2;
+    if (c >= 0xC2 && c < 0xE0)
+        need = 2;
     else if (c >= 0xE0 && c < 0xF0) {
         need = 3;
         if (c == 0xE0) lo = 0xA0;
@@ -91,7 +92,8 @@ size_t utf8_bad_len(const unsigned char *s, size_t n) {
     size_t k = 1;
     if (k < n && s[k] >= lo && s[k] <= hi) {
         k++;
-        while (k < need && k < n && (s[k] & 0xC0) == 0x80) k++;
+        while (k < need && k < n && (s[k] & 0xC0) == 0x80)
+            k++;
     }
     return k;
 }
@@ -128,8 +130,10 @@ void utf8_append_cp(Buf *out, uint32_t cp) {
 
 /* NUL bytes of p[0..len) counted by position modulo `stride` into z. */
 static void count_nuls(const unsigned char *p, size_t len, size_t stride, size_t *z) {
-    for (size_t i = 0; i < stride; i++) z[i] = 0;
-    for (size_t i = 0; i < len; i++) z[i % stride] += p[i] == 0;
+    for (size_t i = 0; i < stride; i++)
+        z[i] = 0;
+    for (size_t i = 0; i < len; i++)
+        z[i % stride] += p[i] == 0;
 }
 
 const char *utf8_wide_encoding(const char *s, size_t n) {
@@ -137,7 +141,8 @@ const char *utf8_wide_encoding(const char *s, size_t n) {
     if (n >= 4 && ((p[0] == 0xFF && p[1] == 0xFE && p[2] == 0 && p[3] == 0) ||
                    (p[0] == 0 && p[1] == 0 && p[2] == 0xFE && p[3] == 0xFF)))
         return "UTF-32";
-    if (n >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF))) return "UTF-16";
+    if (n >= 2 && ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] == 0xFE && p[1] == 0xFF)))
+        return "UTF-16";
     if (n > UTF8_SNIFF_BYTES) n = UTF8_SNIFF_BYTES;
     size_t z[4], u = n / 4;
     /* ASCII in UTF-32: three NULs in every unit, little- or big-endian */
@@ -155,7 +160,8 @@ const char *utf8_wide_encoding(const char *s, size_t n) {
 int utf8_refuse_wide(const char *name, const char *s, size_t n, Err *err) {
     const char *enc = utf8_wide_encoding(s, n);
     if (!enc) return 0;
-    return err_set(err, "%s: %s text (convert it to UTF-8, e.g. iconv -f %s -t UTF-8)", name, enc, enc);
+    return err_set(err, "%s: %s text (convert it to UTF-8, e.g. iconv -f %s -t UTF-8)", name, enc,
+                   enc);
 }
 
 const char *utf8_quote(char *out, size_t cap, const char *s, size_t n) {
@@ -166,7 +172,8 @@ const char *utf8_quote(char *out, size_t cap, const char *s, size_t n) {
         size_t plen;
         uint32_t cp = 0;
         size_t k = utf8_decode(p + i, n - i, &cp);
-        if (k && (cp >= 0x20 || cp == '\t') && cp != 0x7F && !(cp >= 0x80 && cp < 0xA0) && cp != '\\') {
+        if (k && (cp >= 0x20 || cp == '\t') && cp != 0x7F && !(cp >= 0x80 && cp < 0xA0) &&
+            cp != '\\') {
             memcpy(piece, p + i, k);
             plen = k;
         } else if (k == 1 && cp == '\\') {

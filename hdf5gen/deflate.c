@@ -26,12 +26,15 @@ static uint16_t len_sym[259];
 static uint8_t len_ebits[259];
 static uint16_t len_eval[259];
 
-static const uint8_t cl_order[NCL] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+static const uint8_t cl_order[NCL] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                      11, 4,  12, 3, 13, 2, 14, 1, 15};
 
 static void init_tables(void) {
-    static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
-    static const uint8_t ebits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    static const uint16_t base[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                      15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const uint8_t ebits[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
     for (int s = 0; s < 29; s++) {
         int hi = s == 28 ? 258 : base[s] + (1 << ebits[s]) - 1;
         if (s == 27) hi = 257; /* 227 + 31 = 258 belongs to symbol 285 */
@@ -53,7 +56,8 @@ uint32_t dfl_adler32(uint32_t adler, const void *buf, size_t n) {
     uint64_t a = adler & 0xffff, b = adler >> 16;
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
-    const __m128i w0 = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9), w1 = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
+    const __m128i w0 = _mm_setr_epi16(16, 15, 14, 13, 12, 11, 10, 9),
+                  w1 = _mm_setr_epi16(8, 7, 6, 5, 4, 3, 2, 1);
     while (n >= 16) {
         size_t steps = n / 16 < 256 ? n / 16 : 256;
         __m128i T = zero, P = zero, W = zero;
@@ -78,7 +82,8 @@ uint32_t dfl_adler32(uint32_t adler, const void *buf, size_t n) {
     while (n) {
         size_t k = n < 5552 ? n : 5552; /* the most bytes before a 32-bit b could overflow */
         n -= k;
-        while (k--) a += *p++, b += a;
+        while (k--)
+            a += *p++, b += a;
         a %= 65521;
         b %= 65521;
     }
@@ -105,12 +110,16 @@ typedef struct Node {
  * where qsort's calls through a pointer cost more than the work). */
 static void sort_keys(uint64_t *k, int m) {
     uint64_t tmp[NLITLEN], *a = k, *b = tmp, max = 0;
-    for (int i = 0; i < m; i++) max |= k[i];
+    for (int i = 0; i < m; i++)
+        max |= k[i];
     for (int shift = 0; shift < 64 && (max >> shift); shift += 8) {
         uint32_t count[257] = {0};
-        for (int i = 0; i < m; i++) count[((a[i] >> shift) & 0xff) + 1]++;
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (int i = 0; i < m; i++) b[count[(a[i] >> shift) & 0xff]++] = a[i];
+        for (int i = 0; i < m; i++)
+            count[((a[i] >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (int i = 0; i < m; i++)
+            b[count[(a[i] >> shift) & 0xff]++] = a[i];
         uint64_t *t = a;
         a = b, b = t;
     }
@@ -123,7 +132,8 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
     uint32_t freq[NLITLEN];
     memcpy(freq, freq_in, (size_t)n * sizeof *freq);
     int used = 0;
-    for (int i = 0; i < n; i++) used += freq[i] != 0;
+    for (int i = 0; i < n; i++)
+        used += freq[i] != 0;
     for (int i = 0; used < 2 && i < n; i++)
         if (!freq[i]) freq[i] = 1, used++;
     for (;;) {
@@ -139,13 +149,16 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
         sort_keys(leaf, m);
         /* two queues: sorted leaves (nodes 0..m-1), internal nodes in creation order */
         Node node[2 * NLITLEN];
-        for (int i = 0; i < m; i++) node[i].freq = (uint32_t)(leaf[i] >> 9), node[i].parent = -1;
+        for (int i = 0; i < m; i++)
+            node[i].freq = (uint32_t)(leaf[i] >> 9), node[i].parent = -1;
         int li = 0, ii = m, next = m;
         for (int k = 0; k < m - 1; k++) {
             int pick[2];
             for (int t = 0; t < 2; t++) {
-                if (li < m && (ii >= next || node[li].freq <= node[ii].freq)) pick[t] = li++;
-                else pick[t] = ii++;
+                if (li < m && (ii >= next || node[li].freq <= node[ii].freq))
+                    pick[t] = li++;
+                else
+                    pick[t] = ii++;
             }
             node[next].freq = node[pick[0]].freq + node[pick[1]].freq;
             node[next].parent = -1;
@@ -155,12 +168,15 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
         /* depths: parents come after children, so walk from the root down */
         uint8_t depth[2 * NLITLEN];
         depth[next - 1] = 0;
-        for (int i = next - 2; i >= 0; i--) depth[i] = (uint8_t)(depth[node[i].parent] + 1);
+        for (int i = next - 2; i >= 0; i--)
+            depth[i] = (uint8_t)(depth[node[i].parent] + 1);
         int maxd = 0;
-        for (int i = 0; i < m; i++) maxd = depth[i] > maxd ? depth[i] : maxd;
+        for (int i = 0; i < m; i++)
+            maxd = depth[i] > maxd ? depth[i] : maxd;
         if (maxd <= limit) {
             memset(len, 0, (size_t)n);
-            for (int i = 0; i < m; i++) len[leaf[i] & 511] = depth[i];
+            for (int i = 0; i < m; i++)
+                len[leaf[i] & 511] = depth[i];
             return;
         }
         for (int i = 0; i < n; i++)
@@ -171,7 +187,8 @@ static void build_lengths(const uint32_t *freq_in, int n, int limit, uint8_t *le
 /* Canonical codes, bit-reversed for LSB-first output. */
 static void build_codes(const uint8_t *len, int n, uint16_t *code) {
     uint16_t count[MAXBITS + 1] = {0}, next[MAXBITS + 2];
-    for (int i = 0; i < n; i++) count[len[i]]++;
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
     count[0] = 0;
     uint16_t c = 0;
     for (int b = 1; b <= MAXBITS; b++) {
@@ -184,7 +201,8 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code) {
             continue;
         }
         uint16_t v = next[len[i]]++, r = 0;
-        for (int b = 0; b < len[i]; b++) r = (uint16_t)(r << 1 | ((v >> b) & 1));
+        for (int b = 0; b < len[i]; b++)
+            r = (uint16_t)(r << 1 | ((v >> b) & 1));
         code[i] = r;
     }
 }
@@ -195,7 +213,8 @@ static int rle_lengths(const uint8_t *l, int n, uint32_t *items, uint32_t *clfre
     int k = 0;
     for (int i = 0; i < n;) {
         int v = l[i], r = 1;
-        while (i + r < n && l[i + r] == v) r++;
+        while (i + r < n && l[i + r] == v)
+            r++;
         int left = r;
         if (v == 0) {
             while (left >= 11) {
@@ -245,7 +264,8 @@ static size_t run_end(const uint8_t *src, size_t i, size_t lim, uint8_t b) {
         if (x) return j + ((size_t)__builtin_ctzll(x) >> 3);
         j += 8;
     }
-    while (j < lim && src[j] == b) j++;
+    while (j < lim && src[j] == b)
+        j++;
     return j;
 }
 
@@ -259,7 +279,8 @@ static void histogram(const uint8_t *src, size_t a, size_t b, uint32_t h[4][256]
         h[2][src[j + 2]]++;
         h[3][src[j + 3]]++;
     }
-    for (; j < b; j++) h[0][src[j]]++;
+    for (; j < b; j++)
+        h[0][src[j]]++;
 }
 
 size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScratch *sc) {
@@ -299,7 +320,8 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
     }
     /* the tail (fewer than 9 bytes after the last word): runs as above */
     for (size_t i = lit > 0 ? lit : 1; i + 3 <= n; i++) {
-        if (src[i] == src[i - 1] && src[i + 1] == src[i - 1] && src[i + 2] == src[i - 1] && i >= lit) {
+        if (src[i] == src[i - 1] && src[i + 1] == src[i - 1] && src[i + 2] == src[i - 1] &&
+            i >= lit) {
             size_t j = run_end(src, i, n - i < 258 ? n : i + 258, src[i - 1]);
             if (sc->cap <= nrun) {
                 sc->cap = sc->cap ? 2 * sc->cap : 1024;
@@ -313,13 +335,15 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
         }
     }
     histogram(src, lit, n, h);
-    for (int k = 0; k < 256; k++) lfreq[k] = h[0][k] + h[1][k] + h[2][k] + h[3][k];
+    for (int k = 0; k < 256; k++)
+        lfreq[k] = h[0][k] + h[1][k] + h[2][k] + h[3][k];
     lfreq[256] = 1;
 
     uint8_t llen[NLITLEN + NDIST];
     build_lengths(lfreq, NLITLEN, MAXBITS, llen);
     int nlit = NLITLEN;
-    while (nlit > 257 && !llen[nlit - 1]) nlit--;
+    while (nlit > 257 && !llen[nlit - 1])
+        nlit--;
     /* distances: only code 0 (distance 1) is used; codes 0 and 1 of one bit
      * make a complete code */
     int ndist = 2;
@@ -330,16 +354,20 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
     uint8_t cllen[NCL];
     build_lengths(clfreq, NCL, MAXCLBITS, cllen);
     int ncl = NCL;
-    while (ncl > 4 && !cllen[cl_order[ncl - 1]]) ncl--;
+    while (ncl > 4 && !cllen[cl_order[ncl - 1]])
+        ncl--;
 
     /* exact size of the dynamic block, in bits */
     uint64_t bits = 3 + 5 + 5 + 4 + 3 * (uint64_t)ncl;
-    for (int i = 0; i < nitems; i++) bits += cllen[items[i] & 31] + (items[i] >> 12);
-    for (int k = 0; k < 256; k++) bits += (uint64_t)lfreq[k] * llen[k];
+    for (int i = 0; i < nitems; i++)
+        bits += cllen[items[i] & 31] + (items[i] >> 12);
+    for (int k = 0; k < 256; k++)
+        bits += (uint64_t)lfreq[k] * llen[k];
     bits += llen[256];
     for (int sym = 257; sym < NLITLEN; sym++) { /* length code + extra bits + one distance bit */
         if (!lfreq[sym]) continue;
-        static const uint8_t eb[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+        static const uint8_t eb[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
         bits += (uint64_t)lfreq[sym] * (llen[sym] + eb[sym - 257] + 1);
     }
     size_t dyn_bytes = (size_t)((bits + 7) / 8);
@@ -356,28 +384,30 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
         build_codes(dlen, ndist, dcode);
         build_codes(cllen, NCL, clcode);
         uint32_t litc[256]; /* code | length << 16 */
-        for (int k = 0; k < 256; k++) litc[k] = lcode[k] | (uint32_t)llen[k] << 16;
+        for (int k = 0; k < 256; k++)
+            litc[k] = lcode[k] | (uint32_t)llen[k] << 16;
         /* the exact size is known, so whole 32-bit words never pass it */
         o = dst + 2;
         uint64_t acc = 0;
         int nb = 0;
-#define PUT(v, k)                                   \
-    do {                                            \
-        acc |= (uint64_t)(v) << nb;                 \
-        nb += (k);                                  \
-        if (nb >= 32) {                             \
-            uint32_t w32 = (uint32_t)acc;           \
-            memcpy(o, &w32, 4); /* little-endian */ \
-            o += 4;                                 \
-            acc >>= 32;                             \
-            nb -= 32;                               \
-        }                                           \
+#define PUT(v, k)                                                                                  \
+    do {                                                                                           \
+        acc |= (uint64_t)(v) << nb;                                                                \
+        nb += (k);                                                                                 \
+        if (nb >= 32) {                                                                            \
+            uint32_t w32 = (uint32_t)acc;                                                          \
+            memcpy(o, &w32, 4); /* little-endian */                                                \
+            o += 4;                                                                                \
+            acc >>= 32;                                                                            \
+            nb -= 32;                                                                              \
+        }                                                                                          \
     } while (0)
         PUT(1 | 2 << 1, 3); /* final block, dynamic Huffman */
         PUT(nlit - 257, 5);
         PUT(ndist - 1, 5);
         PUT(ncl - 4, 4);
-        for (int i = 0; i < ncl; i++) PUT(cllen[cl_order[i]], 3);
+        for (int i = 0; i < ncl; i++)
+            PUT(cllen[cl_order[i]], 3);
         for (int i = 0; i < nitems; i++) {
             uint32_t sy = items[i] & 31;
             PUT(clcode[sy], cllen[sy]);
@@ -441,6 +471,7 @@ size_t dfl_compress(const void *src_, size_t n, void *dst_, size_t cap, DflScrat
         }
     }
     uint32_t a = dfl_adler32(1, src, n);
-    o[0] = (uint8_t)(a >> 24), o[1] = (uint8_t)(a >> 16), o[2] = (uint8_t)(a >> 8), o[3] = (uint8_t)a;
+    o[0] = (uint8_t)(a >> 24), o[1] = (uint8_t)(a >> 16), o[2] = (uint8_t)(a >> 8),
+    o[3] = (uint8_t)a;
     return (size_t)(o + 4 - dst);
 }

@@ -20,7 +20,7 @@
 /* Per-thread working memory, grown as needed; zero-initialise, free with
  * dfl_scratch_free. */
 typedef struct DflScratch {
-    uint32_t *tok;  /* positions of the runs found in pass 1 */
+    uint32_t *tok; /* positions of the runs found in pass 1 */
     size_t cap;
 } DflScratch;
 

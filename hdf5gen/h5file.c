@@ -47,14 +47,14 @@ static void h5_init(void) {
  * its first HDF5 call (our own one-line messages instead). */
 static __thread int h5_thread_quiet;
 
-#define LOCK()                                                         \
-    do {                                                               \
-        pthread_once(&h5_once, h5_init);                               \
-        pthread_mutex_lock(&h5_lock);                                  \
-        if (!h5_thread_quiet) {                                        \
-            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);                     \
-            h5_thread_quiet = 1;                                       \
-        }                                                              \
+#define LOCK()                                                                                     \
+    do {                                                                                           \
+        pthread_once(&h5_once, h5_init);                                                           \
+        pthread_mutex_lock(&h5_lock);                                                              \
+        if (!h5_thread_quiet) {                                                                    \
+            H5Eset_auto2(H5E_DEFAULT, NULL, NULL);                                                 \
+            h5_thread_quiet = 1;                                                                   \
+        }                                                                                          \
     } while (0)
 #define UNLOCK() pthread_mutex_unlock(&h5_lock)
 
@@ -100,7 +100,8 @@ const char *h5_versions(void) {
     unsigned maj = 0, min = 0, rel = 0;
     pthread_once(&h5_once, h5_init);
     H5get_libversion(&maj, &min, &rel);
-    snprintf(buf, sizeof buf, "HDF5 %u.%u.%u, libdeflate %s", maj, min, rel, LIBDEFLATE_VERSION_STRING);
+    snprintf(buf, sizeof buf, "HDF5 %u.%u.%u, libdeflate %s", maj, min, rel,
+             LIBDEFLATE_VERSION_STRING);
     return buf;
 }
 
@@ -124,17 +125,21 @@ void h5_guess_chunk(int rank, const uint64_t *shape, size_t elem_size, uint64_t 
         n *= c[i];
     }
     double target = BASE * pow(2, log10(n * (double)elem_size / (1024.0 * 1024)));
-    if (target > MAX) target = MAX;
-    else if (target < MIN) target = MIN;
+    if (target > MAX)
+        target = MAX;
+    else if (target < MIN)
+        target = MIN;
     for (int idx = 0;; idx++) {
         double cn = 1;
-        for (int i = 0; i < rank; i++) cn *= c[i];
+        for (int i = 0; i < rank; i++)
+            cn *= c[i];
         double bytes = cn * (double)elem_size;
         if ((bytes < target || fabs(bytes - target) / target < 0.5) && bytes < MAX) break;
         if (cn == 1) break;
         c[idx % rank] = ceil(c[idx % rank] / 2.0);
     }
-    for (int i = 0; i < rank; i++) chunk[i] = (uint64_t)c[i];
+    for (int i = 0; i < rank; i++)
+        chunk[i] = (uint64_t)c[i];
 }
 
 /* ---- writing ---- */
@@ -175,13 +180,13 @@ uint64_t h5out_bytes(const H5Out *o) { return o->bytes; }
 
 /* One band: its compressed chunks, back to back, and their sizes. */
 typedef struct Band {
-    uint8_t *raw;      /* chunk-height rows x all columns (zero-padded) */
+    uint8_t *raw; /* chunk-height rows x all columns (zero-padded) */
     size_t rawcap;
-    uint8_t *chunk;    /* one uncompressed chunk being gathered */
+    uint8_t *chunk; /* one uncompressed chunk being gathered */
     size_t chunkcap;
-    uint8_t *z;        /* compressed chunks */
+    uint8_t *z; /* compressed chunks */
     size_t zcap;
-    size_t *zsize;     /* per chunk column */
+    size_t *zsize; /* per chunk column */
     size_t zsizecap;
 } Band;
 
@@ -195,8 +200,8 @@ static void grow(uint8_t **p, size_t *cap, size_t need) {
 /* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
  * a chunk does not compress into the bound (cannot happen with a correct
  * bound). */
-static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0, struct libdeflate_compressor *c,
-                     DflScratch *sc) {
+static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
+                     struct libdeflate_compressor *c, DflScratch *sc) {
     size_t es = (size_t)d->elem_size;
     uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
     uint64_t cols = d->rank == 2 ? d->cols : 1;
@@ -245,11 +250,13 @@ static void band_free(Band *b) {
 
 int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) {
     const char *path = o->w.path;
-    if (d->rank != 1 && d->rank != 2) return err_set(err, "%s: %s: rank %d not supported", path, d->name, d->rank);
+    if (d->rank != 1 && d->rank != 2)
+        return err_set(err, "%s: %s: rank %d not supported", path, d->name, d->rank);
     if (d->elem_size != 1 && d->elem_size != 4)
         return err_set(err, "%s: %s: element size %d not supported", path, d->name, d->elem_size);
     if (d->rows == 0) return err_set(err, "%s: %s: no rows to write", path, d->name);
-    if (level < 0 || level > 12) return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
+    if (level < 0 || level > 12)
+        return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
     if (threads < 1) threads = 1;
     uint64_t cols = d->rank == 2 ? d->cols : 1;
     uint64_t shape[2] = {d->rows, cols}, chunk[2];
@@ -267,7 +274,7 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     H5Pset_chunk(dcpl, d->rank, cdims);
     /* the filter's parameter, which only HDF5's own compressor would use */
     H5Pset_deflate(dcpl, (unsigned)(level == 0 ? 4 : level > 9 ? 9 : level));
-    H5Pset_obj_track_times(dcpl, 0);                         /* no timestamps: same bytes every run */
+    H5Pset_obj_track_times(dcpl, 0); /* no timestamps: same bytes every run */
     hid_t type = d->elem_size == 4 ? H5T_STD_I32LE : H5T_STD_I8LE;
     hid_t dset = H5Dcreate2(o->file, d->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
@@ -283,18 +290,22 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     Band *bands = xcalloc((size_t)nb, sizeof *bands);
     struct libdeflate_compressor **comp = xcalloc((size_t)threads, sizeof *comp);
     DflScratch *scr = xcalloc((size_t)threads, sizeof *scr);
-    for (int t = 0; t < threads && level > 0; t++) comp[t] = libdeflate_alloc_compressor(level);
+    for (int t = 0; t < threads && level > 0; t++)
+        comp[t] = libdeflate_alloc_compressor(level);
     int rc = 0;
     for (uint64_t b0 = 0; b0 < nbands && rc == 0; b0 += (uint64_t)nb) {
         int n = nbands - b0 < (uint64_t)nb ? (int)(nbands - b0) : nb;
         int bad = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n > 1) reduction(| : bad)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n > 1)       \
+    reduction(|                                                                                    \
+              : bad)
         for (int i = 0; i < n; i++) {
             int t = 0;
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t], &scr[t]) != 0;
+            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t],
+                             &scr[t]) != 0;
         }
         if (bad) {
             rc = err_set(err, "%s: %s: compression failed", path, d->name);
@@ -323,10 +334,12 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     }
     free(comp);
     free(scr);
-    for (int i = 0; i < nb; i++) band_free(&bands[i]);
+    for (int i = 0; i < nb; i++)
+        band_free(&bands[i]);
     free(bands);
     LOCK();
-    if (H5Dclose(dset) < 0 && rc == 0) rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+    if (H5Dclose(dset) < 0 && rc == 0)
+        rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
     UNLOCK();
     return rc;
 }
@@ -383,13 +396,15 @@ static __thread volatile sig_atomic_t crash_armed;
 static __thread stack_t crash_prev_stack;
 
 static size_t cat(char *dst, size_t at, size_t cap, const char *s) {
-    while (*s && at + 1 < cap) dst[at++] = *s++;
+    while (*s && at + 1 < cap)
+        dst[at++] = *s++;
     return at;
 }
 
 static void on_crash(int sig, siginfo_t *si, void *uc) {
     int i = 0;
-    while (i < NCRASH_SIGS && crash_sigs[i] != sig) i++;
+    while (i < NCRASH_SIGS && crash_sigs[i] != sig)
+        i++;
     if (!crash_armed) { /* not ours: what was there before, then the same signal again */
         if (i < NCRASH_SIGS) sigaction(sig, &crash_old[i], NULL);
         if (si->si_code <= 0) raise(sig); /* sent, not a fault: a fault recurs by itself */
@@ -414,7 +429,8 @@ static void crash_install(void) {
     sa.sa_sigaction = on_crash;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < NCRASH_SIGS; i++) sigaction(crash_sigs[i], &sa, &crash_old[i]);
+    for (int i = 0; i < NCRASH_SIGS; i++)
+        sigaction(crash_sigs[i], &sa, &crash_old[i]);
 }
 
 /* With the lock held: guard the HDF5 calls that read `path`. */
@@ -434,15 +450,15 @@ static void crash_disarm(void) {
 }
 
 /* LOCK / UNLOCK for the calls that read a file. */
-#define RLOCK(path)         \
-    do {                    \
-        LOCK();             \
-        crash_arm(path);    \
+#define RLOCK(path)                                                                                \
+    do {                                                                                           \
+        LOCK();                                                                                    \
+        crash_arm(path);                                                                           \
     } while (0)
-#define RUNLOCK()           \
-    do {                    \
-        crash_disarm();     \
-        UNLOCK();           \
+#define RUNLOCK()                                                                                  \
+    do {                                                                                           \
+        crash_disarm();                                                                            \
+        UNLOCK();                                                                                  \
     } while (0)
 
 /* ---- reading: checks before the library walks the file ---- */
@@ -495,11 +511,15 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
     }
     close(fd);
     int version = b[8], osz, lsz, pos;
-    if (version <= 1) osz = b[13], lsz = b[14], pos = version == 0 ? 24 : 28;
-    else if (version <= 3) osz = b[9], lsz = b[10], pos = 12;
-    else return 0;
+    if (version <= 1)
+        osz = b[13], lsz = b[14], pos = version == 0 ? 24 : 28;
+    else if (version <= 3)
+        osz = b[9], lsz = b[10], pos = 12;
+    else
+        return 0;
     if ((osz != 2 && osz != 4 && osz != 8) || (lsz != 2 && lsz != 4 && lsz != 8)) {
-        err_set(err, "%s: damaged HDF5 file (superblock: %d-byte addresses, %d-byte lengths)", path, osz, lsz);
+        err_set(err, "%s: damaged HDF5 file (superblock: %d-byte addresses, %d-byte lengths)", path,
+                osz, lsz);
         return -2;
     }
     int need = version <= 1 ? pos + 4 * osz + lsz + osz + 8 + 2 * osz : pos + 4 * osz;
@@ -507,20 +527,25 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
         err_set(err, "%s: damaged HDF5 file (truncated in its superblock)", path);
         return -2;
     }
-    uint64_t base = get_addr(b + pos, osz), ext = get_addr(b + pos + osz, osz), eof = get_addr(b + pos + 2 * osz, osz);
+    uint64_t base = get_addr(b + pos, osz), ext = get_addr(b + pos + osz, osz),
+             eof = get_addr(b + pos + 2 * osz, osz);
     uint64_t driver = version <= 1 ? get_addr(b + pos + 3 * osz, osz) : UNDEF_ADDR;
-    uint64_t root = version <= 1 ? get_addr(b + pos + 4 * osz + lsz, osz) : get_addr(b + pos + 3 * osz, osz);
+    uint64_t root =
+        version <= 1 ? get_addr(b + pos + 4 * osz + lsz, osz) : get_addr(b + pos + 3 * osz, osz);
     uint64_t btree = UNDEF_ADDR, heap = UNDEF_ADDR;
     if (version <= 1) {
         const uint8_t *e = b + pos + 4 * osz + lsz + osz; /* cache type, reserved, scratch pad */
-        if ((e[0] | e[1] << 8 | e[2] << 16 | (uint32_t)e[3] << 24) == 1) /* a symbol table: its B-tree and heap */
+        if ((e[0] | e[1] << 8 | e[2] << 16 | (uint32_t)e[3] << 24) ==
+            1) /* a symbol table: its B-tree and heap */
             btree = get_addr(e + 8, osz), heap = get_addr(e + 8 + osz, osz);
     }
     /* the end-of-file address counts from the file's start (HDF5 compares
      * it with the file's size); the others from the base address */
     if (eof == UNDEF_ADDR || eof > size) {
-        err_set(err, "%s: damaged HDF5 file (truncated: its superblock says %llu bytes, the file has %llu)", path,
-                eof == UNDEF_ADDR ? 0ULL : (unsigned long long)eof, (unsigned long long)size);
+        err_set(
+            err,
+            "%s: damaged HDF5 file (truncated: its superblock says %llu bytes, the file has %llu)",
+            path, eof == UNDEF_ADDR ? 0ULL : (unsigned long long)eof, (unsigned long long)size);
         return -2;
     }
     if (base == UNDEF_ADDR || base > eof) {
@@ -529,15 +554,17 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
         return -2;
     }
     eof -= base; /* where the addresses below end */
-    const char *what[] = {"the root group's header", "the root group's B-tree", "the root group's name heap",
+    const char *what[] = {"the root group's header", "the root group's B-tree",
+                          "the root group's name heap",
                           version <= 1 ? "the free-space information" : "the superblock extension",
                           "the driver information"};
     uint64_t addr[] = {root, btree, heap, ext, driver};
     for (int i = 0; i < 5; i++)
         if ((i == 0 && addr[i] == UNDEF_ADDR) || (addr[i] != UNDEF_ADDR && addr[i] >= eof)) {
-            err_set(err, "%s: damaged HDF5 file (%s at %s%llu, past the end of its data at %llu)", path, what[i],
-                    addr[i] == UNDEF_ADDR ? "an undefined address " : "", addr[i] == UNDEF_ADDR ? 0ULL :
-                    (unsigned long long)addr[i], (unsigned long long)eof);
+            err_set(err, "%s: damaged HDF5 file (%s at %s%llu, past the end of its data at %llu)",
+                    path, what[i], addr[i] == UNDEF_ADDR ? "an undefined address " : "",
+                    addr[i] == UNDEF_ADDR ? 0ULL : (unsigned long long)addr[i],
+                    (unsigned long long)eof);
             return -2;
         }
     return 0;
@@ -561,11 +588,12 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
         return err_set(err, "%s: damaged HDF5 file (%s: unreadable dataspace)", path, name);
     for (int i = 0; i < rank; i++) {
         if (maxd[i] != H5S_UNLIMITED && dims[i] > maxd[i])
-            return err_set(err, "%s: damaged HDF5 file (%s: dimension %d is %llu, its maximum %llu)", path, name, i,
-                           (unsigned long long)dims[i], (unsigned long long)maxd[i]);
+            return err_set(err,
+                           "%s: damaged HDF5 file (%s: dimension %d is %llu, its maximum %llu)",
+                           path, name, i, (unsigned long long)dims[i], (unsigned long long)maxd[i]);
         if (i > 0 && dims[i] > INT32_MAX)
-            return err_set(err, "%s: %s: %llu columns (more than %d)", path, name, (unsigned long long)dims[i],
-                           INT32_MAX);
+            return err_set(err, "%s: %s: %llu columns (more than %d)", path, name,
+                           (unsigned long long)dims[i], INT32_MAX);
     }
     size_t es = H5Tget_size(t);
     if (H5Tget_class(t) == H5T_INTEGER && es != 1 && es != 2 && es != 4 && es != 8)
@@ -575,20 +603,28 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
         unsigned flags, cdv[8], conf;
         size_t ncd = 8;
         char fname[64];
-        H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
-        if (f == H5Z_FILTER_DEFLATE) deflate = 1;
-        else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32) other = 1;
+        H5Z_filter_t f =
+            H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        if (f == H5Z_FILTER_DEFLATE)
+            deflate = 1;
+        else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
+            other = 1;
     }
     double nchunks = 1, values = 1;
-    for (int i = 0; i < rank; i++) values *= (double)dims[i];
+    for (int i = 0; i < rank; i++)
+        values *= (double)dims[i];
     if (H5Pget_layout(p) == H5D_CHUNKED) {
         hsize_t cd[H5S_MAX_RANK];
         int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
-        if (cr != rank) return err_set(err, "%s: damaged HDF5 file (%s: chunks of rank %d in a dataset of rank %d)",
-                                       path, name, cr, rank);
+        if (cr != rank)
+            return err_set(err,
+                           "%s: damaged HDF5 file (%s: chunks of rank %d in a dataset of rank %d)",
+                           path, name, cr, rank);
         for (int i = 0; i < rank; i++) {
             if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && cd[i] > maxd[i]))
-                return err_set(err, "%s: damaged HDF5 file (%s: chunk dimension %d is %llu, the dataset's at most %llu)",
+                return err_set(err,
+                               "%s: damaged HDF5 file (%s: chunk dimension %d is %llu, the "
+                               "dataset's at most %llu)",
                                path, name, i, (unsigned long long)cd[i],
                                (unsigned long long)(maxd[i] == H5S_UNLIMITED ? dims[i] : maxd[i]));
             nchunks *= ceil((double)dims[i] / (double)cd[i]);
@@ -600,10 +636,13 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
         char shape[128];
         int k = 0;
         for (int i = 1; i < rank && k < (int)sizeof shape - 24; i++)
-            k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%llu", i > 1 ? " x " : " of ", (unsigned long long)dims[i]);
+            k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%llu", i > 1 ? " x " : " of ",
+                          (unsigned long long)dims[i]);
         shape[k] = '\0';
-        return err_set(err, "%s: dataset %s claims %llu rows%s (more than a file of %llu bytes can hold)", path, name,
-                       (unsigned long long)(rank ? dims[0] : 1), shape, (unsigned long long)in->size);
+        return err_set(
+            err, "%s: dataset %s claims %llu rows%s (more than a file of %llu bytes can hold)",
+            path, name, (unsigned long long)(rank ? dims[0] : 1), shape,
+            (unsigned long long)in->size);
     }
     return 0;
 }
@@ -666,7 +705,8 @@ int h5in_list(H5In *in, char ***names, Err *err) {
     RUNLOCK();
     /* one block: the pointer array, then the strings */
     size_t total = (l.n + 1) * sizeof(char *);
-    for (size_t i = 0; i < l.n; i++) total += strlen(l.v[i]) + 1;
+    for (size_t i = 0; i < l.n; i++)
+        total += strlen(l.v[i]) + 1;
     char **out = xmalloc(total);
     char *s = (char *)(out + l.n + 1);
     for (size_t i = 0; i < l.n; i++) {
@@ -695,13 +735,17 @@ static hid_t open_dset(H5In *in, const char *name, hid_t *t, hid_t *s, hid_t *p,
     *t = *s = *p = -1;
     htri_t ex = H5Lexists(in->file, name, H5P_DEFAULT);
     if (ex == 0) return -2;
-    if (ex < 0) return err_set(err, "%s: damaged HDF5 file (looking up %s: %s)", in->path, name, h5_errmsg(&ew));
+    if (ex < 0)
+        return err_set(err, "%s: damaged HDF5 file (looking up %s: %s)", in->path, name,
+                       h5_errmsg(&ew));
     hid_t d = H5Dopen2(in->file, name, H5P_DEFAULT);
     if (d < 0) return err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
     *t = H5Dget_type(d), *s = H5Dget_space(d), *p = H5Dget_create_plist(d);
     int rc = 0;
-    if (*t < 0 || *s < 0 || *p < 0) rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
-    else rc = dset_check(in, name, *t, *s, *p, err);
+    if (*t < 0 || *s < 0 || *p < 0)
+        rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
+    else
+        rc = dset_check(in, name, *t, *s, *p, err);
     if (rc == 0) return d;
     if (*p >= 0) H5Pclose(*p);
     if (*s >= 0) H5Sclose(*s);
@@ -729,22 +773,27 @@ int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
     hsize_t dims[H5S_MAX_RANK];
     H5Sget_simple_extent_dims(s, dims, NULL);
     info->rank = rank < 0 ? 0 : rank;
-    for (int i = 0; i < info->rank && i < 4; i++) info->dims[i] = dims[i];
+    for (int i = 0; i < info->rank && i < 4; i++)
+        info->dims[i] = dims[i];
     info->deflate_level = -1;
     if (H5Pget_layout(p) == H5D_CHUNKED) {
         info->chunked = 1;
         hsize_t cd[H5S_MAX_RANK];
         int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
-        for (int i = 0; i < cr && i < 4; i++) info->chunk[i] = cd[i];
+        for (int i = 0; i < cr && i < 4; i++)
+            info->chunk[i] = cd[i];
     }
     int nf = H5Pget_nfilters(p);
     for (int i = 0; i < nf; i++) {
         unsigned flags, cdv[8], conf;
         size_t ncd = 8;
         char fname[64];
-        H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
-        if (f == H5Z_FILTER_DEFLATE) info->deflate_level = ncd ? (int)cdv[0] : 0;
-        else info->other_filters++;
+        H5Z_filter_t f =
+            H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        if (f == H5Z_FILTER_DEFLATE)
+            info->deflate_level = ncd ? (int)cdv[0] : 0;
+        else
+            info->other_filters++;
     }
     H5Pclose(p);
     H5Sclose(s);
@@ -754,7 +803,8 @@ int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
     return 1;
 }
 
-int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out, Err *err) {
+int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out,
+                   Err *err) {
     RLOCK(in->path);
     ErrWalk ew;
     int rc = 0;
@@ -775,8 +825,9 @@ int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, in
         goto done;
     }
     if (row0 > dims[0] || nrows > dims[0] - row0) {
-        rc = err_set(err, "%s: %s: rows %llu..%llu of %llu", in->path, name, (unsigned long long)row0,
-                     (unsigned long long)(row0 + nrows), (unsigned long long)dims[0]);
+        rc = err_set(err, "%s: %s: rows %llu..%llu of %llu", in->path, name,
+                     (unsigned long long)row0, (unsigned long long)(row0 + nrows),
+                     (unsigned long long)dims[0]);
         goto done;
     }
     if (nrows == 0) goto done;
@@ -787,16 +838,19 @@ int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, in
     int wide = H5Tget_size(t) > 4 || (H5Tget_size(t) == 4 && H5Tget_sign(t) != H5T_SGN_2);
     if (!wide) {
         if (H5Dread(d, H5T_NATIVE_INT32, ms, fs, H5P_DEFAULT, out) < 0)
-            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name, h5_errmsg(&ew));
+            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name,
+                         h5_errmsg(&ew));
     } else { /* read wide, then check the range */
         int64_t *tmp = xmalloc(n * sizeof *tmp);
         if (H5Dread(d, H5T_NATIVE_INT64, ms, fs, H5P_DEFAULT, tmp) < 0) {
-            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name, h5_errmsg(&ew));
+            rc = err_set(err, "%s: %s: read error (corrupt chunk?): %s", in->path, name,
+                         h5_errmsg(&ew));
         } else {
             for (size_t i = 0; i < n && rc == 0; i++) {
                 if (tmp[i] < INT32_MIN || tmp[i] > INT32_MAX)
-                    rc = err_set(err, "%s: %s: row %llu: value %lld does not fit 32 bits", in->path, name,
-                                 (unsigned long long)(row0 + i / count[1]), (long long)tmp[i]);
+                    rc =
+                        err_set(err, "%s: %s: row %llu: value %lld does not fit 32 bits", in->path,
+                                name, (unsigned long long)(row0 + i / count[1]), (long long)tmp[i]);
                 out[i] = (int32_t)tmp[i];
             }
         }

@@ -43,10 +43,10 @@ typedef void (*H5FillFn)(void *arg, uint64_t row0, uint64_t nrows, void *buf);
 
 typedef struct H5Dataset {
     const char *name;
-    int elem_size;   /* 1: signed 8-bit (H5T_STD_I8LE), 4: signed 32-bit (H5T_STD_I32LE) */
-    int rank;        /* 1 (rows,) or 2 (rows, cols) */
+    int elem_size; /* 1: signed 8-bit (H5T_STD_I8LE), 4: signed 32-bit (H5T_STD_I32LE) */
+    int rank;      /* 1 (rows,) or 2 (rows, cols) */
     uint64_t rows;
-    uint64_t cols;   /* 1 when rank is 1 */
+    uint64_t cols; /* 1 when rank is 1 */
     H5FillFn fill;
     void *arg;
 } H5Dataset;
@@ -89,16 +89,16 @@ void h5_guess_chunk(int rank, const uint64_t *shape, size_t elem_size, uint64_t 
 typedef struct H5In H5In;
 
 typedef struct H5Info {
-    int rank;              /* 0 for a scalar */
-    uint64_t dims[4];      /* first min(rank, 4) dimensions */
-    int is_integer;        /* integer class */
-    int elem_size;         /* bytes per element */
+    int rank;         /* 0 for a scalar */
+    uint64_t dims[4]; /* first min(rank, 4) dimensions */
+    int is_integer;   /* integer class */
+    int elem_size;    /* bytes per element */
     int is_signed;
     int little_endian;
     int chunked;
     uint64_t chunk[4];
-    int deflate_level;     /* -1 without the deflate filter */
-    int other_filters;     /* filters other than deflate (shuffle, fletcher32, ...) */
+    int deflate_level; /* -1 without the deflate filter */
+    int other_filters; /* filters other than deflate (shuffle, fletcher32, ...) */
 } H5Info;
 
 /* Open an HDF5 file for reading. Before the library walks it, the
@@ -134,7 +134,8 @@ int h5in_info(H5In *in, const char *name, H5Info *info, Err *err);
  * (nrows * cols values). The dataset is checked as by h5in_info first.
  * Returns 0, or -1 with err ("PATH: input_ids: rows 100..200 of 150",
  * "PATH: input_ids: read error (corrupt chunk?)"). */
-int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out, Err *err);
+int h5in_read_rows(H5In *in, const char *name, uint64_t row0, uint64_t nrows, int32_t *out,
+                   Err *err);
 
 /* Close and free. */
 void h5in_close(H5In *in);

@@ -47,13 +47,16 @@ static void print_stats(const char *what, const MlmCheckStats *s, int hist) {
     double t = s->tokens ? (double)s->tokens : 1, m = s->masked ? (double)s->masked : 1,
            n = s->instances ? (double)s->instances : 1;
     printf("%s: %llu instances, L %d, P %d, %llu tokens (%.1f per instance), %.2f %% masked "
-           "([MASK] %.1f %%, kept %.1f %%, other %.1f %%), random next %.1f %%, with segment B %.1f %%, max id %d\n",
-           what, (unsigned long long)s->instances, s->L, s->P, (unsigned long long)s->tokens, s->tokens / n,
-           100.0 * s->masked / t, 100.0 * s->masked_as_mask / m, 100.0 * s->masked_kept / m,
-           100.0 * s->masked_other / m, 100.0 * s->random_next / n, 100.0 * s->with_b / n, s->max_id);
+           "([MASK] %.1f %%, kept %.1f %%, other %.1f %%), random next %.1f %%, with segment B "
+           "%.1f %%, max id %d\n",
+           what, (unsigned long long)s->instances, s->L, s->P, (unsigned long long)s->tokens,
+           s->tokens / n, 100.0 * s->masked / t, 100.0 * s->masked_as_mask / m,
+           100.0 * s->masked_kept / m, 100.0 * s->masked_other / m, 100.0 * s->random_next / n,
+           100.0 * s->with_b / n, s->max_id);
     if (hist && s->L) {
         printf("  length:");
-        for (int b = 0; b < 8; b++) printf(" <=%d: %llu", (b + 1) * s->L / 8, (unsigned long long)s->hist[b]);
+        for (int b = 0; b < 8; b++)
+            printf(" <=%d: %llu", (b + 1) * s->L / 8, (unsigned long long)s->hist[b]);
         printf("\n");
     }
 }
@@ -66,20 +69,36 @@ int main(int argc, char **argv) {
     const char *vocab = NULL;
     int dump = 0;
     enum { O_VOCAB = 256, O_STRICT, O_DUMP, O_CLS, O_SEP, O_MASK };
-    static const struct option longopts[] = {
-        {"vocab", 1, 0, O_VOCAB}, {"strict", 0, 0, O_STRICT}, {"dump", 0, 0, O_DUMP}, {"cls", 1, 0, O_CLS},
-        {"sep", 1, 0, O_SEP},     {"mask", 1, 0, O_MASK},     CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"vocab", 1, 0, O_VOCAB}, {"strict", 0, 0, O_STRICT},
+                                             {"dump", 0, 0, O_DUMP},   {"cls", 1, 0, O_CLS},
+                                             {"sep", 1, 0, O_SEP},     {"mask", 1, 0, O_MASK},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":qvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_VOCAB: vocab = optarg; break;
-        case O_STRICT: o.strict = 1; break;
-        case O_DUMP: dump = 1; break;
-        case O_CLS: o.cls = (int32_t)cli_parse_int(optarg, "--cls", 0, INT32_MAX); break;
-        case O_SEP: o.sep = (int32_t)cli_parse_int(optarg, "--sep", 0, INT32_MAX); break;
-        case O_MASK: o.mask = (int32_t)cli_parse_int(optarg, "--mask", 0, INT32_MAX); break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, h5_versions());
+        case O_VOCAB:
+            vocab = optarg;
+            break;
+        case O_STRICT:
+            o.strict = 1;
+            break;
+        case O_DUMP:
+            dump = 1;
+            break;
+        case O_CLS:
+            o.cls = (int32_t)cli_parse_int(optarg, "--cls", 0, INT32_MAX);
+            break;
+        case O_SEP:
+            o.sep = (int32_t)cli_parse_int(optarg, "--sep", 0, INT32_MAX);
+            break;
+        case O_MASK:
+            o.mask = (int32_t)cli_parse_int(optarg, "--mask", 0, INT32_MAX);
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
+        default:
+            cli_common_opt(&cc, c, optarg, argv, h5_versions());
         }
     }
     if (optind >= argc) cli_bad_usage("no input files");
@@ -92,7 +111,9 @@ int main(int argc, char **argv) {
         o.sep = wp_token_id(wp, "[SEP]", 5);
         o.mask = wp_token_id(wp, "[MASK]", 6);
         wp_destroy(wp);
-        if (o.cls < 0 || o.sep < 0) die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab, o.cls < 0 ? "[CLS]" : "[SEP]");
+        if (o.cls < 0 || o.sep < 0)
+            die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab,
+                     o.cls < 0 ? "[CLS]" : "[SEP]");
     }
     if (dump) o.dump = stdout;
     MlmCheckStats total = {0};
@@ -102,16 +123,20 @@ int main(int argc, char **argv) {
         int rc = mlmcheck_file(argv[i], &o, &st, &err);
         if (rc) {
             fprintf(stderr, "%s: %s\n", progname, err.msg);
-            if (rc == -2) unreadable++;
-            else bad++;
+            if (rc == -2)
+                unreadable++;
+            else
+                bad++;
             continue;
         }
         if (!dump && display_level >= 2) print_stats(argv[i], &st, display_level >= 3);
         fflush(stdout); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
         total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
-        total.masked_other += st.masked_other, total.random_next += st.random_next, total.with_b += st.with_b;
-        for (int b = 0; b < 8; b++) total.hist[b] += st.hist[b];
+        total.masked_other += st.masked_other, total.random_next += st.random_next,
+            total.with_b += st.with_b;
+        for (int b = 0; b < 8; b++)
+            total.hist[b] += st.hist[b];
         total.max_id = st.max_id > total.max_id ? st.max_id : total.max_id;
         total.L = st.L, total.P = st.P;
     }
@@ -119,7 +144,8 @@ int main(int argc, char **argv) {
     if (bad || unreadable)
         info(1, "%d of %d file%s invalid%s", bad + unreadable, nfiles, nfiles == 1 ? "" : "s",
              unreadable ? " or unreadable" : "");
-    else info(3, "%d file%s valid", nfiles, nfiles == 1 ? "" : "s");
+    else
+        info(3, "%d file%s valid", nfiles, nfiles == 1 ? "" : "s");
     if (fflush(stdout) || ferror(stdout)) die("write error on standard output");
     return unreadable ? EXIT_USAGE : bad ? EXIT_DATA : EXIT_OK;
 }

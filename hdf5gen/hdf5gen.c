@@ -29,70 +29,89 @@
 #include "tokenize/wordpiece.h"
 
 static void usage(void) {
-    printf("Usage: %s --vocab FILE [OPTIONS] -o OUT SHARD...\n"
-           "Turn BERT-format shards (one sentence per line, a blank line between documents,\n"
-           "as shard_split writes them) into masked-LM + next-sentence HDF5 files, one per\n"
-           "shard, with the six datasets of NVIDIA's create_pretraining_data.py (input_ids,\n"
-           "input_mask, segment_ids, masked_lm_positions, masked_lm_ids,\n"
-           "next_sentence_labels; gzip level 4). By default the data equals what the original\n"
-           "(DeepLearningExamples 4733603) writes for the same shard, vocabulary and seed.\n\n"
-           "Options (the original's underscore spellings work too, e.g. --max_seq_length):\n"
-           "  --vocab FILE                  WordPiece vocab.txt (required; --vocab-file)\n"
-           "  --max-seq-length N            tokens per instance (default 128)\n"
-           "  --max-predictions-per-seq N   masked positions per instance (default 20)\n"
-           "  --masked-lm-prob P            share of tokens masked (default 0.15)\n"
-           "  --short-seq-prob P            share of shorter instances (default 0.1)\n"
-           "  --dupe-factor N               passes over the documents (default 10, the\n"
-           "                                original's; bertPrep and the Hungarian scripts pass 5)\n"
-           "  --random-seed N               seed; every shard uses the same (default 12345)\n"
-           "  --do-lower-case [0|1]         1 (default): lower-case and strip accents;\n"
-           "                                0: keep case (the original lower-cases anyway)\n"
-           "  --whole-word-mask             mask whole words (a word and its ## pieces)\n"
-           "  --no-mask                     no masking: plain sequences, masked_lm_* all 0\n"
-           "                                (for dynamic masking in the trainer)\n"
-           "  --nsp 0|1                     0: one segment per instance, label 0 (MLM only)\n"
-           "  -o, --output OUT              a file for one SHARD; a directory (created) for\n"
-           "                                several, or when OUT ends in '/': SHARD.txt gives\n"
-           "                                OUT/SHARD.hdf5\n"
-           "  -P, --prep-root DIR           write into bertPrep's directory instead:\n"
-           "                                DIR/hdf5_lower_case_<d>_seq_len_<L>_max_pred_<P>_\n"
-           "                                masked_lm_prob_<p>_random_seed_<s>_dupe_factor_<f>/\n"
-           "                                <dataset>/ (dataset: --dataset, or the shard names'\n"
-           "                                part before _training_/_test_)\n"
-           "  --dataset NAME                the last directory with --prep-root\n"
-           "  --input-file PATH             the original's single input: a file, or a directory\n"
-           "                                whose *.txt files (sorted by name) are read as one\n"
-           "                                stream into the one output file -o\n"
-           "  --shard-index I --shard-count N\n"
-           "                                process only the shards k with k %% N == I (one job of\n"
-           "                                a batch array); under mpirun the MPI rank and size\n"
-           "                                are used when these are not given\n"
-           "  --skip-existing               leave shards whose output exists (finished files\n"
-           "                                only ever appear whole) and do the rest\n"
-           "  --deflate-level N             0 (default): our run-length + Huffman deflate\n"
-           "                                encoder, ~4x faster than libdeflate at level 4, files\n"
-           "                                ~7 %% larger; 1..12: libdeflate at that level (4 =\n"
-           "                                NVIDIA's). Any gzip reader reads both; the filter\n"
-           "                                records level 4 (NVIDIA's) for 0, else min(N, 9)\n"
-           "  -j, --threads N               threads (default: all cores): shards run in parallel,\n"
-           "                                and one shard's reading, masking and compression use\n"
-           "                                the rest\n"
-           "  -f, --force                   replace existing output files\n"
-           "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard with\n"
-           "                                its read / build / write times)\n"
-           "  -h, --help, -V, --version\n\n"
-           "Shards that fail (unreadable, no documents) are reported and the others are\n"
-           "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
-           "int32 ids: about 3.7 bytes per input byte at dupe_factor 5, plus ~16 MB fixed.\n"
-           "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left);\n"
-           "2 a bad option, an unreadable vocabulary or one without [CLS]/[SEP]/[MASK],\n"
-           "or an existing output without -f.\n",
-           progname);
+    printf(
+        "Usage: %s --vocab FILE [OPTIONS] -o OUT SHARD...\n"
+        "Turn BERT-format shards (one sentence per line, a blank line between documents,\n"
+        "as shard_split writes them) into masked-LM + next-sentence HDF5 files, one per\n"
+        "shard, with the six datasets of NVIDIA's create_pretraining_data.py (input_ids,\n"
+        "input_mask, segment_ids, masked_lm_positions, masked_lm_ids,\n"
+        "next_sentence_labels; gzip level 4). By default the data equals what the original\n"
+        "(DeepLearningExamples 4733603) writes for the same shard, vocabulary and seed.\n\n"
+        "Options (the original's underscore spellings work too, e.g. --max_seq_length):\n"
+        "  --vocab FILE                  WordPiece vocab.txt (required; --vocab-file)\n"
+        "  --max-seq-length N            tokens per instance (default 128)\n"
+        "  --max-predictions-per-seq N   masked positions per instance (default 20)\n"
+        "  --masked-lm-prob P            share of tokens masked (default 0.15)\n"
+        "  --short-seq-prob P            share of shorter instances (default 0.1)\n"
+        "  --dupe-factor N               passes over the documents (default 10, the\n"
+        "                                original's; bertPrep and the Hungarian scripts pass 5)\n"
+        "  --random-seed N               seed; every shard uses the same (default 12345)\n"
+        "  --do-lower-case [0|1]         1 (default): lower-case and strip accents;\n"
+        "                                0: keep case (the original lower-cases anyway)\n"
+        "  --whole-word-mask             mask whole words (a word and its ## pieces)\n"
+        "  --no-mask                     no masking: plain sequences, masked_lm_* all 0\n"
+        "                                (for dynamic masking in the trainer)\n"
+        "  --nsp 0|1                     0: one segment per instance, label 0 (MLM only)\n"
+        "  -o, --output OUT              a file for one SHARD; a directory (created) for\n"
+        "                                several, or when OUT ends in '/': SHARD.txt gives\n"
+        "                                OUT/SHARD.hdf5\n"
+        "  -P, --prep-root DIR           write into bertPrep's directory instead:\n"
+        "                                DIR/hdf5_lower_case_<d>_seq_len_<L>_max_pred_<P>_\n"
+        "                                masked_lm_prob_<p>_random_seed_<s>_dupe_factor_<f>/\n"
+        "                                <dataset>/ (dataset: --dataset, or the shard names'\n"
+        "                                part before _training_/_test_)\n"
+        "  --dataset NAME                the last directory with --prep-root\n"
+        "  --input-file PATH             the original's single input: a file, or a directory\n"
+        "                                whose *.txt files (sorted by name) are read as one\n"
+        "                                stream into the one output file -o\n"
+        "  --shard-index I --shard-count N\n"
+        "                                process only the shards k with k %% N == I (one job of\n"
+        "                                a batch array); under mpirun the MPI rank and size\n"
+        "                                are used when these are not given\n"
+        "  --skip-existing               leave shards whose output exists (finished files\n"
+        "                                only ever appear whole) and do the rest\n"
+        "  --deflate-level N             0 (default): our run-length + Huffman deflate\n"
+        "                                encoder, ~4x faster than libdeflate at level 4, files\n"
+        "                                ~7 %% larger; 1..12: libdeflate at that level (4 =\n"
+        "                                NVIDIA's). Any gzip reader reads both; the filter\n"
+        "                                records level 4 (NVIDIA's) for 0, else min(N, 9)\n"
+        "  -j, --threads N               threads (default: all cores): shards run in parallel,\n"
+        "                                and one shard's reading, masking and compression use\n"
+        "                                the rest\n"
+        "  -f, --force                   replace existing output files\n"
+        "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard with\n"
+        "                                its read / build / write times)\n"
+        "  -h, --help, -V, --version\n\n"
+        "Shards that fail (unreadable, no documents) are reported and the others are\n"
+        "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
+        "int32 ids: about 3.7 bytes per input byte at dupe_factor 5, plus ~16 MB fixed.\n"
+        "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left);\n"
+        "2 a bad option, an unreadable vocabulary or one without [CLS]/[SEP]/[MASK],\n"
+        "or an existing output without -f.\n",
+        progname);
 }
 
 enum {
-    O_VOCAB = 256, O_SEQ, O_PRED, O_MLM, O_SHORT, O_DUPE, O_SEED, O_LOWER, O_WWM, O_NOMASK, O_NSP, O_DATASET,
-    O_INPUT, O_OUTFILE, O_SHIDX, O_SHCNT, O_SKIP, O_BERTMODEL, O_LEVEL, O_STRICT
+    O_VOCAB = 256,
+    O_SEQ,
+    O_PRED,
+    O_MLM,
+    O_SHORT,
+    O_DUPE,
+    O_SEED,
+    O_LOWER,
+    O_WWM,
+    O_NOMASK,
+    O_NSP,
+    O_DATASET,
+    O_INPUT,
+    O_OUTFILE,
+    O_SHIDX,
+    O_SHCNT,
+    O_SKIP,
+    O_BERTMODEL,
+    O_LEVEL,
+    O_STRICT
 };
 
 static const struct option longopts[] = {
@@ -185,7 +204,8 @@ static void on_read(void *arg, uint64_t bytes, uint64_t lines) {
     uint64_t total = atomic_fetch_add(&r->read_bytes, bytes - cb->last) + (bytes - cb->last);
     cb->last = bytes;
     if (pthread_mutex_trylock(&r->plock) == 0) {
-        progress_update(&r->prog, total, total, (uint64_t)atomic_load(&r->done_jobs), "shards done");
+        progress_update(&r->prog, total, total, (uint64_t)atomic_load(&r->done_jobs),
+                        "shards done");
         pthread_mutex_unlock(&r->plock);
     }
     (void)lines;
@@ -206,7 +226,8 @@ static void run_job(Run *r, Job *j) {
     j->lines = d.lines;
     j->docs = d.ndoc;
     if (d.ndoc == 0) {
-        err_set(&j->err, "%s: no documents (an empty shard gives no instances; nothing written)", j->label);
+        err_set(&j->err, "%s: no documents (an empty shard gives no instances; nothing written)",
+                j->label);
         goto fail;
     }
     if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
@@ -225,9 +246,12 @@ static void run_job(Run *r, Job *j) {
     inst_set_free(&s);
     inst_docs_free(&d);
     j->seconds = now_sec() - t0;
-    info(3, "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s (read %.2f, build %.2f, write %.2f)",
-         j->label, (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6, j->output,
-         j->hdf5_bytes / 1e6, j->seconds, j->t_read, j->t_build, j->seconds - j->t_read - j->t_build);
+    info(3,
+         "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s (read %.2f, build "
+         "%.2f, write %.2f)",
+         j->label, (unsigned long long)j->docs, (unsigned long long)j->instances, j->bytes / 1e6,
+         j->output, j->hdf5_bytes / 1e6, j->seconds, j->t_read, j->t_build,
+         j->seconds - j->t_read - j->t_build);
     atomic_fetch_add(&r->done_jobs, 1);
     return;
 fail:
@@ -251,7 +275,9 @@ static int is_dir(const char *p) {
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 /* The regular *.txt files of dir, sorted, appended to (*v, *n). */
 static int list_txt(const char *dir, char ***v, int *n, Err *err) {
@@ -332,7 +358,7 @@ typedef struct Config {
     const char *vocab, *prep_root, *dataset, *input_file;
     int lower, skip_existing, level;
     long shard_index, shard_count; /* -1: all shards (no batch system) */
-    char **shards;                  /* the SHARD arguments */
+    char **shards;                 /* the SHARD arguments */
     int nshards;
 } Config;
 
@@ -353,14 +379,18 @@ static void check_args(Config *cfg) {
     Err err;
     if (!cfg->vocab) cli_bad_usage("--vocab FILE is required (the WordPiece vocab.txt)");
     if (inst_opts_check(&cfg->io, &err)) cli_bad_usage("%s", err.msg);
-    if ((cfg->shard_index >= 0) != (cfg->shard_count >= 0)) cli_bad_usage("--shard-index and --shard-count go together");
+    if ((cfg->shard_index >= 0) != (cfg->shard_count >= 0))
+        cli_bad_usage("--shard-index and --shard-count go together");
     if (cfg->shard_index >= 0 && cfg->shard_index >= cfg->shard_count)
-        cli_bad_usage("--shard-index %ld is not below --shard-count %ld", cfg->shard_index, cfg->shard_count);
+        cli_bad_usage("--shard-index %ld is not below --shard-count %ld", cfg->shard_index,
+                      cfg->shard_count);
     if (cfg->shard_index < 0 && mpi_env(&cfg->shard_index, &cfg->shard_count))
         info(3, "MPI rank %ld of %ld", cfg->shard_index, cfg->shard_count);
     if (cfg->prep_root && cfg->cc.output) cli_bad_usage("-o and --prep-root exclude each other");
-    if (!cfg->prep_root && !cfg->cc.output) cli_bad_usage("no output: give -o OUT or --prep-root DIR");
-    if (cfg->input_file && cfg->nshards) cli_bad_usage("--input-file and SHARD arguments exclude each other");
+    if (!cfg->prep_root && !cfg->cc.output)
+        cli_bad_usage("no output: give -o OUT or --prep-root DIR");
+    if (cfg->input_file && cfg->nshards)
+        cli_bad_usage("--input-file and SHARD arguments exclude each other");
     if (!cfg->input_file && !cfg->nshards) cli_bad_usage("no input shards");
 }
 
@@ -376,35 +406,75 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_VOCAB: cfg->vocab = optarg; break;
-        case O_SEQ: io->max_seq_length = (int)cli_parse_int(optarg, "--max-seq-length", 5, 1000000); break;
-        case O_PRED: io->max_predictions = (int)cli_parse_int(optarg, "--max-predictions-per-seq", 0, 65535); break;
-        case O_MLM: io->masked_lm_prob = cli_parse_double(optarg, "--masked-lm-prob"); break;
-        case O_SHORT: io->short_seq_prob = cli_parse_double(optarg, "--short-seq-prob"); break;
-        case O_DUPE: io->dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000); break;
-        case O_SEED: io->seed = parse_seed(optarg); break;
+        case O_VOCAB:
+            cfg->vocab = optarg;
+            break;
+        case O_SEQ:
+            io->max_seq_length = (int)cli_parse_int(optarg, "--max-seq-length", 5, 1000000);
+            break;
+        case O_PRED:
+            io->max_predictions = (int)cli_parse_int(optarg, "--max-predictions-per-seq", 0, 65535);
+            break;
+        case O_MLM:
+            io->masked_lm_prob = cli_parse_double(optarg, "--masked-lm-prob");
+            break;
+        case O_SHORT:
+            io->short_seq_prob = cli_parse_double(optarg, "--short-seq-prob");
+            break;
+        case O_DUPE:
+            io->dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000);
+            break;
+        case O_SEED:
+            io->seed = parse_seed(optarg);
+            break;
         case O_LOWER:
-            if (!optarg && optind < argc && (!strcmp(argv[optind], "0") || !strcmp(argv[optind], "1")))
+            if (!optarg && optind < argc &&
+                (!strcmp(argv[optind], "0") || !strcmp(argv[optind], "1")))
                 optarg = argv[optind++]; /* "--do_lower_case 1", as bertPrep writes it */
             cfg->lower = optarg ? (int)cli_parse_int(optarg, "--do-lower-case", 0, 1) : 1;
             break;
-        case O_WWM: io->whole_word = 1; break;
-        case O_NOMASK: io->no_mask = 1; break;
-        case O_NSP: io->no_nsp = !cli_parse_int(optarg, "--nsp", 0, 1); break;
-        case 'P': cfg->prep_root = optarg; break;
+        case O_WWM:
+            io->whole_word = 1;
+            break;
+        case O_NOMASK:
+            io->no_mask = 1;
+            break;
+        case O_NSP:
+            io->no_nsp = !cli_parse_int(optarg, "--nsp", 0, 1);
+            break;
+        case 'P':
+            cfg->prep_root = optarg;
+            break;
         case O_DATASET:
-            if (!*optarg || strchr(optarg, '/')) cli_bad_usage("--dataset: a name without '/', got '%s'", optarg);
+            if (!*optarg || strchr(optarg, '/'))
+                cli_bad_usage("--dataset: a name without '/', got '%s'", optarg);
             cfg->dataset = optarg;
             break;
-        case O_INPUT: cfg->input_file = optarg; break;
-        case O_BERTMODEL: break; /* the original's unused --bert_model */
-        case O_SHIDX: cfg->shard_index = cli_parse_int(optarg, "--shard-index", 0, 100000000); break;
-        case O_SHCNT: cfg->shard_count = cli_parse_int(optarg, "--shard-count", 1, 100000000); break;
-        case O_SKIP: cfg->skip_existing = 1; break;
-        case O_LEVEL: cfg->level = (int)cli_parse_int(optarg, "--deflate-level", 0, 12); break;
-        case O_STRICT: io->strict = 1; break;
-        case 'h': usage(); return 1;
-        default: cli_common_opt(&cfg->cc, c, optarg, argv, h5_versions());
+        case O_INPUT:
+            cfg->input_file = optarg;
+            break;
+        case O_BERTMODEL:
+            break; /* the original's unused --bert_model */
+        case O_SHIDX:
+            cfg->shard_index = cli_parse_int(optarg, "--shard-index", 0, 100000000);
+            break;
+        case O_SHCNT:
+            cfg->shard_count = cli_parse_int(optarg, "--shard-count", 1, 100000000);
+            break;
+        case O_SKIP:
+            cfg->skip_existing = 1;
+            break;
+        case O_LEVEL:
+            cfg->level = (int)cli_parse_int(optarg, "--deflate-level", 0, 12);
+            break;
+        case O_STRICT:
+            io->strict = 1;
+            break;
+        case 'h':
+            usage();
+            return 1;
+        default:
+            cli_common_opt(&cfg->cc, c, optarg, argv, h5_versions());
         }
     }
     cfg->shards = argv + optind;
@@ -430,8 +500,10 @@ static void collect_inputs(const Config *cfg, Plan *p) {
     Err err;
     if (cfg->input_file) {
         if (is_dir(cfg->input_file)) {
-            if (list_txt(cfg->input_file, &p->inputs, &p->ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
-            if (!p->ninputs) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", cfg->input_file);
+            if (list_txt(cfg->input_file, &p->inputs, &p->ninputs, &err))
+                die_code(EXIT_USAGE, "%s", err.msg);
+            if (!p->ninputs)
+                die_code(EXIT_USAGE, "%s: no *.txt files in this directory", cfg->input_file);
         } else {
             p->inputs = xmalloc(sizeof *p->inputs);
             p->inputs[p->ninputs++] = xstrdup(cfg->input_file);
@@ -443,7 +515,8 @@ static void collect_inputs(const Config *cfg, Plan *p) {
         if (is_dir(a)) {
             int before = p->ninputs;
             if (list_txt(a, &p->inputs, &p->ninputs, &err)) die_code(EXIT_USAGE, "%s", err.msg);
-            if (p->ninputs == before) die_code(EXIT_USAGE, "%s: no *.txt files in this directory", a);
+            if (p->ninputs == before)
+                die_code(EXIT_USAGE, "%s: no *.txt files in this directory", a);
         } else {
             p->inputs = xrealloc(p->inputs, (size_t)(p->ninputs + 1) * sizeof *p->inputs);
             p->inputs[p->ninputs++] = xstrdup(a);
@@ -461,12 +534,17 @@ static int plan_outputs(const Config *cfg, Plan *p) {
     if (cfg->prep_root) {
         if (cfg->input_file) cli_bad_usage("--input-file writes one file: give -o FILE");
         char *ds = cfg->dataset ? xstrdup(cfg->dataset) : dataset_of(p->inputs[0]);
-        if (!ds) cli_bad_usage("--prep-root: cannot tell the dataset from '%s'; give --dataset NAME", p->inputs[0]);
+        if (!ds)
+            cli_bad_usage("--prep-root: cannot tell the dataset from '%s'; give --dataset NAME",
+                          p->inputs[0]);
         char pr[64];
         py_float_str(io->masked_lm_prob, pr, sizeof pr);
         size_t n = strlen(cfg->prep_root) + strlen(ds) + 256;
         p->outdir = xmalloc(n);
-        snprintf(p->outdir, n, "%s/hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_dupe_factor_%d/%s",
+        snprintf(p->outdir, n,
+                 "%s/"
+                 "hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_"
+                 "dupe_factor_%d/%s",
                  cfg->prep_root, cfg->lower, io->max_seq_length, io->max_predictions, pr,
                  (unsigned long long)io->seed, io->dupe_factor, ds);
         free(ds);
@@ -475,11 +553,13 @@ static int plan_outputs(const Config *cfg, Plan *p) {
     size_t ol = strlen(out);
     int dir_out = is_dir(out) || (ol && out[ol - 1] == '/') || p->ninputs > 1;
     if (one_output && dir_out && !(ol && out[ol - 1] == '/') && !is_dir(out)) dir_out = 0;
-    if (one_output && dir_out) cli_bad_usage("--input-file writes one file, but -o %s is a directory", out);
+    if (one_output && dir_out)
+        cli_bad_usage("--input-file writes one file, but -o %s is a directory", out);
     if (!strcmp(out, "-")) cli_bad_usage("HDF5 output needs a file name, not standard output");
     if (!dir_out) return 1;
     p->outdir = xstrdup(out);
-    while (strlen(p->outdir) > 1 && p->outdir[strlen(p->outdir) - 1] == '/') p->outdir[strlen(p->outdir) - 1] = '\0';
+    while (strlen(p->outdir) > 1 && p->outdir[strlen(p->outdir) - 1] == '/')
+        p->outdir[strlen(p->outdir) - 1] = '\0';
     return one_output;
 }
 
@@ -503,7 +583,8 @@ static void make_jobs(const Config *cfg, Plan *p, int one_output) {
         j->output = out_name(p->outdir, p->inputs[i]);
         for (int k = 0; k < p->njobs; k++)
             if (!strcmp(p->jobs[k].output, j->output))
-                cli_bad_usage("%s and %s would both write %s", p->jobs[k].label, p->inputs[i], j->output);
+                cli_bad_usage("%s and %s would both write %s", p->jobs[k].label, p->inputs[i],
+                              j->output);
         p->njobs++;
     }
 }
@@ -521,7 +602,8 @@ static void select_jobs(const Config *cfg, Plan *p) {
                 continue;
             }
             if (!cfg->cc.force)
-                die_code(EXIT_USAGE, "%s: already exists (use -f to overwrite, or --skip-existing)", p->jobs[i].output);
+                die_code(EXIT_USAGE, "%s: already exists (use -f to overwrite, or --skip-existing)",
+                         p->jobs[i].output);
         }
         p->jobs[i].active = 1;
         p->nactive++;
@@ -538,9 +620,11 @@ static void plan_make(const Config *cfg, Plan *p) {
 }
 
 static void plan_free(Plan *p) {
-    for (int i = 0; i < p->njobs; i++) free(p->jobs[i].output);
+    for (int i = 0; i < p->njobs; i++)
+        free(p->jobs[i].output);
     free(p->jobs);
-    for (int i = 0; i < p->ninputs; i++) free(p->inputs[i]);
+    for (int i = 0; i < p->ninputs; i++)
+        free(p->inputs[i]);
     free(p->inputs);
     free(p->outdir);
 }
@@ -590,7 +674,8 @@ static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
         pthread_t *th = xmalloc((size_t)nworkers * sizeof *th);
         for (int i = 0; i < nworkers; i++)
             if (pthread_create(&th[i], NULL, worker, &r)) die("cannot start a thread");
-        for (int i = 0; i < nworkers; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < nworkers; i++)
+            pthread_join(th[i], NULL);
         free(th);
     }
     progress_done(&r.prog);
@@ -619,13 +704,16 @@ static int report(const Config *cfg, const Plan *p, double secs) {
                  cfg->shard_count, p->mine, p->njobs);
     int nactive = p->nactive;
     info(2,
-         "%d shard%s written%s, %llu documents, %.1f MB text -> %llu instances (%llu tokens, %.1f %% masked, "
+         "%d shard%s written%s, %llu documents, %.1f MB text -> %llu instances (%llu tokens, %.1f "
+         "%% masked, "
          "%.1f %% random next), %.1f MB HDF5%s%s in %.2f s (%.2f MB/s, %.0f instances/s)",
-         nactive - failed, nactive - failed == 1 ? "" : "s", where, (unsigned long long)docs, bytes / 1e6,
-         (unsigned long long)insts, (unsigned long long)tokens, tokens ? 100.0 * masked / tokens : 0.0,
-         insts ? 100.0 * rnext / insts : 0.0, hbytes / 1e6, p->outdir ? " in " : "", p->outdir ? p->outdir : "",
-         secs, secs > 0 ? bytes / 1e6 / secs : 0.0, secs > 0 ? insts / secs : 0.0);
-    if (p->skipped) info(2, "%d shard%s skipped: output exists", p->skipped, p->skipped == 1 ? "" : "s");
+         nactive - failed, nactive - failed == 1 ? "" : "s", where, (unsigned long long)docs,
+         bytes / 1e6, (unsigned long long)insts, (unsigned long long)tokens,
+         tokens ? 100.0 * masked / tokens : 0.0, insts ? 100.0 * rnext / insts : 0.0, hbytes / 1e6,
+         p->outdir ? " in " : "", p->outdir ? p->outdir : "", secs,
+         secs > 0 ? bytes / 1e6 / secs : 0.0, secs > 0 ? insts / secs : 0.0);
+    if (p->skipped)
+        info(2, "%d shard%s skipped: output exists", p->skipped, p->skipped == 1 ? "" : "s");
     if (failed) info(1, "%d of %d shard%s failed", failed, nactive, nactive == 1 ? "" : "s");
     return failed;
 }

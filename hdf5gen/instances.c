@@ -179,19 +179,21 @@ static void work(void *ctx, int wid, Batch *b) {
         if (w->sc.bad_utf8 != bad0) {
             b->counts[RC_BAD_UTF8] += w->sc.bad_utf8 - bad0;
             if (c->o->strict) {
-                err_set(&b->err, "%s:%llu: invalid UTF-8", c->names[h.input], (unsigned long long)h.line);
+                err_set(&b->err, "%s:%llu: invalid UTF-8", c->names[h.input],
+                        (unsigned long long)h.line);
                 b->failed = 1;
             }
         }
         if (need_unk)
             for (size_t k = 0; k < w->ids.n && !b->failed; k++)
                 if (w->ids.v[k] == WP_UNK_ABSENT) {
-                    err_set(&b->err, "%s:%llu: the vocabulary has no [UNK] token", c->names[h.input],
-                            (unsigned long long)h.line);
+                    err_set(&b->err, "%s:%llu: the vocabulary has no [UNK] token",
+                            c->names[h.input], (unsigned long long)h.line);
                     b->failed = 1;
                 }
         if (w->ids.n > INT32_MAX) {
-            err_set(&b->err, "%s:%llu: line too long", c->names[h.input], (unsigned long long)h.line);
+            err_set(&b->err, "%s:%llu: line too long", c->names[h.input],
+                    (unsigned long long)h.line);
             b->failed = 1;
         }
         n = (int32_t)w->ids.n;
@@ -229,7 +231,8 @@ static int flush(void *ctx, Batch *b) {
         if (!n) continue; /* a line that tokenizes to nothing: no sentence, no boundary */
         if (d->ntok + (size_t)n > d->tokcap) {
             size_t cap = d->tokcap ? d->tokcap : 1 << 16;
-            while (cap < d->ntok + (size_t)n) cap *= 2;
+            while (cap < d->ntok + (size_t)n)
+                cap *= 2;
             d->tok = xrealloc(d->tok, cap * sizeof *d->tok);
             d->tokcap = cap;
         }
@@ -245,7 +248,8 @@ static int flush(void *ctx, Batch *b) {
     return 0;
 }
 
-int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o, Err *err) {
+int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o,
+                   Err *err) {
     memset(d, 0, sizeof *d);
     d->sentcap = 4096;
     d->sent = xcalloc(d->sentcap, sizeof *d->sent);
@@ -289,17 +293,17 @@ typedef struct MaskCtx {
     const InstOpts *o;
     const int32_t *vocab_words; /* ids of the distinct tokens, first-occurrence order */
     size_t nvocab_words;
-    const uint8_t *cont;        /* per id: the token starts with "##" (whole_word) */
+    const uint8_t *cont; /* per id: the token starts with "##" (whole_word) */
     int32_t cls, sep, mask;
 } MaskCtx;
 
 /* One thread's masking scratch, max_seq_length (+ 1) entries each. */
 typedef struct Masker {
-    int32_t *tok;     /* the instance being masked */
+    int32_t *tok; /* the instance being masked */
     int32_t *cand;
-    int32_t *group;   /* whole_word: group g is cand[group[g] .. group[g + 1]) */
+    int32_t *group; /* whole_word: group g is cand[group[g] .. group[g + 1]) */
     int32_t *gorder;
-    uint8_t *masked;  /* position is masked */
+    uint8_t *masked; /* position is masked */
 } Masker;
 
 /* A block waiting for its masking: the generator before the block's first
@@ -315,26 +319,26 @@ typedef struct Builder {
     const InstOpts *o;
     InstSet *s;
     MaskCtx mc;
-    Masker m;              /* whole_word: masking happens during the draws */
+    Masker m; /* whole_word: masking happens during the draws */
     PyRandom rng;
-    size_t *perm;          /* all_documents[k] is document perm[k] */
+    size_t *perm; /* all_documents[k] is document perm[k] */
     int max_num_tokens;
-    int specials_in_text;  /* some sentence token is [CLS] or [SEP] */
-    int replay;            /* masking is drawn past and replayed (not whole_word, not no_mask) */
+    int specials_in_text; /* some sentence token is [CLS] or [SEP] */
+    int replay;           /* masking is drawn past and replayed (not whole_word, not no_mask) */
     /* the block being filled */
     Replay *cur;
-    uint32_t bmask;        /* its mask slots so far */
-    int32_t *wpos, *wnew;  /* whole_word: its masks, until the block is done */
+    uint32_t bmask;       /* its mask slots so far */
+    int32_t *wpos, *wnew; /* whole_word: its masks, until the block is done */
     size_t wcap;
     /* handing blocks to the masking threads; s->blk (which grows) and
      * rep are read by them under `lock` only */
     pthread_mutex_t lock;
     pthread_cond_t ready;
-    Replay **rep;          /* per block, until claimed */
-    size_t published;      /* blocks done drawing */
-    size_t claimed;        /* blocks taken for masking */
-    int finished;          /* no more blocks */
-    int bad;               /* a replay disagreed with the draws */
+    Replay **rep;     /* per block, until claimed */
+    size_t published; /* blocks done drawing */
+    size_t claimed;   /* blocks taken for masking */
+    int finished;     /* no more blocks */
+    int bad;          /* a replay disagreed with the draws */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -426,8 +430,8 @@ static void mask_one(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, i
 /* create_masked_lm_predictions on tok[0..len) in place (tok is scratch);
  * writes the positions in increasing order and the ids now there to
  * pos/newid and returns their number. */
-static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len, int32_t *pos,
-                            int32_t *newid) {
+static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len,
+                            int32_t *pos, int32_t *newid) {
     const InstOpts *o = c->o;
     size_t ncand = 0, ngroup = 0;
     for (size_t i = 0; i < len; i++) {
@@ -439,16 +443,19 @@ static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t 
     size_t nm = 0;
     if (!o->whole_word) {
         pyrandom_shuffle_i32(rng, m->cand, ncand);
-        for (size_t k = 0; k < ncand && nm < num; k++, nm++) mask_one(c, m, rng, tok, m->cand[k]);
+        for (size_t k = 0; k < ncand && nm < num; k++, nm++)
+            mask_one(c, m, rng, tok, m->cand[k]);
     } else {
         m->group[ngroup] = (int32_t)ncand;
-        for (size_t g = 0; g < ngroup; g++) m->gorder[g] = (int32_t)g;
+        for (size_t g = 0; g < ngroup; g++)
+            m->gorder[g] = (int32_t)g;
         pyrandom_shuffle_i32(rng, m->gorder, ngroup);
         for (size_t k = 0; k < ngroup && nm < num; k++) {
             int32_t g = m->gorder[k];
             size_t gl = (size_t)(m->group[g + 1] - m->group[g]);
             if (nm + gl > num) continue; /* the whole word would not fit */
-            for (int32_t j = m->group[g]; j < m->group[g + 1]; j++, nm++) mask_one(c, m, rng, tok, m->cand[j]);
+            for (int32_t j = m->group[g]; j < m->group[g + 1]; j++, nm++)
+                mask_one(c, m, rng, tok, m->cand[j]);
         }
     }
     /* positions in increasing order (the original sorts its records) */
@@ -471,14 +478,16 @@ static size_t skip_masking(Builder *B, size_t ncand, size_t num) {
     pyrandom_shuffle_draws(r, ncand);
     size_t nm = ncand < num ? ncand : num;
     for (size_t k = 0; k < nm; k++)
-        if (pyrandom_random(r) >= 0.8 && pyrandom_random(r) >= 0.5) pyrandom_below(r, B->mc.nvocab_words);
+        if (pyrandom_random(r) >= 0.8 && pyrandom_random(r) >= 0.5)
+            pyrandom_below(r, B->mc.nvocab_words);
     return nm;
 }
 
 static size_t count_specials(const Builder *B, uint64_t at, size_t n) {
     const int32_t *t = B->docs->tok + at;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += (t[i] == B->mc.cls) | (t[i] == B->mc.sep);
+    for (size_t i = 0; i < n; i++)
+        k += (t[i] == B->mc.cls) | (t[i] == B->mc.sep);
     return k;
 }
 
@@ -493,8 +502,13 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
     size_t k = s->n % INST_BLOCK;
     if (k == 0) block_start(B);
     Inst *in = &s->blk[s->nblk - 1].inst[k];
-    *in = (Inst){.a = a, .b = b, .na = (uint32_t)na, .nb = (uint32_t)nb, .has_b = (uint8_t)has_b,
-                 .next = (int8_t)next, .mask = B->bmask};
+    *in = (Inst){.a = a,
+                 .b = b,
+                 .na = (uint32_t)na,
+                 .nb = (uint32_t)nb,
+                 .has_b = (uint8_t)has_b,
+                 .next = (int8_t)next,
+                 .mask = B->bmask};
     if (o->no_mask) {
     } else if (o->whole_word) {
         if (B->bmask + num > B->wcap) {
@@ -503,13 +517,14 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
             B->wnew = xrealloc(B->wnew, B->wcap * sizeof *B->wnew);
         }
         inst_tokens(s, in, B->m.tok);
-        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len, B->wpos + B->bmask,
-                                            B->wnew + B->bmask);
+        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len,
+                                            B->wpos + B->bmask, B->wnew + B->bmask);
     } else {
         B->cur->rpos[k] = pyrandom_tell(&B->rng);
         B->cur->count = k + 1;
         size_t ncand = len - (has_b ? 3 : 2);
-        if (B->specials_in_text) ncand -= count_specials(B, a, na) + (has_b ? count_specials(B, b, nb) : 0);
+        if (B->specials_in_text)
+            ncand -= count_specials(B, a, na) + (has_b ? count_specials(B, b, nb) : 0);
         in->nmask = (uint16_t)skip_masking(B, ncand, num);
     }
     B->bmask += in->nmask;
@@ -523,7 +538,8 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
 
 /* truncate_seq_pair on the ranges [*alo, *ahi) and [*blo, *bhi): trim the
  * longer one (B on ties) at a random end until the total fits. */
-static void truncate_pair(Builder *B, size_t *alo, size_t *ahi, size_t *blo, size_t *bhi, size_t max) {
+static void truncate_pair(Builder *B, size_t *alo, size_t *ahi, size_t *blo, size_t *bhi,
+                          size_t max) {
     for (;;) {
         size_t na = *ahi - *alo, nb = *bhi - *blo;
         if (na + nb <= max) return;
@@ -543,7 +559,8 @@ static void from_document(Builder *B, size_t k) {
     size_t first = D->doc[doc], ns = D->doc[doc + 1] - first;
     size_t max_num = (size_t)B->max_num_tokens;
     size_t target = max_num;
-    if (pyrandom_random(&B->rng) < B->o->short_seq_prob) target = (size_t)pyrandom_randint(&B->rng, 2, (int64_t)max_num);
+    if (pyrandom_random(&B->rng) < B->o->short_seq_prob)
+        target = (size_t)pyrandom_randint(&B->rng, 2, (int64_t)max_num);
 
     size_t chunk0 = 0, nchunk = 0, chunk_len = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -553,7 +570,8 @@ static void from_document(Builder *B, size_t k) {
         if (!(i == ns - 1 || chunk_len >= target)) continue;
 
         if (B->o->no_nsp) {
-            size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + nchunk], blo = 0, bhi = 0;
+            size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + nchunk], blo = 0,
+                   bhi = 0;
             truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
             emit(B, alo, ahi - alo, 0, 0, 0, 0);
             nchunk = chunk_len = 0;
@@ -601,7 +619,8 @@ static void replay_block(Builder *B, const InstBlock *bk, const Replay *rp, Mask
         const Inst *in = &bk->inst[k];
         pyrandom_skip(&r, rp->rpos[k] - pyrandom_tell(&r));
         size_t len = inst_tokens(B->s, in, m->tok);
-        size_t nm = mask_instance(&B->mc, m, &r, m->tok, len, bk->mpos + in->mask, bk->mnew + in->mask);
+        size_t nm =
+            mask_instance(&B->mc, m, &r, m->tok, len, bk->mpos + in->mask, bk->mnew + in->mask);
         if (nm != in->nmask) {
 #pragma omp atomic write
             B->bad = 1;
@@ -615,7 +634,8 @@ static void replay_loop(Builder *B) {
     masker_init(&m, (size_t)B->o->max_seq_length);
     for (;;) {
         pthread_mutex_lock(&B->lock);
-        while (B->claimed >= B->published && !B->finished) pthread_cond_wait(&B->ready, &B->lock);
+        while (B->claimed >= B->published && !B->finished)
+            pthread_cond_wait(&B->ready, &B->lock);
         if (B->claimed >= B->published) {
             pthread_mutex_unlock(&B->lock);
             break;
@@ -637,11 +657,13 @@ static void draw_all(Builder *B) {
     const InstDocs *docs = B->docs;
     InstSet *s = B->s;
     B->perm = xmalloc((docs->ndoc ? docs->ndoc : 1) * sizeof *B->perm);
-    for (size_t k = 0; k < docs->ndoc; k++) B->perm[k] = k;
+    for (size_t k = 0; k < docs->ndoc; k++)
+        B->perm[k] = k;
     pyrandom_shuffle(&B->rng, B->perm, docs->ndoc, sizeof *B->perm);
 
     for (int dup = 0; dup < B->o->dupe_factor; dup++)
-        for (size_t k = 0; k < docs->ndoc; k++) from_document(B, k);
+        for (size_t k = 0; k < docs->ndoc; k++)
+            from_document(B, k);
     if (s->n % INST_BLOCK) block_end(B);
     pthread_mutex_lock(&B->lock);
     B->finished = 1;
@@ -649,7 +671,8 @@ static void draw_all(Builder *B) {
     pthread_mutex_unlock(&B->lock);
 
     s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
-    for (size_t r = 0; r < s->n; r++) s->order[r] = r;
+    for (size_t r = 0; r < s->n; r++)
+        s->order[r] = r;
     pyrandom_shuffle(&B->rng, s->order, s->n, sizeof *s->order);
 }
 
@@ -700,7 +723,7 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
 
     int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
     if (!B.replay) threads = 1;
-    /* one thread draws, then masks too; the others mask from the start */
+        /* one thread draws, then masks too; the others mask from the start */
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
 #pragma omp single nowait
@@ -718,7 +741,8 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     return rc;
 }
 
-int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err) {
+int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out,
+                  Err *err) {
     InstDocs d;
     char *paths[1] = {(char *)shard_path};
     memset(out, 0, sizeof *out);
@@ -734,14 +758,16 @@ int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path
 }
 
 void inst_set_free(InstSet *s) {
-    for (size_t g = 0; g < s->nblk; g++) free(s->blk[g].inst), free(s->blk[g].mpos), free(s->blk[g].mnew);
+    for (size_t g = 0; g < s->nblk; g++)
+        free(s->blk[g].inst), free(s->blk[g].mpos), free(s->blk[g].mnew);
     free(s->blk);
     free(s->order);
     inst_docs_free(&s->own);
     memset(s, 0, sizeof *s);
 }
 
-void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids) {
+void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions,
+              int32_t *label_ids) {
     const InstBlock *bk = &s->blk[i / INST_BLOCK];
     const Inst *in = &bk->inst[i % INST_BLOCK];
     const int32_t *mpos = bk->mpos + in->mask, *mnew = bk->mnew + in->mask;
@@ -751,7 +777,8 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
     v->next_sentence_label = in->next;
     if (input_ids) {
         inst_tokens(s, in, input_ids);
-        for (size_t k = 0; k < in->nmask; k++) input_ids[mpos[k]] = mnew[k];
+        for (size_t k = 0; k < in->nmask; k++)
+            input_ids[mpos[k]] = mnew[k];
     }
     if (positions && in->nmask) memcpy(positions, mpos, in->nmask * sizeof *positions);
     if (label_ids) {
@@ -759,14 +786,15 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
         size_t na = in->na;
         for (size_t k = 0; k < in->nmask; k++) {
             size_t p = (size_t)mpos[k];
-            label_ids[k] = p == 0                      ? s->cls
-                           : p <= na                   ? tok[in->a + p - 1]
+            label_ids[k] = p == 0                           ? s->cls
+                           : p <= na                        ? tok[in->a + p - 1]
                            : p == na + 1 || p + 1 == v->len ? s->sep
-                                                       : tok[in->b + p - na - 2];
+                                                            : tok[in->b + p - na - 2];
         }
     }
 }
 
-void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids) {
+void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions,
+              int32_t *label_ids) {
     inst_get(s, s->order[r], v, input_ids, positions, label_ids);
 }

@@ -55,19 +55,19 @@
 #include "tokenize/wordpiece.h"
 
 typedef struct InstOpts {
-    int max_seq_length;       /* 128 (original default; bertPrep passes 128 or 512) */
-    int max_predictions;      /* max_predictions_per_seq: 20 */
-    double masked_lm_prob;    /* 0.15 */
-    double short_seq_prob;    /* 0.1 */
-    int dupe_factor;          /* 10 (bertPrep passes 5) */
-    uint64_t seed;            /* random_seed: 12345 (abs() of a negative one) */
-    int whole_word;           /* see the file comment; 0 */
-    int no_mask;              /* 0 */
-    int no_nsp;               /* 0 */
-    int strict;               /* invalid UTF-8 is an error (the original raises);
-                                 otherwise it is dropped and counted */
-    int threads;              /* tokenization and masking threads (the result does not
-                                 depend on it); 0 or 1: the calling thread */
+    int max_seq_length;    /* 128 (original default; bertPrep passes 128 or 512) */
+    int max_predictions;   /* max_predictions_per_seq: 20 */
+    double masked_lm_prob; /* 0.15 */
+    double short_seq_prob; /* 0.1 */
+    int dupe_factor;       /* 10 (bertPrep passes 5) */
+    uint64_t seed;         /* random_seed: 12345 (abs() of a negative one) */
+    int whole_word;        /* see the file comment; 0 */
+    int no_mask;           /* 0 */
+    int no_nsp;            /* 0 */
+    int strict;            /* invalid UTF-8 is an error (the original raises);
+                              otherwise it is dropped and counted */
+    int threads;           /* tokenization and masking threads (the result does not
+                              depend on it); 0 or 1: the calling thread */
     /* Called from the reading thread after each batch of lines (may be NULL):
      * bytes and lines read so far. */
     void (*on_read)(void *arg, uint64_t bytes, uint64_t lines);
@@ -90,7 +90,7 @@ typedef struct InstDocs {
     size_t ntok, tokcap;
     size_t *sent; /* nsent + 1 offsets */
     size_t nsent, sentcap;
-    size_t *doc;  /* ndoc + 1 sentence indices */
+    size_t *doc; /* ndoc + 1 sentence indices */
     size_t ndoc, doccap;
     uint64_t lines;    /* text lines read (universal newlines) */
     uint64_t bytes;    /* input bytes */
@@ -102,7 +102,8 @@ typedef struct InstDocs {
  * directory", "FILE:LINE: invalid UTF-8" when strict, "FILE:LINE: the
  * vocabulary has no [UNK] token" when one is needed). Free with
  * inst_docs_free(). */
-int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o, Err *err);
+int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o,
+                   Err *err);
 
 /* Release d; it is reusable (empty) afterwards. */
 void inst_docs_free(InstDocs *d);
@@ -118,7 +119,7 @@ typedef struct Inst {
     uint32_t na, nb; /* segment lengths (nb is 0 without B) */
     uint16_t nmask;
     uint8_t has_b;
-    int8_t next;     /* next_sentence_label: 1 = B is a random segment */
+    int8_t next; /* next_sentence_label: 1 = B is a random segment */
 } Inst;
 
 #define INST_BLOCK 1024 /* instances per block of storage (and of parallel masking) */
@@ -132,8 +133,8 @@ typedef struct InstBlock {
 
 typedef struct InstStats {
     uint64_t instances, tokens, masked, random_next;
-    uint64_t truncated;  /* tokens removed by truncate_seq_pair */
-    uint64_t same_doc;   /* random-next pairs turned into label 0 (NVIDIA rule) */
+    uint64_t truncated; /* tokens removed by truncate_seq_pair */
+    uint64_t same_doc;  /* random-next pairs turned into label 0 (NVIDIA rule) */
 } InstStats;
 
 /* The instances of a shard; it refers to the InstDocs it was built from,
@@ -142,10 +143,10 @@ typedef struct InstStats {
 typedef struct InstSet {
     InstBlock *blk;
     size_t nblk, blkcap;
-    size_t n;         /* instances */
-    size_t *order;    /* output row r is instance order[r] */
+    size_t n;      /* instances */
+    size_t *order; /* output row r is instance order[r] */
     const InstDocs *docs;
-    InstDocs own;     /* the documents when inst_generate read them */
+    InstDocs own; /* the documents when inst_generate read them */
     int32_t cls, sep;
     InstStats st;
 } InstSet;
@@ -154,13 +155,14 @@ typedef struct InstSet {
  * seeds the generator with o->seed and makes exactly the original's random
  * draws. The draws are made on one thread; the masking itself runs on the
  * other o->threads - 1 threads meanwhile, block by block, from recorded
- * generator states (the result does not depend on the count). The vocabulary must hold [CLS] and [SEP], and
- * [MASK] unless no_mask. docs must outlive s. Returns 0, or -1 with err
- * set. Free with inst_set_free(). */
+ * generator states (the result does not depend on the count). The vocabulary must hold [CLS] and
+ * [SEP], and [MASK] unless no_mask. docs must outlive s. Returns 0, or -1 with err set. Free with
+ * inst_set_free(). */
 int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err);
 
 /* inst_docs_read of one file then inst_build; the set keeps the documents. */
-int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out, Err *err);
+int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path, InstSet *out,
+                  Err *err);
 
 /* Release s (and the documents inst_generate read); it is reusable (empty)
  * afterwards. */
@@ -168,9 +170,9 @@ void inst_set_free(InstSet *s);
 
 /* The shape of an output row. */
 typedef struct InstView {
-    size_t len;     /* tokens: input_mask has len ones */
-    size_t seg0;    /* segment_ids: seg0 zeros, then ones */
-    size_t nmask;   /* masked positions */
+    size_t len;   /* tokens: input_mask has len ones */
+    size_t seg0;  /* segment_ids: seg0 zeros, then ones */
+    size_t nmask; /* masked positions */
     int next_sentence_label;
 } InstView;
 
@@ -178,9 +180,11 @@ typedef struct InstView {
  * in *v, and, for each buffer that is not NULL, its unpadded contents:
  * input_ids (len ids, after masking), masked_lm_positions and masked_lm_ids
  * (nmask each; max_predictions is always enough). */
-void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids);
+void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions,
+              int32_t *label_ids);
 
 /* The same for instance i in creation order. */
-void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions, int32_t *label_ids);
+void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions,
+              int32_t *label_ids);
 
 #endif

@@ -27,10 +27,10 @@
 #include "common/common.h"
 
 typedef struct MlmCheckOpts {
-    int32_t vocab_size; /* 0: unknown (no range check) */
+    int32_t vocab_size;     /* 0: unknown (no range check) */
     int32_t cls, sep, mask; /* token ids; mask -1 when unknown */
-    int strict;         /* other integer types are errors, not warnings */
-    FILE *dump;         /* if set: every row in inst_dump's text format */
+    int strict;             /* other integer types are errors, not warnings */
+    FILE *dump;             /* if set: every row in inst_dump's text format */
 } MlmCheckOpts;
 
 typedef struct MlmCheckStats {
@@ -45,8 +45,9 @@ typedef struct MlmCheckStats {
 
 /* Check one padded row (ids, mask, seg: L values; pos, lab: P values; nsp).
  * Adds it to st (if not NULL). Returns 0, or -1 with the reason in why. */
-int mlmcheck_row(const MlmCheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask, const int32_t *seg,
-                const int32_t *pos, const int32_t *lab, int32_t nsp, MlmCheckStats *st, char *why, size_t cap);
+int mlmcheck_row(const MlmCheckOpts *o, int L, int P, const int32_t *ids, const int32_t *mask,
+                 const int32_t *seg, const int32_t *pos, const int32_t *lab, int32_t nsp,
+                 MlmCheckStats *st, char *why, size_t cap);
 
 /* Check the file at path, adding to st. Returns 0; -1 on a violation (err:
  * "PATH: instance 12: masked_lm_positions not increasing (9 then 5)"),

@@ -68,15 +68,17 @@ static void fill_nsp(void *arg, uint64_t r0, uint64_t n, void *buf) {
     }
 }
 
-int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err) {
+int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes,
+                  Err *err) {
     if (s->n == 0) return err_set(err, "%s: no instances to write", path);
     Ctx c = {s, (uint64_t)o->max_seq_length, (uint64_t)o->max_predictions};
     for (size_t i = 0; i < s->n; i++) { /* the padding arithmetic relies on these */
         InstView v;
         inst_get(s, i, &v, NULL, NULL, NULL);
         if (v.len > c.L || v.nmask > c.P || v.seg0 > v.len)
-            return err_set(err, "%s: instance %zu does not fit max_seq_length %d / max_predictions %d", path, i,
-                           o->max_seq_length, o->max_predictions);
+            return err_set(err,
+                           "%s: instance %zu does not fit max_seq_length %d / max_predictions %d",
+                           path, i, o->max_seq_length, o->max_predictions);
     }
     /* a dataset of width 0 (P = 0) still has one column of zeros: h5py cannot chunk width 0 */
     uint64_t P = c.P ? c.P : 1;

@@ -20,11 +20,11 @@
 #include "hdf5gen/instances.h"
 
 typedef struct MlmFileOpts {
-    int max_seq_length; /* L: every instance has len <= L */
+    int max_seq_length;  /* L: every instance has len <= L */
     int max_predictions; /* P: every instance has nmask <= P */
-    int level;          /* deflate level (4: NVIDIA's) */
-    int threads;        /* compression threads */
-    int force;          /* replace an existing file */
+    int level;           /* deflate level (4: NVIDIA's) */
+    int threads;         /* compression threads */
+    int force;           /* replace an existing file */
 } MlmFileOpts;
 
 /* Write the s->n rows of s (output order, inst_view) to `path`, atomically
@@ -32,6 +32,7 @@ typedef struct MlmFileOpts {
  * not NULL) is the compressed payload size. Returns 0, or -1 with err
  * ("PATH: already exists (use -f to overwrite)", "PATH: writing input_ids:
  * No space left on device"); no file is left at path then. */
-int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err);
+int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes,
+                  Err *err);
 
 #endif

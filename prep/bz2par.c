@@ -68,14 +68,14 @@
 
 /* ---- constants ---- */
 
-#define CHUNK ((size_t)1 << 20)           /* read size */
-#define WINDOW_INIT ((size_t)4 << 20)     /* initial scan window */
-#define SLACK 16                          /* zeroed bytes after data for 64-bit loads */
+#define CHUNK ((size_t)1 << 20)             /* read size */
+#define WINDOW_INIT ((size_t)4 << 20)       /* initial scan window */
+#define SLACK 16                            /* zeroed bytes after data for 64-bit loads */
 #define MAX_BLOCK_BYTES ((uint64_t)3 << 20) /* > any compressed bz2 block (~2.3 MB) */
-#define SEG_MAX ((uint64_t)2 << 20)       /* larger index pieces are bit-scanned */
-#define MAX_MERGE 4                       /* candidates merged after a failure */
+#define SEG_MAX ((uint64_t)2 << 20)         /* larger index pieces are bit-scanned */
+#define MAX_MERGE 4                         /* candidates merged after a failure */
 #define MAX_THREADS 256
-#define KEEP_BUF_MAX ((size_t)8 << 20)    /* pooled buffers above this are freed */
+#define KEEP_BUF_MAX ((size_t)8 << 20) /* pooled buffers above this are freed */
 #define IDX_BUF (256 * 1024)
 
 #define MAGIC_BLOCK 0x314159265359ULL
@@ -96,8 +96,8 @@ typedef struct AllocCache {
     void *p[4];
     size_t n[4];
     int used[4];
-    BzDec dec;   /* the fast decoder's block array */
-    int libbz2;  /* 1: decode with libbz2 only (WIKIBERT_BZ2=libbz2) */
+    BzDec dec;  /* the fast decoder's block array */
+    int libbz2; /* 1: decode with libbz2 only (WIKIBERT_BZ2=libbz2) */
 } AllocCache;
 
 /* Growable output area. */
@@ -159,17 +159,17 @@ typedef struct Scan {
     uint64_t wbase;
     int eof;
     int state;
-    uint64_t hdr;       /* SC_HEADER: byte offset of the next stream header */
-    uint64_t nstreams;  /* streams (or index pieces) seen */
+    uint64_t hdr;      /* SC_HEADER: byte offset of the next stream header */
+    uint64_t nstreams; /* streams (or index pieces) seen */
     int level;
-    uint64_t cur;       /* SC_BLOCKS: bit offset of the current block magic */
-    uint64_t search;    /* SC_BLOCKS: bit offset where the search resumes */
+    uint64_t cur;    /* SC_BLOCKS: bit offset of the current block magic */
+    uint64_t search; /* SC_BLOCKS: bit offset where the search resumes */
     int stream_start;
-    int has_prov;       /* provisional end-of-stream pending */
+    int has_prov; /* provisional end-of-stream pending */
     uint64_t prov_eos;
     uint32_t prov_crc;
     uint64_t refuted;
-    uint64_t gstart;    /* SC_GARBAGE: first ignored byte */
+    uint64_t gstart; /* SC_GARBAGE: first ignored byte */
     Index *idx;
     uint64_t seg_start, seg_end; /* SC_SEGMENT; seg_end UINT64_MAX: to EOF */
     size_t fake_b, fake_e;
@@ -250,8 +250,8 @@ static inline int magic_kind(uint64_t v) {
 /* First magic at bit p of w with from <= p and p + 48 <= limit. Returns its
  * kind and sets *pos, or MK_NONE and sets *resume to the first position not
  * yet examined. w needs SLACK readable bytes after limit/8. */
-static int find_magic(const unsigned char *w, uint64_t from, uint64_t limit,
-                      uint64_t *pos, uint64_t *resume) {
+static int find_magic(const unsigned char *w, uint64_t from, uint64_t limit, uint64_t *pos,
+                      uint64_t *resume) {
     if (limit < from + 48) {
         *resume = from;
         return MK_NONE;
@@ -320,10 +320,11 @@ typedef struct BitRange {
 /* Build a standalone one-block bz2 stream from the concatenation of the
  * ranges (which start with the block magic) into *buf (grown as needed,
  * SLACK zeroed bytes after the data). Returns its length. */
-static size_t frame_block(unsigned char **buf, size_t *cap, int level,
-                          const BitRange *r, int nr, uint32_t crc) {
+static size_t frame_block(unsigned char **buf, size_t *cap, int level, const BitRange *r, int nr,
+                          uint32_t crc) {
     uint64_t nbits = 0;
-    for (int i = 0; i < nr; i++) nbits += r[i].nbits;
+    for (int i = 0; i < nr; i++)
+        nbits += r[i].nbits;
     size_t need = 4 + (size_t)(nbits >> 3) + 1 + 10 + 1 + SLACK;
     if (*cap < need) {
         *cap = need + need / 4;
@@ -334,7 +335,8 @@ static size_t frame_block(unsigned char **buf, size_t *cap, int level,
     memcpy(w.p, "BZh", 3);
     w.p[3] = (unsigned char)level;
     w.len = 4;
-    for (int i = 0; i < nr; i++) bw_copy(&w, r[i].base, r[i].bit, r[i].nbits);
+    for (int i = 0; i < nr; i++)
+        bw_copy(&w, r[i].base, r[i].bit, r[i].nbits);
     bw_put(&w, (uint32_t)(MAGIC_EOS >> 24), 24);
     bw_put(&w, (uint32_t)(MAGIC_EOS & 0xffffff), 24);
     bw_put(&w, crc, 32);
@@ -386,7 +388,8 @@ static void ac_free(void *opaque, void *p) {
 }
 
 static void ac_destroy(AllocCache *c) {
-    for (int i = 0; i < 4; i++) free(c->p[i]);
+    for (int i = 0; i < 4; i++)
+        free(c->p[i]);
     bzdec_free(&c->dec);
     memset(c, 0, sizeof *c);
 }
@@ -394,7 +397,8 @@ static void ac_destroy(AllocCache *c) {
 static void out_reserve(OutBuf *o, size_t want) {
     if (o->cap >= want) return;
     size_t cap = o->cap ? o->cap : 64 * 1024;
-    while (cap < want) cap *= 2;
+    while (cap < want)
+        cap *= 2;
     o->p = xrealloc(o->p, cap);
     o->cap = cap;
 }
@@ -404,8 +408,8 @@ static void out_reserve(OutBuf *o, size_t want) {
  * msg says why and o->len is back where it was. The fast decoder (bzdec.c)
  * goes first; whatever it declines is decoded by libbz2, which also gives
  * the diagnostics. */
-static int bz_decode_stream(AllocCache *ac, const unsigned char *in, size_t len,
-                            OutBuf *o, size_t *used, char *msg, size_t msgsz) {
+static int bz_decode_stream(AllocCache *ac, const unsigned char *in, size_t len, OutBuf *o,
+                            size_t *used, char *msg, size_t msgsz) {
     if (!ac->libbz2 && bzdec_stream(&ac->dec, in, len, &o->p, &o->len, &o->cap, used) == 0)
         return DEC_OK;
     bz_stream s;
@@ -443,8 +447,9 @@ static int bz_decode_stream(AllocCache *ac, const unsigned char *in, size_t len,
         }
         if (r != BZ_OK) {
             if (r == BZ_DATA_ERROR)
-                snprintf(msg, msgsz, o->len > start ? "bz2 block CRC mismatch"
-                                                    : "bz2 data error (corrupt block)");
+                snprintf(msg, msgsz,
+                         o->len > start ? "bz2 block CRC mismatch"
+                                        : "bz2 data error (corrupt block)");
             else if (r == BZ_DATA_ERROR_MAGIC)
                 snprintf(msg, msgsz, "not bz2 data");
             else if (r == BZ_MEM_ERROR)
@@ -466,9 +471,9 @@ static int bz_decode_stream(AllocCache *ac, const unsigned char *in, size_t len,
 /* Frame and decode one block made of the given ranges; appends the output
  * to o. Returns DEC_OK only if the block ends exactly at the end of the
  * ranges (so the candidate boundary is a real one). */
-static int decode_ranges(AllocCache *ac, unsigned char **scratch, size_t *cap,
-                         int level, const BitRange *r, int nr, uint32_t crc,
-                         OutBuf *o, char *msg, size_t msgsz) {
+static int decode_ranges(AllocCache *ac, unsigned char **scratch, size_t *cap, int level,
+                         const BitRange *r, int nr, uint32_t crc, OutBuf *o, char *msg,
+                         size_t msgsz) {
     size_t len = frame_block(scratch, cap, level, r, nr, crc);
     size_t used = 0, start = o->len;
     if (bz_decode_stream(ac, *scratch, len, o, &used, msg, msgsz) != DEC_OK) return DEC_ERR;
@@ -518,7 +523,7 @@ static void decode_piece_blockwise(Worker *wk, Job *j) {
             }
             j->err_byte = base + pos;
             snprintf(j->msg, sizeof j->msg, "%s",
-                     pos == 0          ? "not bz2 data"
+                     pos == 0        ? "not bz2 data"
                      : j->last_piece ? "data after the end of a bz2 stream is not a bz2 stream "
                                        "(corrupt stream header?)"
                                      : "garbage between bz2 streams");
@@ -630,7 +635,8 @@ static void *worker_main(void *arg) {
     Bz2Par *b = wk->b;
     pthread_mutex_lock(&b->mu);
     for (;;) {
-        while (!b->stop && !b->qhead) pthread_cond_wait(&b->cv_work, &b->mu);
+        while (!b->stop && !b->qhead)
+            pthread_cond_wait(&b->cv_work, &b->mu);
         if (b->stop) break;
         Job *j = b->qhead;
         b->qhead = j->qnext;
@@ -677,7 +683,8 @@ static void job_recycle(Bz2Par *b, Job *j) {
  * the decoder is being closed. */
 static Job *job_get(Bz2Par *b) {
     pthread_mutex_lock(&b->mu);
-    while (!b->stop && b->inflight >= b->max_inflight) pthread_cond_wait(&b->cv_space, &b->mu);
+    while (!b->stop && b->inflight >= b->max_inflight)
+        pthread_cond_wait(&b->cv_space, &b->mu);
     if (b->stop) {
         pthread_mutex_unlock(&b->mu);
         return NULL;
@@ -823,8 +830,8 @@ static int idx_next(Index *x, uint64_t *off, char *msg, size_t msgsz) {
         x->line++;
         if (c == '\n' && nd == 0) continue; /* blank line */
         if (c != ':' || nd == 0 || over) {
-            snprintf(msg, msgsz, "%s: line %" PRIu64 ": expected \"offset:pageid:title\"",
-                     x->path, x->line);
+            snprintf(msg, msgsz, "%s: line %" PRIu64 ": expected \"offset:pageid:title\"", x->path,
+                     x->line);
             return -1;
         }
         for (;;) { /* skip the rest of the line */
@@ -929,8 +936,7 @@ static int scan_end(Bz2Par *b, uint64_t garbage) {
 }
 
 /* Queue the block [a, e) (file bit offsets) for decoding. -1 if closing. */
-static int emit_block(Bz2Par *b, uint64_t a, uint64_t e, int end, uint32_t scrc,
-                      uint64_t eos) {
+static int emit_block(Bz2Par *b, uint64_t a, uint64_t e, int end, uint32_t scrc, uint64_t eos) {
     Scan *sc = &b->sc;
     Job *j = job_get(b);
     if (!j) return -1;
@@ -979,8 +985,10 @@ static int scan_find(Bz2Par *b, uint64_t from, uint64_t *pos, uint64_t *resume) 
     int k = find_magic(sc->w, from - wb, limit - wb, &p, &r);
     uint64_t best = k ? p + wb : UINT64_MAX;
     *resume = r + wb;
-    while (sc->fake_b < b->n_fake_block && b->fake_block[sc->fake_b] < from) sc->fake_b++;
-    while (sc->fake_e < b->n_fake_eos && b->fake_eos[sc->fake_e] < from) sc->fake_e++;
+    while (sc->fake_b < b->n_fake_block && b->fake_block[sc->fake_b] < from)
+        sc->fake_b++;
+    while (sc->fake_e < b->n_fake_eos && b->fake_eos[sc->fake_e] < from)
+        sc->fake_e++;
     if (sc->fake_b < b->n_fake_block) {
         uint64_t f = b->fake_block[sc->fake_b];
         if (f < best && f + 48 <= limit) best = f, k = MK_BLOCK;
@@ -1021,8 +1029,9 @@ static int scan_next_offset(Bz2Par *b) {
         return 0;
     }
     if (b->is_reg && off >= b->fsize) {
-        scan_error(b, off, "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
-                   " bytes)", off, b->fsize);
+        scan_error(b, off,
+                   "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64 " bytes)",
+                   off, b->fsize);
         return -1;
     }
     sc->seg_end = off;
@@ -1049,10 +1058,9 @@ static int scan_header(Bz2Par *b) {
     if (avail == 0) {
         if (sc->nstreams == 0) return scan_error(b, 0, "not bz2 data (empty input)");
         if (sc->idx && sc->seg_end != UINT64_MAX)
-            return scan_error(b, h,
-                              "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
-                              " bytes)",
-                              sc->seg_end, h);
+            return scan_error(
+                b, h, "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64 " bytes)",
+                sc->seg_end, h);
         return scan_end(b, 0);
     }
     if (!is_header_prefix(p, avail)) {
@@ -1065,8 +1073,7 @@ static int scan_header(Bz2Par *b) {
     if (avail < 4 && sc->nstreams == 0) return scan_error(b, h, "not bz2 data");
     if (avail < 10) return scan_error(b, WEND(sc), "unexpected end of bz2 data (truncated file?)");
     int kind = magic_kind(get_bits(sc->w, (h - sc->wbase + 4) * 8, 48));
-    if (!kind)
-        return scan_error(b, h, sc->nstreams ? "corrupt bz2 stream header" : "not bz2 data");
+    if (!kind) return scan_error(b, h, sc->nstreams ? "corrupt bz2 stream header" : "not bz2 data");
     sc->nstreams++;
     sc->level = p[3];
     if (kind == MK_EOS) { /* empty stream */
@@ -1184,10 +1191,9 @@ static int scan_segment(Bz2Par *b) {
     if (!sc->eof) return 0;
     if (sc->seg_end != UINT64_MAX) {
         if (emit_piece(b, s0, wend, 1) < 0) return 0;
-        return scan_error(b, wend,
-                          "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
-                          " bytes)",
-                          sc->seg_end, wend);
+        return scan_error(
+            b, wend, "index offset %" PRIu64 " is beyond the end of the input (%" PRIu64 " bytes)",
+            sc->seg_end, wend);
     }
     sc->nstreams++;
     if (emit_piece(b, s0, wend, 1) < 0) return 0;
@@ -1216,11 +1222,20 @@ static int scan_run(Bz2Par *b) {
     for (;;) {
         int r;
         switch (sc->state) {
-        case SC_HEADER: r = scan_header(b); break;
-        case SC_BLOCKS: r = scan_blocks(b); break;
-        case SC_SEGMENT: r = scan_segment(b); break;
-        case SC_GARBAGE: r = scan_garbage(b); break;
-        default: return 0;
+        case SC_HEADER:
+            r = scan_header(b);
+            break;
+        case SC_BLOCKS:
+            r = scan_blocks(b);
+            break;
+        case SC_SEGMENT:
+            r = scan_segment(b);
+            break;
+        case SC_GARBAGE:
+            r = scan_garbage(b);
+            break;
+        default:
+            return 0;
         }
         if (sc->state == SC_DONE) return 0;
         if (!r) return 1;
@@ -1230,11 +1245,16 @@ static int scan_run(Bz2Par *b) {
 /* First byte offset the scanner still needs. */
 static uint64_t scan_keep(const Scan *sc) {
     switch (sc->state) {
-    case SC_HEADER: return sc->hdr;
-    case SC_BLOCKS: return sc->cur / 8;
-    case SC_SEGMENT: return sc->seg_start;
-    case SC_GARBAGE: return sc->search / 8;
-    default: return WEND(sc);
+    case SC_HEADER:
+        return sc->hdr;
+    case SC_BLOCKS:
+        return sc->cur / 8;
+    case SC_SEGMENT:
+        return sc->seg_start;
+    case SC_GARBAGE:
+        return sc->search / 8;
+    default:
+        return WEND(sc);
     }
 }
 
@@ -1300,7 +1320,8 @@ static Job *wait_nth(Bz2Par *b, int i) {
     Job *j;
     for (;;) {
         j = b->head;
-        for (int t = 0; t < i && j; t++) j = j->next;
+        for (int t = 0; t < i && j; t++)
+            j = j->next;
         if (j && j->state == ST_DONE) break;
         pthread_cond_wait(&b->cv_done, &b->mu);
     }
@@ -1335,8 +1356,8 @@ static int try_merge(Bz2Par *b, Job *j) {
         OutBuf o = {NULL, 0, 0};
         char msg[256];
         out_reserve(&o, j->out.cap);
-        if (decode_ranges(&b->ac, &b->scratch, &b->scratch_cap, j->level, r, m + 1,
-                          j->block_crc, &o, msg, sizeof msg) != DEC_OK) {
+        if (decode_ranges(&b->ac, &b->scratch, &b->scratch_cap, j->level, r, m + 1, j->block_crc,
+                          &o, msg, sizeof msg) != DEC_OK) {
             /* a CRC mismatch means the whole block was read: the better report */
             if (strstr(msg, "CRC")) snprintf(j->msg, sizeof j->msg, "%s", msg);
             free(o.p);
@@ -1371,8 +1392,8 @@ static int try_cut(Bz2Par *b, Job *j) {
     BitRange r = {j->in, 32, n};
     char msg[256];
     j->out.len = 0;
-    if (decode_ranges(&b->ac, &b->scratch, &b->scratch_cap, j->level, &r, 1, j->block_crc,
-                      &j->out, msg, sizeof msg) != DEC_OK)
+    if (decode_ranges(&b->ac, &b->scratch, &b->scratch_cap, j->level, &r, 1, j->block_crc, &j->out,
+                      msg, sizeof msg) != DEC_OK)
         return -1;
     j->stream_end = 1;
     j->stream_crc = (uint32_t)get_bits(j->in, 32 + n + 48, 32);
@@ -1503,8 +1524,10 @@ Bz2Par *bz2par_open(int fd, const Bz2ParOpts *opts, Err *err) {
             goto fail;
         }
         if (b->is_reg && off >= b->fsize) {
-            err_set(err, "%s: index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
-                    " bytes)", b->name, off, b->fsize);
+            err_set(err,
+                    "%s: index offset %" PRIu64 " is beyond the end of the input (%" PRIu64
+                    " bytes)",
+                    b->name, off, b->fsize);
             goto fail;
         }
         sc->state = SC_SEGMENT;
@@ -1560,7 +1583,8 @@ void bz2par_close(Bz2Par *b) {
     pthread_cond_broadcast(&b->cv_space);
     pthread_mutex_unlock(&b->mu);
     if (b->scan_started) pthread_join(b->scan_th, NULL);
-    for (int i = 0; i < b->nworkers; i++) pthread_join(b->workers[i].th, NULL);
+    for (int i = 0; i < b->nworkers; i++)
+        pthread_join(b->workers[i].th, NULL);
     for (int i = 0; i < b->nthreads; i++) {
         ac_destroy(&b->workers[i].ac);
         free(b->workers[i].scratch);

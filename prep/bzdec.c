@@ -44,7 +44,8 @@ static pthread_once_t crc_once = PTHREAD_ONCE_INIT;
 static void crc_init(void) {
     for (uint32_t i = 0; i < 256; i++) {
         uint32_t c = i << 24;
-        for (int k = 0; k < 8; k++) c = (c & 0x80000000u) ? (c << 1) ^ 0x04c11db7u : c << 1;
+        for (int k = 0; k < 8; k++)
+            c = (c & 0x80000000u) ? (c << 1) ^ 0x04c11db7u : c << 1;
         crc_tab[0][i] = c;
     }
     for (int t = 1; t < 8; t++)
@@ -55,14 +56,16 @@ static void crc_init(void) {
 uint32_t bzdec_crc_update(uint32_t crc, const unsigned char *p, size_t n) {
     pthread_once(&crc_once, crc_init);
     while (n >= 8) {
-        uint32_t a = crc ^ ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+        uint32_t a =
+            crc ^ ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
         crc = crc_tab[7][a >> 24] ^ crc_tab[6][(a >> 16) & 255] ^ crc_tab[5][(a >> 8) & 255] ^
               crc_tab[4][a & 255] ^ crc_tab[3][p[4]] ^ crc_tab[2][p[5]] ^ crc_tab[1][p[6]] ^
               crc_tab[0][p[7]];
         p += 8;
         n -= 8;
     }
-    while (n--) crc = (crc << 8) ^ crc_tab[0][(crc >> 24) ^ *p++];
+    while (n--)
+        crc = (crc << 8) ^ crc_tab[0][(crc >> 24) ^ *p++];
     return crc;
 }
 
@@ -70,9 +73,9 @@ uint32_t bzdec_crc_update(uint32_t crc, const unsigned char *p, size_t n) {
 
 typedef struct Bits {
     const unsigned char *p;
-    size_t len, pos;  /* pos: next byte to load (may pass len: zeros) */
-    uint64_t buf;     /* valid bits left-aligned */
-    unsigned cnt;     /* number of valid bits in buf */
+    size_t len, pos; /* pos: next byte to load (may pass len: zeros) */
+    uint64_t buf;    /* valid bits left-aligned */
+    unsigned cnt;    /* number of valid bits in buf */
 } Bits;
 
 static inline uint64_t load_be64(const unsigned char *p) {
@@ -111,10 +114,10 @@ static inline uint64_t bits_consumed(const Bits *b) { return (uint64_t)b->pos * 
 /* ---- Huffman tables ---- */
 
 typedef struct Huff {
-    uint16_t lut[1 << LUT_BITS]; /* (len << 9) | sym, 0 = longer code */
+    uint16_t lut[1 << LUT_BITS];      /* (len << 9) | sym, 0 = longer code */
     uint32_t first[MAX_CODE_LEN + 1]; /* first canonical code of each length */
     uint16_t count[MAX_CODE_LEN + 1], offset[MAX_CODE_LEN + 1];
-    uint16_t perm[MAX_ALPHA];     /* symbols ordered by (length, symbol) */
+    uint16_t perm[MAX_ALPHA]; /* symbols ordered by (length, symbol) */
     int maxlen;
 } Huff;
 
@@ -142,7 +145,8 @@ static int huff_build(Huff *h, const unsigned char *len, int n) {
                     h->perm[pp++] = (uint16_t)i;
                     if (l <= LUT_BITS) {
                         uint32_t lo = code << (LUT_BITS - l), hi = (code + 1) << (LUT_BITS - l);
-                        for (uint32_t k = lo; k < hi; k++) h->lut[k] = (uint16_t)(l << 9 | i);
+                        for (uint32_t k = lo; k < hi; k++)
+                            h->lut[k] = (uint16_t)(l << 9 | i);
                     }
                     code++;
                 }
@@ -176,7 +180,8 @@ static inline int huff_decode(const Huff *h, Bits *b) {
 static void grow_out(unsigned char **out, size_t *outcap, size_t need) {
     if (need <= *outcap) return;
     size_t cap = *outcap ? *outcap : 1 << 20;
-    while (cap < need) cap *= 2;
+    while (cap < need)
+        cap *= 2;
     *out = xrealloc(*out, cap);
     *outcap = cap;
 }
@@ -223,7 +228,10 @@ static uint32_t seg_of_row(const BzDec *d, uint32_t ns, uint32_t r) {
     uint32_t lo = 0, hi = ns; /* srow[2i] = row, srow[2i+1] = segment, by row */
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (d->srow[2 * mid] <= r) lo = mid; else hi = mid;
+        if (d->srow[2 * mid] <= r)
+            lo = mid;
+        else
+            hi = mid;
     }
     return d->srow[2 * lo + 1];
 }
@@ -257,16 +265,16 @@ static int walk(BzDec *d, uint32_t *tt, uint32_t nblock, uint32_t f0) {
     uint32_t f[WALK_K], cs[WALK_K], cc[WALK_K], done[WALK_K];
     int act[WALK_K], na = 0;
 
-#define START(c)                                                        \
-    do {                                                                \
-        uint32_t s_ = nextseg++, ch_ = nextchunk++;                     \
-        seg[s_].first = ch_;                                            \
-        cs[c] = s_, cc[c] = ch_, done[c] = 0;                           \
-        p[c] = pool + (size_t)ch_ * WALK_CHUNK;                         \
-        e[c] = p[c] + WALK_CHUNK;                                       \
-        uint32_t v_ = tt[seg[s_].row];                                  \
-        *p[c]++ = (unsigned char)v_;                                    \
-        f[c] = (v_ >> 8) & ROW_MASK;                                    \
+#define START(c)                                                                                   \
+    do {                                                                                           \
+        uint32_t s_ = nextseg++, ch_ = nextchunk++;                                                \
+        seg[s_].first = ch_;                                                                       \
+        cs[c] = s_, cc[c] = ch_, done[c] = 0;                                                      \
+        p[c] = pool + (size_t)ch_ * WALK_CHUNK;                                                    \
+        e[c] = p[c] + WALK_CHUNK;                                                                  \
+        uint32_t v_ = tt[seg[s_].row];                                                             \
+        *p[c]++ = (unsigned char)v_;                                                               \
+        f[c] = (v_ >> 8) & ROW_MASK;                                                               \
     } while (0)
 
     for (int c = 0; c < WALK_K && nextseg < ns; c++) {
@@ -313,8 +321,8 @@ static int walk(BzDec *d, uint32_t *tt, uint32_t nblock, uint32_t f0) {
     return s == 0 && total == nblock ? 0 : -1;
 }
 
-static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **out,
-                        size_t *outlen, size_t *outcap, uint32_t *crc_out) {
+static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **out, size_t *outlen,
+                        size_t *outcap, uint32_t *crc_out) {
     uint32_t crc = getbits(b, 32);
     if (getbits(b, 1)) return -1; /* randomised (bzip2 0.9.0): leave to libbz2 */
     uint32_t orig = getbits(b, 24);
@@ -337,13 +345,15 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
     if (nsel < 1 || nsel > MAX_SELECTORS) return -1;
     static __thread unsigned char selector[MAX_SELECTORS];
     unsigned char pos[MAX_GROUPS];
-    for (int i = 0; i < ngroups; i++) pos[i] = (unsigned char)i;
+    for (int i = 0; i < ngroups; i++)
+        pos[i] = (unsigned char)i;
     for (int i = 0; i < nsel; i++) {
         int j = 0;
         while (getbits(b, 1))
             if (++j >= ngroups) return -1;
         unsigned char v = pos[j];
-        for (; j > 0; j--) pos[j] = pos[j - 1];
+        for (; j > 0; j--)
+            pos[j] = pos[j - 1];
         pos[0] = v;
         selector[i] = v;
     }
@@ -367,22 +377,23 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
     uint32_t *tt = d->tt;
     uint32_t nblock = 0, count[256] = {0};
     unsigned char mtf[256];
-    for (int i = 0; i < ninuse; i++) mtf[i] = unseq[i];
+    for (int i = 0; i < ninuse; i++)
+        mtf[i] = unseq[i];
     const int eob = ninuse + 1;
     int group = -1, gleft = 0, sym;
     const Huff *h = NULL;
 
-#define NEXT_SYM()                                                   \
-    do {                                                             \
-        if (gleft == 0) {                                            \
-            if (++group >= nsel) return -1;                          \
-            gleft = 50;                                              \
-            h = &huff[selector[group]];                              \
-        }                                                            \
-        gleft--;                                                     \
-        if (b->cnt < MAX_CODE_LEN) refill(b);                        \
-        sym = huff_decode(h, b);                                     \
-        if (sym < 0) return -1;                                      \
+#define NEXT_SYM()                                                                                 \
+    do {                                                                                           \
+        if (gleft == 0) {                                                                          \
+            if (++group >= nsel) return -1;                                                        \
+            gleft = 50;                                                                            \
+            h = &huff[selector[group]];                                                            \
+        }                                                                                          \
+        gleft--;                                                                                   \
+        if (b->cnt < MAX_CODE_LEN) refill(b);                                                      \
+        sym = huff_decode(h, b);                                                                   \
+        if (sym < 0) return -1;                                                                    \
     } while (0)
 
     NEXT_SYM();
@@ -398,7 +409,8 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
             unsigned char c = mtf[0];
             if (run > nblock_max - nblock) return -1;
             count[c] += run;
-            for (uint32_t k = 0; k < run; k++) tt[nblock + k] = c;
+            for (uint32_t k = 0; k < run; k++)
+                tt[nblock + k] = c;
             nblock += run;
             continue; /* sym is the next symbol already */
         }
@@ -482,8 +494,8 @@ static int decode_block(BzDec *d, Bits *b, uint32_t nblock_max, unsigned char **
     return 0;
 }
 
-int bzdec_stream(BzDec *d, const unsigned char *in, size_t len, unsigned char **out,
-                 size_t *outlen, size_t *outcap, size_t *used) {
+int bzdec_stream(BzDec *d, const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
+                 size_t *outcap, size_t *used) {
     if (len < 4 || memcmp(in, "BZh", 3) != 0 || in[3] < '1' || in[3] > '9') return -1;
     uint32_t nblock_max = (uint32_t)(in[3] - '0') * 100000;
     Bits b = {in, len, 4, 0, 0};

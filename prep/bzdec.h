@@ -33,11 +33,11 @@ typedef struct WalkSeg {
 /* Per-thread decoder state: the block arrays (about 5 bytes per block
  * byte), reused between calls. */
 typedef struct BzDec {
-    uint32_t *tt;          /* symbols, then successor links */
-    unsigned char *pool;   /* walk output, in WALK_CHUNK-byte chunks */
-    uint32_t *link;        /* next chunk of the same segment */
+    uint32_t *tt;        /* symbols, then successor links */
+    unsigned char *pool; /* walk output, in WALK_CHUNK-byte chunks */
+    uint32_t *link;      /* next chunk of the same segment */
     WalkSeg *seg;
-    uint32_t *srow;        /* (row, segment) pairs sorted by row */
+    uint32_t *srow; /* (row, segment) pairs sorted by row */
     size_t tt_cap, nchunks;
 } BzDec;
 
@@ -46,8 +46,8 @@ typedef struct BzDec {
  * *outcap; grown with xrealloc). On success returns 0 and sets *used to the
  * bytes of `in` the stream took (through its final padding bits). On any
  * failure returns -1 and leaves *outlen as it was. */
-int bzdec_stream(BzDec *d, const unsigned char *in, size_t len, unsigned char **out,
-                 size_t *outlen, size_t *outcap, size_t *used);
+int bzdec_stream(BzDec *d, const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
+                 size_t *outcap, size_t *used);
 
 /* The bzip2 CRC-32 (polynomial 0x04c11db7, MSB first) of p[0..n), continuing
  * from crc (start with 0xffffffff; the final value is the complement). */

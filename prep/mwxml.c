@@ -54,12 +54,12 @@ struct MwXml {
     int depth;
     int in_siteinfo, in_page, in_revision;
     enum Field field;
-    int seen_root;  /* first element checked */
-    int bad_root;   /* first element was not <mediawiki>/<page> */
+    int seen_root; /* first element checked */
+    int bad_root;  /* first element was not <mediawiki>/<page> */
     char bad_root_name[64];
     int root_closed;
-    int fragment;   /* input started with <page>: synthetic root added */
-    int sniffing;   /* still collecting the first bytes */
+    int fragment; /* input started with <page>: synthetic root added */
+    int sniffing; /* still collecting the first bytes */
     Buf sniff;
 
     /* page under construction */
@@ -67,8 +67,8 @@ struct MwXml {
     int64_t id, revid, ns;
     int has_title, has_redirect, text_too_large;
     uint64_t page_line;
-    const char *bad_num;             /* first element that held no valid number */
-    char bad_text[UTF8_QUOTE_CAP];   /* its text, for the message */
+    const char *bad_num;           /* first element that held no valid number */
+    char bad_text[UTF8_QUOTE_CAP]; /* its text, for the message */
     uint64_t bad_line;
 
     /* siteinfo under construction */
@@ -92,11 +92,11 @@ static const struct {
     int key;
     const char *name;
 } canonical_ns[] = {
-    {-2, "Media"},     {-1, "Special"},       {1, "Talk"},           {2, "User"},
-    {3, "User talk"},  {4, "Project"},        {5, "Project talk"},   {6, "File"},
-    {7, "File talk"},  {8, "MediaWiki"},      {9, "MediaWiki talk"}, {10, "Template"},
-    {11, "Template talk"}, {12, "Help"},      {13, "Help talk"},     {14, "Category"},
-    {15, "Category talk"}, {828, "Module"},   {829, "Module talk"},
+    {-2, "Media"},         {-1, "Special"},  {1, "Talk"},           {2, "User"},
+    {3, "User talk"},      {4, "Project"},   {5, "Project talk"},   {6, "File"},
+    {7, "File talk"},      {8, "MediaWiki"}, {9, "MediaWiki talk"}, {10, "Template"},
+    {11, "Template talk"}, {12, "Help"},     {13, "Help talk"},     {14, "Category"},
+    {15, "Category talk"}, {828, "Module"},  {829, "Module talk"},
 };
 
 const char *wiki_canonical_ns(int key) {
@@ -123,8 +123,10 @@ static const char *attr(const XML_Char **atts, const char *name) {
 static int parse_i64(const Buf *b, int64_t *out) {
     const char *p = b->data ? b->data : "";
     size_t n = b->len;
-    while (n && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')) p++, n--;
-    while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\t' || p[n - 1] == '\r')) n--;
+    while (n && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+        p++, n--;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\n' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+        n--;
     if (!n) return -1;
     int neg = *p == '-';
     size_t i = neg ? 1 : 0;
@@ -205,11 +207,16 @@ static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **at
     } else if (wd->in_siteinfo) {
         buf_clear(&wd->sfield);
         if (wd->depth == 3) {
-            if (strcmp(name, "sitename") == 0) wd->field = F_SITENAME;
-            else if (strcmp(name, "dbname") == 0) wd->field = F_DBNAME;
-            else if (strcmp(name, "base") == 0) wd->field = F_BASE;
-            else if (strcmp(name, "generator") == 0) wd->field = F_GENERATOR;
-            else if (strcmp(name, "case") == 0) wd->field = F_CASE;
+            if (strcmp(name, "sitename") == 0)
+                wd->field = F_SITENAME;
+            else if (strcmp(name, "dbname") == 0)
+                wd->field = F_DBNAME;
+            else if (strcmp(name, "base") == 0)
+                wd->field = F_BASE;
+            else if (strcmp(name, "generator") == 0)
+                wd->field = F_GENERATOR;
+            else if (strcmp(name, "case") == 0)
+                wd->field = F_CASE;
         } else if (wd->depth == 4 && strcmp(name, "namespace") == 0) {
             const char *k = attr(atts, "key"), *c = attr(atts, "case");
             wd->field = F_NAMESPACE;
@@ -237,9 +244,8 @@ static void deliver_page(MwXml *wd) {
     if (wd->text_too_large) {
         wd->stats.too_large++;
         warn("%s:%llu: page '%.*s' skipped: text longer than %zu bytes", wd->opts.name,
-                    (unsigned long long)wd->page_line,
-                    (int)(wd->title.len > 200 ? 200 : wd->title.len),
-                    wd->title.data ? wd->title.data : "", wd->opts.max_text);
+             (unsigned long long)wd->page_line, (int)(wd->title.len > 200 ? 200 : wd->title.len),
+             wd->title.data ? wd->title.data : "", wd->opts.max_text);
         return;
     }
     if (wd->bad_num) {
@@ -278,9 +284,12 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
             deliver_page(wd);
             wd->in_page = 0;
         } else if (d == 3) {
-            if (wd->field == F_NS) page_number(wd, "<ns>", &wd->ns);
-            else if (wd->field == F_ID) page_number(wd, "<id>", &wd->id);
-            else if (strcmp(name, "revision") == 0) wd->in_revision = 0;
+            if (wd->field == F_NS)
+                page_number(wd, "<ns>", &wd->ns);
+            else if (wd->field == F_ID)
+                page_number(wd, "<id>", &wd->id);
+            else if (strcmp(name, "revision") == 0)
+                wd->in_revision = 0;
         } else if (d == 4 && wd->field == F_REVID)
             page_number(wd, "revision <id>", &wd->revid);
     } else if (wd->in_siteinfo) {
@@ -290,12 +299,23 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
         } else if (d == 3) {
             char **slot = NULL;
             switch (wd->field) {
-            case F_SITENAME: slot = &wd->site.sitename; break;
-            case F_DBNAME: slot = &wd->site.dbname; break;
-            case F_BASE: slot = &wd->site.base; break;
-            case F_GENERATOR: slot = &wd->site.generator; break;
-            case F_CASE: slot = &wd->site.casing; break;
-            default: break;
+            case F_SITENAME:
+                slot = &wd->site.sitename;
+                break;
+            case F_DBNAME:
+                slot = &wd->site.dbname;
+                break;
+            case F_BASE:
+                slot = &wd->site.base;
+                break;
+            case F_GENERATOR:
+                slot = &wd->site.generator;
+                break;
+            case F_CASE:
+                slot = &wd->site.casing;
+                break;
+            default:
+                break;
             }
             if (slot) {
                 free(*slot);
@@ -319,7 +339,8 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     MwXml *wd = ud;
     switch (wd->field) {
-    case F_NONE: return;
+    case F_NONE:
+        return;
     case F_TEXT:
         if (wd->text_too_large) return;
         if (wd->opts.max_text && wd->text.len + (size_t)len > wd->opts.max_text) {
@@ -329,20 +350,23 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
         }
         buf_append(&wd->text, s, (size_t)len);
         return;
-    case F_TITLE: buf_append(&wd->title, s, (size_t)len); return;
+    case F_TITLE:
+        buf_append(&wd->title, s, (size_t)len);
+        return;
     case F_NS:
     case F_ID:
     case F_REVID:
         if (wd->num.len < 64) buf_append(&wd->num, s, (size_t)len);
         return;
-    default: buf_append(&wd->sfield, s, (size_t)len); return;
+    default:
+        buf_append(&wd->sfield, s, (size_t)len);
+        return;
     }
 }
 
 /* ---- lifecycle ---- */
 
-MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
-                          void *ctx) {
+MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site, void *ctx) {
     MwXml *wd = xcalloc(1, sizeof *wd);
     wd->opts = *opts;
     if (!wd->opts.name) wd->opts.name = "-";
@@ -370,7 +394,8 @@ void mwxml_destroy(MwXml *wd) {
     buf_free(&wd->fix);
     WikiSiteinfo *s = &wd->site;
     free(s->sitename), free(s->dbname), free(s->base), free(s->generator), free(s->casing);
-    for (int i = 0; i < s->nns; i++) free(s->ns[i].name), free(s->ns[i].canonical), free(s->ns[i].casing);
+    for (int i = 0; i < s->nns; i++)
+        free(s->ns[i].name), free(s->ns[i].canonical), free(s->ns[i].casing);
     free(s->ns);
     free(wd->ns_case);
     free(wd);
@@ -386,11 +411,12 @@ int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err);
 
 static int xml_error(MwXml *wd, Err *err) {
     if (wd->bad_root)
-        return err_set(err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
-                       wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp), wd->bad_root_name);
+        return err_set(
+            err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
+            wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp), wd->bad_root_name);
     long long off = (long long)XML_GetCurrentByteIndex(wd->xp) - wd->prefix_len;
-    return err_set(err, "%s: line %lu, column %lu (XML byte %lld): malformed XML: %s", wd->opts.name,
-                   (unsigned long)XML_GetCurrentLineNumber(wd->xp),
+    return err_set(err, "%s: line %lu, column %lu (XML byte %lld): malformed XML: %s",
+                   wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
                    (unsigned long)XML_GetCurrentColumnNumber(wd->xp) + 1, off < 0 ? 0 : off,
                    XML_ErrorString(XML_GetErrorCode(wd->xp)));
 }
@@ -427,7 +453,8 @@ static int sniff(MwXml *wd) {
     size_t i = 0;
     if (n >= 3 && p[0] == 0xEF && p[1] == 0xBB && p[2] == 0xBF) i = 3;
     for (;;) {
-        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t')) i++;
+        while (i < n && (p[i] == ' ' || p[i] == '\n' || p[i] == '\r' || p[i] == '\t'))
+            i++;
         if (i >= n) return n >= SNIFF_MAX ? 1 : 0;
         if (p[i] != '<') return 1; /* let expat report it */
         if (i + 1 >= n) return 0;
@@ -438,7 +465,8 @@ static int sniff(MwXml *wd) {
             continue;
         }
         if (n - i < 6) return 0;
-        if (memcmp(p + i, "<page", 5) == 0 && (p[i + 5] == '>' || p[i + 5] == ' ')) wd->fragment = 1;
+        if (memcmp(p + i, "<page", 5) == 0 && (p[i + 5] == '>' || p[i + 5] == ' '))
+            wd->fragment = 1;
         return 1;
     }
 }
@@ -503,8 +531,7 @@ int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err) {
 int mwxml_finish(MwXml *wd, Err *err) {
     if (wd->sniffing) {
         wd->sniffing = 0;
-        if (wd->sniff.len == 0)
-            return err_set(err, "%s: empty input (no XML data)", wd->opts.name);
+        if (wd->sniff.len == 0) return err_set(err, "%s: empty input (no XML data)", wd->opts.name);
         if (end_sniff(wd, err)) return -1;
     }
     if (wd->ncarry) {
@@ -515,14 +542,17 @@ int mwxml_finish(MwXml *wd, Err *err) {
     if (wd->fragment && wd->depth == 1 && parse(wd, "</mediawiki>", 12, 0, err)) return -1;
     if (!wd->root_closed && wd->seen_root) {
         if (wd->depth == 1)
-            return err_set(err,
-                           "%s: line %lu: dump ends without </mediawiki> (truncated?); the %llu pages "
-                           "before it were complete",
-                           wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
-                           (unsigned long long)wd->stats.pages);
+            return err_set(
+                err,
+                "%s: line %lu: dump ends without </mediawiki> (truncated?); the %llu pages "
+                "before it were complete",
+                wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
+                (unsigned long long)wd->stats.pages);
         return err_set(err, "%s: line %lu: unexpected end of XML inside <%s> (truncated dump?)",
                        wd->opts.name, (unsigned long)XML_GetCurrentLineNumber(wd->xp),
-                       wd->in_page ? "page" : wd->in_siteinfo ? "siteinfo" : "mediawiki");
+                       wd->in_page       ? "page"
+                       : wd->in_siteinfo ? "siteinfo"
+                                         : "mediawiki");
     }
     return parse(wd, "", 0, 1, err);
 }

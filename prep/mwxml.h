@@ -46,31 +46,30 @@ typedef struct WikiPage {
     size_t title_len;
     const char *redirect; /* NULL if the page is not a redirect */
     size_t redirect_len;
-    const char *text;     /* wikitext of the last revision */
+    const char *text; /* wikitext of the last revision */
     size_t text_len;
-    uint64_t line;        /* XML line of <page>, for messages */
+    uint64_t line; /* XML line of <page>, for messages */
 } WikiPage;
 
 typedef struct MwXmlStats {
-    uint64_t pages;       /* complete <page> elements seen */
-    uint64_t too_large;   /* skipped: text longer than max_text */
-    uint64_t bad_utf8;    /* invalid UTF-8 sequences replaced */
-    uint64_t bad_number;  /* skipped: an <id>, <ns> or revision <id> that is
-                           * not a whole number in range (warned) */
-    uint64_t xml_bytes;   /* decompressed bytes fed */
+    uint64_t pages;      /* complete <page> elements seen */
+    uint64_t too_large;  /* skipped: text longer than max_text */
+    uint64_t bad_utf8;   /* invalid UTF-8 sequences replaced */
+    uint64_t bad_number; /* skipped: an <id>, <ns> or revision <id> that is
+                          * not a whole number in range (warned) */
+    uint64_t xml_bytes;  /* decompressed bytes fed */
 } MwXmlStats;
 
 typedef struct MwXmlOpts {
-    const char *name;     /* input name for messages */
-    size_t max_text;      /* pages with longer text are skipped; 0 = no limit */
+    const char *name; /* input name for messages */
+    size_t max_text;  /* pages with longer text are skipped; 0 = no limit */
 } MwXmlOpts;
 
 typedef void (*WikiPageFn)(void *ctx, const WikiPage *page);
 typedef void (*WikiSiteFn)(void *ctx, const WikiSiteinfo *site);
 
 /* Create a parser. Callbacks may be NULL. Pair with mwxml_destroy(). */
-MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site,
-                                 void *ctx);
+MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_site, void *ctx);
 
 /* Parse the next chunk. Returns 0, or -1 with err set to one line naming
  * the input, XML line:column and decompressed byte offset. Pages complete
@@ -96,6 +95,5 @@ const char *wiki_canonical_ns(int key);
 
 /* Expat version string, for --version. */
 const char *mwxml_expat_version(void);
-
 
 #endif

@@ -132,7 +132,8 @@ static void on_site(void *ctx, const WikiSiteinfo *site) {
                 found = 1;
             }
         }
-        if (!found) die_code(EXIT_USAGE, "--ns: no namespace named '%s' in this dump", st->ns_names[i]);
+        if (!found)
+            die_code(EXIT_USAGE, "--ns: no namespace named '%s' in this dump", st->ns_names[i]);
     }
     if (st->cfg->no_siteinfo) return;
     Buf *b = &st->line;
@@ -219,7 +220,8 @@ static void parse_ns_list(State *st, const char *arg) {
         errno = 0;
         long v = strtol(t, &end, 10);
         if (*t && *end == '\0') {
-            if (errno || v < INT32_MIN || v > INT32_MAX) cli_bad_usage("--ns: namespace number '%s' is out of range", t);
+            if (errno || v < INT32_MIN || v > INT32_MAX)
+                cli_bad_usage("--ns: namespace number '%s' is out of range", t);
             if (st->nns_keep >= MAX_NS_FILTER) cli_bad_usage("--ns: too many namespaces");
             st->ns_keep[st->nns_keep++] = v;
         } else {
@@ -231,7 +233,8 @@ static void parse_ns_list(State *st, const char *arg) {
 }
 
 static void progress(State *st, uint64_t pos, const MwXml *wd) {
-    progress_update(&st->progress, pos, mwxml_stats(wd)->xml_bytes, mwxml_stats(wd)->pages, "pages");
+    progress_update(&st->progress, pos, mwxml_stats(wd)->xml_bytes, mwxml_stats(wd)->pages,
+                    "pages");
 }
 
 static ssize_t read_full(int fd, char *p, size_t n) {
@@ -353,28 +356,44 @@ int main(int argc, char **argv) {
     cli_common_init(&cc);
     State st = {.cfg = &cfg};
     enum { O_INDEX = 256, O_NS, O_KEEPRED, O_NOSITE, O_STRICT, O_MAXPAGE };
-    static const struct option longopts[] = {
-        {"threads", required_argument, 0, 'j'}, {"index", required_argument, 0, O_INDEX},
-        {"ns", required_argument, 0, O_NS},     {"keep-redirects", no_argument, 0, O_KEEPRED},
-        {"no-siteinfo", no_argument, 0, O_NOSITE}, {"strict", no_argument, 0, O_STRICT},
-        {"max-page-bytes", required_argument, 0, O_MAXPAGE},
-        CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"threads", required_argument, 0, 'j'},
+                                             {"index", required_argument, 0, O_INDEX},
+                                             {"ns", required_argument, 0, O_NS},
+                                             {"keep-redirects", no_argument, 0, O_KEEPRED},
+                                             {"no-siteinfo", no_argument, 0, O_NOSITE},
+                                             {"strict", no_argument, 0, O_STRICT},
+                                             {"max-page-bytes", required_argument, 0, O_MAXPAGE},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     const char *ns_arg = "0";
     while ((c = getopt_long(argc, argv, ":o:fj:qvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_INDEX: cfg.index = optarg; break;
-        case O_NS: ns_arg = optarg; break;
-        case O_KEEPRED: cfg.keep_redirects = 1; break;
-        case O_NOSITE: cfg.no_siteinfo = 1; break;
-        case O_STRICT: cfg.strict = 1; break;
-        case O_MAXPAGE:
-            if (cli_parse_u64(optarg, &cfg.max_text)) cli_bad_usage("--max-page-bytes: bad size '%s'", optarg);
+        case O_INDEX:
+            cfg.index = optarg;
             break;
-        case 'h': usage(); return EXIT_OK;
+        case O_NS:
+            ns_arg = optarg;
+            break;
+        case O_KEEPRED:
+            cfg.keep_redirects = 1;
+            break;
+        case O_NOSITE:
+            cfg.no_siteinfo = 1;
+            break;
+        case O_STRICT:
+            cfg.strict = 1;
+            break;
+        case O_MAXPAGE:
+            if (cli_parse_u64(optarg, &cfg.max_text))
+                cli_bad_usage("--max-page-bytes: bad size '%s'", optarg);
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
         default: {
             char f[96];
-            snprintf(f, sizeof f, "(expat %s, libbz2 %s)", mwxml_expat_version(), bz2par_lib_version());
+            snprintf(f, sizeof f, "(expat %s, libbz2 %s)", mwxml_expat_version(),
+                     bz2par_lib_version());
             cli_common_opt(&cc, c, optarg, argv, f);
         }
         }
@@ -388,7 +407,8 @@ int main(int argc, char **argv) {
 
     Err err = {{0}};
     /* a missing input is found before the output is created */
-    if (input_check(cfg.input, &err) || (cfg.index && input_check(cfg.index, &err))) die("%s", err.msg);
+    if (input_check(cfg.input, &err) || (cfg.index && input_check(cfg.index, &err)))
+        die("%s", err.msg);
     if (writer_open(&st.out, cfg.output, cfg.force, &err)) die_code(EXIT_DATA, "%s", err.msg);
     st.out.keep_partial = 1;
     static char obuf[1 << 20];
@@ -409,24 +429,28 @@ int main(int argc, char **argv) {
         warn("%s: %llu invalid UTF-8 sequences replaced by U+FFFD", cfg.input,
              (unsigned long long)ws->bad_utf8);
     if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large || ws->bad_number))
-        rc = err_set(&err,
-                     "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
-                     "UTF-8 sequences",
-                     cfg.input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
-                     (unsigned long long)ws->bad_utf8);
+        rc = err_set(
+            &err,
+            "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
+            "UTF-8 sequences",
+            cfg.input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+            (unsigned long long)ws->bad_utf8);
     double dt = now_sec() - t0;
-    info(3, "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
-            "%llu bad-number; "
-            "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
+    info(3,
+         "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
+         "%llu bad-number; "
+         "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
          (unsigned long long)ws->pages, (unsigned long long)st.kept,
          (unsigned long long)st.skip_redirect, (unsigned long long)st.skip_ns,
          (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
-         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt, dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
+         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt,
+         dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
     mwxml_destroy(wd);
     if (rc) die("%s", err.msg);
     if (writer_close(&st.out, &err)) die("%s", err.msg);
     buf_free(&st.line);
     free(st.urlbase);
-    for (int i = 0; i < st.nns_names; i++) free(st.ns_names[i]);
+    for (int i = 0; i < st.nns_names; i++)
+        free(st.ns_names[i]);
     return EXIT_OK;
 }

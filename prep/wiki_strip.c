@@ -45,7 +45,7 @@ typedef struct State {
     Buf rec;        /* scratch for one record while packing */
     Worker workers[MAX_WORKERS];
     uint64_t counts[4];
-    Err first_bad;  /* the first malformed record's message */
+    Err first_bad; /* the first malformed record's message */
     Progress progress;
 } State;
 
@@ -97,7 +97,8 @@ static int load_siteinfo(State *st, const char *line, size_t len) {
     add_name(&names, &n, "Image", 5);
     add_name(&names, &n, "Category", 8);
     add_name(&names, &n, "Media", 5);
-    if (json_iter_init(&top, line, len, '{') || json_iter_next(&top, &k, &kn, &v, &vn) != 1) goto bad;
+    if (json_iter_init(&top, line, len, '{') || json_iter_next(&top, &k, &kn, &v, &vn) != 1)
+        goto bad;
     if (json_iter_init(&site, v, vn, '{')) goto bad;
     while (json_iter_next(&site, &k, &kn, &v, &vn) == 1) {
         if (!json_key_is(k, kn, "namespaces")) continue;
@@ -109,9 +110,12 @@ static int load_siteinfo(State *st, const char *line, size_t len) {
             Buf name = {0}, canon = {0};
             if (json_iter_init(&ns, e, en, '{')) goto bad;
             while (json_iter_next(&ns, &k, &kn, &v, &vn) == 1) {
-                if (json_key_is(k, kn, "key")) json_to_i64(v, vn, &key);
-                else if (json_key_is(k, kn, "name")) json_decode_string(&name, v, vn);
-                else if (json_key_is(k, kn, "canonical")) json_decode_string(&canon, v, vn);
+                if (json_key_is(k, kn, "key"))
+                    json_to_i64(v, vn, &key);
+                else if (json_key_is(k, kn, "name"))
+                    json_decode_string(&name, v, vn);
+                else if (json_key_is(k, kn, "canonical"))
+                    json_decode_string(&canon, v, vn);
             }
             if (key == 6 || key == 14 || key == -2) {
                 add_name(&names, &n, name.data, name.len);
@@ -124,7 +128,8 @@ static int load_siteinfo(State *st, const char *line, size_t len) {
     st->drop_ns = names;
     return 0;
 bad:
-    for (int i = 0; i < n; i++) free(names[i]);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
     free(names);
     return err_set(&st->err, "%s:%llu: malformed siteinfo record", st->rd.name,
                    (unsigned long long)st->rd.line);
@@ -170,17 +175,21 @@ static const char *parse_record(Worker *w, const char *rec, size_t len, size_t *
     int r = 0;
     while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
         if (json_key_is(k, kn, "text")) {
-            if (json_decode_string(&w->text, v, vn)) return *pos = (size_t)(v - rec), "bad \"text\" string";
+            if (json_decode_string(&w->text, v, vn))
+                return *pos = (size_t)(v - rec), "bad \"text\" string";
             have_text = 1;
         } else if (json_key_is(k, kn, "title")) {
-            if (json_decode_string(&w->title, v, vn)) return *pos = (size_t)(v - rec), "bad \"title\" string";
+            if (json_decode_string(&w->title, v, vn))
+                return *pos = (size_t)(v - rec), "bad \"title\" string";
             have_title = 1;
         } else if (json_key_is(k, kn, "url")) {
             json_decode_string(&w->url, v, vn);
         } else if (json_key_is(k, kn, "id") || json_key_is(k, kn, "revid")) {
             Buf *dst = k[0] == 'i' ? &w->id : &w->revid;
-            if (vn && v[0] == '"') json_decode_string(dst, v, vn);
-            else buf_append(dst, v, vn);
+            if (vn && v[0] == '"')
+                json_decode_string(dst, v, vn);
+            else
+                buf_append(dst, v, vn);
         }
     }
     if (r < 0) goto syntax;
@@ -230,7 +239,8 @@ static void work(void *ctx, int wid, Batch *b) {
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
     if (b->counts[C_BAD] && !st->counts[C_BAD]) st->first_bad = b->err;
-    for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
+    for (int i = 0; i < 4; i++)
+        st->counts[i] += b->counts[i];
     if (b->counts[C_BAD]) {
         if (st->strict) {
             st->err = b->err;
@@ -246,20 +256,29 @@ static int flush(void *ctx, Batch *b) {
 static int parse_args(int argc, char **argv, State *st, CliCommon *cc) {
     cli_common_init(cc);
     enum { O_STRICT = 256, O_LISTS };
-    static const struct option longopts[] = {
-        {"format", required_argument, 0, 'F'}, {"threads", required_argument, 0, 'j'},
-        {"strict", no_argument, 0, O_STRICT},  {"lists", no_argument, 0, O_LISTS},
-        CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"format", required_argument, 0, 'F'},
+                                             {"threads", required_argument, 0, 'j'},
+                                             {"strict", no_argument, 0, O_STRICT},
+                                             {"lists", no_argument, 0, O_LISTS},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'F':
-            if (docfmt_parse(optarg, &st->fmt)) cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
+            if (docfmt_parse(optarg, &st->fmt))
+                cli_bad_usage("--format: expected doc, json or lines, got '%s'", optarg);
             break;
-        case O_STRICT: st->strict = 1; break;
-        case O_LISTS: st->keep_lists = 1; break;
-        case 'h': usage(); return 1;
-        default: cli_common_opt(cc, c, optarg, argv, "");
+        case O_STRICT:
+            st->strict = 1;
+            break;
+        case O_LISTS:
+            st->keep_lists = 1;
+            break;
+        case 'h':
+            usage();
+            return 1;
+        default:
+            cli_common_opt(cc, c, optarg, argv, "");
         }
     }
     st->nthreads = cc->nthreads;
@@ -284,14 +303,15 @@ static void report(void *ctx, double dt) {
         ws.leftover_lines += one.leftover_lines;
         ws.invalid_utf8 += one.invalid_utf8;
     }
-    info(3, "%llu pages read, %llu written (%llu with no text left); %llu malformed skipped; "
-            "%llu paragraphs, %llu with leftover markup; %llu invalid UTF-8 replaced; "
-            "%.1f MB in %.2f s (%.1f MB/s)",
+    info(3,
+         "%llu pages read, %llu written (%llu with no text left); %llu malformed skipped; "
+         "%llu paragraphs, %llu with leftover markup; %llu invalid UTF-8 replaced; "
+         "%.1f MB in %.2f s (%.1f MB/s)",
          (unsigned long long)st->counts[C_IN], (unsigned long long)st->counts[C_OUT],
          (unsigned long long)st->counts[C_EMPTY], (unsigned long long)st->counts[C_BAD],
          (unsigned long long)ws.paragraphs, (unsigned long long)ws.leftover_lines,
-         (unsigned long long)ws.invalid_utf8,
-         (double)st->rd.bytes / 1e6, dt, dt > 0 ? (double)st->rd.bytes / 1e6 / dt : 0.0);
+         (unsigned long long)ws.invalid_utf8, (double)st->rd.bytes / 1e6, dt,
+         dt > 0 ? (double)st->rd.bytes / 1e6 / dt : 0.0);
 }
 
 static void state_free(State *st) {
@@ -314,10 +334,18 @@ int main(int argc, char **argv) {
     /* a missing input is found before the output is created */
     if (inputs_check(inputs, ninputs, &st.err)) die("%s", st.err.msg);
     reader_init(&st.rd, inputs, ninputs);
-    FilterRun run = {.output = cc.output, .force = cc.force, .keep_partial = 1,
-                     .inputs = inputs, .ninputs = ninputs, .nthreads = st.nthreads,
-                     .ops = {fill, work, flush}, .ctx = &st, .out = &st.out,
-                     .progress = &st.progress, .err = &st.err, .report = report};
+    FilterRun run = {.output = cc.output,
+                     .force = cc.force,
+                     .keep_partial = 1,
+                     .inputs = inputs,
+                     .ninputs = ninputs,
+                     .nthreads = st.nthreads,
+                     .ops = {fill, work, flush},
+                     .ctx = &st,
+                     .out = &st.out,
+                     .progress = &st.progress,
+                     .err = &st.err,
+                     .report = report};
     filter_run(&run);
     state_free(&st);
     return EXIT_OK;

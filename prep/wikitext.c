@@ -192,8 +192,8 @@ int wt_is_word_cp(uint32_t c) {
     if (c >= 0x2190 && c <= 0x2BFF) return 0;
     if (c >= 0x2E00 && c <= 0x2E7F) return 0;
     if (c >= 0x3000 && c <= 0x303F)
-        return (c >= 0x3005 && c <= 0x3007) || (c >= 0x3021 && c <= 0x3029) || (c >= 0x3031 && c <= 0x3035) ||
-               (c >= 0x3038 && c <= 0x303C);
+        return (c >= 0x3005 && c <= 0x3007) || (c >= 0x3021 && c <= 0x3029) ||
+               (c >= 0x3031 && c <= 0x3035) || (c >= 0x3038 && c <= 0x303C);
     if (c >= 0xFE00 && c <= 0xFE6F) return 0;
     if (c >= 0xFF01 && c <= 0xFF0F) return 0;
     if (c >= 0xFF1A && c <= 0xFF20) return 0;
@@ -215,7 +215,8 @@ size_t wt_u8_space(const unsigned char *s, const unsigned char *e) {
     if (c == 0xC2 && s + 1 < e && (s[1] == 0x85 || s[1] == 0xA0)) return 2;
     if (s + 2 >= e) return 0;
     if (c == 0xE1 && s[1] == 0x9A && s[2] == 0x80) return 3;
-    if (c == 0xE2 && s[1] == 0x80 && (s[2] <= 0x8A || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF)) return 3;
+    if (c == 0xE2 && s[1] == 0x80 && (s[2] <= 0x8A || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
+        return 3;
     if (c == 0xE2 && s[1] == 0x81 && s[2] == 0x9F) return 3;
     if (c == 0xE3 && s[1] == 0x80 && s[2] == 0x80) return 3;
     return 0;
@@ -256,7 +257,8 @@ int wt_protect_char(unsigned c) {
 }
 
 void wt_put_protected(Buf *b, unsigned c) {
-    unsigned char t[4] = {0xF4, 0x8F, (unsigned char)(0xBC | (c >> 6)), (unsigned char)(0x80 | (c & 0x3F))};
+    unsigned char t[4] = {0xF4, 0x8F, (unsigned char)(0xBC | (c >> 6)),
+                          (unsigned char)(0x80 | (c & 0x3F))};
     buf_append(b, t, 4);
 }
 
@@ -328,21 +330,24 @@ size_t wt_next_byte(Next *c, const unsigned char *s, size_t n, size_t j, int ch)
  * case-insensitive), blanks, '>' at s[i]; returns the offset past '>' or 0. */
 static size_t match_close(const unsigned char *s, size_t n, size_t i, const char *name, size_t nl) {
     size_t j = i + 1;
-    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    while (j < n && (s[j] == ' ' || s[j] == '\t'))
+        j++;
     if (j >= n || s[j] != '/') return 0;
     j++;
-    while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+    while (j < n && (s[j] == ' ' || s[j] == '\t'))
+        j++;
     if (n - j < nl) return 0;
     for (size_t k = 0; k < nl; k++)
         if (lower(s[j + k]) != name[k]) return 0;
     j += nl;
-    while (j < n && is_ws(s[j])) j++;
+    while (j < n && is_ws(s[j]))
+        j++;
     return j < n && s[j] == '>' ? j + 1 : 0;
 }
 
 /* Next closing tag </name> at or after j; *end receives the offset past it. */
-size_t wt_find_close(Next *c, const unsigned char *s, size_t n, size_t j, const char *name, size_t nl,
-                     size_t *end) {
+size_t wt_find_close(Next *c, const unsigned char *s, size_t n, size_t j, const char *name,
+                     size_t nl, size_t *end) {
     if (c->from != NOPOS && c->from <= j && (c->at == NOPOS || c->at >= j)) {
         *end = c->end;
         return c->at;
@@ -371,13 +376,15 @@ size_t wt_find_close(Next *c, const unsigned char *s, size_t n, size_t j, const 
 int wt_parse_tag(const unsigned char *s, size_t n, size_t i, int ws, Next *gt, Tag *t) {
     size_t j = i + 1;
     if (ws)
-        while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+        while (j < n && (s[j] == ' ' || s[j] == '\t'))
+            j++;
     t->close = 0;
     if (j < n && s[j] == '/') {
         t->close = 1;
         j++;
         if (ws)
-            while (j < n && (s[j] == ' ' || s[j] == '\t')) j++;
+            while (j < n && (s[j] == ' ' || s[j] == '\t'))
+                j++;
     }
     size_t k = 0;
     while (j < n && is_alnum(s[j])) {
@@ -407,24 +414,26 @@ static const char *const ns_english[] = {"File", "Image", "Media", "Category", N
  * dropped as well: dumps are not always shipped with their own siteinfo. */
 static const char *const ns_builtin[] = {
     /* File / Image */
-    "Datei", "Bild", "Fichier", "Archivo", "Imagen", "Ficheiro", "Imagem", "Arquivo", "Immagine", "Bestand",
-    "Afbeelding", "Plik", "Grafika", "Файл", "Изображение", "Soubor", "Obrázek", "Súbor", "Fájl", "Kép",
-    "Fil", "Tiedosto", "Kuva", "Dosya", "Resim", "Datoteka", "Slika", "Датотека", "Слика", "Податотека",
-    "Αρχείο", "Εικόνα", "Fitxer", "Imatge", "Fitxategi", "Irudia", "Berkas", "Gambar", "Tập tin", "Hình",
-    "ملف", "صورة", "پرونده", "تصویر", "فائل", "קובץ", "תמונה", "ファイル", "画像", "文件", "檔案", "图像",
-    "圖像", "파일", "그림", "ไฟล์", "ภาพ", "चित्र", "Lêer", "Mynd", "Figura", "Imachen", "Ofbyld", "Faidhle",
-    "Fayl", "Dosiero", "Fail", "Pilt", "Vaizdas", "Attēls", "Выява", "Рәсем", "Ӳкерчĕк", "Պատկեր", "ფაილი",
-    "പ്രമാണം", "Rikcha", "Fasciculus", "Arkivo", "Delwedd", "Comhad", "Íomhá", "Plaetje", "Picha", "Faili",
-    "Talaksan", "Larawan", "Skrá", "Restr", "Skeudenn", "Dosye", "Fichièr", "Failas", "Fails",
+    "Datei", "Bild", "Fichier", "Archivo", "Imagen", "Ficheiro", "Imagem", "Arquivo", "Immagine",
+    "Bestand", "Afbeelding", "Plik", "Grafika", "Файл", "Изображение", "Soubor", "Obrázek", "Súbor",
+    "Fájl", "Kép", "Fil", "Tiedosto", "Kuva", "Dosya", "Resim", "Datoteka", "Slika", "Датотека",
+    "Слика", "Податотека", "Αρχείο", "Εικόνα", "Fitxer", "Imatge", "Fitxategi", "Irudia", "Berkas",
+    "Gambar", "Tập tin", "Hình", "ملف", "صورة", "پرونده", "تصویر", "فائل", "קובץ", "תמונה",
+    "ファイル", "画像", "文件", "檔案", "图像", "圖像", "파일", "그림", "ไฟล์", "ภาพ", "चित्र",
+    "Lêer", "Mynd", "Figura", "Imachen", "Ofbyld", "Faidhle", "Fayl", "Dosiero", "Fail", "Pilt",
+    "Vaizdas", "Attēls", "Выява", "Рәсем", "Ӳкерчĕк", "Պատկեր", "ფაილი", "പ്രമാണം", "Rikcha",
+    "Fasciculus", "Arkivo", "Delwedd", "Comhad", "Íomhá", "Plaetje", "Picha", "Faili", "Talaksan",
+    "Larawan", "Skrá", "Restr", "Skeudenn", "Dosye", "Fichièr", "Failas", "Fails",
     /* Category */
-    "Kategorie", "Catégorie", "Categoría", "Categoria", "Categorie", "Kategoria", "Категория", "Категорія",
-    "Категорија", "Категори", "Катэгорыя", "Kategorija", "Kategori", "Kategória", "Luokka", "Flokkur",
-    "Kategooria", "Kategorio", "Kategory", "Kategorya", "Kateqoriya", "Kategoriya", "Kategorî", "Κατηγορία",
-    "Categuria", "Categori", "Catagóir", "Rummad", "Roinn-seòrsa", "Jamii", "Kaarangay", "Bólkur",
-    "Katiguriya", "Санат", "Ангилал", "Կատեգորիա", "კატეგორია", "زمرہ", "تصنيف", "رده", "بؤلمه", "گٹھ", "پۆل",
-    "קטגוריה", "קאַטעגאָריע", "分类", "分類", "カテゴリ", "분류", "หมวดหมู่", "श्रेणी", "वर्ग", "वर्गः", "বিষয়শ্রেণী",
-    "பகுப்பு", "వర్గం", "ವರ್ಗ", "വർഗ്ഗം", "ਸ਼੍ਰੇਣੀ", "መደብ", "Thể loại", "Kateggoria", "Kategoriija", "Câtegorie",
-    "Kumpulan", "Категорие", "Төркем", "Kategorii", NULL};
+    "Kategorie", "Catégorie", "Categoría", "Categoria", "Categorie", "Kategoria", "Категория",
+    "Категорія", "Категорија", "Категори", "Катэгорыя", "Kategorija", "Kategori", "Kategória",
+    "Luokka", "Flokkur", "Kategooria", "Kategorio", "Kategory", "Kategorya", "Kateqoriya",
+    "Kategoriya", "Kategorî", "Κατηγορία", "Categuria", "Categori", "Catagóir", "Rummad",
+    "Roinn-seòrsa", "Jamii", "Kaarangay", "Bólkur", "Katiguriya", "Санат", "Ангилал", "Կատեգորիա",
+    "კატეგორია", "زمرہ", "تصنيف", "رده", "بؤلمه", "گٹھ", "پۆل", "קטגוריה", "קאַטעגאָריע", "分类",
+    "分類", "カテゴリ", "분류", "หมวดหมู่", "श्रेणी", "वर्ग", "वर्गः", "বিষয়শ্রেণী", "பகுப்பு", "వర్గం",
+    "ವರ್ಗ", "വർഗ്ഗം", "ਸ਼੍ਰੇਣੀ", "መደብ", "Thể loại", "Kateggoria", "Kategoriija", "Câtegorie", "Kumpulan",
+    "Категорие", "Төркем", "Kategorii", NULL};
 
 static uint64_t hash_bytes(const unsigned char *s, size_t n) {
     uint64_t h = 1469598103934665603ULL;
@@ -442,7 +451,8 @@ static size_t fold_name(const unsigned char *s, size_t n, char *dst, size_t cap)
     const unsigned char *e = s + n;
     size_t w = 0;
     int space = 0;
-    while (s < e && (*s == ' ' || *s == '_' || *s == '\t')) s++;
+    while (s < e && (*s == ' ' || *s == '_' || *s == '\t'))
+        s++;
     while (s < e) {
         size_t l;
         if (*s == ' ' || *s == '_' || *s == '\t') {
@@ -471,7 +481,8 @@ void wt_ns_add(NsSet *ns, const char *name) {
         for (size_t k = 0; k < ns->cap; k++) {
             if (!ns->key[k]) continue;
             size_t h = hash_bytes((unsigned char *)ns->key[k], strlen(ns->key[k])) & (cap - 1);
-            while (key[h]) h = (h + 1) & (cap - 1);
+            while (key[h])
+                h = (h + 1) & (cap - 1);
             key[h] = ns->key[k];
         }
         free(ns->key);
@@ -505,13 +516,14 @@ int wt_ns_has(const NsSet *ns, const unsigned char *s, size_t n) {
 static const char *const not_lang[] = {"mw", "wmf", "voy", "doi", "rfc", "arxiv", NULL};
 
 /* Longer interlanguage codes. */
-static const char *const long_lang[] = {"simple",       "be-tarask", "be-x-old", "zh-yue",  "zh-min-nan",
-                                        "zh-classical", "roa-rup",   "roa-tara", "map-bms", "nds-nl",
-                                        "bat-smg",      "fiu-vro",   "cbk-zam",  "zh-tw",   "zh-cn",
-                                        "sr-ec",        "sr-el",     "nan",      NULL};
+static const char *const long_lang[] = {
+    "simple",   "be-tarask", "be-x-old", "zh-yue",  "zh-min-nan", "zh-classical", "roa-rup",
+    "roa-tara", "map-bms",   "nds-nl",   "bat-smg", "fiu-vro",    "cbk-zam",      "zh-tw",
+    "zh-cn",    "sr-ec",     "sr-el",    "nan",     NULL};
 
 int wt_is_interlang(const unsigned char *s, size_t n) {
-    while (n && s[n - 1] == ' ') n--;
+    while (n && s[n - 1] == ' ')
+        n--;
     if (n < 2 || n > 12) return 0;
     int plain = 1;
     for (size_t k = 0; k < n; k++) {
@@ -536,15 +548,18 @@ int wt_is_file_name(const unsigned char *s, size_t n) {
     static const char *const ext[] = {"jpg",  "jpeg", "png",  "gif",  "svg", "tif",  "tiff", "ogg",
                                       "ogv",  "oga",  "webm", "webp", "pdf", "djvu", "mp3",  "wav",
                                       "flac", "mid",  "midi", "xcf",  "stl", "opus", NULL};
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '_')) n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '_'))
+        n--;
     size_t d = n;
-    while (d && s[d - 1] != '.' && n - d < 5) d--;
+    while (d && s[d - 1] != '.' && n - d < 5)
+        d--;
     if (!d || s[d - 1] != '.') return 0;
     for (int k = 0; ext[k]; k++) {
         size_t l = strlen(ext[k]);
         if (l != n - d) continue;
         size_t m = 0;
-        while (m < l && lower(s[d + m]) == ext[k][m]) m++;
+        while (m < l && lower(s[d + m]) == ext[k][m])
+            m++;
         if (m == l) return 1;
     }
     return 0;
@@ -565,7 +580,8 @@ uint32_t wt_ph_class(PhSet *p, const unsigned char *s, size_t n) {
         for (size_t k = 0; k < p->cap; k++) {
             if (!p->h[k]) continue;
             size_t x = p->h[k] & (cap - 1);
-            while (nh[x]) x = (x + 1) & (cap - 1);
+            while (nh[x])
+                x = (x + 1) & (cap - 1);
             nh[x] = p->h[k];
             ni[x] = p->id[k];
         }
@@ -627,9 +643,12 @@ WikiText *wikitext_create(const WikiTextOpts *opts) {
     wt->sections = o.keep_sections;
     wt->no_placeholders = o.no_placeholders;
     wt->count_leftover = o.count_leftover;
-    for (int k = 0; ns_english[k]; k++) wt_ns_add(&wt->ns, ns_english[k]);
-    for (int k = 0; ns_builtin[k]; k++) wt_ns_add(&wt->ns, ns_builtin[k]);
-    for (int k = 0; o.drop_ns && o.drop_ns[k]; k++) wt_ns_add(&wt->ns, o.drop_ns[k]);
+    for (int k = 0; ns_english[k]; k++)
+        wt_ns_add(&wt->ns, ns_english[k]);
+    for (int k = 0; ns_builtin[k]; k++)
+        wt_ns_add(&wt->ns, ns_builtin[k]);
+    for (int k = 0; o.drop_ns && o.drop_ns[k]; k++)
+        wt_ns_add(&wt->ns, o.drop_ns[k]);
     return wt;
 }
 
@@ -682,7 +701,8 @@ int wikitext_has_markup(const char *str, size_t n) {
     static const size_t attr_len[] = {7, 7, 5, 5};
     const unsigned char *s = (const unsigned char *)str;
     size_t k = 0;
-    while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
+    while (k < n && (s[k] == ' ' || s[k] == '\t'))
+        k++;
     if (k < n && s[k] == '|') return 1;
     for (size_t i = 0; i < n; i++) {
         unsigned c = s[i];
@@ -708,13 +728,15 @@ int wikitext_has_markup(const char *str, size_t n) {
             break;
         case '&': {
             size_t j = i + 1;
-            while (j < n && (unsigned)(s[j] - 'a') < 26u) j++;
+            while (j < n && (unsigned)(s[j] - 'a') < 26u)
+                j++;
             if (j > i + 1 && j < n && s[j] == ';') return 1;
             break;
         }
         default: /* '=' */
             for (int a = 0; a < 4; a++)
-                if (i >= attr_len[a] && !memcmp(s + i - attr_len[a], attrs[a], attr_len[a])) return 1;
+                if (i >= attr_len[a] && !memcmp(s + i - attr_len[a], attrs[a], attr_len[a]))
+                    return 1;
             break;
         }
     }
@@ -724,12 +746,14 @@ int wikitext_has_markup(const char *str, size_t n) {
 /* Free a cleaner and its scratch memory; NULL is a no-op. */
 void wikitext_destroy(WikiText *wt) {
     if (!wt) return;
-    for (size_t k = 0; k < wt->ns.cap; k++) free(wt->ns.key[k]);
+    for (size_t k = 0; k < wt->ns.cap; k++)
+        free(wt->ns.key[k]);
     free(wt->ns.key);
     buf_free(&wt->t0);
     buf_free(&wt->t1);
     buf_free(&wt->line);
-    for (int h = 0; h < HEAD_LEVELS; h++) buf_free(&wt->head[h]);
+    for (int h = 0; h < HEAD_LEVELS; h++)
+        buf_free(&wt->head[h]);
     free(wt->br);
     free(wt->lk);
     free(wt->rg);

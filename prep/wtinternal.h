@@ -85,7 +85,6 @@ struct WikiText {
 
 /* ---- character helpers ---- */
 
-
 static inline int is_alpha(unsigned c) { return (c | 32) - 'a' < 26; }
 static inline int is_digit(unsigned c) { return c - '0' < 10; }
 static inline int is_alnum(unsigned c) { return is_alpha(c) || is_digit(c); }
@@ -182,8 +181,8 @@ size_t wt_next_byte(Next *c, const unsigned char *s, size_t n, size_t j, int ch)
 /* Next closing tag </name> (nl bytes, lower case; ASCII case-insensitive
  * and blanks allowed) at or after j in s[0..n), NOPOS if none; *end
  * receives the offset past its '>'. Cached in c. */
-size_t wt_find_close(Next *c, const unsigned char *s, size_t n, size_t j, const char *name, size_t nl,
-                     size_t *end);
+size_t wt_find_close(Next *c, const unsigned char *s, size_t n, size_t j, const char *name,
+                     size_t nl, size_t *end);
 
 /* Parse the tag at s[i] == '<' into t: 1 if it is one, else 0. ws allows
  * blanks after '<' and after the '/' of a closing tag; gt caches the search

@@ -131,7 +131,8 @@ static void put_valid(WikiText *wt, Buf *out, const unsigned char *s, size_t a, 
         size_t j = a;
         while (j < b) {
             unsigned c = s[j];
-            size_t l = c < 0x80 ? (c >= 0x20 || c == '\t' || c == '\n') && c != 0x7F : u8_valid(s + j, b - j);
+            size_t l = c < 0x80 ? (c >= 0x20 || c == '\t' || c == '\n') && c != 0x7F
+                                : u8_valid(s + j, b - j);
             if (!l) break;
             j += l;
         }
@@ -153,14 +154,16 @@ static void put_valid(WikiText *wt, Buf *out, const unsigned char *s, size_t a, 
 static void put_nowiki(WikiText *wt, Buf *out, const unsigned char *s, size_t a, size_t b) {
     for (size_t i = a; i < b;) {
         size_t j = i;
-        while (j < b && !wt_protect_char(s[j]) && s[j] != '&') j++;
+        while (j < b && !wt_protect_char(s[j]) && s[j] != '&')
+            j++;
         put_valid(wt, out, s, i, j);
         i = j;
         if (i >= b) break;
         if (s[i] == '&') {
             size_t k = i + 1;
             if (k < b && s[k] == '#') k++;
-            while (k < b && k - i < ENTITY_MAX && is_alnum(s[k])) k++;
+            while (k < b && k - i < ENTITY_MAX && is_alnum(s[k]))
+                k++;
             if (k < b && s[k] == ';') {
                 buf_append(out, s + i, k + 1 - i);
                 i = k + 1;
@@ -188,14 +191,16 @@ static const unsigned char p4_special[256] = {['['] = 1, [']'] = 1, ['|'] = 1, [
  * what MediaWiki shows (the text, or the first variant of
  * "zh-hans:A;zh-hant:B", nothing for hidden/title rules) in place of the
  * '-' already in out. Returns the offset past "}-", or 0 if it is not one. */
-static size_t lang_convert(WikiText *wt, const unsigned char *s, size_t n, size_t i, Next *cb, Buf *out) {
+static size_t lang_convert(WikiText *wt, const unsigned char *s, size_t n, size_t i, Next *cb,
+                           Buf *out) {
     size_t c = wt_next_byte(cb, s, n, i + 1, '}');
     if (c == NOPOS || c + 1 >= n || s[c + 1] != '-' || c - i > TAG_MAX) return 0;
     size_t a = i + 1, b = c;
     for (size_t k = a; k < b; k++)
         if (s[k] == '{' || s[k] == '<' || s[k] == '\n') return 0;
     size_t f = a;
-    while (f < b && f - a < 8 && (is_alpha(s[f]) || s[f] == ';' || s[f] == '+' || s[f] == '-')) f++;
+    while (f < b && f - a < 8 && (is_alpha(s[f]) || s[f] == ';' || s[f] == '+' || s[f] == '-'))
+        f++;
     if (f < b && f > a && s[f] == '|') {
         for (size_t k = a; k < f; k++)
             if (s[k] == 'H' || s[k] == 'T' || s[k] == '-') {
@@ -206,12 +211,15 @@ static size_t lang_convert(WikiText *wt, const unsigned char *s, size_t n, size_
         a = f + 1;
     }
     size_t v = a;
-    while (v < b && s[v] == ' ') v++;
+    while (v < b && s[v] == ' ')
+        v++;
     size_t w = v;
-    while (w < b && ((unsigned)(s[w] - 'a') < 26u || s[w] == '-')) w++;
+    while (w < b && ((unsigned)(s[w] - 'a') < 26u || s[w] == '-'))
+        w++;
     if (w - v >= 2 && w - v <= 20) {
         size_t k = w;
-        while (k < b && s[k] == ' ') k++;
+        while (k < b && s[k] == ' ')
+            k++;
         if (k < b && s[k] == ':') {
             a = k + 1;
             const unsigned char *semi = memchr(s + a, ';', b - a);
@@ -237,7 +245,8 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     Next gt, cbrace, close[N_EXT];
     wt_next_reset(&gt);
     wt_next_reset(&cbrace);
-    for (size_t k = 0; k < N_EXT; k++) wt_next_reset(&close[k]);
+    for (size_t k = 0; k < N_EXT; k++)
+        wt_next_reset(&close[k]);
     wt->nbr = 0;
     buf_reserve(out, n + 64);
     size_t i = 0;
@@ -278,7 +287,8 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             }
         } else if (c == '{') {
             size_t k = i;
-            while (k < n && s[k] == '{') k++;
+            while (k < n && s[k] == '{')
+                k++;
             if (k - i == 1 && i && s[i - 1] == '-' && out->len && out->data[out->len - 1] == '-') {
                 size_t e = lang_convert(wt, s, n, i, &cbrace, out);
                 if (e) {
@@ -291,7 +301,8 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             i = k;
         } else if (c == '}') {
             size_t k = i;
-            while (k < n && s[k] == '}') k++;
+            while (k < n && s[k] == '}')
+                k++;
             size_t m = k - i;
             int orphan = 0;
             while (m >= 2 && wt->nbr) {
@@ -342,7 +353,8 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
                 continue;
             }
             if (kind == X_MATH) {
-                if (!wt->no_placeholders) wt_put_marker(out, 'M', wt_ph_class(&wt->ph[0], s + i, cend - i));
+                if (!wt->no_placeholders)
+                    wt_put_marker(out, 'M', wt_ph_class(&wt->ph[0], s + i, cend - i));
             } else if (kind == X_NOWIKI) {
                 put_nowiki(wt, out, s, t.end, cs);
             }
@@ -371,7 +383,8 @@ static void filter_table_lines(Buf *b, size_t from) {
     while (r < b->len) {
         size_t e = wt_line_end(b, r);
         size_t k = r;
-        while (k < e && (b->data[k] == ' ' || b->data[k] == '\t' || b->data[k] == ':')) k++;
+        while (k < e && (b->data[k] == ' ' || b->data[k] == '\t' || b->data[k] == ':'))
+            k++;
         int drop = first || (k < e && (b->data[k] == '|' || b->data[k] == '!' ||
                                        (b->data[k] == '{' && k + 1 < e && b->data[k + 1] == '|')));
         size_t stop = e < b->len ? e + 1 : e;
@@ -438,7 +451,8 @@ static size_t match_protocol(const unsigned char *s, size_t n, size_t i) {
         if ((unsigned char)p[0] != c0) continue;
         size_t l = len[k] ? len[k] : (len[k] = strlen(p)), m = 1;
         if (n - i < l) continue;
-        while (m < l && lower(s[i + m]) == p[m]) m++;
+        while (m < l && lower(s[i + m]) == p[m])
+            m++;
         if (m == l) return l;
     }
     return 0;
@@ -448,7 +462,8 @@ static size_t match_protocol(const unsigned char *s, size_t n, size_t i) {
  * anything but brackets, <>", controls and whitespace), 0 if none. */
 static size_t url_char(const unsigned char *s, const unsigned char *e) {
     unsigned c = *s;
-    if (c <= 0x20 || c == 0x7F || c == '[' || c == ']' || c == '<' || c == '>' || c == '"') return 0;
+    if (c <= 0x20 || c == 0x7F || c == '[' || c == ']' || c == '<' || c == '>' || c == '"')
+        return 0;
     if (c < 0x80) return 1;
     if (wt_u8_space(s, e)) return 0;
     size_t l;
@@ -468,7 +483,8 @@ static int is_image_url(const unsigned char *s, size_t n) {
     const unsigned char *e = s + n;
     int slash = 0;
     for (size_t j = k; j < n; j++) {
-        if (s[j] <= 0x20 || s[j] == '[' || s[j] == ']' || s[j] == '<' || s[j] == '>' || s[j] == '"') return 0;
+        if (s[j] <= 0x20 || s[j] == '[' || s[j] == ']' || s[j] == '<' || s[j] == '>' || s[j] == '"')
+            return 0;
         if (s[j] >= 0x80 && wt_u8_space(s + j, e)) return 0;
         if (s[j] == '/') slash = 1;
     }
@@ -496,7 +512,8 @@ void wt_pass_extlinks(const unsigned char *s, size_t n, Buf *out) {
         if (i >= n) break;
         size_t pl = i + 1 < n ? match_protocol(s, n, i + 1) : 0;
         size_t u = i + 1 + pl, l;
-        while (pl && u < n && (l = url_char(s + u, e))) u += l;
+        while (pl && u < n && (l = url_char(s + u, e)))
+            u += l;
         if (!pl || u == i + 1 + pl) {
             buf_putc(out, '[');
             i++;
@@ -505,7 +522,8 @@ void wt_pass_extlinks(const unsigned char *s, size_t n, Buf *out) {
         /* \s* (newlines included), then the label: up to the first ']' on
          * the same line (controls other than tab and newline are gone) */
         size_t a = u;
-        while (a < n && (l = wt_u8_space(s + a, e))) a += l;
+        while (a < n && (l = wt_u8_space(s + a, e)))
+            a += l;
         size_t b = wt_next_byte(&close, s, n, a, ']');
         size_t z = wt_next_byte(&nl, s, n, a, '\n');
         if (b == NOPOS || (z != NOPOS && z < b)) {
@@ -526,7 +544,8 @@ static int link_dropped(const WikiText *wt, const unsigned char *t, size_t n, in
     size_t a = 0;
     *colon = 0;
     if (n > TITLE_MAX) n = TITLE_MAX;
-    while (a < n && (t[a] == ' ' || t[a] == '_' || t[a] == '\t')) a++;
+    while (a < n && (t[a] == ' ' || t[a] == '_' || t[a] == '\t'))
+        a++;
     if (a < n && t[a] == ':') {
         *colon = 1;
         a++;
@@ -573,10 +592,12 @@ static void link_close(WikiText *wt, Buf *out, const Link *lk) {
         a = lk->pipe + 1;
         b = out->len;
         size_t l;
-        while (a < b && (l = wt_u8_space(d + a, e))) a += l;
+        while (a < b && (l = wt_u8_space(d + a, e)))
+            a += l;
         while (b > a) {
             size_t k = b - 1;
-            while (k > a && (d[k] & 0xC0) == 0x80) k--;
+            while (k > a && (d[k] & 0xC0) == 0x80)
+                k--;
             if (!wt_u8_space(d + k, e)) break;
             b = k;
         }
@@ -584,7 +605,8 @@ static void link_close(WikiText *wt, Buf *out, const Link *lk) {
         a = tstart;
         b = out->len;
         if (colon) {
-            while (a < b && d[a] != ':') a++;
+            while (a < b && d[a] != ':')
+                a++;
             a++;
         }
     }
@@ -609,7 +631,8 @@ void wt_pass_links(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             j = p < q ? p : q;
             if (j == NOPOS) j = n;
         } else {
-            while (j < n && !p4_special[s[j]]) j++;
+            while (j < n && !p4_special[s[j]])
+                j++;
         }
         buf_append(out, s + i, j - i);
         i = j;
@@ -617,7 +640,8 @@ void wt_pass_links(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
         unsigned c = s[i];
         if (c == '[') {
             size_t k = i;
-            while (k < n && s[k] == '[') k++;
+            while (k < n && s[k] == '[')
+                k++;
             if (k - i < 2) {
                 buf_putc(out, '[');
                 i = k;
@@ -650,15 +674,18 @@ void wt_pass_links(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             i++;
         } else { /* '\n' */
             /* a target cannot span lines; no link spans a blank line */
-            while (wt->nlk && !wt->lk[wt->nlk - 1].pipe) link_abandon(wt, out, &wt->lk[--wt->nlk]);
+            while (wt->nlk && !wt->lk[wt->nlk - 1].pipe)
+                link_abandon(wt, out, &wt->lk[--wt->nlk]);
             size_t k = i + 1;
-            while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
+            while (k < n && (s[k] == ' ' || s[k] == '\t'))
+                k++;
             if (k >= n || s[k] == '\n')
-                while (wt->nlk) link_abandon(wt, out, &wt->lk[--wt->nlk]);
+                while (wt->nlk)
+                    link_abandon(wt, out, &wt->lk[--wt->nlk]);
             buf_putc(out, '\n');
             i++;
         }
     }
-    while (wt->nlk) link_abandon(wt, out, &wt->lk[--wt->nlk]);
+    while (wt->nlk)
+        link_abandon(wt, out, &wt->lk[--wt->nlk]);
 }
-

@@ -14,7 +14,8 @@
 
 /* Bytes that stop the plain-text copy loop of passes 6 and 7. */
 static const unsigned char p6_special[256] = {['<'] = 1, ['&'] = 1, [3] = 1, [4] = 1};
-static const unsigned char p7_special[256] = {['<'] = 1, ['>'] = 1, [' '] = 1, ['\t'] = 1, ['.'] = 1};
+static const unsigned char p7_special[256] = {
+    ['<'] = 1, ['>'] = 1, [' '] = 1, ['\t'] = 1, ['.'] = 1};
 
 /* ---- pass 5: bold and italic ---- */
 
@@ -31,7 +32,8 @@ static size_t find_q(const unsigned char *s, size_t from, size_t to, const char 
 }
 
 /* P(.*?)P within one line -> \1, or "\1" when quote is set. */
-static void sub_pair(const unsigned char *s, size_t n, Buf *out, const char *p, size_t pl, int quote) {
+static void sub_pair(const unsigned char *s, size_t n, Buf *out, const char *p, size_t pl,
+                     int quote) {
     size_t i = 0, eol = 0;
     buf_reserve(out, n);
     while (i < n) {
@@ -60,8 +62,8 @@ static void sub_pair(const unsigned char *s, size_t n, Buf *out, const char *p, 
 
 /* open([^"]*?)close -> "\1", where open ends and close starts with '"':
  * ''"x"'' (WikiExtractor's italic_quote) and ""x"" (quote_quote). */
-static void sub_quoted(const unsigned char *s, size_t n, Buf *out, const char *op, size_t ol, const char *cl,
-                       size_t cll) {
+static void sub_quoted(const unsigned char *s, size_t n, Buf *out, const char *op, size_t ol,
+                       const char *cl, size_t cll) {
     size_t i = 0, from = 0;
     buf_reserve(out, n);
     while (from < n) {
@@ -94,7 +96,8 @@ static void sub_runs(const unsigned char *s, size_t n, Buf *out) {
         buf_append(out, s + i, a - i);
         if (a >= n) break;
         size_t b = a;
-        while (b < n && s[b] == '\'') b++;
+        while (b < n && s[b] == '\'')
+            b++;
         size_t k = b - a;
         if (k == 1)
             buf_putc(out, '\'');
@@ -144,26 +147,33 @@ static const struct {
     const char *name;
     unsigned char kind;
 } html_tags[] = {
-    {"a", H_IGNORE},          {"abbr", H_IGNORE},        {"b", H_IGNORE},           {"bdi", H_IGNORE},
-    {"bdo", H_IGNORE},        {"big", H_IGNORE},         {"blockquote", H_IGNORE},  {"br", H_IGNORE},
-    {"center", H_IGNORE},     {"cite", H_IGNORE},        {"data", H_IGNORE},        {"del", H_IGNORE},
-    {"dfn", H_IGNORE},        {"div", H_IGNORE},         {"em", H_IGNORE},          {"font", H_IGNORE},
-    {"h1", H_IGNORE},         {"h2", H_IGNORE},          {"h3", H_IGNORE},          {"h4", H_IGNORE},
-    {"h5", H_IGNORE},         {"h6", H_IGNORE},          {"hr", H_IGNORE},          {"i", H_IGNORE},
-    {"ins", H_IGNORE},        {"kbd", H_IGNORE},         {"mark", H_IGNORE},        {"nobr", H_IGNORE},
-    {"p", H_IGNORE},          {"plaintext", H_IGNORE},   {"q", H_IGNORE},           {"rb", H_IGNORE},
-    {"rp", H_IGNORE},         {"rt", H_IGNORE},          {"rtc", H_IGNORE},         {"ruby", H_IGNORE},
-    {"s", H_IGNORE},          {"samp", H_IGNORE},        {"span", H_IGNORE},        {"strike", H_IGNORE},
-    {"strong", H_IGNORE},     {"sub", H_IGNORE},         {"sup", H_IGNORE},         {"time", H_IGNORE},
-    {"tt", H_IGNORE},         {"u", H_IGNORE},           {"var", H_IGNORE},         {"wbr", H_IGNORE},
-    {"poem", H_IGNORE},       {"onlyinclude", H_IGNORE}, {"nowiki", H_IGNORE},      {"ref", H_IGNORE},
-    {"references", H_IGNORE}, {"math", H_IGNORE},        {"includeonly", H_IGNORE}, {"noinclude", H_IGNORE},
-    {"code", H_CODE},         {"table", H_DISCARD},      {"tr", H_DISCARD},         {"td", H_DISCARD},
-    {"th", H_DISCARD},        {"caption", H_DISCARD},    {"form", H_DISCARD},       {"input", H_DISCARD},
-    {"select", H_DISCARD},    {"option", H_DISCARD},     {"textarea", H_DISCARD},   {"ul", H_DISCARD},
-    {"li", H_DISCARD},        {"ol", H_DISCARD},         {"dl", H_DISCARD},         {"dt", H_DISCARD},
-    {"dd", H_DISCARD},        {"menu", H_DISCARD},       {"dir", H_DISCARD},        {"img", H_DISCARD},
-    {"small", H_DISCARD},     {"thead", H_DISCARD},      {"tbody", H_DISCARD},      {"tfoot", H_DISCARD},
+    {"a", H_IGNORE},           {"abbr", H_IGNORE},        {"b", H_IGNORE},
+    {"bdi", H_IGNORE},         {"bdo", H_IGNORE},         {"big", H_IGNORE},
+    {"blockquote", H_IGNORE},  {"br", H_IGNORE},          {"center", H_IGNORE},
+    {"cite", H_IGNORE},        {"data", H_IGNORE},        {"del", H_IGNORE},
+    {"dfn", H_IGNORE},         {"div", H_IGNORE},         {"em", H_IGNORE},
+    {"font", H_IGNORE},        {"h1", H_IGNORE},          {"h2", H_IGNORE},
+    {"h3", H_IGNORE},          {"h4", H_IGNORE},          {"h5", H_IGNORE},
+    {"h6", H_IGNORE},          {"hr", H_IGNORE},          {"i", H_IGNORE},
+    {"ins", H_IGNORE},         {"kbd", H_IGNORE},         {"mark", H_IGNORE},
+    {"nobr", H_IGNORE},        {"p", H_IGNORE},           {"plaintext", H_IGNORE},
+    {"q", H_IGNORE},           {"rb", H_IGNORE},          {"rp", H_IGNORE},
+    {"rt", H_IGNORE},          {"rtc", H_IGNORE},         {"ruby", H_IGNORE},
+    {"s", H_IGNORE},           {"samp", H_IGNORE},        {"span", H_IGNORE},
+    {"strike", H_IGNORE},      {"strong", H_IGNORE},      {"sub", H_IGNORE},
+    {"sup", H_IGNORE},         {"time", H_IGNORE},        {"tt", H_IGNORE},
+    {"u", H_IGNORE},           {"var", H_IGNORE},         {"wbr", H_IGNORE},
+    {"poem", H_IGNORE},        {"onlyinclude", H_IGNORE}, {"nowiki", H_IGNORE},
+    {"ref", H_IGNORE},         {"references", H_IGNORE},  {"math", H_IGNORE},
+    {"includeonly", H_IGNORE}, {"noinclude", H_IGNORE},   {"code", H_CODE},
+    {"table", H_DISCARD},      {"tr", H_DISCARD},         {"td", H_DISCARD},
+    {"th", H_DISCARD},         {"caption", H_DISCARD},    {"form", H_DISCARD},
+    {"input", H_DISCARD},      {"select", H_DISCARD},     {"option", H_DISCARD},
+    {"textarea", H_DISCARD},   {"ul", H_DISCARD},         {"li", H_DISCARD},
+    {"ol", H_DISCARD},         {"dl", H_DISCARD},         {"dt", H_DISCARD},
+    {"dd", H_DISCARD},         {"menu", H_DISCARD},       {"dir", H_DISCARD},
+    {"img", H_DISCARD},        {"small", H_DISCARD},      {"thead", H_DISCARD},
+    {"tbody", H_DISCARD},      {"tfoot", H_DISCARD},
 };
 #define N_HTML (sizeof html_tags / sizeof html_tags[0])
 
@@ -180,62 +190,76 @@ static const struct {
     const char *name;
     uint32_t cp;
 } entities[] = {
-    {"AElig", 0xC6},    {"Aacute", 0xC1},    {"Acirc", 0xC2},    {"Agrave", 0xC0},   {"Alpha", 0x391},
-    {"Aring", 0xC5},    {"Atilde", 0xC3},    {"Auml", 0xC4},     {"Beta", 0x392},    {"Ccedil", 0xC7},
-    {"Chi", 0x3A7},     {"Dagger", 0x2021},  {"Delta", 0x394},   {"ETH", 0xD0},      {"Eacute", 0xC9},
-    {"Ecirc", 0xCA},    {"Egrave", 0xC8},    {"Epsilon", 0x395}, {"Eta", 0x397},     {"Euml", 0xCB},
-    {"Gamma", 0x393},   {"Iacute", 0xCD},    {"Icirc", 0xCE},    {"Igrave", 0xCC},   {"Iota", 0x399},
-    {"Iuml", 0xCF},     {"Kappa", 0x39A},    {"Lambda", 0x39B},  {"Mu", 0x39C},      {"Ntilde", 0xD1},
-    {"Nu", 0x39D},      {"OElig", 0x152},    {"Oacute", 0xD3},   {"Ocirc", 0xD4},    {"Ograve", 0xD2},
-    {"Omega", 0x3A9},   {"Omicron", 0x39F},  {"Oslash", 0xD8},   {"Otilde", 0xD5},   {"Ouml", 0xD6},
-    {"Phi", 0x3A6},     {"Pi", 0x3A0},       {"Prime", 0x2033},  {"Psi", 0x3A8},     {"Rho", 0x3A1},
-    {"Scaron", 0x160},  {"Sigma", 0x3A3},    {"THORN", 0xDE},    {"Tau", 0x3A4},     {"Theta", 0x398},
-    {"Uacute", 0xDA},   {"Ucirc", 0xDB},     {"Ugrave", 0xD9},   {"Upsilon", 0x3A5}, {"Uuml", 0xDC},
-    {"Xi", 0x39E},      {"Yacute", 0xDD},    {"Yuml", 0x178},    {"Zeta", 0x396},    {"aacute", 0xE1},
-    {"acirc", 0xE2},    {"acute", 0xB4},     {"aelig", 0xE6},    {"agrave", 0xE0},   {"alefsym", 0x2135},
-    {"alpha", 0x3B1},   {"amp", 0x26},       {"and", 0x2227},    {"ang", 0x2220},    {"apos", 0x27},
-    {"aring", 0xE5},    {"ast", 0x2A},       {"asymp", 0x2248},  {"atilde", 0xE3},   {"auml", 0xE4},
-    {"bdquo", 0x201E},  {"beta", 0x3B2},     {"brvbar", 0xA6},   {"bsol", 0x5C},     {"bull", 0x2022},
-    {"cap", 0x2229},    {"ccedil", 0xE7},    {"cedil", 0xB8},    {"cent", 0xA2},     {"chi", 0x3C7},
-    {"circ", 0x2C6},    {"clubs", 0x2663},   {"colon", 0x3A},    {"comma", 0x2C},    {"commat", 0x40},
-    {"cong", 0x2245},   {"copy", 0xA9},      {"crarr", 0x21B5},  {"cup", 0x222A},    {"curren", 0xA4},
-    {"dArr", 0x21D3},   {"dagger", 0x2020},  {"darr", 0x2193},   {"deg", 0xB0},      {"delta", 0x3B4},
-    {"diams", 0x2666},  {"divide", 0xF7},    {"dollar", 0x24},   {"eacute", 0xE9},   {"ecirc", 0xEA},
-    {"egrave", 0xE8},   {"empty", 0x2205},   {"emsp", 0x2003},   {"ensp", 0x2002},   {"epsilon", 0x3B5},
-    {"equals", 0x3D},   {"equiv", 0x2261},   {"eta", 0x3B7},     {"eth", 0xF0},      {"euml", 0xEB},
-    {"euro", 0x20AC},   {"excl", 0x21},      {"exist", 0x2203},  {"fnof", 0x192},    {"forall", 0x2200},
-    {"frac12", 0xBD},   {"frac14", 0xBC},    {"frac34", 0xBE},   {"frasl", 0x2044},  {"gamma", 0x3B3},
-    {"ge", 0x2265},     {"grave", 0x60},     {"gt", 0x3E},       {"hArr", 0x21D4},   {"harr", 0x2194},
-    {"hearts", 0x2665}, {"hellip", 0x2026},  {"hyphen", 0x2010}, {"iacute", 0xED},   {"icirc", 0xEE},
-    {"iexcl", 0xA1},    {"igrave", 0xEC},    {"image", 0x2111},  {"infin", 0x221E},  {"int", 0x222B},
-    {"iota", 0x3B9},    {"iquest", 0xBF},    {"isin", 0x2208},   {"iuml", 0xEF},     {"kappa", 0x3BA},
-    {"lArr", 0x21D0},   {"lambda", 0x3BB},   {"lang", 0x2329},   {"laquo", 0xAB},    {"larr", 0x2190},
-    {"lbrace", 0x7B},   {"lbrack", 0x5B},    {"lceil", 0x2308},  {"ldquo", 0x201C},  {"le", 0x2264},
-    {"lfloor", 0x230A}, {"lowast", 0x2217},  {"lowbar", 0x5F},   {"loz", 0x25CA},    {"lpar", 0x28},
-    {"lrm", 0x200E},    {"lsaquo", 0x2039},  {"lsqb", 0x5B},     {"lsquo", 0x2018},  {"lt", 0x3C},
-    {"macr", 0xAF},     {"mdash", 0x2014},   {"micro", 0xB5},    {"middot", 0xB7},   {"minus", 0x2212},
-    {"mu", 0x3BC},      {"nabla", 0x2207},   {"nbsp", 0xA0},     {"ndash", 0x2013},  {"ne", 0x2260},
-    {"ni", 0x220B},     {"not", 0xAC},       {"notin", 0x2209},  {"nsub", 0x2284},   {"ntilde", 0xF1},
-    {"nu", 0x3BD},      {"num", 0x23},       {"oacute", 0xF3},   {"ocirc", 0xF4},    {"oelig", 0x153},
-    {"ograve", 0xF2},   {"oline", 0x203E},   {"omega", 0x3C9},   {"omicron", 0x3BF}, {"oplus", 0x2295},
-    {"or", 0x2228},     {"ordf", 0xAA},      {"ordm", 0xBA},     {"oslash", 0xF8},   {"otilde", 0xF5},
-    {"otimes", 0x2297}, {"ouml", 0xF6},      {"para", 0xB6},     {"part", 0x2202},   {"percnt", 0x25},
-    {"period", 0x2E},   {"permil", 0x2030},  {"perp", 0x22A5},   {"phi", 0x3C6},     {"pi", 0x3C0},
-    {"piv", 0x3D6},     {"plus", 0x2B},      {"plusmn", 0xB1},   {"pound", 0xA3},    {"prime", 0x2032},
-    {"prod", 0x220F},   {"prop", 0x221D},    {"psi", 0x3C8},     {"quest", 0x3F},    {"quot", 0x22},
-    {"rArr", 0x21D2},   {"radic", 0x221A},   {"rang", 0x232A},   {"raquo", 0xBB},    {"rarr", 0x2192},
-    {"rbrace", 0x7D},   {"rbrack", 0x5D},    {"rceil", 0x2309},  {"rdquo", 0x201D},  {"real", 0x211C},
-    {"reg", 0xAE},      {"rfloor", 0x230B},  {"rho", 0x3C1},     {"rlm", 0x200F},    {"rpar", 0x29},
-    {"rsaquo", 0x203A}, {"rsqb", 0x5D},      {"rsquo", 0x2019},  {"sbquo", 0x201A},  {"scaron", 0x161},
-    {"sdot", 0x22C5},   {"sect", 0xA7},      {"semi", 0x3B},     {"shy", 0xAD},      {"sigma", 0x3C3},
-    {"sigmaf", 0x3C2},  {"sim", 0x223C},     {"sol", 0x2F},      {"spades", 0x2660}, {"sub", 0x2282},
-    {"sube", 0x2286},   {"sum", 0x2211},     {"sup", 0x2283},    {"sup1", 0xB9},     {"sup2", 0xB2},
-    {"sup3", 0xB3},     {"supe", 0x2287},    {"szlig", 0xDF},    {"tau", 0x3C4},     {"there4", 0x2234},
-    {"theta", 0x3B8},   {"thetasym", 0x3D1}, {"thinsp", 0x2009}, {"thorn", 0xFE},    {"tilde", 0x2DC},
-    {"times", 0xD7},    {"trade", 0x2122},   {"uArr", 0x21D1},   {"uacute", 0xFA},   {"uarr", 0x2191},
-    {"ucirc", 0xFB},    {"ugrave", 0xF9},    {"uml", 0xA8},      {"upsih", 0x3D2},   {"upsilon", 0x3C5},
-    {"uuml", 0xFC},     {"verbar", 0x7C},    {"vert", 0x7C},     {"weierp", 0x2118}, {"xi", 0x3BE},
-    {"yacute", 0xFD},   {"yen", 0xA5},       {"yuml", 0xFF},     {"zeta", 0x3B6},    {"zwj", 0x200D},
+    {"AElig", 0xC6},     {"Aacute", 0xC1},   {"Acirc", 0xC2},    {"Agrave", 0xC0},
+    {"Alpha", 0x391},    {"Aring", 0xC5},    {"Atilde", 0xC3},   {"Auml", 0xC4},
+    {"Beta", 0x392},     {"Ccedil", 0xC7},   {"Chi", 0x3A7},     {"Dagger", 0x2021},
+    {"Delta", 0x394},    {"ETH", 0xD0},      {"Eacute", 0xC9},   {"Ecirc", 0xCA},
+    {"Egrave", 0xC8},    {"Epsilon", 0x395}, {"Eta", 0x397},     {"Euml", 0xCB},
+    {"Gamma", 0x393},    {"Iacute", 0xCD},   {"Icirc", 0xCE},    {"Igrave", 0xCC},
+    {"Iota", 0x399},     {"Iuml", 0xCF},     {"Kappa", 0x39A},   {"Lambda", 0x39B},
+    {"Mu", 0x39C},       {"Ntilde", 0xD1},   {"Nu", 0x39D},      {"OElig", 0x152},
+    {"Oacute", 0xD3},    {"Ocirc", 0xD4},    {"Ograve", 0xD2},   {"Omega", 0x3A9},
+    {"Omicron", 0x39F},  {"Oslash", 0xD8},   {"Otilde", 0xD5},   {"Ouml", 0xD6},
+    {"Phi", 0x3A6},      {"Pi", 0x3A0},      {"Prime", 0x2033},  {"Psi", 0x3A8},
+    {"Rho", 0x3A1},      {"Scaron", 0x160},  {"Sigma", 0x3A3},   {"THORN", 0xDE},
+    {"Tau", 0x3A4},      {"Theta", 0x398},   {"Uacute", 0xDA},   {"Ucirc", 0xDB},
+    {"Ugrave", 0xD9},    {"Upsilon", 0x3A5}, {"Uuml", 0xDC},     {"Xi", 0x39E},
+    {"Yacute", 0xDD},    {"Yuml", 0x178},    {"Zeta", 0x396},    {"aacute", 0xE1},
+    {"acirc", 0xE2},     {"acute", 0xB4},    {"aelig", 0xE6},    {"agrave", 0xE0},
+    {"alefsym", 0x2135}, {"alpha", 0x3B1},   {"amp", 0x26},      {"and", 0x2227},
+    {"ang", 0x2220},     {"apos", 0x27},     {"aring", 0xE5},    {"ast", 0x2A},
+    {"asymp", 0x2248},   {"atilde", 0xE3},   {"auml", 0xE4},     {"bdquo", 0x201E},
+    {"beta", 0x3B2},     {"brvbar", 0xA6},   {"bsol", 0x5C},     {"bull", 0x2022},
+    {"cap", 0x2229},     {"ccedil", 0xE7},   {"cedil", 0xB8},    {"cent", 0xA2},
+    {"chi", 0x3C7},      {"circ", 0x2C6},    {"clubs", 0x2663},  {"colon", 0x3A},
+    {"comma", 0x2C},     {"commat", 0x40},   {"cong", 0x2245},   {"copy", 0xA9},
+    {"crarr", 0x21B5},   {"cup", 0x222A},    {"curren", 0xA4},   {"dArr", 0x21D3},
+    {"dagger", 0x2020},  {"darr", 0x2193},   {"deg", 0xB0},      {"delta", 0x3B4},
+    {"diams", 0x2666},   {"divide", 0xF7},   {"dollar", 0x24},   {"eacute", 0xE9},
+    {"ecirc", 0xEA},     {"egrave", 0xE8},   {"empty", 0x2205},  {"emsp", 0x2003},
+    {"ensp", 0x2002},    {"epsilon", 0x3B5}, {"equals", 0x3D},   {"equiv", 0x2261},
+    {"eta", 0x3B7},      {"eth", 0xF0},      {"euml", 0xEB},     {"euro", 0x20AC},
+    {"excl", 0x21},      {"exist", 0x2203},  {"fnof", 0x192},    {"forall", 0x2200},
+    {"frac12", 0xBD},    {"frac14", 0xBC},   {"frac34", 0xBE},   {"frasl", 0x2044},
+    {"gamma", 0x3B3},    {"ge", 0x2265},     {"grave", 0x60},    {"gt", 0x3E},
+    {"hArr", 0x21D4},    {"harr", 0x2194},   {"hearts", 0x2665}, {"hellip", 0x2026},
+    {"hyphen", 0x2010},  {"iacute", 0xED},   {"icirc", 0xEE},    {"iexcl", 0xA1},
+    {"igrave", 0xEC},    {"image", 0x2111},  {"infin", 0x221E},  {"int", 0x222B},
+    {"iota", 0x3B9},     {"iquest", 0xBF},   {"isin", 0x2208},   {"iuml", 0xEF},
+    {"kappa", 0x3BA},    {"lArr", 0x21D0},   {"lambda", 0x3BB},  {"lang", 0x2329},
+    {"laquo", 0xAB},     {"larr", 0x2190},   {"lbrace", 0x7B},   {"lbrack", 0x5B},
+    {"lceil", 0x2308},   {"ldquo", 0x201C},  {"le", 0x2264},     {"lfloor", 0x230A},
+    {"lowast", 0x2217},  {"lowbar", 0x5F},   {"loz", 0x25CA},    {"lpar", 0x28},
+    {"lrm", 0x200E},     {"lsaquo", 0x2039}, {"lsqb", 0x5B},     {"lsquo", 0x2018},
+    {"lt", 0x3C},        {"macr", 0xAF},     {"mdash", 0x2014},  {"micro", 0xB5},
+    {"middot", 0xB7},    {"minus", 0x2212},  {"mu", 0x3BC},      {"nabla", 0x2207},
+    {"nbsp", 0xA0},      {"ndash", 0x2013},  {"ne", 0x2260},     {"ni", 0x220B},
+    {"not", 0xAC},       {"notin", 0x2209},  {"nsub", 0x2284},   {"ntilde", 0xF1},
+    {"nu", 0x3BD},       {"num", 0x23},      {"oacute", 0xF3},   {"ocirc", 0xF4},
+    {"oelig", 0x153},    {"ograve", 0xF2},   {"oline", 0x203E},  {"omega", 0x3C9},
+    {"omicron", 0x3BF},  {"oplus", 0x2295},  {"or", 0x2228},     {"ordf", 0xAA},
+    {"ordm", 0xBA},      {"oslash", 0xF8},   {"otilde", 0xF5},   {"otimes", 0x2297},
+    {"ouml", 0xF6},      {"para", 0xB6},     {"part", 0x2202},   {"percnt", 0x25},
+    {"period", 0x2E},    {"permil", 0x2030}, {"perp", 0x22A5},   {"phi", 0x3C6},
+    {"pi", 0x3C0},       {"piv", 0x3D6},     {"plus", 0x2B},     {"plusmn", 0xB1},
+    {"pound", 0xA3},     {"prime", 0x2032},  {"prod", 0x220F},   {"prop", 0x221D},
+    {"psi", 0x3C8},      {"quest", 0x3F},    {"quot", 0x22},     {"rArr", 0x21D2},
+    {"radic", 0x221A},   {"rang", 0x232A},   {"raquo", 0xBB},    {"rarr", 0x2192},
+    {"rbrace", 0x7D},    {"rbrack", 0x5D},   {"rceil", 0x2309},  {"rdquo", 0x201D},
+    {"real", 0x211C},    {"reg", 0xAE},      {"rfloor", 0x230B}, {"rho", 0x3C1},
+    {"rlm", 0x200F},     {"rpar", 0x29},     {"rsaquo", 0x203A}, {"rsqb", 0x5D},
+    {"rsquo", 0x2019},   {"sbquo", 0x201A},  {"scaron", 0x161},  {"sdot", 0x22C5},
+    {"sect", 0xA7},      {"semi", 0x3B},     {"shy", 0xAD},      {"sigma", 0x3C3},
+    {"sigmaf", 0x3C2},   {"sim", 0x223C},    {"sol", 0x2F},      {"spades", 0x2660},
+    {"sub", 0x2282},     {"sube", 0x2286},   {"sum", 0x2211},    {"sup", 0x2283},
+    {"sup1", 0xB9},      {"sup2", 0xB2},     {"sup3", 0xB3},     {"supe", 0x2287},
+    {"szlig", 0xDF},     {"tau", 0x3C4},     {"there4", 0x2234}, {"theta", 0x3B8},
+    {"thetasym", 0x3D1}, {"thinsp", 0x2009}, {"thorn", 0xFE},    {"tilde", 0x2DC},
+    {"times", 0xD7},     {"trade", 0x2122},  {"uArr", 0x21D1},   {"uacute", 0xFA},
+    {"uarr", 0x2191},    {"ucirc", 0xFB},    {"ugrave", 0xF9},   {"uml", 0xA8},
+    {"upsih", 0x3D2},    {"upsilon", 0x3C5}, {"uuml", 0xFC},     {"verbar", 0x7C},
+    {"vert", 0x7C},      {"weierp", 0x2118}, {"xi", 0x3BE},      {"yacute", 0xFD},
+    {"yen", 0xA5},       {"yuml", 0xFF},     {"zeta", 0x3B6},    {"zwj", 0x200D},
     {"zwnj", 0x200C},
 };
 #define N_ENT (sizeof entities / sizeof entities[0])
@@ -267,7 +291,8 @@ static size_t put_entity(const unsigned char *s, size_t n, size_t i, Buf *out) {
         uint64_t v = 0;
         while (j < n && j - d < 10 &&
                (hex ? (is_digit(s[j]) || (unsigned)((s[j] | 32) - 'a') < 6) : is_digit(s[j]))) {
-            unsigned x = is_digit(s[j]) ? (unsigned)(s[j] - '0') : (unsigned)((s[j] | 32) - 'a' + 10);
+            unsigned x =
+                is_digit(s[j]) ? (unsigned)(s[j] - '0') : (unsigned)((s[j] | 32) - 'a' + 10);
             v = v * (hex ? 16 : 10) + x;
             j++;
         }
@@ -280,7 +305,8 @@ static size_t put_entity(const unsigned char *s, size_t n, size_t i, Buf *out) {
     }
     char name[ENTITY_MAX + 1];
     size_t k = 0;
-    while (j < n && k < ENTITY_MAX && is_alnum(s[j])) name[k++] = (char)s[j++];
+    while (j < n && k < ENTITY_MAX && is_alnum(s[j]))
+        name[k++] = (char)s[j++];
     if (!k || j >= n || s[j] != ';') return i;
     name[k] = '\0';
     cp = entity_lookup(name);
@@ -301,12 +327,14 @@ void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     wt_next_reset(&gt);
     wt_next_reset(&code);
     memset(dis, 0, sizeof dis);
-    for (size_t k = 0; k < N_HTML; k++) wt_next_reset(&closes[k]);
+    for (size_t k = 0; k < N_HTML; k++)
+        wt_next_reset(&closes[k]);
     buf_reserve(out, n);
     size_t i = 0;
     while (i < n) {
         size_t j = i;
-        while (j < n && !p6_special[s[j]]) j++;
+        while (j < n && !p6_special[s[j]])
+            j++;
         buf_append(out, s + i, j - i);
         i = j;
         if (i >= n) break;
@@ -405,7 +433,8 @@ void wt_pass_spaces(const unsigned char *s, size_t n, Buf *out) {
             }
         } else if (c == '.') {
             size_t k = i;
-            while (k < n && s[k] == '.') k++;
+            while (k < n && s[k] == '.')
+                k++;
             size_t m = k - i >= 4 ? 3 : k - i;
             memset(o, '.', m);
             o += m;
@@ -413,7 +442,8 @@ void wt_pass_spaces(const unsigned char *s, size_t n, Buf *out) {
         } else {
             *o++ = ' ';
             i++;
-            while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+            while (i < n && (s[i] == ' ' || s[i] == '\t'))
+                i++;
         }
     }
     out->len = (size_t)(o - (unsigned char *)out->data);
@@ -460,7 +490,8 @@ static void build_line(WikiText *wt, const unsigned char *s, size_t n, Buf *b) {
         int which = i + 1 < n && s[i + 1] == 'C';
         size_t k = i + 2;
         uint32_t cls = 0;
-        while (k < n && is_digit(s[k])) cls = cls * 10 + (uint32_t)(s[k++] - '0');
+        while (k < n && is_digit(s[k]))
+            cls = cls * 10 + (uint32_t)(s[k++] - '0');
         i = k + 1;
         if (k >= n || s[k] != '\x02' || cls >= wt->ph[which].n) continue;
         uint32_t *num = &wt->phnum[which][cls];
@@ -482,10 +513,12 @@ static void build_line(WikiText *wt, const unsigned char *s, size_t n, Buf *b) {
 static void emit(WikiText *wt, Buf *out, const unsigned char *s, size_t n) {
     const unsigned char *e = s + n;
     size_t l;
-    while (s < e && (l = wt_u8_space(s, e))) s += l;
+    while (s < e && (l = wt_u8_space(s, e)))
+        s += l;
     while (e > s) {
         const unsigned char *k = e - 1;
-        while (k > s && (*k & 0xC0) == 0x80) k--;
+        while (k > s && (*k & 0xC0) == 0x80)
+            k--;
         if (!wt_u8_space(k, e)) break;
         e = k;
     }
@@ -517,15 +550,19 @@ static int match_heading(const unsigned char *s, size_t n, size_t *ta, size_t *t
     static const char eqs[HEAD_LEVELS + 1] = "================";
     const unsigned char *e = s + n;
     size_t r = 0, l;
-    while (r < n && s[r] == '=') r++;
+    while (r < n && s[r] == '=')
+        r++;
     if (r == 0) return 0;
     if (r == 1) {
         size_t q = 1, z = n;
-        while (q < n && (l = wt_u8_space(s + q, e))) q += l;
-        while (z > q && (s[z - 1] == ' ' || s[z - 1] == '\t')) z--;
+        while (q < n && (l = wt_u8_space(s + q, e)))
+            q += l;
+        while (z > q && (s[z - 1] == ' ' || s[z - 1] == '\t'))
+            z--;
         if (z < q + 2 || s[z - 1] != '=') return 0;
         z--;
-        while (z > q && (s[z - 1] == ' ' || s[z - 1] == '\t')) z--;
+        while (z > q && (s[z - 1] == ' ' || s[z - 1] == '\t'))
+            z--;
         if (z == q || memchr(s + q, '=', z - q)) return 0;
         *ta = q;
         *tb = z;
@@ -536,11 +573,13 @@ static int match_heading(const unsigned char *s, size_t n, size_t *ta, size_t *t
         /* greedy leading blanks, then the lazy title: it ends at the blank
          * run before the first run of `lev` '=' */
         size_t q = lev;
-        while (q < n && (l = wt_u8_space(s + q, e))) q += l;
+        while (q < n && (l = wt_u8_space(s + q, e)))
+            q += l;
         size_t t = find_q(s, q, n, eqs, lev);
         if (t == NOPOS) continue;
         size_t p = t;
-        while (p > q && (s[p - 1] == ' ' || s[p - 1] == '\t')) p--;
+        while (p > q && (s[p - 1] == ' ' || s[p - 1] == '\t'))
+            p--;
         *ta = q;
         *tb = p;
         return (int)lev;
@@ -552,19 +591,22 @@ static int match_heading(const unsigned char *s, size_t n, size_t *ta, size_t *t
  * with HTML attributes "| style=... | text" that escaped its table? */
 static int table_debris(const unsigned char *s, size_t n) {
     size_t k = 0;
-    while (k < n && s[k] == ' ') k++;
+    while (k < n && s[k] == ' ')
+        k++;
     if (k >= n) return 0;
     int pipe = memchr(s + k, '|', n - k) != NULL;
     if (s[k] == '!' && (pipe || find_q(s, k, n, "!!", 2) != NOPOS)) return 1;
     if (!pipe) return 0;
-    static const char *const attrs[] = {"colspan", "rowspan", "style", "class",       "align",  "valign",
-                                        "bgcolor", "width",   "scope", "cellpadding", "border", NULL};
+    static const char *const attrs[] = {"colspan", "rowspan",     "style",   "class",
+                                        "align",   "valign",      "bgcolor", "width",
+                                        "scope",   "cellpadding", "border",  NULL};
     for (int a = 0; attrs[a]; a++) {
         size_t l = strlen(attrs[a]);
         size_t m = find_q(s, 0, n, attrs[a], l);
         if (m == NOPOS) continue;
         m += l;
-        while (m < n && s[m] == ' ') m++;
+        while (m < n && s[m] == ' ')
+            m++;
         if (m < n && s[m] == '=' && memchr(s, '|', n)) return 1;
     }
     return 0;
@@ -586,7 +628,8 @@ static int keep_line(const WikiText *wt, const unsigned char *L, size_t n, size_
     *skip = 0;
     if (c0 == '*' || c0 == '#' || c0 == ';' || c0 == ':') {
         if (!wt->keep_lists) return 0;
-        while (k < n && (L[k] == '*' || L[k] == '#' || L[k] == ';' || L[k] == ':')) k++;
+        while (k < n && (L[k] == '*' || L[k] == '#' || L[k] == ';' || L[k] == ':'))
+            k++;
         *skip = k;
     } else if (c0 == '{' || c0 == '|' || cl == '}') {
         return 0;
@@ -595,18 +638,21 @@ static int keep_line(const WikiText *wt, const unsigned char *L, size_t n, size_
     }
     if (table_debris(L, n)) return 0;
     /* a table row or template parameter line indented by blanks */
-    while (k < n && (L[k] == ' ' || L[k] == '\t')) k++;
+    while (k < n && (L[k] == ' ' || L[k] == '\t'))
+        k++;
     if (k < n && L[k] == '|') return 0;
     /* whitespace-only lines are not paragraphs */
     const unsigned char *p = L + *skip, *e = L + n;
-    while (p < e && (l = wt_u8_space(p, e))) p += l;
+    while (p < e && (l = wt_u8_space(p, e)))
+        p += l;
     return p < e;
 }
 
 void wt_compact(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     /* line starts */
     size_t nl = 1;
-    for (const unsigned char *p = s; (p = memchr(p, '\n', (size_t)(s + n - p))); p++) nl++;
+    for (const unsigned char *p = s; (p = memchr(p, '\n', (size_t)(s + n - p))); p++)
+        nl++;
     if (nl + 1 > wt->caplines) {
         wt->caplines = nl + 1;
         wt->lines = xrealloc(wt->lines, wt->caplines * sizeof *wt->lines);
@@ -644,7 +690,8 @@ void wt_compact(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     }
     /* compact */
     int empty_section = 0, pending = 0;
-    for (int h = 0; h < HEAD_LEVELS; h++) wt->has_head[h] = 0;
+    for (int h = 0; h < HEAD_LEVELS; h++)
+        wt->has_head[h] = 0;
     for (size_t j = 0; j < nl; j++) {
         if (removed[j]) continue;
         size_t a = LINE_A(j), b = LINE_B(j);
@@ -661,9 +708,11 @@ void wt_compact(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             Buf *hb = &wt->head[lev - 1];
             buf_clear(hb);
             buf_append(hb, L + ta, tb - ta);
-            if (hb->len && hb->data[hb->len - 1] != '!' && hb->data[hb->len - 1] != '?') buf_putc(hb, '.');
+            if (hb->len && hb->data[hb->len - 1] != '!' && hb->data[hb->len - 1] != '?')
+                buf_putc(hb, '.');
             wt->has_head[lev - 1] = 1;
-            for (int h = lev; h < HEAD_LEVELS; h++) wt->has_head[h] = 0;
+            for (int h = lev; h < HEAD_LEVELS; h++)
+                wt->has_head[h] = 0;
             pending = 1;
             empty_section = 1;
             continue;
@@ -673,8 +722,10 @@ void wt_compact(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
         if (pending) {
             if (wt->sections != WIKITEXT_SECTIONS_DROP)
                 for (int h = 0; h < HEAD_LEVELS; h++)
-                    if (wt->has_head[h]) emit(wt, out, (unsigned char *)wt->head[h].data, wt->head[h].len);
-            for (int h = 0; h < HEAD_LEVELS; h++) wt->has_head[h] = 0;
+                    if (wt->has_head[h])
+                        emit(wt, out, (unsigned char *)wt->head[h].data, wt->head[h].len);
+            for (int h = 0; h < HEAD_LEVELS; h++)
+                wt->has_head[h] = 0;
             pending = 0;
             empty_section = 0;
             emit(wt, out, L + skip, n2 - skip);
@@ -685,4 +736,3 @@ void wt_compact(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
 #undef LINE_A
 #undef LINE_B
 }
-

@@ -41,10 +41,13 @@
  * U+1680, U+2000..200A, U+2028, U+2029, U+202F, U+205F and U+3000 (stable
  * since Unicode 6.3 dropped U+180E; test_shard checks the list against
  * the ICU-backed uniprop table). */
-static int ascii_space(unsigned c) { return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F); }
+static int ascii_space(unsigned c) {
+    return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+}
 
 static int space3(unsigned a, unsigned b, unsigned c) {
-    if (a == 0xE2 && b == 0x80) return (c >= 0x80 && c <= 0x8A) || c == 0xA8 || c == 0xA9 || c == 0xAF;
+    if (a == 0xE2 && b == 0x80)
+        return (c >= 0x80 && c <= 0x8A) || c == 0xA8 || c == 0xA9 || c == 0xAF;
     return (a == 0xE1 && b == 0x9A && c == 0x80) || (a == 0xE2 && b == 0x81 && c == 0x9F) ||
            (a == 0xE3 && b == 0x80 && c == 0x80);
 }
@@ -71,8 +74,10 @@ static size_t space_tail(const unsigned char *s, size_t n) {
 void shard_strip(const char **s, size_t *n) {
     const unsigned char *p = (const unsigned char *)*s;
     size_t m = *n, k;
-    while ((k = space_head(p, m)) > 0) p += k, m -= k;
-    while ((k = space_tail(p, m)) > 0) m -= k;
+    while ((k = space_head(p, m)) > 0)
+        p += k, m -= k;
+    while ((k = space_tail(p, m)) > 0)
+        m -= k;
     *s = (const char *)p;
     *n = m;
 }
@@ -94,8 +99,8 @@ static int index_finish(ShardIndex *ix, const char *name, Err *err) {
     ix->open = 0;
     ix->has_text = 0;
     if (ix->ndocs >= UINT32_MAX)
-        return err_set(err, "%s:%llu: more than %u documents", name, (unsigned long long)ix->cur_line,
-                       UINT32_MAX - 1);
+        return err_set(err, "%s:%llu: more than %u documents", name,
+                       (unsigned long long)ix->cur_line, UINT32_MAX - 1);
     if (ix->ndocs == ix->cap) {
         ix->cap = ix->cap ? ix->cap * 2 : 1024;
         ix->off = xrealloc(ix->off, ix->cap * sizeof *ix->off);
@@ -112,7 +117,8 @@ static int index_finish(ShardIndex *ix, const char *name, Err *err) {
     return 0;
 }
 
-int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const char *name, Err *err) {
+int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const char *name,
+                     Err *err) {
     const unsigned char *u = (const unsigned char *)s;
     uint64_t at = ix->pos;
     ix->pos += n + (has_nl ? 1 : 0);
@@ -131,7 +137,8 @@ int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const 
     }
     /* nvidia: blank lines only separate; hu: a blank line ends a pending
      * block, or else is the block's first (empty) sentence */
-    if (blank && (ix->open || ix->layout == SHARD_NVIDIA)) return ix->open ? index_finish(ix, name, err) : 0;
+    if (blank && (ix->open || ix->layout == SHARD_NVIDIA))
+        return ix->open ? index_finish(ix, name, err) : 0;
     if (!ix->open) {
         ix->open = 1;
         ix->has_text = 0;
@@ -141,8 +148,9 @@ int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const 
         ix->cur_strip = 0;
     }
     if (ix->cur_nsent == UINT32_MAX)
-        return err_set(err, "%s:%llu: the document that starts at line %llu has more than %u sentences", name,
-                       (unsigned long long)ix->line, (unsigned long long)ix->cur_line, UINT32_MAX);
+        return err_set(
+            err, "%s:%llu: the document that starts at line %llu has more than %u sentences", name,
+            (unsigned long long)ix->line, (unsigned long long)ix->cur_line, UINT32_MAX);
     ix->cur_nsent++;
     ix->cur_end = ix->pos;
     ix->cur_strip |= !clean;
@@ -163,8 +171,8 @@ int shard_index_end_input(ShardIndex *ix, const char *name, Err *err) {
     return rc;
 }
 
-int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy, ShardProgressFn progress,
-                     void *ctx, Err *err) {
+int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
+                     ShardProgressFn progress, void *ctx, Err *err) {
     size_t cap = READ_CHUNK, have = 0;
     char *buf = xmalloc(cap);
     int rc = 0, first = 1;
@@ -236,11 +244,13 @@ static void bt_init(BitTree *t, size_t n) {
 }
 
 static void bt_free(BitTree *t) {
-    for (int l = 0; l < t->levels; l++) free(t->w[l]);
+    for (int l = 0; l < t->levels; l++)
+        free(t->w[l]);
 }
 
 static void bt_set(BitTree *t, size_t i) {
-    for (int l = 0; l < t->levels; l++, i >>= 6) t->w[l][i >> 6] |= UINT64_C(1) << (i & 63);
+    for (int l = 0; l < t->levels; l++, i >>= 6)
+        t->w[l][i >> 6] |= UINT64_C(1) << (i & 63);
 }
 
 static void bt_clear(BitTree *t, size_t i) {
@@ -299,17 +309,17 @@ static int64_t bt_succ(const BitTree *t, uint64_t i) {
 
 typedef struct Balancer {
     const uint32_t *nsent;
-    uint32_t *order;    /* ids sorted by (nsent, id) */
-    uint32_t *lenv;     /* distinct sentence counts, ascending */
-    uint64_t *bstart;   /* slice k of order: [bstart[k], bend[k]) */
+    uint32_t *order;  /* ids sorted by (nsent, id) */
+    uint32_t *lenv;   /* distinct sentence counts, ascending */
+    uint64_t *bstart; /* slice k of order: [bstart[k], bend[k]) */
     uint64_t *bend;
     size_t ndistinct;
-    BitTree nonempty;   /* slices that still hold ids */
-    uint32_t *seq_id;   /* assignments in the order they were made */
+    BitTree nonempty; /* slices that still hold ids */
+    uint32_t *seq_id; /* assignments in the order they were made */
     uint32_t *seq_shard;
     size_t nseq;
-    uint64_t *counts;   /* sentences per shard */
-    uint64_t *scratch;  /* for medians */
+    uint64_t *counts;  /* sentences per shard */
+    uint64_t *scratch; /* for medians */
 } Balancer;
 
 /* Pop the highest id of slice k and give it to shard s. */
@@ -340,8 +350,10 @@ static int64_t slice_at_most(const Balancer *b, uint64_t v) {
     size_t lo = 0, hi = b->ndistinct; /* first index with lenv > v */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (b->lenv[mid] <= v) lo = mid + 1;
-        else hi = mid;
+        if (b->lenv[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return (int64_t)lo - 1;
 }
@@ -350,14 +362,18 @@ static int64_t slice_at_most(const Balancer *b, uint64_t v) {
 static void sort_by_count(const uint32_t *nsent, size_t n, uint32_t maxlen, uint32_t *out) {
     uint32_t *tmp = xmalloc((n ? n : 1) * sizeof *tmp);
     uint64_t *cnt = xmalloc(65537 * sizeof *cnt);
-    for (size_t i = 0; i < n; i++) tmp[i] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = (uint32_t)i;
     uint32_t *src = tmp, *dst = out;
     for (int shift = 0; shift < 32; shift += 16) {
         if (shift && (maxlen >> shift) == 0) break;
         memset(cnt, 0, 65537 * sizeof *cnt);
-        for (size_t i = 0; i < n; i++) cnt[((nsent[src[i]] >> shift) & 0xFFFF) + 1]++;
-        for (int d = 0; d < 65536; d++) cnt[d + 1] += cnt[d];
-        for (size_t i = 0; i < n; i++) dst[cnt[(nsent[src[i]] >> shift) & 0xFFFF]++] = src[i];
+        for (size_t i = 0; i < n; i++)
+            cnt[((nsent[src[i]] >> shift) & 0xFFFF) + 1]++;
+        for (int d = 0; d < 65536; d++)
+            cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[(nsent[src[i]] >> shift) & 0xFFFF]++] = src[i];
         uint32_t *t = src;
         src = dst, dst = t;
     }
@@ -371,17 +387,21 @@ void shard_plan_free(ShardPlan *plan) {
     memset(plan, 0, sizeof *plan);
 }
 
-int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardPlan *plan, Err *err) {
+int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardPlan *plan,
+                  Err *err) {
     memset(plan, 0, sizeof *plan);
     uint64_t nshards = (uint64_t)spec->ntrain + spec->ntest;
     if (spec->ntrain < 1) return err_set(err, "there must be at least one training shard");
-    if (nshards > UINT32_MAX) return err_set(err, "too many shards (%llu)", (unsigned long long)nshards);
+    if (nshards > UINT32_MAX)
+        return err_set(err, "too many shards (%llu)", (unsigned long long)nshards);
     if (!(spec->test_fraction >= 0 && spec->test_fraction <= 1))
         return err_set(err, "the test fraction must be in [0, 1], not %g", spec->test_fraction);
     if (n < nshards)
-        return err_set(err, "%zu documents for %llu shards (%u training + %u test): each shard needs at least one "
-                            "document",
-                       n, (unsigned long long)nshards, spec->ntrain, spec->ntest);
+        return err_set(
+            err,
+            "%zu documents for %llu shards (%u training + %u test): each shard needs at least one "
+            "document",
+            n, (unsigned long long)nshards, spec->ntrain, spec->ntest);
     uint32_t S = (uint32_t)nshards, ntrain = spec->ntrain;
     ShardStats *st = &plan->st;
     uint32_t maxlen = 0;
@@ -415,7 +435,8 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
         b.bend[b.ndistinct - 1] = i + 1;
     }
     bt_init(&b.nonempty, b.ndistinct);
-    for (size_t k = 0; k < b.ndistinct; k++) bt_set(&b.nonempty, k);
+    for (size_t k = 0; k < b.ndistinct; k++)
+        bt_set(&b.nonempty, k);
     b.seq_id = xmalloc((n ? n : 1) * sizeof *b.seq_id);
     b.seq_shard = xmalloc((n ? n : 1) * sizeof *b.seq_shard);
     b.counts = xcalloc(S, sizeof *b.counts);
@@ -464,7 +485,8 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
         if (nhist == 4) memmove(hist, hist + 1, 3 * sizeof *hist), nhist--;
         hist[nhist++] = left;
         int same = 1;
-        for (int i = 1; i < nhist; i++) same &= hist[i] == hist[i - 1];
+        for (int i = 1; i < nhist; i++)
+            same &= hist[i] == hist[i - 1];
         if (same) {
             nom_train++;
             if (!placed && left_nonzero > 0) {
@@ -509,11 +531,14 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
     plan->ids = xmalloc((n ? n : 1) * sizeof *plan->ids);
     plan->nsent = xmalloc(S * sizeof *plan->nsent);
     memcpy(plan->nsent, b.counts, S * sizeof *plan->nsent);
-    for (size_t i = 0; i < b.nseq; i++) plan->first[b.seq_shard[i] + 1]++;
-    for (uint32_t s = 0; s < S; s++) plan->first[s + 1] += plan->first[s];
+    for (size_t i = 0; i < b.nseq; i++)
+        plan->first[b.seq_shard[i] + 1]++;
+    for (uint32_t s = 0; s < S; s++)
+        plan->first[s + 1] += plan->first[s];
     uint64_t *fill = b.scratch; /* S entries */
     memcpy(fill, plan->first, S * sizeof *fill);
-    for (size_t i = 0; i < b.nseq; i++) plan->ids[fill[b.seq_shard[i]]++] = b.seq_id[i];
+    for (size_t i = 0; i < b.nseq; i++)
+        plan->ids[fill[b.seq_shard[i]]++] = b.seq_id[i];
 
     free(b.order), free(b.lenv), free(b.bstart), free(b.bend);
     bt_free(&b.nonempty);
@@ -523,9 +548,12 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
 
 /* ---- write ---- */
 
-const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name, char *out, size_t cap) {
-    if (s < plan->ntrain) snprintf(out, cap, "%s_training_%u.txt", name, s);
-    else snprintf(out, cap, "%s_test_%u.txt", name, s - plan->ntrain);
+const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name, char *out,
+                            size_t cap) {
+    if (s < plan->ntrain)
+        snprintf(out, cap, "%s_training_%u.txt", name, s);
+    else
+        snprintf(out, cap, "%s_test_%u.txt", name, s - plan->ntrain);
     return out;
 }
 
@@ -537,7 +565,8 @@ static struct sigaction saved_sa[4];
 static const int caught_signals[4] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void remove_temps(void) {
-    for (sig_atomic_t i = 0; i < temp_n; i++) unlink(temp_paths[i]);
+    for (sig_atomic_t i = 0; i < temp_n; i++)
+        unlink(temp_paths[i]);
 }
 
 static void on_signal(int sig) {
@@ -554,11 +583,13 @@ static void arm_cleanup(char **paths) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 4; i++) sigaction(caught_signals[i], &sa, &saved_sa[i]);
+    for (int i = 0; i < 4; i++)
+        sigaction(caught_signals[i], &sa, &saved_sa[i]);
 }
 
 static void disarm_cleanup(void) {
-    for (int i = 0; i < 4; i++) sigaction(caught_signals[i], &saved_sa[i], NULL);
+    for (int i = 0; i < 4; i++)
+        sigaction(caught_signals[i], &saved_sa[i], NULL);
     set_die_hook(NULL);
     temp_n = 0;
     temp_paths = NULL;
@@ -571,8 +602,8 @@ static int read_at(const ShardInput *in, uint64_t off, char *dst, size_t n, Err 
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return err_set(err, "%s: read error: %s", in->name, strerror(errno));
         if (got == 0)
-            return err_set(err, "%s: changed while being sharded (ends before offset %llu)", in->name,
-                           (unsigned long long)off);
+            return err_set(err, "%s: changed while being sharded (ends before offset %llu)",
+                           in->name, (unsigned long long)off);
         dst += got, off += (uint64_t)got, n -= (size_t)got;
     }
     return 0;
@@ -580,8 +611,8 @@ static int read_at(const ShardInput *in, uint64_t off, char *dst, size_t n, Err 
 
 /* Write document id to fp (the shard `out`, for messages): its lines,
  * stripped when flagged, and an empty line. Adds the bytes to *bytes. */
-static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id, FILE *fp, const char *out,
-                     char *chunk, Buf *doc, uint64_t *bytes, Err *err) {
+static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id, FILE *fp,
+                     const char *out, char *chunk, Buf *doc, uint64_t *bytes, Err *err) {
     const ShardInput *in = &inputs[ix->input[id]];
     uint64_t off = ix->off[id], len = ix->len[id] & ~SHARD_LEN_STRIP;
     int bad = 0;
@@ -626,8 +657,8 @@ static int64_t shard_number(const char *s) {
 }
 
 /* Delete files in dir named as shards of `name` beyond the plan's counts. */
-static int remove_stale_shards(const ShardPlan *plan, const char *dir, const char *name, uint64_t *removed,
-                               Err *err) {
+static int remove_stale_shards(const ShardPlan *plan, const char *dir, const char *name,
+                               uint64_t *removed, Err *err) {
     DIR *d = opendir(dir);
     if (!d) return err_set(err, "%s: %s", dir, strerror(errno));
     size_t nl = strlen(name);
@@ -638,8 +669,10 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
         const char *fn = e->d_name;
         if (strncmp(fn, name, nl) != 0) continue;
         int64_t i = -1, limit = 0;
-        if (strncmp(fn + nl, "_training_", 10) == 0) i = shard_number(fn + nl + 10), limit = plan->ntrain;
-        else if (strncmp(fn + nl, "_test_", 6) == 0) i = shard_number(fn + nl + 6), limit = plan->ntest;
+        if (strncmp(fn + nl, "_training_", 10) == 0)
+            i = shard_number(fn + nl + 10), limit = plan->ntrain;
+        else if (strncmp(fn + nl, "_test_", 6) == 0)
+            i = shard_number(fn + nl + 6), limit = plan->ntest;
         if (i < limit) continue;
         buf_clear(&path);
         buf_puts(&path, dir);
@@ -656,9 +689,9 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
     return rc;
 }
 
-int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan, const char *dir,
-                const char *name, int remove_stale, ShardProgressFn progress, void *ctx,
-                ShardWriteStats *ws, Err *err) {
+int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
+                const char *dir, const char *name, int remove_stale, ShardProgressFn progress,
+                void *ctx, ShardWriteStats *ws, Err *err) {
     uint32_t S = plan->ntrain + plan->ntest;
     memset(ws, 0, sizeof *ws);
     char **final = xcalloc(S, sizeof *final), **temp = xcalloc(S, sizeof *temp);
@@ -695,7 +728,8 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
     if (!rc) {
         for (uint32_t s = 0; s < S; s++) {
             if (rename(temp[s], final[s]) != 0) {
-                rc = err_set(err, "%s: cannot rename to %s: %s", temp[s], final[s], strerror(errno));
+                rc =
+                    err_set(err, "%s: cannot rename to %s: %s", temp[s], final[s], strerror(errno));
                 break;
             }
         }
@@ -703,7 +737,8 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
     if (rc) remove_temps();
     disarm_cleanup();
     if (!rc && remove_stale) rc = remove_stale_shards(plan, dir, name, &ws->removed, err);
-    for (uint32_t s = 0; s < S; s++) free(final[s]), free(temp[s]);
+    for (uint32_t s = 0; s < S; s++)
+        free(final[s]), free(temp[s]);
     free(final), free(temp), free(chunk);
     buf_free(&doc);
     return rc;

@@ -95,19 +95,19 @@ typedef void (*ShardProgressFn)(void *ctx, uint64_t bytes, uint64_t items);
 #define SHARD_LEN_STRIP (UINT64_C(1) << 63)
 typedef struct ShardIndex {
     ShardLayout layout;
-    uint64_t *off;     /* first byte of the document in its input */
-    uint64_t *len;     /* bytes through the last line's '\n' | SHARD_LEN_STRIP */
-    uint32_t *nsent;   /* sentences (lines) of the document */
-    uint32_t *input;   /* which input (0, 1, ... in reading order) */
+    uint64_t *off;   /* first byte of the document in its input */
+    uint64_t *len;   /* bytes through the last line's '\n' | SHARD_LEN_STRIP */
+    uint32_t *nsent; /* sentences (lines) of the document */
+    uint32_t *input; /* which input (0, 1, ... in reading order) */
     size_t ndocs, cap;
     uint64_t sentences; /* total over all documents */
     uint64_t bytes;     /* bytes read from all inputs */
     uint64_t lines;     /* lines read from all inputs */
     uint32_t ninputs;   /* inputs finished */
     /* the input being read */
-    uint64_t pos, line;      /* offset and 1-based number of the next line */
-    int open;                /* a document is pending */
-    int has_text;            /* hu: the pending block has a non-blank line */
+    uint64_t pos, line; /* offset and 1-based number of the next line */
+    int open;           /* a document is pending */
+    int has_text;       /* hu: the pending block has a non-blank line */
     uint64_t cur_off, cur_end, cur_line;
     uint64_t cur_nsent;
     int cur_strip;
@@ -120,7 +120,8 @@ void shard_index_init(ShardIndex *ix, ShardLayout layout);
  * only for a last line that has none. `name` is used in messages. Returns
  * 0, or -1 with err set ("name:line: ...") when a document would have more
  * than UINT32_MAX sentences or the index more than UINT32_MAX documents. */
-int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const char *name, Err *err);
+int shard_index_line(ShardIndex *ix, const char *s, size_t n, int has_nl, const char *name,
+                     Err *err);
 
 /* End the current input: finish its pending document (see the layouts
  * above) and count the input. Returns 0 or -1 as shard_index_line. */
@@ -133,8 +134,8 @@ int shard_index_end_input(ShardIndex *ix, const char *name, Err *err);
  * progress callback, if any, is called about every MB. Returns 0, or -1
  * with err set ("name: read error: ...", a write error on the copy, or a
  * shard_index_line error). */
-int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy, ShardProgressFn progress,
-                     void *ctx, Err *err);
+int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
+                     ShardProgressFn progress, void *ctx, Err *err);
 
 /* Free the arrays and zero the index. */
 void shard_index_free(ShardIndex *ix);
@@ -148,24 +149,24 @@ typedef struct ShardSpec {
 } ShardSpec;
 
 typedef struct ShardStats {
-    uint64_t total;              /* sentences */
-    uint64_t nominal_train0;     /* int((1 - f) * total) // ntrain */
-    uint64_t nominal_test0;      /* (total - int((1 - f) * total)) // ntest */
-    uint64_t nominal_train;      /* at the end */
-    uint64_t nominal_test;       /* at the end (raised only in the first pass) */
-    uint64_t oversize;           /* first-pass documents longer than the nominal size */
-    uint64_t passes;             /* passes of the original's loop, skipped ones included */
-    uint64_t skipped;            /* empty passes not run (see above) */
-    uint64_t empty_docs;         /* documents with no sentences, dealt at the end */
+    uint64_t total;          /* sentences */
+    uint64_t nominal_train0; /* int((1 - f) * total) // ntrain */
+    uint64_t nominal_test0;  /* (total - int((1 - f) * total)) // ntest */
+    uint64_t nominal_train;  /* at the end */
+    uint64_t nominal_test;   /* at the end (raised only in the first pass) */
+    uint64_t oversize;       /* first-pass documents longer than the nominal size */
+    uint64_t passes;         /* passes of the original's loop, skipped ones included */
+    uint64_t skipped;        /* empty passes not run (see above) */
+    uint64_t empty_docs;     /* documents with no sentences, dealt at the end */
 } ShardStats;
 
 /* The assignment: shard s (training 0..ntrain-1, then test 0..ntest-1)
  * holds documents ids[first[s] .. first[s+1]) in the order written. */
 typedef struct ShardPlan {
     uint32_t ntrain, ntest;
-    uint64_t *first;  /* ntrain + ntest + 1 */
-    uint32_t *ids;    /* every document id exactly once */
-    uint64_t *nsent;  /* sentences per shard */
+    uint64_t *first; /* ntrain + ntest + 1 */
+    uint32_t *ids;   /* every document id exactly once */
+    uint64_t *nsent; /* sentences per shard */
     ShardStats st;
 } ShardPlan;
 
@@ -173,7 +174,8 @@ typedef struct ShardPlan {
  * above. Returns 0 with *plan filled (free with shard_plan_free), or -1
  * with err set when there are fewer documents than shards ("N documents
  * for S shards ...") or the spec is invalid. */
-int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardPlan *plan, Err *err);
+int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardPlan *plan,
+                  Err *err);
 
 /* Free the plan's arrays. */
 void shard_plan_free(ShardPlan *plan);
@@ -194,7 +196,8 @@ typedef struct ShardWriteStats {
 
 /* Shard s's file name: "<name>_training_<s>.txt" or "<name>_test_<s -
  * ntrain>.txt", written into out[cap]. Returns out. */
-const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name, char *out, size_t cap);
+const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name, char *out,
+                            size_t cap);
 
 /* Write every shard of `plan` into the existing directory `dir`: for each
  * document in order its sentences one per line, then an empty line (the
@@ -206,8 +209,8 @@ const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name,
  * this plan's counts (left by an earlier run with more shards) are deleted
  * afterwards. Returns 0, or -1 with err set and no temp file left (a read
  * error, an input that changed since it was indexed, a write error). */
-int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan, const char *dir,
-                const char *name, int remove_stale, ShardProgressFn progress, void *ctx,
-                ShardWriteStats *ws, Err *err);
+int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
+                const char *dir, const char *name, int remove_stale, ShardProgressFn progress,
+                void *ctx, ShardWriteStats *ws, Err *err);
 
 #endif

@@ -99,7 +99,8 @@ static int dir_has_entries(const char *dir) {
     if (!d) return 0;
     struct dirent *e;
     int any = 0;
-    while (!any && (e = readdir(d)) != NULL) any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    while (!any && (e = readdir(d)) != NULL)
+        any = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
     closedir(d);
     return any;
 }
@@ -155,31 +156,45 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->ntrain = DEFAULT_SHARDS, cfg->ntest = -1;
     cfg->fraction = -1;
     cfg->name = NULL;
-    static const struct option longopts[] = {
-        {"layout", required_argument, 0, 'L'},        {"train", required_argument, 0, 'n'},
-        {"num-shards", required_argument, 0, 'n'},    {"test", required_argument, 0, 't'},
-        {"test-fraction", required_argument, 0, 'F'}, {"name", required_argument, 0, 'N'},
-        CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"layout", required_argument, 0, 'L'},
+                                             {"train", required_argument, 0, 'n'},
+                                             {"num-shards", required_argument, 0, 'n'},
+                                             {"test", required_argument, 0, 't'},
+                                             {"test-fraction", required_argument, 0, 'F'},
+                                             {"name", required_argument, 0, 'N'},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":L:n:t:F:N:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'L':
-            if (strcmp(optarg, "nvidia") == 0) cfg->layout = SHARD_NVIDIA;
-            else if (strcmp(optarg, "hu") == 0) cfg->layout = SHARD_HU;
-            else cli_bad_usage("--layout: expected nvidia or hu, got '%s'", optarg);
+            if (strcmp(optarg, "nvidia") == 0)
+                cfg->layout = SHARD_NVIDIA;
+            else if (strcmp(optarg, "hu") == 0)
+                cfg->layout = SHARD_HU;
+            else
+                cli_bad_usage("--layout: expected nvidia or hu, got '%s'", optarg);
             break;
-        case 'n': cfg->ntrain = cli_parse_int(optarg, "--train", 1, 100000000); break;
-        case 't': cfg->ntest = cli_parse_int(optarg, "--test", 0, 100000000); break;
+        case 'n':
+            cfg->ntrain = cli_parse_int(optarg, "--train", 1, 100000000);
+            break;
+        case 't':
+            cfg->ntest = cli_parse_int(optarg, "--test", 0, 100000000);
+            break;
         case 'F':
             cfg->fraction = cli_parse_double(optarg, "--test-fraction");
-            if (!(cfg->fraction >= 0 && cfg->fraction <= 1)) cli_bad_usage("--test-fraction: %s is not in [0, 1]", optarg);
+            if (!(cfg->fraction >= 0 && cfg->fraction <= 1))
+                cli_bad_usage("--test-fraction: %s is not in [0, 1]", optarg);
             break;
         case 'N':
-            if (!*optarg || strchr(optarg, '/')) cli_bad_usage("--name: a file name prefix without '/', got '%s'", optarg);
+            if (!*optarg || strchr(optarg, '/'))
+                cli_bad_usage("--name: a file name prefix without '/', got '%s'", optarg);
             cfg->name = optarg;
             break;
-        case 'h': usage(); return 1;
-        default: cli_common_opt(&cfg->cc, c, optarg, argv, "");
+        case 'h':
+            usage();
+            return 1;
+        default:
+            cli_common_opt(&cfg->cc, c, optarg, argv, "");
         }
     }
     if (cfg->layout == SHARD_HU && ((cfg->ntest > 0) || cfg->fraction > 0))
@@ -192,9 +207,11 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->dir = cfg->cc.output;
     struct stat dst;
     if (stat(cfg->dir, &dst) == 0) {
-        if (!S_ISDIR(dst.st_mode)) die_code(EXIT_USAGE, "%s: exists and is not a directory", cfg->dir);
+        if (!S_ISDIR(dst.st_mode))
+            die_code(EXIT_USAGE, "%s: exists and is not a directory", cfg->dir);
         if (!cfg->cc.force && dir_has_entries(cfg->dir))
-            die_code(EXIT_USAGE, "%s: exists and is not empty (use -f to replace its shards)", cfg->dir);
+            die_code(EXIT_USAGE, "%s: exists and is not empty (use -f to replace its shards)",
+                     cfg->dir);
     }
     return 0;
 }
@@ -241,7 +258,8 @@ static void index_inputs(char **names, int n, ShardIndex *ix, Sources *src) {
         if (shard_index_read(ix, fp, label, copy, meter_cb, &m, &err)) die("%s", err.msg);
         if (!src->files[i] && fp != stdin) fclose(fp);
     }
-    if (src->spool && fflush(src->spool) != 0) die("temporary file: write error: %s", strerror(errno));
+    if (src->spool && fflush(src->spool) != 0)
+        die("temporary file: write error: %s", strerror(errno));
     progress_done(&m.p);
 }
 
@@ -256,16 +274,19 @@ static void sources_close(Sources *src) {
  * the details). Dies when they do not fill the shards. */
 static void balance(const Config *cfg, const ShardIndex *ix, ShardPlan *plan) {
     Err err;
-    ShardSpec spec = {.ntrain = (uint32_t)cfg->ntrain, .ntest = (uint32_t)cfg->ntest,
+    ShardSpec spec = {.ntrain = (uint32_t)cfg->ntrain,
+                      .ntest = (uint32_t)cfg->ntest,
                       .test_fraction = cfg->fraction};
     if (shard_balance(ix->nsent, ix->ndocs, &spec, plan, &err)) die("%s", err.msg);
     const ShardStats *bs = &plan->st;
-    info(4, "nominal sentences per shard: training %llu -> %llu, test %llu -> %llu; %llu documents longer "
-            "than that in the first pass; %llu passes (%llu empty ones not run); %llu empty documents",
+    info(4,
+         "nominal sentences per shard: training %llu -> %llu, test %llu -> %llu; %llu documents "
+         "longer "
+         "than that in the first pass; %llu passes (%llu empty ones not run); %llu empty documents",
          (unsigned long long)bs->nominal_train0, (unsigned long long)bs->nominal_train,
          (unsigned long long)bs->nominal_test0, (unsigned long long)bs->nominal_test,
-         (unsigned long long)bs->oversize, (unsigned long long)bs->passes, (unsigned long long)bs->skipped,
-         (unsigned long long)bs->empty_docs);
+         (unsigned long long)bs->oversize, (unsigned long long)bs->passes,
+         (unsigned long long)bs->skipped, (unsigned long long)bs->empty_docs);
 }
 
 /* Pass 2: write the shard files into cfg->dir (created). Dies on failure. */
@@ -275,13 +296,16 @@ static void write_shards(const Config *cfg, const ShardIndex *ix, const Sources 
     if (make_dirs(cfg->dir, &err)) die("%s", err.msg);
     Meter w = {.what = "shards"};
     uint64_t out_total = 0;
-    for (size_t i = 0; i < ix->ndocs; i++) out_total += (ix->len[i] & ~SHARD_LEN_STRIP) + 1;
+    for (size_t i = 0; i < ix->ndocs; i++)
+        out_total += (ix->len[i] & ~SHARD_LEN_STRIP) + 1;
     progress_init(&w.p, out_total);
-    if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, cfg->cc.force, meter_cb, &w, ws, &err))
+    if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, cfg->cc.force, meter_cb, &w, ws,
+                    &err))
         die("%s", err.msg);
     progress_done(&w.p);
-    if (ws->removed) info(2, "%s: removed %llu shard files of an earlier run beyond this run's counts", cfg->dir,
-                          (unsigned long long)ws->removed);
+    if (ws->removed)
+        info(2, "%s: removed %llu shard files of an earlier run beyond this run's counts", cfg->dir,
+             (unsigned long long)ws->removed);
 }
 
 /* The -v summary line. */
@@ -291,12 +315,15 @@ static void report(const Config *cfg, const ShardIndex *ix, const ShardPlan *pla
     spread(plan->nsent, plan->ntrain, tr, sizeof tr);
     if (plan->ntest) {
         char sp[80];
-        snprintf(te, sizeof te, ", test %s", spread(plan->nsent + plan->ntrain, plan->ntest, sp, sizeof sp));
+        snprintf(te, sizeof te, ", test %s",
+                 spread(plan->nsent + plan->ntrain, plan->ntest, sp, sizeof sp));
     }
-    info(3, "%zu documents, %llu sentences, %.1f MB -> %u shards in %s (%u training, %u test); sentences per "
-            "shard min/median/max: training %s%s; %.2f s",
-         ix->ndocs, (unsigned long long)ix->sentences, (double)ws->bytes / 1e6, plan->ntrain + plan->ntest,
-         cfg->dir, plan->ntrain, plan->ntest, tr, te, secs);
+    info(3,
+         "%zu documents, %llu sentences, %.1f MB -> %u shards in %s (%u training, %u test); "
+         "sentences per "
+         "shard min/median/max: training %s%s; %.2f s",
+         ix->ndocs, (unsigned long long)ix->sentences, (double)ws->bytes / 1e6,
+         plan->ntrain + plan->ntest, cfg->dir, plan->ntrain, plan->ntest, tr, te, secs);
 }
 
 int main(int argc, char **argv) {

@@ -22,8 +22,8 @@ typedef struct Ref {
     int total_steps;
     float lr[2];
     float *lamb[2], *adamw[2];
-    float dropout_p[2];       /* hidden, attention */
-    uint64_t dropout_key;     /* pass key */
+    float dropout_p[2];   /* hidden, attention */
+    uint64_t dropout_key; /* pass key */
     float dropout_losses[3], *dropout_grads;
 } Ref;
 
@@ -46,7 +46,8 @@ static int load_ref(Ref *r, const char *path) {
     if (!f) return -1;
     char magic[8];
     int32_t h[12];
-    int bad = rd(f, magic, 8) || memcmp(magic, "WBBERT1", 8) || rd(f, h, sizeof h) || rd(f, &r->eps, 4);
+    int bad =
+        rd(f, magic, 8) || memcmp(magic, "WBBERT1", 8) || rd(f, h, sizeof h) || rd(f, &r->eps, 4);
     if (bad) {
         fclose(f);
         return -1;
@@ -62,8 +63,10 @@ static int load_ref(Ref *r, const char *path) {
     bad |= rd(f, r->losses, sizeof r->losses);
     r->grads = rdf(f, np, &bad);
     bad |= rd(f, r->hyp, sizeof r->hyp) || rd(f, &r->total_steps, 4) || rd(f, r->lr, sizeof r->lr);
-    for (int i = 0; i < 2; i++) r->lamb[i] = rdf(f, np, &bad);
-    for (int i = 0; i < 2; i++) r->adamw[i] = rdf(f, np, &bad);
+    for (int i = 0; i < 2; i++)
+        r->lamb[i] = rdf(f, np, &bad);
+    for (int i = 0; i < 2; i++)
+        r->adamw[i] = rdf(f, np, &bad);
     bad |= rd(f, r->dropout_p, sizeof r->dropout_p) || rd(f, &r->dropout_key, 8) ||
            rd(f, r->dropout_losses, sizeof r->dropout_losses);
     r->dropout_grads = rdf(f, np, &bad);
@@ -76,7 +79,8 @@ static int load_ref(Ref *r, const char *path) {
 static void free_ref(Ref *r) {
     free(r->params), free(r->mlm_logits), free(r->nsp_logits), free(r->grads);
     free(r->ids), free(r->seg), free(r->mask), free(r->mpos), free(r->mids), free(r->nsp);
-    for (int i = 0; i < 2; i++) free(r->lamb[i]), free(r->adamw[i]);
+    for (int i = 0; i < 2; i++)
+        free(r->lamb[i]), free(r->adamw[i]);
     free(r->dropout_grads);
 }
 
@@ -96,10 +100,12 @@ static double rel_err(const float *a, const float *b, size_t n) {
  * largest value of all (the key biases' gradients are exactly 0 in exact
  * arithmetic: a constant added to every score of a softmax row changes
  * nothing, so both sides hold only rounding noise); prints the worst */
-static int tensors_close(const Bert *m, const float *x, const float *ref, double tol, const char *what) {
+static int tensors_close(const Bert *m, const float *x, const float *ref, double tol,
+                         const char *what) {
     double worst = 0, all = 0;
     const char *wn = "";
-    for (size_t i = 0; i < m->nparams; i++) all = fmax(all, fabs(ref[i]));
+    for (size_t i = 0; i < m->nparams; i++)
+        all = fmax(all, fabs(ref[i]));
     for (int t = 0; t < m->ntensors; t++) {
         const BertTensor *bt = bert_tensor(m, t);
         double d = 0, mx = 1e-3 * all;

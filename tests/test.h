@@ -14,26 +14,26 @@
 
 static int test_passed_, test_failed_;
 
-#define test_cond(descr, cond)                                              \
-    do {                                                                    \
-        if (cond) {                                                         \
-            test_passed_++;                                                 \
-        } else {                                                            \
-            test_failed_++;                                                 \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, descr);          \
-        }                                                                   \
+#define test_cond(descr, cond)                                                                     \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            test_passed_++;                                                                        \
+        } else {                                                                                   \
+            test_failed_++;                                                                        \
+            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, descr);                                 \
+        }                                                                                          \
     } while (0)
 
 /* Compare two byte ranges; on mismatch print both (truncated). */
-#define test_mem_eq(descr, a, alen, b, blen)                                \
-    do {                                                                    \
-        size_t la_ = (alen), lb_ = (blen);                                  \
-        int ok_ = la_ == lb_ && memcmp((a), (b), la_) == 0;                 \
-        test_cond(descr, ok_);                                              \
-        if (!ok_)                                                           \
-            printf("  got  (%zu) [%.*s]\n  want (%zu) [%.*s]\n", la_,       \
-                   (int)(la_ > 400 ? 400 : la_), (const char *)(a), lb_,    \
-                   (int)(lb_ > 400 ? 400 : lb_), (const char *)(b));        \
+#define test_mem_eq(descr, a, alen, b, blen)                                                       \
+    do {                                                                                           \
+        size_t la_ = (alen), lb_ = (blen);                                                         \
+        int ok_ = la_ == lb_ && memcmp((a), (b), la_) == 0;                                        \
+        test_cond(descr, ok_);                                                                     \
+        if (!ok_)                                                                                  \
+            printf("  got  (%zu) [%.*s]\n  want (%zu) [%.*s]\n", la_,                              \
+                   (int)(la_ > 400 ? 400 : la_), (const char *)(a), lb_,                           \
+                   (int)(lb_ > 400 ? 400 : lb_), (const char *)(b));                               \
     } while (0)
 
 #define test_str_eq(descr, a, b) test_mem_eq(descr, a, strlen(a), b, strlen(b))
@@ -54,7 +54,8 @@ static inline const char *test_find_python(const char *check, char *buf, size_t 
     const char *bt = getenv("BENCH_TMP");
     char venv[512];
     snprintf(venv, sizeof venv, "%s/venv3/bin/python", bt ? bt : "/tmp/wikibert-bench");
-    const char *cands[] = {getenv("WIKIBERT_SPM_PYTHON"), getenv("WIKIBERT_PYTHON"), "python3", "/usr/bin/python3", venv};
+    const char *cands[] = {getenv("WIKIBERT_SPM_PYTHON"), getenv("WIKIBERT_PYTHON"), "python3",
+                           "/usr/bin/python3", venv};
     for (size_t i = 0; i < sizeof cands / sizeof *cands; i++) {
         if (!cands[i] || !*cands[i]) continue;
         snprintf(buf, cap, "'%s' -c '%s' >/dev/null 2>&1", cands[i], check);

@@ -23,7 +23,7 @@
 #include "common/utf8.h"
 
 typedef struct Posting {
-    float w;       /* log(1 + c / (mu bg)) */
+    float w; /* log(1 + c / (mu bg)) */
     uint32_t lang;
 } Posting;
 
@@ -38,10 +38,10 @@ struct LangId {
     int nlangs, order;
     char (*codes)[LANGID_CODE_MAX + 1];
     double mu[LANGID_MAX_ORDER], temp;
-    double *pen;      /* [order][nlangs]: log(N_L,o + mu_o) */
+    double *pen; /* [order][nlangs]: log(N_L,o + mu_o) */
     Slot *slots;
-    size_t cap;       /* power of two */
-    Posting *post;    /* (language, weight) runs, one per gram */
+    size_t cap;    /* power of two */
+    Posting *post; /* (language, weight) runs, one per gram */
     size_t npost;
 };
 
@@ -292,15 +292,18 @@ static int parse_model(LangId *m, Parser *ps) {
     if (parse_u64(f[1], fl[1], &v) || v != LANGID_VERSION) return bad(ps, "unsupported version");
 
     if (header(ps, "order", f, fl, 1)) return -1;
-    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_ORDER) return bad(ps, "order must be 1..5");
+    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_ORDER)
+        return bad(ps, "order must be 1..5");
     m->order = (int)v;
     if (header(ps, "mu", f, fl, m->order)) return -1;
     for (int o = 0; o < m->order; o++)
-        if (parse_double(f[o + 1], fl[o + 1], &m->mu[o]) || m->mu[o] <= 0) return bad(ps, "bad mu value");
+        if (parse_double(f[o + 1], fl[o + 1], &m->mu[o]) || m->mu[o] <= 0)
+            return bad(ps, "bad mu value");
     if (header(ps, "temp", f, fl, 1)) return -1;
     if (parse_double(f[1], fl[1], &m->temp) || m->temp <= 0) return bad(ps, "bad temp value");
     if (header(ps, "langs", f, fl, 1)) return -1;
-    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_LANGS) return bad(ps, "bad language count");
+    if (parse_u64(f[1], fl[1], &v) || v < 1 || v > LANGID_MAX_LANGS)
+        return bad(ps, "bad language count");
     m->nlangs = (int)v;
     m->codes = xcalloc((size_t)m->nlangs, sizeof *m->codes);
     m->pen = xcalloc((size_t)m->nlangs * (size_t)m->order, sizeof *m->pen);
@@ -333,7 +336,8 @@ static int parse_model(LangId *m, Parser *ps) {
     }
     size_t ngrams = (size_t)v;
     m->cap = 16;
-    while (m->cap < ngrams * 2) m->cap *= 2;
+    while (m->cap < ngrams * 2)
+        m->cap *= 2;
     m->slots = xcalloc(m->cap, sizeof *m->slots);
     size_t postcap = ngrams * 4 + 16;
     m->post = xmalloc(postcap * sizeof *m->post);
@@ -363,7 +367,8 @@ static int parse_model(LangId *m, Parser *ps) {
         }
         uint64_t key = gram_hash(cps, k);
         size_t i = (size_t)key & (m->cap - 1);
-        while (m->slots[i].key && m->slots[i].key != key) i = (i + 1) & (m->cap - 1);
+        while (m->slots[i].key && m->slots[i].key != key)
+            i = (i + 1) & (m->cap - 1);
         if (m->slots[i].key) {
             bad(ps, "duplicate gram");
             goto done;
@@ -398,10 +403,12 @@ static int parse_model(LangId *m, Parser *ps) {
         /* weights: log(1 + c / (mu bg)), bg = mean relative frequency */
         int o = k - 1;
         double bg = 0;
-        for (size_t j = 0; j < nraw; j++) bg += raw[j].count / ntot[o * m->nlangs + raw[j].lang];
+        for (size_t j = 0; j < nraw; j++)
+            bg += raw[j].count / ntot[o * m->nlangs + raw[j].lang];
         bg /= m->nlangs;
         if (m->npost + nraw > postcap) {
-            while (m->npost + nraw > postcap) postcap *= 2;
+            while (m->npost + nraw > postcap)
+                postcap *= 2;
             m->post = xrealloc(m->post, postcap * sizeof *m->post);
         }
         Slot *sl = &m->slots[i];
@@ -497,7 +504,8 @@ static void acc_flush(Acc *a) {
         const Slot *s = found[i];
         const Posting *p = m->post + s->start;
         a->nord[s->order - 1]++;
-        for (unsigned j = 0; j < s->len; j++) a->score[p[j].lang] += p[j].w;
+        for (unsigned j = 0; j < s->len; j++)
+            a->score[p[j].lang] += p[j].w;
     }
     a->n = 0;
 }
@@ -513,7 +521,8 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
     a.score = score;
     a.n = 0;
     memset(a.nord, 0, sizeof a.nord);
-    for (int l = 0; l < m->nlangs; l++) score[l] = 0;
+    for (int l = 0; l < m->nlangs; l++)
+        score[l] = 0;
     langid_cursor_init(&c, text, n);
     /* ring holds the last `order` code points twice over, so the k newest
      * are always contiguous: ring[pos .. pos+order) */
@@ -526,7 +535,8 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
         for (int k = 1; k <= fill; k++) {
             if (k == 1 && cp == ' ') continue;
             uint32_t g[LANGID_MAX_ORDER];
-            for (int i = 0; i < k; i++) g[i] = ring[pos + k - 1 - i];
+            for (int i = 0; i < k; i++)
+                g[i] = ring[pos + k - 1 - i];
             uint64_t key = gram_hash(g, k);
             __builtin_prefetch(&m->slots[(size_t)key & (m->cap - 1)]);
             a.key[a.n++] = key;
@@ -539,11 +549,13 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
         have = 1;
         total += a.nord[o];
         const double *pen = m->pen + (size_t)o * m->nlangs;
-        for (int l = 0; l < m->nlangs; l++) score[l] -= (double)a.nord[o] * pen[l];
+        for (int l = 0; l < m->nlangs; l++)
+            score[l] -= (double)a.nord[o] * pen[l];
     }
     if (ngrams) *ngrams = total;
     if (!have) {
-        for (int l = 0; l < m->nlangs; l++) score[l] = 0;
+        for (int l = 0; l < m->nlangs; l++)
+            score[l] = 0;
         return -1;
     }
     int best = 0;
@@ -561,7 +573,8 @@ int langid_identify(const LangId *m, const char *text, size_t n, LangScore *out)
         return -1;
     }
     double z = 0;
-    for (int l = 0; l < m->nlangs; l++) z += exp((score[l] - score[best]) / m->temp);
+    for (int l = 0; l < m->nlangs; l++)
+        z += exp((score[l] - score[best]) / m->temp);
     out->lang = m->codes[best];
     out->conf = 1.0 / z;
     return 0;

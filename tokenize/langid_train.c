@@ -43,7 +43,8 @@ static void usage(const LangIdTrainOpts *d) {
            "  -q, --quiet        fewer messages; -v, --verbose: more\n"
            "  -h, --help         show this help; -V, --version: show the version\n\n"
            "Example:\n"
-           "  bench/langid_data.sh /tmp/lid && %s --dev /tmp/lid/dev.tsv -o model.txt /tmp/lid/train.tsv\n",
+           "  bench/langid_data.sh /tmp/lid && %s --dev /tmp/lid/dev.tsv -o model.txt "
+           "/tmp/lid/train.tsv\n",
            progname, LANGID_MAX_ORDER, d->order, d->top, d->min_count, d->mu[0], progname);
 }
 
@@ -58,7 +59,8 @@ static int next_tsv(Reader *rd, const char **lang, size_t *lang_len, const char 
         if (!len) continue;
         const char *tab = memchr(line, '\t', len);
         if (!tab || tab == line)
-            return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name, (unsigned long long)rd->line);
+            return err_set(err, "%s:%llu: expected \"lang<TAB>text\"", rd->name,
+                           (unsigned long long)rd->line);
         *lang = line;
         *lang_len = (size_t)(tab - line);
         *text = tab + 1;
@@ -70,8 +72,8 @@ static int next_tsv(Reader *rd, const char **lang, size_t *lang_len, const char 
 
 /* Feed every "lang<TAB>text" line of rd to the trainer (or, with select >= 0,
  * copy the lines of that split part to out). Returns 0 or -1 (err set). */
-static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, Writer *out, uint64_t *nlines,
-                    Err *err) {
+static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, Writer *out,
+                    uint64_t *nlines, Err *err) {
     const char *line, *text;
     size_t gl, n;
     int r;
@@ -94,7 +96,8 @@ static int read_tsv(Reader *rd, LangIdTrainer *t, int dev, int select, Writer *o
 /* Characters (code points) in s[0..n). */
 static size_t nchars(const char *s, size_t n) {
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
     return k;
 }
 
@@ -130,8 +133,8 @@ typedef struct Config {
     LangIdTrainOpts o;
     const char *eval_model; /* --eval */
     size_t min_chars;
-    char **devs;            /* --dev files (the array is owned) */
-    int ndev, select;       /* select: -1, or the --select part 0..2 */
+    char **devs;      /* --dev files (the array is owned) */
+    int ndev, select; /* select: -1, or the --select part 0..2 */
     char **inputs;
     int ninputs;
 } Config;
@@ -147,12 +150,15 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->devs = NULL;
     cfg->ndev = 0, cfg->select = -1;
     enum { O_DEV = 256, O_ORDER, O_TOP, O_MIN, O_MU, O_SELECT, O_EVAL, O_MINCH };
-    static const struct option longopts[] = {
-        {"dev", required_argument, 0, O_DEV},       {"order", required_argument, 0, O_ORDER},
-        {"top", required_argument, 0, O_TOP},       {"min-count", required_argument, 0, O_MIN},
-        {"mu", required_argument, 0, O_MU},         {"select", required_argument, 0, O_SELECT},
-        {"eval", required_argument, 0, O_EVAL},     {"min-chars", required_argument, 0, O_MINCH},
-        CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"dev", required_argument, 0, O_DEV},
+                                             {"order", required_argument, 0, O_ORDER},
+                                             {"top", required_argument, 0, O_TOP},
+                                             {"min-count", required_argument, 0, O_MIN},
+                                             {"mu", required_argument, 0, O_MU},
+                                             {"select", required_argument, 0, O_SELECT},
+                                             {"eval", required_argument, 0, O_EVAL},
+                                             {"min-chars", required_argument, 0, O_MINCH},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -160,25 +166,43 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             cfg->devs = xrealloc(cfg->devs, (size_t)(cfg->ndev + 1) * sizeof *cfg->devs);
             cfg->devs[cfg->ndev++] = optarg;
             break;
-        case O_ORDER: o->order = (int)cli_parse_int(optarg, "--order", 1, LANGID_MAX_ORDER); break;
-        case O_TOP: o->top = (int)cli_parse_int(optarg, "--top", 1, 1 << 24); break;
-        case O_MIN: o->min_count = (int)cli_parse_int(optarg, "--min-count", 1, 1 << 30); break;
+        case O_ORDER:
+            o->order = (int)cli_parse_int(optarg, "--order", 1, LANGID_MAX_ORDER);
+            break;
+        case O_TOP:
+            o->top = (int)cli_parse_int(optarg, "--top", 1, 1 << 24);
+            break;
+        case O_MIN:
+            o->min_count = (int)cli_parse_int(optarg, "--min-count", 1, 1 << 30);
+            break;
         case O_MU: {
             double mu = cli_parse_double(optarg, "--mu");
             if (!(mu > 0)) cli_bad_usage("--mu: must be positive, got '%s'", optarg);
-            for (int i = 0; i < LANGID_MAX_ORDER; i++) o->mu[i] = mu;
+            for (int i = 0; i < LANGID_MAX_ORDER; i++)
+                o->mu[i] = mu;
             break;
         }
         case O_SELECT:
-            if (!strcmp(optarg, "train")) cfg->select = 0;
-            else if (!strcmp(optarg, "dev")) cfg->select = 1;
-            else if (!strcmp(optarg, "test")) cfg->select = 2;
-            else cli_bad_usage("--select: expected train, dev or test, got '%s'", optarg);
+            if (!strcmp(optarg, "train"))
+                cfg->select = 0;
+            else if (!strcmp(optarg, "dev"))
+                cfg->select = 1;
+            else if (!strcmp(optarg, "test"))
+                cfg->select = 2;
+            else
+                cli_bad_usage("--select: expected train, dev or test, got '%s'", optarg);
             break;
-        case O_EVAL: cfg->eval_model = optarg; break;
-        case O_MINCH: cfg->min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30); break;
-        case 'h': usage(o); return 1;
-        default: cli_common_opt(&cfg->cc, c, optarg, argv, "");
+        case O_EVAL:
+            cfg->eval_model = optarg;
+            break;
+        case O_MINCH:
+            cfg->min_chars = (size_t)cli_parse_int(optarg, "--min-chars", 0, 1 << 30);
+            break;
+        case 'h':
+            usage(o);
+            return 1;
+        default:
+            cli_common_opt(&cfg->cc, c, optarg, argv, "");
         }
     }
     cfg->inputs = argv + optind;
@@ -194,7 +218,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
 static void run_eval(const Config *cfg) {
     Err err;
     LangId *m = langid_load(cfg->eval_model, &err);
-    if (!m) die_code(access(cfg->eval_model, R_OK) != 0 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg); /* missing: usage */
+    if (!m)
+        die_code(access(cfg->eval_model, R_OK) != 0 ? EXIT_USAGE : EXIT_DATA, "%s",
+                 err.msg); /* missing: usage */
     Writer w;
     Reader rd;
     if (writer_open(&w, cfg->cc.output, cfg->cc.force, &err)) die("%s", err.msg);
@@ -207,7 +233,8 @@ static void run_eval(const Config *cfg) {
 
 /* The model from the trainer t (fed with the training and --dev texts),
  * to w; it must load again. The summary line at -v. */
-static void write_model(const Config *cfg, LangIdTrainer *t, Writer *w, uint64_t ntrain, double t0) {
+static void write_model(const Config *cfg, LangIdTrainer *t, Writer *w, uint64_t ntrain,
+                        double t0) {
     Err err;
     Reader rd;
     uint64_t nheld = 0;
@@ -221,8 +248,8 @@ static void write_model(const Config *cfg, LangIdTrainer *t, Writer *w, uint64_t
     LangId *m = langid_load_mem(model.data, model.len, "model", &e2);
     if (!m) die("internal error: the model written does not load: %s", e2.msg);
     info(2, "%llu training texts, %llu held out; %d languages; %.1f MB model; T = %.3g; %.1f s",
-         (unsigned long long)ntrain, (unsigned long long)nheld, langid_nlangs(m), (double)model.len / 1e6,
-         langid_temperature(m), now_sec() - t0);
+         (unsigned long long)ntrain, (unsigned long long)nheld, langid_nlangs(m),
+         (double)model.len / 1e6, langid_temperature(m), now_sec() - t0);
     langid_free(m);
     buf_free(&model);
 }

@@ -25,7 +25,7 @@
 
 typedef struct Lang {
     char code[LANGID_CODE_MAX + 1];
-    Buf train;  /* texts as [u32 length][bytes] */
+    Buf train; /* texts as [u32 length][bytes] */
     uint64_t total[LANGID_MAX_ORDER];
 } Lang;
 
@@ -47,7 +47,8 @@ void langid_train_defaults(LangIdTrainOpts *o) {
     o->order = 5;
     o->top = 3000;
     o->min_count = 3;
-    for (int i = 0; i < LANGID_MAX_ORDER; i++) o->mu[i] = 2000;
+    for (int i = 0; i < LANGID_MAX_ORDER; i++)
+        o->mu[i] = 2000;
 }
 
 LangIdTrainer *langid_trainer_create(const LangIdTrainOpts *o) {
@@ -58,7 +59,8 @@ LangIdTrainer *langid_trainer_create(const LangIdTrainOpts *o) {
 
 void langid_trainer_free(LangIdTrainer *t) {
     if (!t) return;
-    for (int i = 0; i < t->nlangs; i++) buf_free(&t->langs[i].train);
+    for (int i = 0; i < t->nlangs; i++)
+        buf_free(&t->langs[i].train);
     free(t->langs);
     buf_free(&t->dev);
     free(t->devs);
@@ -68,11 +70,14 @@ void langid_trainer_free(LangIdTrainer *t) {
 static int lang_index(LangIdTrainer *t, const char *code, size_t len, Err *err) {
     for (int i = 0; i < t->nlangs; i++)
         if (strlen(t->langs[i].code) == len && memcmp(t->langs[i].code, code, len) == 0) return i;
-    if (!len || len > LANGID_CODE_MAX) return err_set(err, "language code must have 1 to %d bytes", LANGID_CODE_MAX);
+    if (!len || len > LANGID_CODE_MAX)
+        return err_set(err, "language code must have 1 to %d bytes", LANGID_CODE_MAX);
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)code[i] <= ' ' || code[i] == ':' || code[i] == 0x7f)
-            return err_set(err, "language code '%.*s' has a blank or control character", (int)len, code);
-    if (t->nlangs == LANGID_MAX_LANGS) return err_set(err, "more than %d languages", LANGID_MAX_LANGS);
+            return err_set(err, "language code '%.*s' has a blank or control character", (int)len,
+                           code);
+    if (t->nlangs == LANGID_MAX_LANGS)
+        return err_set(err, "more than %d languages", LANGID_MAX_LANGS);
     t->langs = xrealloc(t->langs, (size_t)(t->nlangs + 1) * sizeof *t->langs);
     Lang *l = &t->langs[t->nlangs];
     memset(l, 0, sizeof *l);
@@ -160,7 +165,8 @@ static void count_gram(void *ctx, const char *gram, size_t len, int order) {
 
 static int utf8_count(const char *s, size_t n) {
     int k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
     return k;
 }
 
@@ -184,7 +190,8 @@ static void select_grams(LangIdTrainer *t, Lang *l, StrMap *vocab) {
     for_each_gram(&l->train, t->o.order, count_gram, &c);
     StrMapEntry **byord[LANGID_MAX_ORDER];
     size_t nby[LANGID_MAX_ORDER] = {0};
-    for (int o = 0; o < t->o.order; o++) byord[o] = xmalloc((m.count + 1) * sizeof *byord[o]);
+    for (int o = 0; o < t->o.order; o++)
+        byord[o] = xmalloc((m.count + 1) * sizeof *byord[o]);
     for (size_t i = 0; i < m.cap; i++) {
         StrMapEntry *e = &m.slots[i];
         if (!e->key || e->value < (uint64_t)t->o.min_count) continue;
@@ -233,7 +240,6 @@ static int entry_bytes_cmp(const void *x, const void *y) {
     return bytes_cmp(a->key, a->len, b->key, b->len);
 }
 
-
 /* Write the model text with temperature `temp` into out. */
 static void write_model(const LangIdTrainer *t, const int *ord, StrMapEntry **grams, size_t ngrams,
                         const Posting *post, size_t npost, double temp, Buf *out) {
@@ -251,7 +257,8 @@ static void write_model(const LangIdTrainer *t, const int *ord, StrMapEntry **gr
         buf_puts(out, "lang\t");
         buf_puts(out, l->code);
         for (int o = 0; o < t->o.order; o++) {
-            snprintf(line, sizeof line, "\t%llu", (unsigned long long)(l->total[o] ? l->total[o] : 1));
+            snprintf(line, sizeof line, "\t%llu",
+                     (unsigned long long)(l->total[o] ? l->total[o] : 1));
             buf_puts(out, line);
         }
         buf_putc(out, '\n');
@@ -266,7 +273,8 @@ static void write_model(const LangIdTrainer *t, const int *ord, StrMapEntry **gr
         if (!i || post[i].gram != post[i - 1].gram) {
             if (i) buf_putc(out, '\n');
             const StrMapEntry *g = grams[post[i].gram];
-            for (uint32_t k = 0; k < g->len; k++) buf_putc(out, g->key[k] == ' ' ? '_' : g->key[k]);
+            for (uint32_t k = 0; k < g->len; k++)
+                buf_putc(out, g->key[k] == ' ' ? '_' : g->key[k]);
             buf_putc(out, '\t');
         } else {
             buf_putc(out, ' ');
@@ -280,7 +288,7 @@ static void write_model(const LangIdTrainer *t, const int *ord, StrMapEntry **gr
 /* ---- temperature ---- */
 
 typedef struct DevScores {
-    double *s;   /* [n][nlangs], shifted so that the maximum is 0 */
+    double *s; /* [n][nlangs], shifted so that the maximum is 0 */
     int *gold;
     size_t n;
     int nlangs;
@@ -291,14 +299,16 @@ static double dev_nll(const DevScores *d, double beta) {
     for (size_t i = 0; i < d->n; i++) {
         const double *s = d->s + i * (size_t)d->nlangs;
         double z = 0;
-        for (int l = 0; l < d->nlangs; l++) z += exp(beta * s[l]);
+        for (int l = 0; l < d->nlangs; l++)
+            z += exp(beta * s[l]);
         nll += log(z) - beta * s[d->gold[i]];
     }
     return nll;
 }
 
 /* Fit T on the dev texts of languages in the model; 1 if there are none. */
-static double fit_temperature(const LangIdTrainer *t, const int *rank, const char *model, size_t len) {
+static double fit_temperature(const LangIdTrainer *t, const int *rank, const char *model,
+                              size_t len) {
     Err err;
     LangId *m = langid_load_mem(model, len, "(model being trained)", &err);
     if (!m) return 1;
@@ -313,7 +323,8 @@ static double fit_temperature(const LangIdTrainer *t, const int *rank, const cha
         int best = langid_scores(m, t->dev.data + x->off, x->len, s, NULL);
         if (best < 0) continue;
         double mx = s[best];
-        for (int l = 0; l < d.nlangs; l++) s[l] -= mx;
+        for (int l = 0; l < d.nlangs; l++)
+            s[l] -= mx;
         d.gold[d.n++] = rank[x->lang];
     }
     double T = 1;
@@ -344,24 +355,30 @@ static double fit_temperature(const LangIdTrainer *t, const int *rank, const cha
 
 int langid_trainer_write(LangIdTrainer *t, Buf *out, Err *err) {
     int ntrain = 0;
-    for (int i = 0; i < t->nlangs; i++) ntrain += t->langs[i].train.len > 0;
+    for (int i = 0; i < t->nlangs; i++)
+        ntrain += t->langs[i].train.len > 0;
     if (!ntrain) return err_set(err, "no training text");
     if (ntrain != t->nlangs) {
         for (int i = 0; i < t->nlangs; i++)
             if (!t->langs[i].train.len)
-                return err_set(err, "language '%s' has held-out text but no training text", t->langs[i].code);
+                return err_set(err, "language '%s' has held-out text but no training text",
+                               t->langs[i].code);
     }
-    int *ord = xmalloc((size_t)t->nlangs * sizeof *ord), *rank = xmalloc((size_t)t->nlangs * sizeof *rank);
+    int *ord = xmalloc((size_t)t->nlangs * sizeof *ord),
+        *rank = xmalloc((size_t)t->nlangs * sizeof *rank);
     for (int i = 0; i < t->nlangs; i++) { /* insertion sort by code */
         int j = i;
-        for (; j > 0 && strcmp(t->langs[ord[j - 1]].code, t->langs[i].code) > 0; j--) ord[j] = ord[j - 1];
+        for (; j > 0 && strcmp(t->langs[ord[j - 1]].code, t->langs[i].code) > 0; j--)
+            ord[j] = ord[j - 1];
         ord[j] = i;
     }
-    for (int r = 0; r < t->nlangs; r++) rank[ord[r]] = r;
+    for (int r = 0; r < t->nlangs; r++)
+        rank[ord[r]] = r;
 
     StrMap vocab;
     strmap_init(&vocab, 1 << 16);
-    for (int r = 0; r < t->nlangs; r++) select_grams(t, &t->langs[ord[r]], &vocab);
+    for (int r = 0; r < t->nlangs; r++)
+        select_grams(t, &t->langs[ord[r]], &vocab);
 
     /* gram ranks in byte order; vocab value becomes rank + 1 */
     size_t ng = vocab.count;
@@ -370,7 +387,8 @@ int langid_trainer_write(LangIdTrainer *t, Buf *out, Err *err) {
     for (size_t i = 0; i < vocab.cap; i++)
         if (vocab.slots[i].key) grams[k++] = &vocab.slots[i];
     qsort(grams, ng, sizeof *grams, entry_bytes_cmp);
-    for (size_t i = 0; i < ng; i++) grams[i]->value = i + 1;
+    for (size_t i = 0; i < ng; i++)
+        grams[i]->value = i + 1;
 
     Posting *post = NULL;
     size_t npost = 0, postcap = 0;

@@ -18,9 +18,9 @@
 #include "tokenize/langidmodel.h"
 
 typedef struct LangIdTrainOpts {
-    int order;         /* longest n-gram, 1..LANGID_MAX_ORDER */
-    int top;           /* grams of each order >= 2 kept per language (by count) */
-    int min_count;     /* a (gram, language) count below this is dropped */
+    int order;                   /* longest n-gram, 1..LANGID_MAX_ORDER */
+    int top;                     /* grams of each order >= 2 kept per language (by count) */
+    int min_count;               /* a (gram, language) count below this is dropped */
     double mu[LANGID_MAX_ORDER]; /* Dirichlet prior mass per order */
 } LangIdTrainOpts;
 

@@ -179,7 +179,7 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
                                              {"keep-paragraphs", no_argument, 0, O_KEEP},
                                              {"abbrev", required_argument, 0, O_ABBREV},
                                              {"threads", required_argument, 0, 'j'},
-        CLI_LONGOPTS_COMMON};
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":l:I:F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -258,9 +258,16 @@ int main(int argc, char **argv) {
         die_code(code == SEGMENTER_EMISSING || code == SEGMENTER_ELANG ? EXIT_USAGE : EXIT_DATA,
                  "%s", st.err.msg);
     docreader_init(&st.dr, inputs, ninputs, cfg.infmt);
-    FilterRun run = {.output = cfg.cc.output, .force = cfg.cc.force, .inputs = inputs,
-                     .ninputs = ninputs, .nthreads = cfg.cc.nthreads, .ops = {fill, work, flush},
-                     .ctx = &st, .out = &st.out, .progress = &st.progress, .err = &st.err,
+    FilterRun run = {.output = cfg.cc.output,
+                     .force = cfg.cc.force,
+                     .inputs = inputs,
+                     .ninputs = ninputs,
+                     .nthreads = cfg.cc.nthreads,
+                     .ops = {fill, work, flush},
+                     .ctx = &st,
+                     .out = &st.out,
+                     .progress = &st.progress,
+                     .err = &st.err,
                      .report = report};
     filter_run(&run);
     state_free(&st);

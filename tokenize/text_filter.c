@@ -63,7 +63,7 @@ typedef struct State {
     char **inputs;
     int ninputs, cur;
     FILE *fp;
-    int fresh;         /* fp was just opened: its first bytes are checked */
+    int fresh; /* fp was just opened: its first bytes are checked */
     char *chunk;
     DocSplit ds;
     Batch *filling;
@@ -461,17 +461,39 @@ static int parse_check_opt(FilterOpts *fo, int c, const char *arg) {
         if (!fo->use[checks[i].check]) return 1;
         const char *w = checks[i].name;
         switch (c) {
-        case 'a': fo->avg_len = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 's': fo->min_sents = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 'S': fo->max_sents = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 't': fo->min_toks = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 'T': fo->max_toks = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 'w': fo->min_words = cli_parse_int(arg, w, 0, LONG_MAX); break;
-        case 'n': fo->no_word_ratio = cli_parse_double_in(arg, w, 0, 1); break;
-        case 'p': fo->punct_ratio = cli_parse_double_in(arg, w, 0, 1); break;
-        case 'u': fo->upper_ratio = cli_parse_double_in(arg, w, 0, 1); break;
-        case 'd': fo->digit_ratio = cli_parse_double_in(arg, w, 0, 1); break;
-        case 'F': fo->foreign_ratio = cli_parse_double_in(arg, w, 0, 1); break;
+        case 'a':
+            fo->avg_len = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 's':
+            fo->min_sents = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 'S':
+            fo->max_sents = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 't':
+            fo->min_toks = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 'T':
+            fo->max_toks = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 'w':
+            fo->min_words = cli_parse_int(arg, w, 0, LONG_MAX);
+            break;
+        case 'n':
+            fo->no_word_ratio = cli_parse_double_in(arg, w, 0, 1);
+            break;
+        case 'p':
+            fo->punct_ratio = cli_parse_double_in(arg, w, 0, 1);
+            break;
+        case 'u':
+            fo->upper_ratio = cli_parse_double_in(arg, w, 0, 1);
+            break;
+        case 'd':
+            fo->digit_ratio = cli_parse_double_in(arg, w, 0, 1);
+            break;
+        case 'F':
+            fo->foreign_ratio = cli_parse_double_in(arg, w, 0, 1);
+            break;
         }
         return 1;
     }
@@ -509,7 +531,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
                                              {"dedup", required_argument, 0, O_DEDUP},
                                              {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
                                              {"threads", required_argument, 0, 'j'},
-        CLI_LONGOPTS_COMMON};
+                                             CLI_LONGOPTS_COMMON};
     FilterOpts *fo = &st.fo;
     int c;
     while ((c = getopt_long(argc, argv, ":a:d:F:il:L:n:p:s:S:t:T:u:w:W:j:o:fqvhV", longopts,
@@ -628,10 +650,19 @@ int main(int argc, char **argv) {
     set_inputs(argv + optind, argc - optind);
     state_init(&cfg);
     check_rejected(cfg.cc.output, cfg.rejected);
-    FilterRun run = {.output = cfg.cc.output, .side_output = cfg.rejected, .force = cfg.cc.force,
-                     .inputs = st.inputs, .ninputs = st.ninputs, .nthreads = st.nthreads,
-                     .ops = {fill, work, flush}, .ctx = &st, .out = &st.out, .side = &st.rej,
-                     .progress = &st.progress, .err = &st.err, .report = report};
+    FilterRun run = {.output = cfg.cc.output,
+                     .side_output = cfg.rejected,
+                     .force = cfg.cc.force,
+                     .inputs = st.inputs,
+                     .ninputs = st.ninputs,
+                     .nthreads = st.nthreads,
+                     .ops = {fill, work, flush},
+                     .ctx = &st,
+                     .out = &st.out,
+                     .side = &st.rej,
+                     .progress = &st.progress,
+                     .err = &st.err,
+                     .report = report};
     filter_run(&run);
     state_free();
     return EXIT_OK;

@@ -56,7 +56,7 @@ struct WordPiece {
     uint32_t cont;                           /* node of "##", 0 if absent */
     /* vocab lines */
     size_t nlines;
-    size_t *off;  /* token of line i at text + off[i] */
+    size_t *off; /* token of line i at text + off[i] */
     char *text;
     int32_t unk;
 };
@@ -81,11 +81,14 @@ typedef struct Builder {
     uint32_t hmask;
 } Builder;
 
-static uint32_t child_hash(uint32_t parent, uint8_t label) { return (parent * 0x9E3779B1u) ^ (label * 0x85EBCA77u); }
+static uint32_t child_hash(uint32_t parent, uint8_t label) {
+    return (parent * 0x9E3779B1u) ^ (label * 0x85EBCA77u);
+}
 
 static void ht_put(Builder *b, uint32_t k) {
     uint32_t h = child_hash(b->n[k].parent, b->n[k].label) & b->hmask;
-    while (b->ht[h]) h = (h + 1) & b->hmask;
+    while (b->ht[h])
+        h = (h + 1) & b->hmask;
     b->ht[h] = k;
 }
 
@@ -99,7 +102,8 @@ static uint32_t bnode_new(Builder *b, uint32_t parent, uint8_t label) {
         free(b->ht);
         b->hmask = b->hmask ? 2 * b->hmask + 1 : 4095;
         b->ht = xcalloc((size_t)b->hmask + 1, sizeof *b->ht);
-        for (uint32_t k = 1; k < b->len; k++) ht_put(b, k);
+        for (uint32_t k = 1; k < b->len; k++)
+            ht_put(b, k);
     }
     if (b->len) ht_put(b, b->len);
     return b->len++;
@@ -115,13 +119,17 @@ static void builder_insert(Builder *b, const char *s, size_t len, int32_t id) {
     for (size_t i = 0; i < len; i++) {
         uint8_t c = (uint8_t)s[i];
         uint32_t h = child_hash(cur, c) & b->hmask, k;
-        while ((k = b->ht[h]) && !(b->n[k].parent == cur && b->n[k].label == c)) h = (h + 1) & b->hmask;
+        while ((k = b->ht[h]) && !(b->n[k].parent == cur && b->n[k].label == c))
+            h = (h + 1) & b->hmask;
         if (!k) { /* a new child, linked in label order */
             uint32_t nk = bnode_new(b, cur, c), prev = 0, q = b->n[cur].first;
-            while (q && b->n[q].label < c) prev = q, q = b->n[q].next;
+            while (q && b->n[q].label < c)
+                prev = q, q = b->n[q].next;
             b->n[nk].next = q;
-            if (prev) b->n[prev].next = nk;
-            else b->n[cur].first = nk;
+            if (prev)
+                b->n[prev].next = nk;
+            else
+                b->n[cur].first = nk;
             k = nk;
         }
         cur = k;
@@ -162,8 +170,10 @@ static inline uint32_t trie_child(const WordPiece *wp, uint32_t node, uint8_t c)
         uint32_t hi = end;
         while (lo < hi) {
             uint32_t mid = lo + (hi - lo) / 2;
-            if (wp->label[mid] < c) lo = mid + 1;
-            else hi = mid;
+            if (wp->label[mid] < c)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         return lo < end && wp->label[lo] == c ? lo : 0;
     }
@@ -188,7 +198,8 @@ static void py_strip(const char **s, size_t *n) {
     }
     while (b > a) {
         size_t k = b - 1;
-        while (k > a && (p[k] & 0xC0) == 0x80) k--;
+        while (k > a && (p[k] & 0xC0) == 0x80)
+            k--;
         uint32_t cp;
         size_t l = utf8_decode(p + k, b - k, &cp);
         if (l != b - k || !uni_is(cp, UNI_SPACE)) break;
@@ -207,7 +218,8 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     bnode_new(&b, 0, 0);
     for (size_t pos = 0; pos < len;) {
         size_t e = pos;
-        while (e < len && data[e] != '\n' && data[e] != '\r') e++;
+        while (e < len && data[e] != '\n' && data[e] != '\r')
+            e++;
         const char *s = data + pos;
         size_t n = e - pos;
         if (utf8_valid_prefix(s, n) != n) {
@@ -240,10 +252,12 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     wp->text = text.data ? text.data : xstrdup("");
     trie_flatten(wp, &b);
     builder_free(&b);
-    for (int c = 0; c < 256; c++) wp->root_next[c] = trie_child(wp, 0, (uint8_t)c);
+    for (int c = 0; c < 256; c++)
+        wp->root_next[c] = trie_child(wp, 0, (uint8_t)c);
     uint32_t h = wp->root_next['#'];
     wp->cont = h ? trie_child(wp, h, '#') : 0;
-    for (int c = 0; c < 256; c++) wp->cont_next[c] = wp->cont ? trie_child(wp, wp->cont, (uint8_t)c) : 0;
+    for (int c = 0; c < 256; c++)
+        wp->cont_next[c] = wp->cont ? trie_child(wp, wp->cont, (uint8_t)c) : 0;
     int32_t unk = wp_token_id(wp, "[UNK]", 5);
     wp->unk = unk >= 0 ? unk : WP_UNK_ABSENT;
     return wp;
@@ -304,8 +318,8 @@ static inline int is_cjk(uint32_t cp, int hf) {
     return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
            (cp >= 0x20000 && cp <= 0x2A6DF) || (cp >= 0x2A700 && cp <= 0x2B73F) ||
            (cp >= 0x2B740 && cp <= 0x2B81F) ||
-           (cp >= (hf ? 0x2B920u : 0x2B820u) && cp <= 0x2CEAF) ||
-           (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x2F800 && cp <= 0x2FA1F);
+           (cp >= (hf ? 0x2B920u : 0x2B820u) && cp <= 0x2CEAF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+           (cp >= 0x2F800 && cp <= 0x2FA1F);
 }
 
 /* _is_punctuation: every ASCII non-alphanumeric printable, or category P*. */
@@ -409,9 +423,12 @@ static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
     }
     buf_clear(&sc->low);
     buf_clear(&sc->nfd);
-    if (wp->flavor == WP_FLAVOR_HF && has_capital_sigma(t, n)) lower_per_char(&sc->low, t, n);
-    else if (uni_append_lower(&sc->low, t, n)) buf_append(&sc->low, t, n);
-    if (uni_append_nfd(&sc->nfd, sc->low.data, sc->low.len)) buf_append(&sc->nfd, sc->low.data, sc->low.len);
+    if (wp->flavor == WP_FLAVOR_HF && has_capital_sigma(t, n))
+        lower_per_char(&sc->low, t, n);
+    else if (uni_append_lower(&sc->low, t, n))
+        buf_append(&sc->low, t, n);
+    if (uni_append_nfd(&sc->nfd, sc->low.data, sc->low.len))
+        buf_append(&sc->nfd, sc->low.data, sc->low.len);
     split_punct(sc, sc->nfd.data, sc->nfd.len, 1);
 }
 
@@ -470,7 +487,8 @@ size_t wp_basic_pieces(const WordPiece *wp, WpScratch *sc, const char *text, siz
     return sc->nends;
 }
 
-size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, Buf *out) {
+size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len,
+                         Buf *out) {
     basic_tokenize(wp, sc, text, len);
     size_t start = 0;
     for (size_t k = 0; k < sc->nends; k++) {
@@ -495,7 +513,8 @@ static inline void ids_push(WpIds *ids, int32_t id) {
 static void wordpiece(const WordPiece *wp, const char *s, size_t n, WpIds *ids) {
     const uint8_t *p = (const uint8_t *)s;
     size_t chars = 0;
-    for (size_t i = 0; i < n; i++) chars += (p[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; i++)
+        chars += (p[i] & 0xC0) != 0x80;
     if (chars > WP_MAX_WORD_CHARS) {
         ids_push(ids, wp->unk);
         return;
@@ -505,9 +524,10 @@ static void wordpiece(const WordPiece *wp, const char *s, size_t n, WpIds *ids) 
         uint32_t node = start ? wp->cont_next[p[start]] : wp->root_next[p[start]];
         size_t best = 0;
         int32_t best_id = -1;
-        for (size_t i = start; node; ) {
+        for (size_t i = start; node;) {
             i++;
-            if (wp->id[node] >= 0 && (i == n || (p[i] & 0xC0) != 0x80)) best = i, best_id = wp->id[node];
+            if (wp->id[node] >= 0 && (i == n || (p[i] & 0xC0) != 0x80))
+                best = i, best_id = wp->id[node];
             if (i == n) break;
             node = trie_child(wp, node, p[i]);
         }

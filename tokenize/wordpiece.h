@@ -61,12 +61,12 @@ typedef struct WpIds {
 /* Per-thread working memory; zero-initialise, reuse across calls, free
  * with wp_scratch_free(). */
 typedef struct WpScratch {
-    Buf tok, low, nfd;   /* the current token through its folding steps */
-    Buf run;             /* a piece with its Mn marks dropped */
-    Buf pieces;          /* basic tokens of one text, back to back */
-    size_t *ends;        /* end offset of each piece in `pieces` */
+    Buf tok, low, nfd; /* the current token through its folding steps */
+    Buf run;           /* a piece with its Mn marks dropped */
+    Buf pieces;        /* basic tokens of one text, back to back */
+    size_t *ends;      /* end offset of each piece in `pieces` */
     size_t nends, cap;
-    size_t bad_utf8;     /* invalid UTF-8 sequences met (running total) */
+    size_t bad_utf8; /* invalid UTF-8 sequences met (running total) */
 } WpScratch;
 
 /* Load a vocabulary file as tokenization.py's load_vocab: one token per
@@ -116,7 +116,8 @@ int wp_lower(const WordPiece *wp);
 /* BasicTokenizer only: append the basic tokens of text[0..len) (any bytes;
  * invalid UTF-8 counts in sc->bad_utf8 and is dropped as U+FFFD is) to out,
  * separated by single spaces. Returns the number of tokens. */
-size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len, Buf *out);
+size_t wp_basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text, size_t len,
+                         Buf *out);
 
 /* BasicTokenizer only, without joining: replace sc->pieces and sc->ends
  * with the basic tokens of text[0..len), token k being the bytes

@@ -82,7 +82,8 @@ static int fill(void *ctx, Batch *b) {
         buf_append(&b->in, line, len);
         b->nrec++;
     }
-    progress_update(&st->progress, st->rd.bytes, st->rd.bytes, st->counts[C_LINES] + b->nrec, "lines");
+    progress_update(&st->progress, st->rd.bytes, st->rd.bytes, st->counts[C_LINES] + b->nrec,
+                    "lines");
     if (r < 0) return -1;
     return b->nrec > 0;
 }
@@ -123,7 +124,8 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     State *st = ctx;
-    for (int i = 0; i < 4; i++) st->counts[i] += b->counts[i];
+    for (int i = 0; i < 4; i++)
+        st->counts[i] += b->counts[i];
     return writer_write(&st->out, b->out.data, b->out.len, &st->err);
 }
 
@@ -142,17 +144,26 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     cfg->vocab = NULL;
     cfg->cased = 0;
     enum { O_VOCAB = 256, O_CASED, O_IDS };
-    static const struct option longopts[] = {
-        {"vocab", required_argument, 0, O_VOCAB}, {"cased", no_argument, 0, O_CASED},
-        {"ids", no_argument, 0, O_IDS},           {"threads", required_argument, 0, 'j'},
-        CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"vocab", required_argument, 0, O_VOCAB},
+                                             {"cased", no_argument, 0, O_CASED},
+                                             {"ids", no_argument, 0, O_IDS},
+                                             {"threads", required_argument, 0, 'j'},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case O_VOCAB: cfg->vocab = optarg; break;
-        case O_CASED: cfg->cased = 1; break;
-        case O_IDS: st->ids = 1; break;
-        case 'h': usage(); return 1;
+        case O_VOCAB:
+            cfg->vocab = optarg;
+            break;
+        case O_CASED:
+            cfg->cased = 1;
+            break;
+        case O_IDS:
+            st->ids = 1;
+            break;
+        case 'h':
+            usage();
+            return 1;
         default: {
             char f[64];
             snprintf(f, sizeof f, "(icu %s, unicode %s)", uni_icu_version(), uni_unicode_version());
@@ -160,7 +171,8 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
         }
         }
     }
-    if (!cfg->vocab) cfg->vocab = cli_data_path(DEFAULT_VOCAB, cfg->vocab_default, sizeof cfg->vocab_default);
+    if (!cfg->vocab)
+        cfg->vocab = cli_data_path(DEFAULT_VOCAB, cfg->vocab_default, sizeof cfg->vocab_default);
     return 0;
 }
 
@@ -178,7 +190,9 @@ static void load_vocab(State *st, const char *vocab, int cased) {
 /* The -v summary line. */
 static void report(void *ctx, double dt) {
     State *st = ctx;
-    info(3, "%llu lines, %llu tokens, %llu [UNK]; %llu invalid UTF-8 replaced; %.1f MB in %.2f s (%.1f MB/s)",
+    info(3,
+         "%llu lines, %llu tokens, %llu [UNK]; %llu invalid UTF-8 replaced; %.1f MB in %.2f s "
+         "(%.1f MB/s)",
          (unsigned long long)st->counts[C_LINES], (unsigned long long)st->counts[C_TOKENS],
          (unsigned long long)st->counts[C_UNK], (unsigned long long)st->counts[C_BAD],
          (double)st->rd.bytes / 1e6, dt, dt > 0 ? (double)st->rd.bytes / 1e6 / dt : 0.0);
@@ -202,9 +216,16 @@ int main(int argc, char **argv) {
     int ninputs = argc - optind;
     load_vocab(&st, cfg.vocab, cfg.cased);
     reader_init(&st.rd, inputs, ninputs);
-    FilterRun run = {.output = cfg.cc.output, .force = cfg.cc.force, .inputs = inputs,
-                     .ninputs = ninputs, .nthreads = cfg.cc.nthreads, .ops = {fill, work, flush},
-                     .ctx = &st, .out = &st.out, .progress = &st.progress, .err = &st.err,
+    FilterRun run = {.output = cfg.cc.output,
+                     .force = cfg.cc.force,
+                     .inputs = inputs,
+                     .ninputs = ninputs,
+                     .nthreads = cfg.cc.nthreads,
+                     .ops = {fill, work, flush},
+                     .ctx = &st,
+                     .out = &st.out,
+                     .progress = &st.progress,
+                     .err = &st.err,
                      .report = report};
     filter_run(&run);
     state_free(&st);

@@ -37,21 +37,24 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
     c->type_vocab_size = 2;
     c->hidden_dropout_prob = c->attention_probs_dropout_prob = 0.1f;
     JsonIter it;
-    if (json_iter_init(&it, json, n, '{')) return err_set(err, "%s: byte %zu: %s", name, it.pos, it.error);
+    if (json_iter_init(&it, json, n, '{'))
+        return err_set(err, "%s: byte %zu: %s", name, it.pos, it.error);
     const char *k, *v;
     size_t kn, vn;
     int r, seen = 0;
-    static const char *const keys[] = {"vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+    static const char *const keys[] = {"vocab_size",        "hidden_size",
+                                       "num_hidden_layers", "num_attention_heads",
                                        "intermediate_size", "max_position_embeddings"};
     while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
         double x;
-        int *ints[] = {&c->vocab_size, &c->hidden_size, &c->num_hidden_layers, &c->num_attention_heads,
-                       &c->intermediate_size, &c->max_position_embeddings};
+        int *ints[] = {&c->vocab_size,          &c->hidden_size,       &c->num_hidden_layers,
+                       &c->num_attention_heads, &c->intermediate_size, &c->max_position_embeddings};
         int matched = 0;
         for (int i = 0; i < 6; i++)
             if (json_key_is(k, kn, keys[i])) {
                 if (get_num(v, vn, &x) || x != floor(x) || x < 1 || x > 1e9)
-                    return err_set(err, "%s: %s: not a positive integer (%.*s)", name, keys[i], (int)vn, v);
+                    return err_set(err, "%s: %s: not a positive integer (%.*s)", name, keys[i],
+                                   (int)vn, v);
                 *ints[i] = (int)x;
                 seen |= 1 << i;
                 matched = 1;
@@ -61,20 +64,30 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
             if (get_num(v, vn, &x) || x != floor(x) || x < 1 || x > 1e6)
                 return err_set(err, "%s: type_vocab_size: not a positive integer", name);
             c->type_vocab_size = (int)x;
-        } else if (json_key_is(k, kn, "layer_norm_eps") || json_key_is(k, kn, "initializer_range") ||
-                   json_key_is(k, kn, "hidden_dropout_prob") || json_key_is(k, kn, "attention_probs_dropout_prob")) {
+        } else if (json_key_is(k, kn, "layer_norm_eps") ||
+                   json_key_is(k, kn, "initializer_range") ||
+                   json_key_is(k, kn, "hidden_dropout_prob") ||
+                   json_key_is(k, kn, "attention_probs_dropout_prob")) {
             /* the ranges bert_config_check enforces; a float that rounds to 0 is checked there */
             if (get_num(v, vn, &x) || !(x >= 0 && x < 1e3))
-                return err_set(err, "%s: %.*s: not a number in [0, 1000) (%.*s)", name, (int)kn, k, (int)vn, v);
-            if (json_key_is(k, kn, "layer_norm_eps")) c->layer_norm_eps = (float)x;
-            else if (json_key_is(k, kn, "initializer_range")) c->initializer_range = (float)x;
-            else if (json_key_is(k, kn, "hidden_dropout_prob")) c->hidden_dropout_prob = (float)x;
-            else c->attention_probs_dropout_prob = (float)x;
+                return err_set(err, "%s: %.*s: not a number in [0, 1000) (%.*s)", name, (int)kn, k,
+                               (int)vn, v);
+            if (json_key_is(k, kn, "layer_norm_eps"))
+                c->layer_norm_eps = (float)x;
+            else if (json_key_is(k, kn, "initializer_range"))
+                c->initializer_range = (float)x;
+            else if (json_key_is(k, kn, "hidden_dropout_prob"))
+                c->hidden_dropout_prob = (float)x;
+            else
+                c->attention_probs_dropout_prob = (float)x;
         } else if (json_key_is(k, kn, "hidden_act")) {
             Buf s = {0};
-            int bad = json_decode_string(&s, v, vn) != 0 || s.len != 4 || memcmp(s.data, "gelu", 4) != 0;
+            int bad =
+                json_decode_string(&s, v, vn) != 0 || s.len != 4 || memcmp(s.data, "gelu", 4) != 0;
             buf_free(&s);
-            if (bad) return err_set(err, "%s: hidden_act %.*s: only \"gelu\" is supported", name, (int)vn, v);
+            if (bad)
+                return err_set(err, "%s: hidden_act %.*s: only \"gelu\" is supported", name,
+                               (int)vn, v);
         }
     }
     if (r < 0) return err_set(err, "%s: byte %zu: %s", name, it.pos, it.error);
@@ -90,17 +103,19 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
 
 void bert_config_json(const BertConfig *c, Buf *out) {
     char t[1024];
-    snprintf(t, sizeof t,
-             "{\n  \"architectures\": [\"BertForPreTraining\"],\n  \"model_type\": \"bert\",\n"
-             "  \"attention_probs_dropout_prob\": %.9g,\n  \"hidden_act\": \"gelu\",\n"
-             "  \"hidden_dropout_prob\": %.9g,\n  \"hidden_size\": %d,\n  \"initializer_range\": %.9g,\n"
-             "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": %d,\n"
-             "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
-             "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
-             "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
-             c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size, c->initializer_range,
-             c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings, c->num_attention_heads,
-             c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
+    snprintf(
+        t, sizeof t,
+        "{\n  \"architectures\": [\"BertForPreTraining\"],\n  \"model_type\": \"bert\",\n"
+        "  \"attention_probs_dropout_prob\": %.9g,\n  \"hidden_act\": \"gelu\",\n"
+        "  \"hidden_dropout_prob\": %.9g,\n  \"hidden_size\": %d,\n  \"initializer_range\": %.9g,\n"
+        "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": "
+        "%d,\n"
+        "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
+        "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
+        "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
+        c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size,
+        c->initializer_range, c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings,
+        c->num_attention_heads, c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
     buf_append(out, t, strlen(t));
 }
 
@@ -127,29 +142,33 @@ int bert_config_check(const BertConfig *c, Err *err) {
     for (size_t i = 0; i < nd; i++)
         if (dims[i].v < 1) return err_set(err, "%s %d: must be positive", dims[i].name, dims[i].v);
     if (c->hidden_size % c->num_attention_heads)
-        return err_set(err, "hidden_size %d is not a multiple of num_attention_heads %d", c->hidden_size,
-                       c->num_attention_heads);
+        return err_set(err, "hidden_size %d is not a multiple of num_attention_heads %d",
+                       c->hidden_size, c->num_attention_heads);
     if (c->num_hidden_layers > BERT_MAX_LAYERS)
-        return err_set(err, "num_hidden_layers %d: at most %d", c->num_hidden_layers, BERT_MAX_LAYERS);
+        return err_set(err, "num_hidden_layers %d: at most %d", c->num_hidden_layers,
+                       BERT_MAX_LAYERS);
     /* every matrix (and so every matmul dimension product) fits an int */
     int64_t H = c->hidden_size;
     for (size_t i = 0; i < nd; i++)
         if (dims[i].rows && (int64_t)dims[i].v * H > INT32_MAX)
-            return err_set(err, "%s %d x hidden_size %d: a tensor of more than 2^31 - 1 floats", dims[i].name, dims[i].v,
-                           c->hidden_size);
+            return err_set(err, "%s %d x hidden_size %d: a tensor of more than 2^31 - 1 floats",
+                           dims[i].name, dims[i].v, c->hidden_size);
     /* each term is below 2^31 and there are at most BERT_MAX_LAYERS layers: no overflow */
     int64_t I = c->intermediate_size, layer = 4 * H * H + 2 * H * I + 9 * H + I;
-    int64_t rest = ((int64_t)c->vocab_size + c->max_position_embeddings + c->type_vocab_size) * H + 2 * H * H +
-                   c->vocab_size + 8 * H + 2;
+    int64_t rest = ((int64_t)c->vocab_size + c->max_position_embeddings + c->type_vocab_size) * H +
+                   2 * H * H + c->vocab_size + 8 * H + 2;
     if (layer * c->num_hidden_layers + rest > BERT_MAX_PARAMS)
-        return err_set(err, "num_hidden_layers %d of %lld parameters each: more than 2^34 parameters in all",
-                       c->num_hidden_layers, (long long)layer);
+        return err_set(
+            err, "num_hidden_layers %d of %lld parameters each: more than 2^34 parameters in all",
+            c->num_hidden_layers, (long long)layer);
     if (!(c->hidden_dropout_prob >= 0 && c->hidden_dropout_prob < 1))
         return err_set(err, "hidden_dropout_prob %g: must be in [0, 1)", c->hidden_dropout_prob);
     if (!(c->attention_probs_dropout_prob >= 0 && c->attention_probs_dropout_prob < 1))
-        return err_set(err, "attention_probs_dropout_prob %g: must be in [0, 1)", c->attention_probs_dropout_prob);
+        return err_set(err, "attention_probs_dropout_prob %g: must be in [0, 1)",
+                       c->attention_probs_dropout_prob);
     if (!(c->layer_norm_eps > 0 && c->layer_norm_eps < 1e3f))
-        return err_set(err, "layer_norm_eps %g: must be positive (and below 1000)", c->layer_norm_eps);
+        return err_set(err, "layer_norm_eps %g: must be positive (and below 1000)",
+                       c->layer_norm_eps);
     if (!(c->initializer_range >= 0 && c->initializer_range < 1e3f))
         return err_set(err, "initializer_range %g: must be in [0, 1000)", c->initializer_range);
     return 0;
@@ -159,13 +178,22 @@ int bert_config_check(const BertConfig *c, Err *err) {
 
 /* Offsets of one encoder layer's tensors, in state-dict order. */
 enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B, NLAYER_T };
-static const char *const layer_names[NLAYER_T] = {
-    "attention.self.query.weight", "attention.self.query.bias",     "attention.self.key.weight",
-    "attention.self.key.bias",     "attention.self.value.weight",   "attention.self.value.bias",
-    "attention.output.dense.weight", "attention.output.dense.bias", "attention.output.LayerNorm.weight",
-    "attention.output.LayerNorm.bias", "intermediate.dense.weight", "intermediate.dense.bias",
-    "output.dense.weight",         "output.dense.bias",             "output.LayerNorm.weight",
-    "output.LayerNorm.bias"};
+static const char *const layer_names[NLAYER_T] = {"attention.self.query.weight",
+                                                  "attention.self.query.bias",
+                                                  "attention.self.key.weight",
+                                                  "attention.self.key.bias",
+                                                  "attention.self.value.weight",
+                                                  "attention.self.value.bias",
+                                                  "attention.output.dense.weight",
+                                                  "attention.output.dense.bias",
+                                                  "attention.output.LayerNorm.weight",
+                                                  "attention.output.LayerNorm.bias",
+                                                  "intermediate.dense.weight",
+                                                  "intermediate.dense.bias",
+                                                  "output.dense.weight",
+                                                  "output.dense.bias",
+                                                  "output.LayerNorm.weight",
+                                                  "output.LayerNorm.bias"};
 /* the tensors outside the layers: before them (embeddings) and after */
 enum { WTE, WPE, WTT, ELNW, ELNB, NHEAD_T };
 enum { POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NTAIL_T };
@@ -177,10 +205,10 @@ typedef struct Offs {
 
 struct BertAct {
     Offs o;
-    int B, S, M;     /* sizes allocated for */
-    int Bc, Sc, Mc;  /* the last forward's */
-    int nmask;       /* masked tokens of the last forward */
-    int drop;        /* the last forward applied dropout with pass key dkey */
+    int B, S, M;    /* sizes allocated for */
+    int Bc, Sc, Mc; /* the last forward's */
+    int nmask;      /* masked tokens of the last forward */
+    int drop;       /* the last forward applied dropout with pass key dkey */
     uint64_t dkey;
     const BertBatch *batch;
     /* per batch */
@@ -199,7 +227,8 @@ struct BertAct {
     float *dxl; /* gradient flowing into the top layer output */
 };
 
-static size_t add_tensor(Bert *m, size_t *off, const char *name, int64_t d0, int64_t d1, int decay) {
+static size_t add_tensor(Bert *m, size_t *off, const char *name, int64_t d0, int64_t d1,
+                         int decay) {
     BertTensor *t = &m->tensors[m->ntensors++];
     snprintf(t->name, sizeof t->name, "%s", name);
     t->rank = d1 ? 2 : 1;
@@ -224,8 +253,10 @@ int bert_create(Bert *m, const BertConfig *c, Err *err) {
     o->layer = xmalloc((size_t)L * NLAYER_T * sizeof *o->layer);
     size_t off = 0;
     o->head[WTE] = add_tensor(m, &off, "bert.embeddings.word_embeddings.weight", V, H, 1);
-    o->head[WPE] = add_tensor(m, &off, "bert.embeddings.position_embeddings.weight", c->max_position_embeddings, H, 1);
-    o->head[WTT] = add_tensor(m, &off, "bert.embeddings.token_type_embeddings.weight", c->type_vocab_size, H, 1);
+    o->head[WPE] = add_tensor(m, &off, "bert.embeddings.position_embeddings.weight",
+                              c->max_position_embeddings, H, 1);
+    o->head[WTT] = add_tensor(m, &off, "bert.embeddings.token_type_embeddings.weight",
+                              c->type_vocab_size, H, 1);
     o->head[ELNW] = add_tensor(m, &off, "bert.embeddings.LayerNorm.weight", H, 0, 0);
     o->head[ELNB] = add_tensor(m, &off, "bert.embeddings.LayerNorm.bias", H, 0, 0);
     for (int l = 0; l < L; l++)
@@ -233,7 +264,10 @@ int bert_create(Bert *m, const BertConfig *c, Err *err) {
             char name[80];
             snprintf(name, sizeof name, "bert.encoder.layer.%d.%s", l, layer_names[t]);
             int64_t d0 = t == IW || t == IB ? I : H;
-            int64_t d1 = t == QW || t == KW || t == VW || t == AOW ? H : t == IW ? H : t == OW ? I : 0;
+            int64_t d1 = t == QW || t == KW || t == VW || t == AOW ? H
+                         : t == IW                                 ? H
+                         : t == OW                                 ? I
+                                                                   : 0;
             int decay = t == QW || t == KW || t == VW || t == AOW || t == IW || t == OW;
             o->layer[l * NLAYER_T + t] = add_tensor(m, &off, name, d0, d1, decay);
         }
@@ -266,7 +300,9 @@ void bert_free(Bert *m) {
     memset(m, 0, sizeof *m);
 }
 
-const BertTensor *bert_tensor(const Bert *m, int i) { return i >= 0 && i < m->ntensors ? &m->tensors[i] : NULL; }
+const BertTensor *bert_tensor(const Bert *m, int i) {
+    return i >= 0 && i < m->ntensors ? &m->tensors[i] : NULL;
+}
 
 const BertTensor *bert_tensor_named(const Bert *m, const char *name) {
     for (int i = 0; i < m->ntensors; i++)
@@ -301,22 +337,28 @@ int bert_batch_check(const Bert *m, const BertBatch *b, Err *err) {
     const BertConfig *c = &m->c;
     if (b->B < 1 || b->S < 2 || b->M < 0) return err_set(err, "batch of %d x %d", b->B, b->S);
     if ((int64_t)b->B * b->S > INT32_MAX || (int64_t)b->B * b->M > INT32_MAX)
-        return err_set(err, "batch of %d x %d tokens (%d masked slots a row): more than 2^31 - 1", b->B, b->S, b->M);
+        return err_set(err, "batch of %d x %d tokens (%d masked slots a row): more than 2^31 - 1",
+                       b->B, b->S, b->M);
     if (b->S > c->max_position_embeddings)
-        return err_set(err, "sequence length %d exceeds max_position_embeddings %d", b->S, c->max_position_embeddings);
+        return err_set(err, "sequence length %d exceeds max_position_embeddings %d", b->S,
+                       c->max_position_embeddings);
     for (int i = 0; i < b->B; i++) {
         for (int s = 0; s < b->S; s++) {
             int32_t id = b->input_ids[i * b->S + s], sg = b->segment_ids[i * b->S + s];
             if (id < 0 || id >= c->vocab_size)
-                return err_set(err, "row %d: input id %d outside the vocabulary (%d)", i, id, c->vocab_size);
-            if (sg < 0 || sg >= c->type_vocab_size) return err_set(err, "row %d: segment id %d", i, sg);
+                return err_set(err, "row %d: input id %d outside the vocabulary (%d)", i, id,
+                               c->vocab_size);
+            if (sg < 0 || sg >= c->type_vocab_size)
+                return err_set(err, "row %d: segment id %d", i, sg);
         }
         for (int k = 0; k < b->M; k++) {
             int32_t p = b->masked_lm_positions[i * b->M + k], id = b->masked_lm_ids[i * b->M + k];
             if (p == 0) break;
-            if (p < 0 || p >= b->S) return err_set(err, "row %d: masked position %d outside the sequence", i, p);
+            if (p < 0 || p >= b->S)
+                return err_set(err, "row %d: masked position %d outside the sequence", i, p);
             if (id < 0 || id >= c->vocab_size)
-                return err_set(err, "row %d: masked label %d outside the vocabulary (%d)", i, id, c->vocab_size);
+                return err_set(err, "row %d: masked label %d outside the vocabulary (%d)", i, id,
+                               c->vocab_size);
         }
         int32_t l = b->next_sentence_labels[i];
         if (l != 0 && l != 1) return err_set(err, "row %d: next_sentence_label %d", i, l);
@@ -327,12 +369,15 @@ int bert_batch_check(const Bert *m, const BertBatch *b, Err *err) {
 /* ---- activations ---- */
 
 static void act_free(BertAct *a) {
-    float **f[] = {&a->maskbias, &a->e, &a->emean, &a->erstd, &a->x0, &a->q, &a->k, &a->v, &a->att, &a->ctx,
-                   &a->r1, &a->m1, &a->s1, &a->x1, &a->hpre, &a->h, &a->r2, &a->m2, &a->s2, &a->x2, &a->pin,
-                   &a->ppre, &a->pooled, &a->nsplog, &a->nspprob, &a->tin, &a->tpre, &a->tg, &a->tmean,
-                   &a->trstd, &a->t, &a->logits, &a->dx, &a->dx1, &a->dh, &a->dq, &a->dk, &a->dv, &a->dctx,
-                   &a->datt, &a->dtmp, &a->dt, &a->dlog, &a->dxl};
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++) free(*f[i]), *f[i] = NULL;
+    float **f[] = {&a->maskbias, &a->e,      &a->emean,  &a->erstd,   &a->x0,   &a->q,    &a->k,
+                   &a->v,        &a->att,    &a->ctx,    &a->r1,      &a->m1,   &a->s1,   &a->x1,
+                   &a->hpre,     &a->h,      &a->r2,     &a->m2,      &a->s2,   &a->x2,   &a->pin,
+                   &a->ppre,     &a->pooled, &a->nsplog, &a->nspprob, &a->tin,  &a->tpre, &a->tg,
+                   &a->tmean,    &a->trstd,  &a->t,      &a->logits,  &a->dx,   &a->dx1,  &a->dh,
+                   &a->dq,       &a->dk,     &a->dv,     &a->dctx,    &a->datt, &a->dtmp, &a->dt,
+                   &a->dlog,     &a->dxl};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        free(*f[i]), *f[i] = NULL;
     free(a->ids), free(a->seg), free(a->mrow), free(a->mlabel), free(a->nsp);
     a->ids = a->seg = a->mrow = a->mlabel = a->nsp = NULL;
     a->B = a->S = a->M = 0;
@@ -347,22 +392,29 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     B = B > a->B ? B : a->B, S = S > a->S ? S : a->S, M = M > a->M ? M : a->M;
     a->B = B, a->S = S, a->M = M;
     const BertConfig *c = &m->c;
-    size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size, L = c->num_hidden_layers;
+    size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size,
+           L = c->num_hidden_layers;
     size_t A = c->num_attention_heads, V = c->vocab_size, NM = (size_t)B * (M ? M : 1);
     a->ids = xmalloc(N * sizeof *a->ids), a->seg = xmalloc(N * sizeof *a->seg);
     a->mrow = xmalloc(NM * sizeof *a->mrow), a->mlabel = xmalloc(NM * sizeof *a->mlabel);
     a->nsp = xmalloc((size_t)B * sizeof *a->nsp);
     a->maskbias = FA(N);
     a->e = FA(N * H), a->emean = FA(N), a->erstd = FA(N), a->x0 = FA(N * H);
-    a->q = FA(L * N * H), a->k = FA(L * N * H), a->v = FA(L * N * H), a->att = FA(L * B * A * S * S);
-    a->ctx = FA(L * N * H), a->r1 = FA(L * N * H), a->m1 = FA(L * N), a->s1 = FA(L * N), a->x1 = FA(L * N * H);
-    a->hpre = FA(L * N * I), a->h = FA(L * N * I), a->r2 = FA(L * N * H), a->m2 = FA(L * N), a->s2 = FA(L * N);
+    a->q = FA(L * N * H), a->k = FA(L * N * H), a->v = FA(L * N * H),
+    a->att = FA(L * B * A * S * S);
+    a->ctx = FA(L * N * H), a->r1 = FA(L * N * H), a->m1 = FA(L * N), a->s1 = FA(L * N),
+    a->x1 = FA(L * N * H);
+    a->hpre = FA(L * N * I), a->h = FA(L * N * I), a->r2 = FA(L * N * H), a->m2 = FA(L * N),
+    a->s2 = FA(L * N);
     a->x2 = FA(L * N * H);
-    a->pin = FA(B * H), a->ppre = FA(B * H), a->pooled = FA(B * H), a->nsplog = FA(B * 2), a->nspprob = FA(B * 2);
-    a->tin = FA(NM * H), a->tpre = FA(NM * H), a->tg = FA(NM * H), a->tmean = FA(NM), a->trstd = FA(NM);
+    a->pin = FA(B * H), a->ppre = FA(B * H), a->pooled = FA(B * H), a->nsplog = FA(B * 2),
+    a->nspprob = FA(B * 2);
+    a->tin = FA(NM * H), a->tpre = FA(NM * H), a->tg = FA(NM * H), a->tmean = FA(NM),
+    a->trstd = FA(NM);
     a->t = FA(NM * H), a->logits = FA(NM * V);
     a->dx = FA(N * H), a->dx1 = FA(N * H), a->dh = FA(N * I), a->dq = FA(N * H), a->dk = FA(N * H);
-    a->dv = FA(N * H), a->dctx = FA(N * H), a->datt = FA(B * A * S * S), a->dtmp = FA(N * H + 2 * (size_t)B * (H + 1));
+    a->dv = FA(N * H), a->dctx = FA(N * H), a->datt = FA(B * A * S * S),
+    a->dtmp = FA(N * H + 2 * (size_t)B * (H + 1));
     a->dt = FA(NM * H), a->dlog = FA(NM * V), a->dxl = FA(N * H);
 }
 
@@ -381,11 +433,13 @@ static int nthreads(void) {
  * W is transposed first so that the inner loop runs over outputs (a
  * vectorisable axpy instead of a reduction), four rows at a time so each
  * row of W^T is loaded once per four rows. */
-static void linear_fwd(float *out, const float *in, const float *W, const float *b, int N, int K, int O) {
+static void linear_fwd(float *out, const float *in, const float *W, const float *b, int N, int K,
+                       int O) {
     float *Wt = xmalloc((size_t)K * O * sizeof *Wt);
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int k = 0; k < K; k++)
-        for (int o = 0; o < O; o++) Wt[(size_t)k * O + o] = W[(size_t)o * K + k];
+        for (int o = 0; o < O; o++)
+            Wt[(size_t)k * O + o] = W[(size_t)o * K + k];
     int nb = (N + 3) / 4;
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int blk = 0; blk < nb; blk++) {
@@ -398,12 +452,14 @@ static void linear_fwd(float *out, const float *in, const float *W, const float 
             x[r] = in + (size_t)n * K;
         }
         for (int r = 0; r < rows; r++)
-            for (int o = 0; o < O; o++) y[r][o] = 0;
+            for (int o = 0; o < O; o++)
+                y[r][o] = 0;
         if (rows == 4) {
             for (int k = 0; k < K; k++) {
                 const float *restrict w = Wt + (size_t)k * O;
                 float a0 = x[0][k], a1 = x[1][k], a2 = x[2][k], a3 = x[3][k];
-                float *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2], *restrict y3 = y[3];
+                float *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
+                                *restrict y3 = y[3];
                 for (int o = 0; o < O; o++) {
                     y0[o] += a0 * w[o];
                     y1[o] += a1 * w[o];
@@ -416,30 +472,34 @@ static void linear_fwd(float *out, const float *in, const float *W, const float 
                 for (int k = 0; k < K; k++) {
                     const float *w = Wt + (size_t)k * O;
                     float a = x[r][k], *yr = y[r];
-                    for (int o = 0; o < O; o++) yr[o] += a * w[o];
+                    for (int o = 0; o < O; o++)
+                        yr[o] += a * w[o];
                 }
         }
         if (b)
             for (int r = 0; r < rows; r++)
-                for (int o = 0; o < O; o++) y[r][o] += b[o];
+                for (int o = 0; o < O; o++)
+                    y[r][o] += b[o];
     }
     free(Wt);
 }
 
 /* din[n, k] = sum_o dout[n, o] W[o, k] (din may be NULL; set, not added);
  * dW[o, k] += sum_n dout[n, o] in[n, k]; db[o] += sum_n dout[n, o] */
-static void linear_bwd(float *din, float *dW, float *db, const float *dout, const float *in, const float *W, int N,
-                       int K, int O) {
+static void linear_bwd(float *din, float *dW, float *db, const float *dout, const float *in,
+                       const float *W, int N, int K, int O) {
     if (din) {
 #pragma omp parallel for schedule(static) num_threads(nthreads())
         for (int n = 0; n < N; n++) {
             float *dx = din + (size_t)n * K;
             const float *dy = dout + (size_t)n * O;
-            for (int k = 0; k < K; k++) dx[k] = 0;
+            for (int k = 0; k < K; k++)
+                dx[k] = 0;
             for (int o = 0; o < O; o++) {
                 float g = dy[o];
                 const float *w = W + (size_t)o * K;
-                for (int k = 0; k < K; k++) dx[k] += g * w[k];
+                for (int k = 0; k < K; k++)
+                    dx[k] += g * w[k];
             }
         }
     }
@@ -450,33 +510,37 @@ static void linear_bwd(float *din, float *dW, float *db, const float *dout, cons
         for (int n = 0; n < N; n++) {
             float g = dout[(size_t)n * O + o];
             const float *x = in + (size_t)n * K;
-            for (int k = 0; k < K; k++) dw[k] += g * x[k];
+            for (int k = 0; k < K; k++)
+                dw[k] += g * x[k];
             sb += g;
         }
         if (db) db[o] += sb;
     }
 }
 
-static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in, const float *w, const float *b, int N,
-                          int H, float eps) {
+static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in, const float *w,
+                          const float *b, int N, int H, float eps) {
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H;
         float *y = out + (size_t)n * H;
         double s = 0, ss = 0;
-        for (int i = 0; i < H; i++) s += x[i];
+        for (int i = 0; i < H; i++)
+            s += x[i];
         float mu = (float)(s / H);
-        for (int i = 0; i < H; i++) ss += (double)(x[i] - mu) * (x[i] - mu);
+        for (int i = 0; i < H; i++)
+            ss += (double)(x[i] - mu) * (x[i] - mu);
         float rs = 1.0f / sqrtf((float)(ss / H) + eps);
-        for (int i = 0; i < H; i++) y[i] = (x[i] - mu) * rs * w[i] + b[i];
+        for (int i = 0; i < H; i++)
+            y[i] = (x[i] - mu) * rs * w[i] + b[i];
         mean[n] = mu;
         rstd[n] = rs;
     }
 }
 
 /* din = d(LN)/d(in) . dout (set); dw, db += ... */
-static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, const float *in, const float *w,
-                          const float *mean, const float *rstd, int N, int H) {
+static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, const float *in,
+                          const float *w, const float *mean, const float *rstd, int N, int H) {
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H, *dy = dout + (size_t)n * H;
@@ -508,18 +572,21 @@ static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, c
 
 static inline float gelu(float x) { return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2)); }
 static inline float gelu_grad(float x) {
-    return 0.5f * (1.0f + erff(x * (float)M_SQRT1_2)) + x * expf(-0.5f * x * x) * 0.3989422804014327f;
+    return 0.5f * (1.0f + erff(x * (float)M_SQRT1_2)) +
+           x * expf(-0.5f * x * x) * 0.3989422804014327f;
 }
 
 static void gelu_fwd(float *out, const float *in, size_t n) {
 #pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++) out[i] = gelu(in[i]);
+    for (size_t i = 0; i < n; i++)
+        out[i] = gelu(in[i]);
 }
 
 /* din = dout * gelu'(in) */
 static void gelu_bwd(float *din, const float *dout, const float *in, size_t n) {
 #pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++) din[i] = dout[i] * gelu_grad(in[i]);
+    for (size_t i = 0; i < n; i++)
+        din[i] = dout[i] * gelu_grad(in[i]);
 }
 
 /* out[i] = in[i] * (kept ? 1 / (1 - p) : 0) under site key `key` (dropout.h);
@@ -529,14 +596,16 @@ static void dropout_apply(float *out, const float *in, size_t n, uint64_t key, f
     uint32_t thr = dropout_threshold(p);
     float keep = 1.0f / (1.0f - p);
 #pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++) out[i] = dropout_keep(key, (uint32_t)i, thr) ? in[i] * keep : 0.0f;
+    for (size_t i = 0; i < n; i++)
+        out[i] = dropout_keep(key, (uint32_t)i, thr) ? in[i] * keep : 0.0f;
 }
 
 /* Self-attention of one layer: q, k, v [B*S, H] -> ctx [B*S, H], probs
  * [B, A, S, S] (before dropout; ctx uses the probabilities after dropout
  * with site key dkey when dprob > 0). */
-static void attention_fwd(float *ctx, float *att, const float *q, const float *k, const float *v, const float *maskbias,
-                          int B, int S, int H, int A, uint64_t dkey, float dprob) {
+static void attention_fwd(float *ctx, float *att, const float *q, const float *k, const float *v,
+                          const float *maskbias, int B, int S, int H, int A, uint64_t dkey,
+                          float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
@@ -551,28 +620,35 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
             for (int j = 0; j < S; j++) {
                 const float *kj = k + ((size_t)b * S + j) * H + h * D;
                 float s = 0;
-                for (int d = 0; d < D; d++) s += qi[d] * kj[d];
+                for (int d = 0; d < D; d++)
+                    s += qi[d] * kj[d];
                 p[j] = s * scale + maskbias[b * S + j];
                 if (p[j] > mx) mx = p[j];
             }
             float sum = 0;
-            for (int j = 0; j < S; j++) sum += p[j] = expf(p[j] - mx);
-            for (int j = 0; j < S; j++) p[j] /= sum;
+            for (int j = 0; j < S; j++)
+                sum += p[j] = expf(p[j] - mx);
+            for (int j = 0; j < S; j++)
+                p[j] /= sum;
             float *ci = ctx + ((size_t)b * S + i) * H + h * D;
-            for (int d = 0; d < D; d++) ci[d] = 0;
+            for (int d = 0; d < D; d++)
+                ci[d] = 0;
             uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
             for (int j = 0; j < S; j++) {
                 const float *vj = v + ((size_t)b * S + j) * H + h * D;
-                float pj = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? p[j] * dscale : 0.0f) : p[j];
-                for (int d = 0; d < D; d++) ci[d] += pj * vj[d];
+                float pj =
+                    dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? p[j] * dscale : 0.0f)
+                              : p[j];
+                for (int d = 0; d < D; d++)
+                    ci[d] += pj * vj[d];
             }
         }
     }
 }
 
-static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx, const float *att,
-                          const float *q, const float *k, const float *v, int B, int S, int H, int A, uint64_t dkey,
-                          float dprob) {
+static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx,
+                          const float *att, const float *q, const float *k, const float *v, int B,
+                          int S, int H, int A, uint64_t dkey, float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
@@ -582,18 +658,22 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
         int b = ba / A, h = ba % A;
         float *dp = datt + (size_t)ba * S * S;
         for (int j = 0; j < S; j++) {
-            float *dqj = dq + ((size_t)b * S + j) * H + h * D, *dkj = dk + ((size_t)b * S + j) * H + h * D;
+            float *dqj = dq + ((size_t)b * S + j) * H + h * D,
+                  *dkj = dk + ((size_t)b * S + j) * H + h * D;
             float *dvj = dv + ((size_t)b * S + j) * H + h * D;
-            for (int d = 0; d < D; d++) dqj[d] = dkj[d] = dvj[d] = 0;
+            for (int d = 0; d < D; d++)
+                dqj[d] = dkj[d] = dvj[d] = 0;
         }
         for (int i = 0; i < S; i++) {
-            const float *p = att + ((size_t)ba * S + i) * S, *dci = dctx + ((size_t)b * S + i) * H + h * D;
+            const float *p = att + ((size_t)ba * S + i) * S,
+                        *dci = dctx + ((size_t)b * S + i) * H + h * D;
             float *dpi = dp + (size_t)i * S, dot = 0;
             uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
             for (int j = 0; j < S; j++) {
                 const float *vj = v + ((size_t)b * S + j) * H + h * D;
                 float *dvj = dv + ((size_t)b * S + j) * H + h * D;
-                float ms = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f) : 1.0f;
+                float ms = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f)
+                                     : 1.0f;
                 float s = 0, pj = p[j] * ms;
                 for (int d = 0; d < D; d++) {
                     s += dci[d] * vj[d];
@@ -602,7 +682,8 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
                 dpi[j] = s * ms; /* d(probabilities before dropout) */
                 dot += dpi[j] * p[j];
             }
-            for (int j = 0; j < S; j++) dpi[j] = p[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
+            for (int j = 0; j < S; j++)
+                dpi[j] = p[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
             const float *qi = q + ((size_t)b * S + i) * H + h * D;
             float *dqi = dq + ((size_t)b * S + i) * H + h * D;
             for (int j = 0; j < S; j++) {
@@ -622,20 +703,23 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
 
 #define PP(off) (m->params + (off))
 #define GG(off) (m->grads + (off))
-#define LO(l, t) (a->o.layer[(size_t)(l) * NLAYER_T + (t)])
+#define LO(l, t) (a->o.layer[(size_t)(l)*NLAYER_T + (t)])
 
-void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logits, float *nsp_logits) {
+void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logits,
+                  float *nsp_logits) {
     const BertConfig *c = &m->c;
     act_reserve(m, bt->B, bt->S, bt->M);
     BertAct *a = m->act;
-    int B = bt->B, S = bt->S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int B = bt->B, S = bt->S, H = c->hidden_size, I = c->intermediate_size,
+        A = c->num_attention_heads;
     int V = c->vocab_size, L = c->num_hidden_layers, N = B * S;
     float eps = c->layer_norm_eps;
     a->Bc = B, a->Sc = S, a->Mc = bt->M, a->batch = bt;
     memcpy(a->ids, bt->input_ids, (size_t)N * sizeof *a->ids);
     memcpy(a->seg, bt->segment_ids, (size_t)N * sizeof *a->seg);
     memcpy(a->nsp, bt->next_sentence_labels, (size_t)B * sizeof *a->nsp);
-    for (int i = 0; i < N; i++) a->maskbias[i] = bt->input_mask[i] ? 0.0f : -10000.0f;
+    for (int i = 0; i < N; i++)
+        a->maskbias[i] = bt->input_mask[i] ? 0.0f : -10000.0f;
     /* masked tokens: per row, positions until the first 0 (pretraining_dataset's rule) */
     int nm = 0;
     for (int b = 0; b < B; b++)
@@ -652,16 +736,20 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     const float *wte = PP(a->o.head[WTE]), *wpe = PP(a->o.head[WPE]), *wtt = PP(a->o.head[WTT]);
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
-        const float *w = wte + (size_t)a->ids[n] * H, *p = wpe + (size_t)(n % S) * H, *t = wtt + (size_t)a->seg[n] * H;
+        const float *w = wte + (size_t)a->ids[n] * H, *p = wpe + (size_t)(n % S) * H,
+                    *t = wtt + (size_t)a->seg[n] * H;
         float *e = a->e + (size_t)n * H;
-        for (int i = 0; i < H; i++) e[i] = w[i] + p[i] + t[i];
+        for (int i = 0; i < H; i++)
+            e[i] = w[i] + p[i] + t[i];
     }
-    layernorm_fwd(a->x0, a->emean, a->erstd, a->e, PP(a->o.head[ELNW]), PP(a->o.head[ELNB]), N, H, eps);
+    layernorm_fwd(a->x0, a->emean, a->erstd, a->e, PP(a->o.head[ELNW]), PP(a->o.head[ELNB]), N, H,
+                  eps);
     /* dropout (training only): hidden after the embeddings and after each
      * sublayer's output projection, attention on the probabilities */
     a->drop = m->dropout && (c->hidden_dropout_prob > 0 || c->attention_probs_dropout_prob > 0);
     a->dkey = m->dropout_key;
-    float hp = a->drop ? c->hidden_dropout_prob : 0.0f, ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
+    float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
+          ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
     if (hp > 0) dropout_apply(a->x0, a->x0, (size_t)N * H, dropout_site_key(a->dkey, 0), hp);
 
     /* encoder */
@@ -670,30 +758,36 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     for (int l = 0; l < L; l++) {
         float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
         float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
-        float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH, *x2 = a->x2 + l * NH;
+        float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH,
+              *x2 = a->x2 + l * NH;
         linear_fwd(q, x, PP(LO(l, QW)), PP(LO(l, QB)), N, H, H);
         linear_fwd(k, x, PP(LO(l, KW)), PP(LO(l, KB)), N, H, H);
         linear_fwd(v, x, PP(LO(l, VW)), PP(LO(l, VB)), N, H, H);
-        attention_fwd(ctx, att, q, k, v, a->maskbias, B, S, H, A, dropout_site_key(a->dkey, 1 + 3 * l), ap);
+        attention_fwd(ctx, att, q, k, v, a->maskbias, B, S, H, A,
+                      dropout_site_key(a->dkey, 1 + 3 * l), ap);
         linear_fwd(r1, ctx, PP(LO(l, AOW)), PP(LO(l, AOB)), N, H, H);
         if (hp > 0) dropout_apply(r1, r1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp);
-        for (size_t i = 0; i < NH; i++) r1[i] += x[i];
-        layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)), PP(LO(l, LN1B)), N, H,
-                      eps);
+        for (size_t i = 0; i < NH; i++)
+            r1[i] += x[i];
+        layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)),
+                      PP(LO(l, LN1B)), N, H, eps);
         linear_fwd(hpre, x1, PP(LO(l, IW)), PP(LO(l, IB)), N, H, I);
         gelu_fwd(h, hpre, NI);
         linear_fwd(r2, h, PP(LO(l, OW)), PP(LO(l, OB)), N, I, H);
         if (hp > 0) dropout_apply(r2, r2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp);
-        for (size_t i = 0; i < NH; i++) r2[i] += x1[i];
-        layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)), PP(LO(l, LN2B)), N, H,
-                      eps);
+        for (size_t i = 0; i < NH; i++)
+            r2[i] += x1[i];
+        layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)),
+                      PP(LO(l, LN2B)), N, H, eps);
         x = x2;
     }
 
     /* NSP head */
-    for (int b = 0; b < B; b++) memcpy(a->pin + (size_t)b * H, x + (size_t)b * S * H, (size_t)H * sizeof(float));
+    for (int b = 0; b < B; b++)
+        memcpy(a->pin + (size_t)b * H, x + (size_t)b * S * H, (size_t)H * sizeof(float));
     linear_fwd(a->ppre, a->pin, PP(a->o.tail[POOLW]), PP(a->o.tail[POOLB]), B, H, H);
-    for (int i = 0; i < B * H; i++) a->pooled[i] = tanhf(a->ppre[i]);
+    for (int i = 0; i < B * H; i++)
+        a->pooled[i] = tanhf(a->ppre[i]);
     linear_fwd(a->nsplog, a->pooled, PP(a->o.tail[NSPW]), PP(a->o.tail[NSPB]), B, H, 2);
     double nsp_loss = 0;
     int nsp_correct = 0;
@@ -711,10 +805,12 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     double mlm_loss = 0;
     int mlm_correct = 0;
     if (nm) {
-        for (int j = 0; j < nm; j++) memcpy(a->tin + (size_t)j * H, x + (size_t)a->mrow[j] * H, (size_t)H * sizeof(float));
+        for (int j = 0; j < nm; j++)
+            memcpy(a->tin + (size_t)j * H, x + (size_t)a->mrow[j] * H, (size_t)H * sizeof(float));
         linear_fwd(a->tpre, a->tin, PP(a->o.tail[TRW]), PP(a->o.tail[TRB]), nm, H, H);
         gelu_fwd(a->tg, a->tpre, (size_t)nm * H);
-        layernorm_fwd(a->t, a->tmean, a->trstd, a->tg, PP(a->o.tail[TLNW]), PP(a->o.tail[TLNB]), nm, H, eps);
+        layernorm_fwd(a->t, a->tmean, a->trstd, a->tg, PP(a->o.tail[TLNW]), PP(a->o.tail[TLNB]), nm,
+                      H, eps);
         linear_fwd(a->logits, a->t, wte, PP(a->o.tail[MLMBIAS]), nm, H, V);
         if (mlm_logits) memcpy(mlm_logits, a->logits, (size_t)nm * V * sizeof(float));
         for (int j = 0; j < nm; j++) {
@@ -723,10 +819,12 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
             for (int i = 1; i < V; i++)
                 if (z[i] > mx) mx = z[i], arg = i;
             double s = 0;
-            for (int i = 0; i < V; i++) s += expf(z[i] - mx);
+            for (int i = 0; i < V; i++)
+                s += expf(z[i] - mx);
             mlm_loss += -((double)z[a->mlabel[j]] - mx - log(s));
             mlm_correct += arg == a->mlabel[j];
-            for (int i = 0; i < V; i++) z[i] = (float)(expf(z[i] - mx) / s); /* probabilities, for backward */
+            for (int i = 0; i < V; i++)
+                z[i] = (float)(expf(z[i] - mx) / s); /* probabilities, for backward */
         }
     }
     loss->mlm = nm ? (float)(mlm_loss / nm) : 0.0f;
@@ -742,10 +840,12 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
 void bert_backward(Bert *m, float scale) {
     const BertConfig *c = &m->c;
     BertAct *a = m->act;
-    int B = a->Bc, S = a->Sc, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int B = a->Bc, S = a->Sc, H = c->hidden_size, I = c->intermediate_size,
+        A = c->num_attention_heads;
     int V = c->vocab_size, L = c->num_hidden_layers, N = B * S, nm = a->nmask;
     size_t NH = (size_t)N * H, NI = (size_t)N * I;
-    float hp = a->drop ? c->hidden_dropout_prob : 0.0f, ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
+    float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
+          ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
     float *dx = a->dxl;
     memset(dx, 0, NH * sizeof *dx);
 
@@ -755,18 +855,23 @@ void bert_backward(Bert *m, float scale) {
         for (int j = 0; j < nm; j++) {
             const float *p = a->logits + (size_t)j * V;
             float *d = a->dlog + (size_t)j * V;
-            for (int i = 0; i < V; i++) d[i] = p[i] * g;
+            for (int i = 0; i < V; i++)
+                d[i] = p[i] * g;
             d[a->mlabel[j]] -= g;
         }
-        linear_bwd(a->dt, GG(a->o.head[WTE]), GG(a->o.tail[MLMBIAS]), a->dlog, a->t, PP(a->o.head[WTE]), nm, H, V);
-        layernorm_bwd(a->dtmp, GG(a->o.tail[TLNW]), GG(a->o.tail[TLNB]), a->dt, a->tg, PP(a->o.tail[TLNW]), a->tmean,
-                      a->trstd, nm, H);
+        linear_bwd(a->dt, GG(a->o.head[WTE]), GG(a->o.tail[MLMBIAS]), a->dlog, a->t,
+                   PP(a->o.head[WTE]), nm, H, V);
+        layernorm_bwd(a->dtmp, GG(a->o.tail[TLNW]), GG(a->o.tail[TLNB]), a->dt, a->tg,
+                      PP(a->o.tail[TLNW]), a->tmean, a->trstd, nm, H);
         gelu_bwd(a->dtmp, a->dtmp, a->tpre, (size_t)nm * H);
-        linear_bwd(a->dt, GG(a->o.tail[TRW]), GG(a->o.tail[TRB]), a->dtmp, a->tin, PP(a->o.tail[TRW]), nm, H, H);
-        for (int j = 0; j < nm; j++) { /* rows in order: one position may be listed once per row only */
+        linear_bwd(a->dt, GG(a->o.tail[TRW]), GG(a->o.tail[TRB]), a->dtmp, a->tin,
+                   PP(a->o.tail[TRW]), nm, H, H);
+        for (int j = 0; j < nm;
+             j++) { /* rows in order: one position may be listed once per row only */
             float *d = dx + (size_t)a->mrow[j] * H;
             const float *s = a->dt + (size_t)j * H;
-            for (int i = 0; i < H; i++) d[i] += s[i];
+            for (int i = 0; i < H; i++)
+                d[i] += s[i];
         }
     }
 
@@ -780,12 +885,16 @@ void bert_backward(Bert *m, float scale) {
             dz[2 * b + a->nsp[b]] -= g;
         }
         float *dpool = a->dtmp + 2 * B;
-        linear_bwd(dpool, GG(a->o.tail[NSPW]), GG(a->o.tail[NSPB]), dz, a->pooled, PP(a->o.tail[NSPW]), B, H, 2);
-        for (int i = 0; i < B * H; i++) dpool[i] *= 1.0f - a->pooled[i] * a->pooled[i];
+        linear_bwd(dpool, GG(a->o.tail[NSPW]), GG(a->o.tail[NSPB]), dz, a->pooled,
+                   PP(a->o.tail[NSPW]), B, H, 2);
+        for (int i = 0; i < B * H; i++)
+            dpool[i] *= 1.0f - a->pooled[i] * a->pooled[i];
         float *dpin = a->dtmp + 2 * B + (size_t)B * H;
-        linear_bwd(dpin, GG(a->o.tail[POOLW]), GG(a->o.tail[POOLB]), dpool, a->pin, PP(a->o.tail[POOLW]), B, H, H);
+        linear_bwd(dpin, GG(a->o.tail[POOLW]), GG(a->o.tail[POOLB]), dpool, a->pin,
+                   PP(a->o.tail[POOLW]), B, H, H);
         for (int b = 0; b < B; b++)
-            for (int i = 0; i < H; i++) dx[(size_t)b * S * H + i] += dpin[(size_t)b * H + i];
+            for (int i = 0; i < H; i++)
+                dx[(size_t)b * S * H + i] += dpin[(size_t)b * H + i];
     }
 
     /* encoder, top down; dx is d(layer output) */
@@ -796,38 +905,47 @@ void bert_backward(Bert *m, float scale) {
         float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH;
         /* x2 = LN2(r2), r2 = h Wo^T + bo + x1 */
         float *dr2 = a->dx1;
-        layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)), a->m2 + (size_t)l * N,
-                      a->s2 + (size_t)l * N, N, H);
+        layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)),
+                      a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, N, H);
         const float *dff = dr2; /* d(feed-forward output), after its dropout */
-        if (hp > 0) dropout_apply(a->dtmp, dr2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp), dff = a->dtmp;
+        if (hp > 0)
+            dropout_apply(a->dtmp, dr2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp),
+                dff = a->dtmp;
         linear_bwd(a->dh, GG(LO(l, OW)), GG(LO(l, OB)), dff, h, PP(LO(l, OW)), N, I, H);
         gelu_bwd(a->dh, a->dh, hpre, NI);
         float *dx1 = a->dtmp;
         linear_bwd(dx1, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N, H, I);
-        for (size_t i = 0; i < NH; i++) dx1[i] += dr2[i];
+        for (size_t i = 0; i < NH; i++)
+            dx1[i] += dr2[i];
         /* x1 = LN1(r1), r1 = ctx Wao^T + bao + xin */
         float *dr1 = dx; /* dx is free now */
-        layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)), a->m1 + (size_t)l * N,
-                      a->s1 + (size_t)l * N, N, H);
+        layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)),
+                      a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, N, H);
         const float *dao = dr1; /* d(attention output), after its dropout */
-        if (hp > 0) dropout_apply(a->dtmp, dr1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp), dao = a->dtmp;
+        if (hp > 0)
+            dropout_apply(a->dtmp, dr1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp),
+                dao = a->dtmp;
         linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), N, H, H);
         attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, B, S, H, A,
                       dropout_site_key(a->dkey, 1 + 3 * l), ap);
         /* d(xin) = dr1 + the three projections' input gradients */
         float *dxin = a->dx1; /* dr2 is no longer needed */
         linear_bwd(dxin, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, xin, PP(LO(l, QW)), N, H, H);
-        for (size_t i = 0; i < NH; i++) dr1[i] += dxin[i];
+        for (size_t i = 0; i < NH; i++)
+            dr1[i] += dxin[i];
         linear_bwd(dxin, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin, PP(LO(l, KW)), N, H, H);
-        for (size_t i = 0; i < NH; i++) dr1[i] += dxin[i];
+        for (size_t i = 0; i < NH; i++)
+            dr1[i] += dxin[i];
         linear_bwd(dxin, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin, PP(LO(l, VW)), N, H, H);
-        for (size_t i = 0; i < NH; i++) dx[i] = dr1[i] + dxin[i]; /* dx aliases dr1 */
+        for (size_t i = 0; i < NH; i++)
+            dx[i] = dr1[i] + dxin[i]; /* dx aliases dr1 */
     }
 
     /* embeddings: x0 = LN(e) */
     if (hp > 0) dropout_apply(dx, dx, NH, dropout_site_key(a->dkey, 0), hp);
     float *de = a->dtmp;
-    layernorm_bwd(de, GG(a->o.head[ELNW]), GG(a->o.head[ELNB]), dx, a->e, PP(a->o.head[ELNW]), a->emean, a->erstd, N, H);
+    layernorm_bwd(de, GG(a->o.head[ELNW]), GG(a->o.head[ELNB]), dx, a->e, PP(a->o.head[ELNW]),
+                  a->emean, a->erstd, N, H);
     float *gte = GG(a->o.head[WTE]), *gpe = GG(a->o.head[WPE]), *gtt = GG(a->o.head[WTT]);
 #pragma omp parallel for schedule(static) num_threads(nthreads())
     for (int i = 0; i < H; i++) /* by column: every row in order, no two threads on one value */

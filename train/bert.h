@@ -33,15 +33,15 @@
 #include "common/common.h"
 
 typedef struct BertConfig {
-    int vocab_size;          /* rows of the word embedding (and MLM classes) */
+    int vocab_size; /* rows of the word embedding (and MLM classes) */
     int hidden_size;
     int num_hidden_layers;
     int num_attention_heads;
     int intermediate_size;
     int max_position_embeddings;
     int type_vocab_size;
-    float layer_norm_eps;    /* 1e-12 */
-    float initializer_range; /* 0.02 */
+    float layer_norm_eps;                                    /* 1e-12 */
+    float initializer_range;                                 /* 0.02 */
     float hidden_dropout_prob, attention_probs_dropout_prob; /* applied when Bert.dropout is on */
 } BertConfig;
 
@@ -90,8 +90,8 @@ typedef struct BertBatch {
 
 typedef struct BertLoss {
     float total, mlm, nsp;
-    int masked;          /* masked tokens in the batch */
-    int mlm_correct;     /* of those, predicted right (argmax) */
+    int masked;      /* masked tokens in the batch */
+    int mlm_correct; /* of those, predicted right (argmax) */
     int nsp_correct;
 } BertLoss;
 
@@ -104,8 +104,8 @@ typedef struct Bert {
     BertTensor *tensors;
     int ntensors;
     BertAct *act;
-    int dropout;           /* training mode: apply the config's dropout (0 after bert_create) */
-    uint64_t dropout_key;  /* the masks of the next forward (dropout.h's dropout_pass_key) */
+    int dropout;          /* training mode: apply the config's dropout (0 after bert_create) */
+    uint64_t dropout_key; /* the masks of the next forward (dropout.h's dropout_pass_key) */
 } Bert;
 
 /* Allocate the parameters (zero) and gradients of config c (checked by
@@ -130,10 +130,11 @@ int bert_batch_check(const Bert *m, const BertBatch *b, Err *err);
 
 /* Forward pass on a checked batch: losses and accuracy in *loss; the
  * activations are kept for bert_backward. With m->dropout set, the
- * config's dropout applies (masks from m->dropout_key, see dropout.h). Optional outputs (may be NULL):
- * mlm_logits (masked x vocab_size, the masked tokens in row order) and
- * nsp_logits (B x 2). */
-void bert_forward(Bert *m, const BertBatch *b, BertLoss *loss, float *mlm_logits, float *nsp_logits);
+ * config's dropout applies (masks from m->dropout_key, see dropout.h). Optional outputs (may be
+ * NULL): mlm_logits (masked x vocab_size, the masked tokens in row order) and nsp_logits (B x 2).
+ */
+void bert_forward(Bert *m, const BertBatch *b, BertLoss *loss, float *mlm_logits,
+                  float *nsp_logits);
 
 /* Backward pass of the last forward: grads += scale * d(total loss)/d(params)
  * (scale = 1 / accumulation steps for gradient accumulation). */

@@ -15,7 +15,8 @@ static const char MAGIC[8] = "WBCKPT1", END[8] = "WBCKEND";
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
     const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0x100000001b3ull;
     return h;
 }
 
@@ -30,10 +31,11 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
     buf_append(&hdr, "{\"config\": ", 11);
     bert_config_json(&m->c, &hdr);
     snprintf(t, sizeof t,
-             ", \"nparams\": %zu, \"step\": %" PRId64 ", \"optimizer\": \"%s\", \"opt_step\": %" PRId64
-             ", \"epoch\": %" PRId64 ", \"file_step\": %" PRId64 ", \"row\": %" PRId64 ", \"seed\": %" PRIu64 "}",
-             m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none", o ? o->step : 0,
-             info->data.epoch, info->data.file_step, info->data.row, info->seed);
+             ", \"nparams\": %zu, \"step\": %" PRId64
+             ", \"optimizer\": \"%s\", \"opt_step\": %" PRId64 ", \"epoch\": %" PRId64
+             ", \"file_step\": %" PRId64 ", \"row\": %" PRId64 ", \"seed\": %" PRIu64 "}",
+             m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none",
+             o ? o->step : 0, info->data.epoch, info->data.file_step, info->data.row, info->seed);
     buf_append(&hdr, t, strlen(t));
     if (info->nranks > 1) { /* every data-parallel rank's position: "e,f,r;e,f,r;..." */
         static const char key[] = ", \"rank_data\": \"";
@@ -41,7 +43,8 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
         buf_append(&hdr, key, sizeof key - 1);
         for (int r = 0; r < info->nranks; r++) {
             const DataState *d = &info->ranks[r];
-            snprintf(t, sizeof t, "%s%" PRId64 ",%" PRId64 ",%" PRId64, r ? ";" : "", d->epoch, d->file_step, d->row);
+            snprintf(t, sizeof t, "%s%" PRId64 ",%" PRId64 ",%" PRId64, r ? ";" : "", d->epoch,
+                     d->file_step, d->row);
             buf_append(&hdr, t, strlen(t));
         }
         buf_append(&hdr, "\"}", 2);
@@ -87,8 +90,8 @@ static int64_t hdr_i64(const char *hdr, size_t n, const char *key) {
 
 /* Read and verify the whole file; on success b holds it and *hdr / *hl the
  * header, *data the arrays. */
-static int read_verified(const char *path, Buf *b, const char **hdr, uint32_t *hl, const char **data, size_t *ndata,
-                         Err *err) {
+static int read_verified(const char *path, Buf *b, const char **hdr, uint32_t *hl,
+                         const char **data, size_t *ndata, Err *err) {
     if (read_file(path, b, err)) return -1;
     if (b->len < 8 + 4 + 16 || memcmp(b->data, MAGIC, 8))
         return err_set(err, "%s: not a wikibert checkpoint", path);
@@ -98,7 +101,9 @@ static int read_verified(const char *path, Buf *b, const char **hdr, uint32_t *h
     uint64_t h = fnv(0xcbf29ce484222325ull, b->data, body), want;
     memcpy(&want, b->data + body + 8, 8);
     if (memcmp(b->data + body, END, 8) || h != want)
-        return err_set(err, "%s: incomplete or damaged (no completion marker, or its hash does not match)", path);
+        return err_set(
+            err, "%s: incomplete or damaged (no completion marker, or its hash does not match)",
+            path);
     *hdr = b->data + 12;
     *data = b->data + 12 + *hl;
     *ndata = body - 12 - *hl;
@@ -131,8 +136,8 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
                 {"type_vocab_size", c.type_vocab_size, mc->type_vocab_size}};
     for (size_t i = 0; i < sizeof dims / sizeof *dims; i++)
         if (dims[i].ckpt != dims[i].model) {
-            err_set(err, "%s: a checkpoint of another model: %s %d, the config says %d", path, dims[i].name,
-                    dims[i].ckpt, dims[i].model);
+            err_set(err, "%s: a checkpoint of another model: %s %d, the config says %d", path,
+                    dims[i].name, dims[i].ckpt, dims[i].model);
             goto out;
         }
     size_t n = m->nparams * sizeof(float);
@@ -145,9 +150,10 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
     if (o) {
         const char *want = o->c.kind == OPT_LAMB ? "lamb" : "adamw";
         if (hdr_value(hdr, hl, "optimizer", &v, &vn) == 0) json_decode_string(&optname, v, vn);
-        if (ndata != 3 * n || optname.len != strlen(want) || memcmp(optname.data, want, optname.len)) {
-            err_set(err, "%s: no %s optimizer state in it (it has: %.*s)", path, want, (int)optname.len,
-                    optname.data ? optname.data : "");
+        if (ndata != 3 * n || optname.len != strlen(want) ||
+            memcmp(optname.data, want, optname.len)) {
+            err_set(err, "%s: no %s optimizer state in it (it has: %.*s)", path, want,
+                    (int)optname.len, optname.data ? optname.data : "");
             goto out;
         }
         memcpy(o->m, data + n, n);
@@ -155,14 +161,19 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
         o->step = hdr_i64(hdr, hl, "opt_step");
     }
     if (info) {
-        *info = (CkptInfo){hdr_i64(hdr, hl, "step"),
-                           {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
-                           (uint64_t)hdr_i64(hdr, hl, "seed"), 1, NULL};
+        *info = (CkptInfo){
+            hdr_i64(hdr, hl, "step"),
+            {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
+            (uint64_t)hdr_i64(hdr, hl, "seed"),
+            1,
+            NULL};
         Buf rd = {0};
-        if (hdr_value(hdr, hl, "rank_data", &v, &vn) == 0 && json_decode_string(&rd, v, vn) == 0 && rd.len) {
+        if (hdr_value(hdr, hl, "rank_data", &v, &vn) == 0 && json_decode_string(&rd, v, vn) == 0 &&
+            rd.len) {
             buf_append(&rd, "", 1); /* NUL */
             int nr = 1;
-            for (size_t i = 0; i < rd.len; i++) nr += rd.data[i] == ';';
+            for (size_t i = 0; i < rd.len; i++)
+                nr += rd.data[i] == ';';
             info->ranks = xcalloc((size_t)nr, sizeof *info->ranks);
             info->nranks = nr;
             const char *p = rd.data;
@@ -199,7 +210,8 @@ static int newer_first(const void *a, const void *b) {
     return x < y ? 1 : x > y ? -1 : strcmp(((const Found *)a)->path, ((const Found *)b)->path);
 }
 
-int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged, Err *err) {
+int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
+                Err *err) {
     *ndamaged = 0;
     DIR *d = opendir(dir);
     if (!d) return errno == ENOENT ? 0 : err_set(err, "%s: %s", dir, strerror(errno));
@@ -209,7 +221,8 @@ int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *
     while ((e = readdir(d)) != NULL) {
         long long s;
         char tail[16];
-        if (sscanf(e->d_name, "ckpt_%lld.%15s", &s, tail) != 2 || strcmp(tail, "wbckpt") || s < 0) continue;
+        if (sscanf(e->d_name, "ckpt_%lld.%15s", &s, tail) != 2 || strcmp(tail, "wbckpt") || s < 0)
+            continue;
         if (n == fcap) f = xrealloc(f, (fcap = fcap ? 2 * fcap : 16) * sizeof *f);
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
         f[n].step = s;
@@ -234,7 +247,8 @@ int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *
         }
         buf_free(&b);
     }
-    for (size_t i = 0; i < n; i++) free(f[i].path);
+    for (size_t i = 0; i < n; i++)
+        free(f[i].path);
     free(f);
     return found;
 }
@@ -271,16 +285,20 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
     for (int i = 0; i < m->ntensors; i++) {
         const BertTensor *bt = bert_tensor(m, i);
         if (bt->rank == 2)
-            snprintf(t, sizeof t, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}", bt->name,
-                     (long long)bt->shape[0], (long long)bt->shape[1], off, off + bt->n * 4);
+            snprintf(t, sizeof t,
+                     ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}",
+                     bt->name, (long long)bt->shape[0], (long long)bt->shape[1], off,
+                     off + bt->n * 4);
         else
-            snprintf(t, sizeof t, ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}", bt->name,
-                     (long long)bt->shape[0], off, off + bt->n * 4);
+            snprintf(t, sizeof t,
+                     ",\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}",
+                     bt->name, (long long)bt->shape[0], off, off + bt->n * 4);
         buf_append(&b, t, strlen(t));
         off += bt->n * 4;
     }
     buf_putc(&b, '}');
-    while (b.len % 8) buf_putc(&b, ' '); /* the data starts 8-aligned */
+    while (b.len % 8)
+        buf_putc(&b, ' '); /* the data starts 8-aligned */
     snprintf(path, sizeof path, "%s/model.safetensors", dir);
     Writer w;
     if (writer_open(&w, path, 1, err)) {

@@ -24,11 +24,11 @@
 #include "train/optim.h"
 
 typedef struct CkptInfo {
-    int64_t step;      /* optimizer steps done */
-    DataState data;    /* where the next batch comes from (rank 0) */
+    int64_t step;   /* optimizer steps done */
+    DataState data; /* where the next batch comes from (rank 0) */
     uint64_t seed;
-    int nranks;        /* data-parallel ranks that wrote it (1 or more) */
-    DataState *ranks;  /* each rank's position; ckpt_load allocates it (free it) */
+    int nranks;       /* data-parallel ranks that wrote it (1 or more) */
+    DataState *ranks; /* each rank's position; ckpt_load allocates it (free it) */
 } CkptInfo;
 
 /* Write m, o and info to path atomically (temp file + rename). Returns 0
@@ -50,7 +50,8 @@ typedef void (*CkptSkipFn)(void *arg, const Err *why);
  * newest first; each newer one that fails is passed to skip (when not
  * NULL) and counted in *ndamaged. A missing dir holds none. Returns 1
  * found, 0 none, -1 error (dir unreadable). */
-int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged, Err *err);
+int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
+                Err *err);
 
 /* Hugging Face directory: dir/config.json, dir/model.safetensors and
  * vocab.txt holding the vocab_len bytes of vocab (none when vocab is NULL).

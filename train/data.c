@@ -46,24 +46,27 @@ typedef struct Prefetch {
 
 struct Data {
     DataOpts o;
-    char **sorted;   /* the training files, sorted */
+    char **sorted; /* the training files, sorted */
     int nfiles;
-    int *perm;       /* this epoch's shuffle of sorted */
+    int *perm; /* this epoch's shuffle of sorted */
     int64_t perm_epoch;
-    DataState at;    /* next batch */
-    Loaded cur;      /* the file batches come from */
+    DataState at; /* next batch */
+    Loaded cur;   /* the file batches come from */
     Prefetch next;
-    int in_order;    /* data_open_file: rows in file order */
+    int in_order; /* data_open_file: rows in file order */
     int64_t tok_done, tok_full;
     /* the batch handed out */
     int32_t *b_ids, *b_mask, *b_seg, *b_mpos, *b_mids, *b_nsp;
     size_t bcap;
 };
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static void loaded_free(Loaded *f) {
-    free(f->ids), free(f->mask), free(f->seg), free(f->mpos), free(f->mids), free(f->nsp), free(f->order);
+    free(f->ids), free(f->mask), free(f->seg), free(f->mpos), free(f->mids), free(f->nsp),
+        free(f->order);
     free(f->bstart), free(f->blen);
     *f = (Loaded){.epoch = -1, .step = -1};
 }
@@ -72,7 +75,8 @@ static void shuffle_files(Data *d, int64_t epoch) {
     if (d->perm_epoch == epoch) return;
     PyRandom r;
     pyrandom_seed(&r, d->o.seed + (uint64_t)epoch); /* random.Random(seed + epoch).shuffle(files) */
-    for (int i = 0; i < d->nfiles; i++) d->perm[i] = i;
+    for (int i = 0; i < d->nfiles; i++)
+        d->perm[i] = i;
     pyrandom_shuffle(&r, d->perm, (size_t)d->nfiles, sizeof *d->perm);
     d->perm_epoch = epoch;
 }
@@ -86,18 +90,19 @@ static const char *file_at(Data *d, int64_t epoch, int64_t f) {
 
 /* One dataset of the file into a new int32 array; shape checked against
  * rows (and cols when > 0; *cols set when 0). */
-static int read_ds(H5In *in, const char *path, const char *name, int rank, int64_t *rows, int *cols, int32_t **out,
-                   Err *err) {
+static int read_ds(H5In *in, const char *path, const char *name, int rank, int64_t *rows, int *cols,
+                   int32_t **out, Err *err) {
     H5Info info;
     int r = h5in_info(in, name, &info, err);
     if (r < 0) return -1;
     if (r == 0) return err_set(err, "%s: no dataset %s", path, name);
     if (!info.is_integer) return err_set(err, "%s: %s: not an integer dataset", path, name);
     if (info.rank != rank)
-        return err_set(err, "%s: %s: %d dimension%s expected, not %d", path, name, rank, rank == 1 ? "" : "s", info.rank);
+        return err_set(err, "%s: %s: %d dimension%s expected, not %d", path, name, rank,
+                       rank == 1 ? "" : "s", info.rank);
     if (*rows >= 0 && (int64_t)info.dims[0] != *rows)
-        return err_set(err, "%s: %s: %llu rows, input_ids has %lld", path, name, (unsigned long long)info.dims[0],
-                       (long long)*rows);
+        return err_set(err, "%s: %s: %llu rows, input_ids has %lld", path, name,
+                       (unsigned long long)info.dims[0], (long long)*rows);
     *rows = (int64_t)info.dims[0];
     int c = rank == 2 ? (int)info.dims[1] : 1;
     if (rank == 2 && *cols > 0 && c != *cols)
@@ -123,7 +128,8 @@ static int row_length(const Loaded *d, int64_t r) {
 
 /* close bin `bin`'s queue (q, n rows) as batch d->nb: its rows go to
  * o2[*k ..], its length is the bin's bound */
-static void close_bin(Loaded *d, int bin_size, int bin, const int64_t *q, int *n, int64_t *o2, int64_t *k) {
+static void close_bin(Loaded *d, int bin_size, int bin, const int64_t *q, int *n, int64_t *o2,
+                      int64_t *k) {
     int len = (bin + 1) * bin_size;
     d->bstart[d->nb] = *k;
     d->blen[d->nb++] = len > d->L ? d->L : len < 2 ? 2 : len;
@@ -135,7 +141,8 @@ static void close_bin(Loaded *d, int bin_size, int bin, const int64_t *q, int *n
  * batch by batch, bstart / blen / nb */
 static void make_bins(Loaded *d, const DataOpts *o) {
     int N = o->bin_size, MB = o->micro_batch, nbins = (d->L + N - 1) / N;
-    int64_t *q = xmalloc((size_t)nbins * MB * sizeof *q), *o2 = xmalloc((size_t)d->rows * sizeof *o2), k = 0;
+    int64_t *q = xmalloc((size_t)nbins * MB * sizeof *q),
+            *o2 = xmalloc((size_t)d->rows * sizeof *o2), k = 0;
     int *qn = xcalloc((size_t)nbins, sizeof *qn);
     d->bstart = xmalloc(((size_t)d->rows + 1) * sizeof *d->bstart);
     d->blen = xmalloc((size_t)d->rows * sizeof *d->blen);
@@ -172,10 +179,12 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
     h5in_close(in);
     if (!rc && rows == 0) rc = err_set(err, "%s: no instances", path);
     if (!rc && o->max_seq_length && L != o->max_seq_length)
-        rc = err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L, o->max_seq_length);
+        rc = err_set(err, "%s: sequences of %d tokens, --max_seq_length is %d", path, L,
+                     o->max_seq_length);
     if (!rc && o->max_positions > 0 && L > o->max_positions)
-        rc = err_set(err, "%s: sequences of %d tokens, more than the config's max_position_embeddings %d", path, L,
-                     o->max_positions);
+        rc = err_set(
+            err, "%s: sequences of %d tokens, more than the config's max_position_embeddings %d",
+            path, L, o->max_positions);
     if (rc) goto fail;
     int any_mask = 0;
     int64_t *seen = xcalloc((size_t)L, sizeof *seen); /* row + 1 where a position was listed */
@@ -183,9 +192,11 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
         for (int j = 0; j < L; j++) {
             int32_t id = f->ids[i * L + j], s = f->seg[i * L + j];
             if (id < 0 || id >= o->vocab_size)
-                rc = err_set(err, "%s: instance %lld: input id %d outside the model's vocabulary (%d)", path,
-                             (long long)i, id, o->vocab_size);
-            else if (s < 0 || s > 1) rc = err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
+                rc = err_set(err,
+                             "%s: instance %lld: input id %d outside the model's vocabulary (%d)",
+                             path, (long long)i, id, o->vocab_size);
+            else if (s < 0 || s > 1)
+                rc = err_set(err, "%s: instance %lld: segment id %d", path, (long long)i, s);
             if (rc) break;
         }
         if (rc) break;
@@ -194,26 +205,31 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
             if (p == 0) break;
             any_mask = 1;
             if (p < 0 || p >= L) {
-                rc = err_set(err, "%s: instance %lld: masked position %d outside the sequence", path, (long long)i, p);
+                rc = err_set(err, "%s: instance %lld: masked position %d outside the sequence",
+                             path, (long long)i, p);
                 break;
             }
             if (seen[p] == i + 1) {
-                rc = err_set(err, "%s: instance %lld: masked position %d listed twice", path, (long long)i, p);
+                rc = err_set(err, "%s: instance %lld: masked position %d listed twice", path,
+                             (long long)i, p);
                 break;
             }
             seen[p] = i + 1;
             if (id < 0 || id >= o->vocab_size) {
-                rc = err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)", path,
-                             (long long)i, id, o->vocab_size);
+                rc = err_set(err, "%s: instance %lld: masked label %d outside the vocabulary (%d)",
+                             path, (long long)i, id, o->vocab_size);
                 break;
             }
         }
         if (!rc && f->nsp[i] != 0 && f->nsp[i] != 1)
-            rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i, f->nsp[i]);
+            rc = err_set(err, "%s: instance %lld: next_sentence_label %d", path, (long long)i,
+                         f->nsp[i]);
     }
     free(seen);
     if (!rc && !any_mask && !o->dynamic_mask)
-        rc = err_set(err, "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic masking is off",
+        rc = err_set(err,
+                     "%s: no masked positions (an unmasked file, hdf5gen --no-mask) and dynamic "
+                     "masking is off",
                      path);
     if (rc) goto fail;
     f->rows = rows;
@@ -222,9 +238,11 @@ static int read_file(const DataOpts *o, int in_order, Loaded *f, Err *err) {
     f->dynamic = !any_mask;
     /* the row order: a seeded Fisher-Yates */
     Rng r;
-    rng_seed(&r, o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
+    rng_seed(&r,
+             o->seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(epoch + 1)) ^ ((uint64_t)step << 32));
     f->order = xmalloc((size_t)rows * sizeof *f->order);
-    for (int64_t i = 0; i < rows; i++) f->order[i] = i;
+    for (int64_t i = 0; i < rows; i++)
+        f->order[i] = i;
     for (int64_t i = rows - 1; i > 0 && !in_order; i--) {
         int64_t j = (int64_t)rng_below(&r, (uint64_t)i + 1), t = f->order[i];
         f->order[i] = f->order[j];
@@ -260,8 +278,10 @@ static void prefetch_start(Data *d, int64_t epoch, int64_t step) {
     if (++step >= d->nfiles) step = 0, epoch++;
     p->f.epoch = epoch, p->f.step = step, p->f.file = file_at(d, epoch, step);
     p->o = &d->o, p->in_order = d->in_order, p->rc = 0;
-    if (pthread_create(&p->th, NULL, prefetch_main, p) == 0) p->running = 1;
-    else p->f.epoch = p->f.step = -1;
+    if (pthread_create(&p->th, NULL, prefetch_main, p) == 0)
+        p->running = 1;
+    else
+        p->f.epoch = p->f.step = -1;
 }
 
 /* make position (epoch, step)'s file the current one: the prefetched one
@@ -322,13 +342,16 @@ int data_open(Data **out, const DataOpts *o, Err *err) {
             free(p);
             continue;
         }
-        if (d->nfiles == cap) d->sorted = xrealloc(d->sorted, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *d->sorted);
+        if (d->nfiles == cap)
+            d->sorted = xrealloc(d->sorted, (size_t)(cap = cap ? 2 * cap : 64) * sizeof *d->sorted);
         d->sorted[d->nfiles++] = p;
     }
     closedir(dir);
     if (!d->nfiles) {
         data_close(d);
-        return err_set(err, "%s: no file with 'training' in its name (NVIDIA's reader takes only those)", o->dir);
+        return err_set(err,
+                       "%s: no file with 'training' in its name (NVIDIA's reader takes only those)",
+                       o->dir);
     }
     qsort(d->sorted, (size_t)d->nfiles, sizeof *d->sorted, cmp_str);
     d->perm = xmalloc((size_t)d->nfiles * sizeof *d->perm);
@@ -350,17 +373,18 @@ int data_open_file(Data **out, const DataOpts *o, const char *path, Err *err) {
 static void reserve_batch(Data *d, int B, int L, int P) {
     size_t need = (size_t)B * (size_t)(L > P ? L : P);
     if (need <= d->bcap) return;
-    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);
+    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids),
+        free(d->b_nsp);
     d->b_ids = xmalloc(need * 4), d->b_mask = xmalloc(need * 4), d->b_seg = xmalloc(need * 4);
     d->b_mpos = xmalloc(need * 4), d->b_mids = xmalloc(need * 4), d->b_nsp = xmalloc(need * 4);
     d->bcap = need;
 }
 
-static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t *mask, int L, int32_t *pos,
-                         int32_t *lab, int P) {
+static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t *mask, int L,
+                         int32_t *pos, int32_t *lab, int P) {
     Rng r;
-    rng_seed(&r, d->o.seed * 1000003u + (uint64_t)d->cur.epoch * 7919u + (uint64_t)d->cur.step * 104729u +
-                     (uint64_t)row);
+    rng_seed(&r, d->o.seed * 1000003u + (uint64_t)d->cur.epoch * 7919u +
+                     (uint64_t)d->cur.step * 104729u + (uint64_t)row);
     int cand[4096], nc = 0, len = 0;
     for (int j = 0; j < L; j++) {
         if (!mask[j]) continue;
@@ -381,14 +405,17 @@ static void dynamic_mask(const Data *d, int64_t row, int32_t *ids, const int32_t
             cand[b] = cand[b - 1];
             cand[b - 1] = t;
         }
-    for (int k = 0; k < P; k++) pos[k] = lab[k] = 0;
+    for (int k = 0; k < P; k++)
+        pos[k] = lab[k] = 0;
     for (int k = 0; k < num; k++) {
         int p = cand[k];
         pos[k] = p;
         lab[k] = ids[p];
         double u = rng_double(&r);
-        if (u < 0.8) ids[p] = d->o.mask_id;
-        else if (u < 0.9) ids[p] = (int32_t)rng_below(&r, (uint64_t)d->o.vocab_size);
+        if (u < 0.8)
+            ids[p] = d->o.mask_id;
+        else if (u < 0.9)
+            ids[p] = (int32_t)rng_below(&r, (uint64_t)d->o.vocab_size);
     }
 }
 
@@ -406,12 +433,16 @@ int data_next(Data *d, BertBatch *b, Err *err) {
         int64_t lo = 0, hi = c->nb;
         while (lo < hi) {
             int64_t mid = (lo + hi) / 2;
-            if (c->bstart[mid] < d->at.row) lo = mid + 1;
-            else hi = mid;
+            if (c->bstart[mid] < d->at.row)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
         if (lo >= c->nb || c->bstart[lo] != d->at.row)
-            return err_set(err, "%s: row %lld is not where a batch of --bin_size %d starts (resume with the options "
-                                "of the run that wrote the checkpoint)",
+            return err_set(err,
+                           "%s: row %lld is not where a batch of --bin_size %d starts (resume with "
+                           "the options "
+                           "of the run that wrote the checkpoint)",
                            c->file, (long long)d->at.row, d->o.bin_size);
         B = (int)(c->bstart[lo + 1] - c->bstart[lo]), S = c->blen[lo];
     }
@@ -427,7 +458,8 @@ int data_next(Data *d, BertBatch *b, Err *err) {
             dynamic_mask(d, r, d->b_ids + (size_t)i * S, d->b_mask + (size_t)i * S, S, pos, lab, P);
             continue;
         }
-        for (int k = 0; k < P; k++) { /* run_pretraining.py's max_predictions_per_seq cuts the file's list */
+        for (int k = 0; k < P;
+             k++) { /* run_pretraining.py's max_predictions_per_seq cuts the file's list */
             pos[k] = k < c->P ? c->mpos[r * c->P + k] : 0;
             lab[k] = k < c->P ? c->mids[r * c->P + k] : 0;
         }
@@ -459,8 +491,10 @@ void data_close(Data *d) {
     if (!d) return;
     prefetch_join(d);
     loaded_free(&d->cur), loaded_free(&d->next.f);
-    for (int i = 0; i < d->nfiles; i++) free(d->sorted[i]);
+    for (int i = 0; i < d->nfiles; i++)
+        free(d->sorted[i]);
     free(d->sorted), free(d->perm);
-    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids), free(d->b_nsp);
+    free(d->b_ids), free(d->b_mask), free(d->b_seg), free(d->b_mpos), free(d->b_mids),
+        free(d->b_nsp);
     free(d);
 }

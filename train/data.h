@@ -43,16 +43,18 @@
 typedef struct DataOpts {
     const char *dir;
     uint64_t seed;
-    int rank, world;        /* 0, 1 */
-    int micro_batch;        /* rows per batch */
-    int max_predictions;    /* masked slots per row in a batch (run_pretraining.py's --max_predictions_per_seq) */
-    int vocab_size;         /* ids must be below it */
-    int max_seq_length;     /* 0: any; else files must have it */
-    int dynamic_mask;       /* mask files that have no masks */
+    int rank, world;           /* 0, 1 */
+    int micro_batch;           /* rows per batch */
+    int max_predictions;       /* masked slots per row in a batch (run_pretraining.py's
+                                  --max_predictions_per_seq) */
+    int vocab_size;            /* ids must be below it */
+    int max_seq_length;        /* 0: any; else files must have it */
+    int dynamic_mask;          /* mask files that have no masks */
     int32_t cls, sep, mask_id; /* for dynamic masking (BERT's 101, 102, 103) */
-    int bin_size;           /* > 0: length bins of this many tokens (above) */
-    int no_prefetch;        /* 1: read each file when it is reached (no thread reading the next ahead) */
-    int max_positions;      /* > 0: files with longer sequences are refused (the model's max_position_embeddings) */
+    int bin_size;              /* > 0: length bins of this many tokens (above) */
+    int no_prefetch;   /* 1: read each file when it is reached (no thread reading the next ahead) */
+    int max_positions; /* > 0: files with longer sequences are refused (the model's
+                          max_position_embeddings) */
 } DataOpts;
 
 typedef struct DataState {

@@ -44,7 +44,8 @@ static inline WB_HD uint64_t dropout_mix64(uint64_t z) { /* splitmix64's finalis
 
 /* The key of one forward pass: micro-batch `micro` of optimizer step `step`. */
 static inline WB_HD uint64_t dropout_pass_key(uint64_t seed, int64_t step, int micro) {
-    return dropout_mix64(dropout_mix64(seed + 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)step << 20 ^ (uint64_t)micro));
+    return dropout_mix64(dropout_mix64(seed + 0x9e3779b97f4a7c15ULL) ^
+                         ((uint64_t)step << 20 ^ (uint64_t)micro));
 }
 
 /* The key of dropout site `site` within a pass. */

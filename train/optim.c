@@ -4,7 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-
 #define CHUNK 65536 /* elements per partial sum: the order of a norm never depends on threads */
 
 void optim_config_default(OptimConfig *c, OptKind kind) {
@@ -37,11 +36,13 @@ static double sumsq(const float *x, size_t n, double *part) {
     for (size_t c = 0; c < nc; c++) {
         size_t a = c * CHUNK, b = a + CHUNK < n ? a + CHUNK : n;
         double s = 0;
-        for (size_t i = a; i < b; i++) s += (double)x[i] * x[i];
+        for (size_t i = a; i < b; i++)
+            s += (double)x[i] * x[i];
         part[c] = s;
     }
     double s = 0;
-    for (size_t c = 0; c < nc; c++) s += part[c];
+    for (size_t c = 0; c < nc; c++)
+        s += part[c];
     return s;
 }
 
@@ -53,14 +54,17 @@ void optim_step(Optim *o, Bert *m, float lr) {
     o->last_grad_norm = norm;
     float gscale = 1.0f;
     if (c->max_grad_norm > 0) {
-        if (c->kind == OPT_LAMB) gscale = (float)(1.0 / fmax(norm / c->max_grad_norm, 1.0));
-        else if (c->max_grad_norm / (norm + 1e-6) < 1) gscale = (float)(c->max_grad_norm / (norm + 1e-6));
+        if (c->kind == OPT_LAMB)
+            gscale = (float)(1.0 / fmax(norm / c->max_grad_norm, 1.0));
+        else if (c->max_grad_norm / (norm + 1e-6) < 1)
+            gscale = (float)(c->max_grad_norm / (norm + 1e-6));
     }
     double bc1 = 1.0 - pow(c->beta1, (double)o->step), bc2 = 1.0 - pow(c->beta2, (double)o->step);
     float b1 = c->beta1, b2 = c->beta2, eps = c->eps;
     for (int t = 0; t < m->ntensors; t++) {
         const BertTensor *bt = bert_tensor(m, t);
-        float *p = m->params + bt->off, *g = m->grads + bt->off, *mm = o->m + bt->off, *vv = o->v + bt->off;
+        float *p = m->params + bt->off, *g = m->grads + bt->off, *mm = o->m + bt->off,
+              *vv = o->v + bt->off;
         size_t n = bt->n;
         float wd = bt->decay ? c->weight_decay : 0.0f;
         if (c->kind == OPT_ADAMW) {
@@ -91,7 +95,8 @@ void optim_step(Optim *o, Bert *m, float lr) {
             if (pn != 0 && un != 0) ratio = (float)(lr * (pn / un));
         }
 #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; i++) p[i] -= ratio * g[i];
+        for (size_t i = 0; i < n; i++)
+            p[i] -= ratio * g[i];
     }
     free(part);
 }

@@ -36,9 +36,9 @@ typedef struct OptimConfig {
 
 typedef struct Optim {
     OptimConfig c;
-    float *m, *v;  /* first and second moments, nparams each */
+    float *m, *v; /* first and second moments, nparams each */
     size_t n;
-    int64_t step;  /* steps taken */
+    int64_t step;          /* steps taken */
     double last_grad_norm; /* global gradient norm before clipping, of the last step */
 } Optim;
 

@@ -21,31 +21,32 @@
 
 /* --help's lines for the options only train_bert (GPUs) has */
 static void usage_gpu_options(void) {
-    printf("  --precision bf16|fp32           bf16: bfloat16 matmuls and activations, fp32\n"
-           "                                  master weights and optimizer (default); fp32:\n"
-           "                                  float32 throughout (matches train_bert_cpu)\n"
-           "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
-           "                                  (on a shared file system), the others read it;\n"
-           "                                  rank 0 deletes it once all have joined\n"
-           "  --rank N, --world_size N, --local_rank N\n"
-           "                                  this process's place (default: from torchrun's,\n"
-           "                                  mpirun's or srun's environment, the first found;\n"
-           "                                  0 of 1); local rank r uses GPU r of the node\n"
-           "  --comm_timeout S                a rank that waits S seconds for the others (one\n"
-           "                                  failed or stopped) ends with a message, exit 1\n"
-           "                                  (default 600; 0: wait forever)\n"
-           "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
-           "                                  its 1/world share of the weights and updates\n"
-           "                                  those (ZeRO stage 1): gradients are reduced to\n"
-           "                                  their owner, updated weights broadcast (0)\n"
-           "  --attention fused|matmul        fused (default): attention in tensor-core kernels\n"
-           "                                  that keep no sequence x sequence matrix (bf16,\n"
-           "                                  head size 16, 32 or 64, sequence length a\n"
-           "                                  multiple of 16; else matmul); matmul: scores,\n"
-           "                                  probabilities and their gradients through cuBLAS\n"
-           "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
-           "                                  events; slows the run) and print where each\n"
-           "                                  step's time goes, after the first step, at the end\n");
+    printf(
+        "  --precision bf16|fp32           bf16: bfloat16 matmuls and activations, fp32\n"
+        "                                  master weights and optimizer (default); fp32:\n"
+        "                                  float32 throughout (matches train_bert_cpu)\n"
+        "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
+        "                                  (on a shared file system), the others read it;\n"
+        "                                  rank 0 deletes it once all have joined\n"
+        "  --rank N, --world_size N, --local_rank N\n"
+        "                                  this process's place (default: from torchrun's,\n"
+        "                                  mpirun's or srun's environment, the first found;\n"
+        "                                  0 of 1); local rank r uses GPU r of the node\n"
+        "  --comm_timeout S                a rank that waits S seconds for the others (one\n"
+        "                                  failed or stopped) ends with a message, exit 1\n"
+        "                                  (default 600; 0: wait forever)\n"
+        "  --zero_stage 0|1                1: each rank keeps the optimizer moments of\n"
+        "                                  its 1/world share of the weights and updates\n"
+        "                                  those (ZeRO stage 1): gradients are reduced to\n"
+        "                                  their owner, updated weights broadcast (0)\n"
+        "  --attention fused|matmul        fused (default): attention in tensor-core kernels\n"
+        "                                  that keep no sequence x sequence matrix (bf16,\n"
+        "                                  head size 16, 32 or 64, sequence length a\n"
+        "                                  multiple of 16; else matmul); matmul: scores,\n"
+        "                                  probabilities and their gradients through cuBLAS\n"
+        "  --profile                       time every kernel and matmul on the GPU (CUDA\n"
+        "                                  events; slows the run) and print where each\n"
+        "                                  step's time goes, after the first step, at the end\n");
 }
 
 static void usage(int gpu) {
@@ -135,7 +136,9 @@ static void usage(int gpu) {
 static double parse_real(const char *s, const char *what, double lo, int lo_open, double hi) {
     double v = cli_parse_double(s, what);
     if (v < lo || (lo_open && v == lo) || v > hi) {
-        if (isfinite(hi)) cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s, lo_open ? ">" : ">=", lo, hi);
+        if (isfinite(hi))
+            cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s,
+                          lo_open ? ">" : ">=", lo, hi);
         cli_bad_usage("%s %s: must be a finite number %s %g", what, s, lo_open ? ">" : ">=", lo);
     }
     return v;
@@ -159,15 +162,15 @@ typedef struct OptSpec {
     const char *name; /* run_pretraining.py's spelling; messages name the option --name */
     const char *dash; /* the same with dashes, or NULL when it has no underscore */
     OptArgKind kind;
-    size_t off;       /* where the value goes: offsetof(TrainOpts, field) */
-    double lo, hi;    /* K_INT, K_INT64, K_REAL: the range */
-    int lo_open;      /* K_REAL: lo itself is refused */
-    int gpu;          /* only train_bert (GPUs) has it */
+    size_t off;          /* where the value goes: offsetof(TrainOpts, field) */
+    double lo, hi;       /* K_INT, K_INT64, K_REAL: the range */
+    int lo_open;         /* K_REAL: lo itself is refused */
+    int gpu;             /* only train_bert (GPUs) has it */
     const char *word[2]; /* K_ENUM: the two words */
     int value[2];        /* K_ENUM: their values; K_FLAG: value[0] is stored */
 } OptSpec;
 
-#define OPT(name_, dash_, kind_, field) \
+#define OPT(name_, dash_, kind_, field)                                                            \
     .name = name_, .dash = dash_, .kind = kind_, .off = offsetof(TrainOpts, field)
 /* K_ENUM stores through an int: --optimizer's OptKind must be one */
 _Static_assert(sizeof(OptKind) == sizeof(int), "OptKind is stored as an int");
@@ -179,19 +182,23 @@ static const OptSpec opt_table[] = {
     {OPT("output_dir", "output-dir", K_STR, output_dir)},
     {OPT("vocab_file", "vocab-file", K_STR, vocab)},
     {OPT("train_batch_size", "train-batch-size", K_INT, batch), .lo = 1, .hi = 1 << 24},
-    {OPT("gradient_accumulation_steps", "gradient-accumulation-steps", K_INT, accum), .lo = 1, .hi = 1 << 24},
+    {OPT("gradient_accumulation_steps", "gradient-accumulation-steps", K_INT, accum), .lo = 1,
+     .hi = 1 << 24},
     {OPT("learning_rate", "learning-rate", K_REAL, lr), .lo = 0, .hi = FLT_MAX, .lo_open = 1},
     {OPT("warmup_proportion", "warmup-proportion", K_REAL, warmup), .lo = 0, .hi = 1},
     {OPT("max_steps", "max-steps", K_INT, max_steps), .lo = 1, .hi = 1 << 30},
     {OPT("max_seq_length", "max-seq-length", K_INT, max_seq), .lo = 0, .hi = 1 << 20},
-    {OPT("max_predictions_per_seq", "max-predictions-per-seq", K_INT, max_pred), .lo = 1, .hi = 1 << 16},
-    {OPT("optimizer", NULL, K_ENUM, opt), .word = {"lamb", "adamw"}, .value = {OPT_LAMB, OPT_ADAMW}},
+    {OPT("max_predictions_per_seq", "max-predictions-per-seq", K_INT, max_pred), .lo = 1,
+     .hi = 1 << 16},
+    {OPT("optimizer", NULL, K_ENUM, opt), .word = {"lamb", "adamw"},
+     .value = {OPT_LAMB, OPT_ADAMW}},
     {OPT("weight_decay", "weight-decay", K_REAL, weight_decay), .lo = 0, .hi = FLT_MAX},
     {OPT("init_checkpoint", "init-checkpoint", K_STR, init_ckpt)},
     {OPT("resume_from_checkpoint", "resume-from-checkpoint", K_FLAG, resume), .value = {1}},
     {OPT("phase2", NULL, K_FLAG, phase2), .value = {1}},
     {OPT("phase1_end_step", "phase1-end-step", K_INT64, phase1_end), .lo = 0, .hi = 1 << 30},
-    {OPT("num_steps_per_checkpoint", "num-steps-per-checkpoint", K_INT, ckpt_every), .lo = 1, .hi = 1 << 30},
+    {OPT("num_steps_per_checkpoint", "num-steps-per-checkpoint", K_INT, ckpt_every), .lo = 1,
+     .hi = 1 << 30},
     {OPT("skip_checkpoint", "skip-checkpoint", K_FLAG, skip_ckpt), .value = {1}},
     {OPT("log_freq", "log-freq", K_INT, log_freq), .lo = 1, .hi = 1 << 30},
     {OPT("seed", NULL, K_SEED, seed)},
@@ -206,10 +213,12 @@ static const OptSpec opt_table[] = {
     {OPT("world_size", "world-size", K_INT, world), .lo = 1, .hi = 1 << 20, .gpu = 1},
     {OPT("local_rank", "local-rank", K_INT, local_rank), .lo = 0, .hi = 1 << 20, .gpu = 1},
     {OPT("zero_stage", "zero-stage", K_INT, zero), .lo = 0, .hi = 1, .gpu = 1},
-    {OPT("attention", NULL, K_ENUM, attn_matmul), .gpu = 1, .word = {"fused", "matmul"}, .value = {0, 1}},
+    {OPT("attention", NULL, K_ENUM, attn_matmul), .gpu = 1, .word = {"fused", "matmul"},
+     .value = {0, 1}},
     {OPT("profile", NULL, K_FLAG, profile), .gpu = 1, .value = {1}},
     {OPT("comm_timeout", "comm-timeout", K_INT, comm_timeout), .lo = 0, .hi = 1 << 24, .gpu = 1},
-    {OPT("start_fresh_if_damaged", "start-fresh-if-damaged", K_FLAG, fresh_if_damaged), .value = {1}},
+    {OPT("start_fresh_if_damaged", "start-fresh-if-damaged", K_FLAG, fresh_if_damaged),
+     .value = {1}},
 };
 #undef OPT
 #define N_OPTS (sizeof opt_table / sizeof *opt_table)
@@ -223,7 +232,8 @@ static void long_options(struct option *lo) {
     for (size_t k = 0; k < N_OPTS; k++) {
         int arg = opt_table[k].kind != K_FLAG;
         lo[n++] = (struct option){opt_table[k].name, arg, 0, OPT_BASE + (int)k};
-        if (opt_table[k].dash) lo[n++] = (struct option){opt_table[k].dash, arg, 0, OPT_BASE + (int)k};
+        if (opt_table[k].dash)
+            lo[n++] = (struct option){opt_table[k].dash, arg, 0, OPT_BASE + (int)k};
     }
     memcpy(lo + n, tail, sizeof tail);
 }
@@ -235,13 +245,24 @@ static void set_opt(TrainOpts *o, const OptSpec *sp, const char *arg) {
     snprintf(what, sizeof what, "--%s", sp->name);
     char *dst = (char *)o + sp->off;
     switch (sp->kind) {
-    case K_STR: *(const char **)dst = arg; break;
-    case K_FLAG: *(int *)dst = sp->value[0]; break;
-    case K_INT: *(int *)dst = (int)cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi); break;
-    case K_INT64: *(int64_t *)dst = cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi); break;
-    case K_REAL: *(double *)dst = parse_real(arg, what, sp->lo, sp->lo_open, sp->hi); break;
+    case K_STR:
+        *(const char **)dst = arg;
+        break;
+    case K_FLAG:
+        *(int *)dst = sp->value[0];
+        break;
+    case K_INT:
+        *(int *)dst = (int)cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi);
+        break;
+    case K_INT64:
+        *(int64_t *)dst = cli_parse_int(arg, what, (long)sp->lo, (long)sp->hi);
+        break;
+    case K_REAL:
+        *(double *)dst = parse_real(arg, what, sp->lo, sp->lo_open, sp->hi);
+        break;
     case K_SEED:
-        if (cli_parse_u64(arg, (uint64_t *)dst)) cli_bad_usage("%s %s: not a non-negative integer", what, arg);
+        if (cli_parse_u64(arg, (uint64_t *)dst))
+            cli_bad_usage("%s %s: not a non-negative integer", what, arg);
         break;
     case K_ENUM:
         for (int k = 0; k < 2; k++)
@@ -258,27 +279,50 @@ static void check_opts(const TrainOpts *o) {
     if (!o->eval_file && (!o->input_dir || !o->config || !o->output_dir))
         cli_bad_usage("--input_dir, --config_file and --output_dir are required");
     if (o->eval_file && (!o->config || (!o->init_ckpt && !(o->resume && o->output_dir))))
-        cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or --resume_from_checkpoint --output_dir)");
+        cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or "
+                      "--resume_from_checkpoint --output_dir)");
     if (o->batch % o->accum)
-        cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d", o->batch, o->accum);
-    int64_t micro = o->batch / o->accum, width = o->max_seq > o->max_pred ? o->max_seq : o->max_pred;
+        cli_bad_usage("--train_batch_size %d is not a multiple of --gradient_accumulation_steps %d",
+                      o->batch, o->accum);
+    int64_t micro = o->batch / o->accum,
+            width = o->max_seq > o->max_pred ? o->max_seq : o->max_pred;
     if (micro * width > INT32_MAX)
-        cli_bad_usage("a micro-batch of %" PRId64 " rows (--train_batch_size / --gradient_accumulation_steps) of %" PRId64
-                      " tokens or masked slots (--max_seq_length, --max_predictions_per_seq): more than 2^31 - 1",
+        cli_bad_usage("a micro-batch of %" PRId64
+                      " rows (--train_batch_size / --gradient_accumulation_steps) of %" PRId64
+                      " tokens or masked slots (--max_seq_length, --max_predictions_per_seq): more "
+                      "than 2^31 - 1",
                       micro, width);
     if (o->fresh_if_damaged && !o->resume)
         cli_bad_usage("--start_fresh_if_damaged goes with --resume_from_checkpoint");
     if (o->phase2 && !o->resume && !o->eval_file)
         cli_bad_usage("--phase2 continues from phase 1's checkpoint: add --resume_from_checkpoint");
-    if (o->skip_ckpt && o->stop_at) cli_bad_usage("--stop_at_step writes a checkpoint to resume from: not with --skip_checkpoint");
+    if (o->skip_ckpt && o->stop_at)
+        cli_bad_usage(
+            "--stop_at_step writes a checkpoint to resume from: not with --skip_checkpoint");
     if ((o->rank >= 0) != (o->world >= 1)) cli_bad_usage("--rank and --world_size go together");
-    if (o->rank >= 0 && o->rank >= o->world) cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
+    if (o->rank >= 0 && o->rank >= o->world)
+        cli_bad_usage("--rank %d: not below --world_size %d", o->rank, o->world);
 }
 
 void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
-    *o = (TrainOpts){.batch = 32, .accum = 1, .max_steps = 1000, .max_pred = 80, .ckpt_every = 100, .log_freq = 1,
-                     .dynamic = 1, .phase1_end = 7038, .lr = 5e-5, .warmup = 0.01, .weight_decay = 0.01, .seed = 42,
-                     .opt = OPT_LAMB, .gpu = gpu, .bf16 = gpu, .rank = -1, .world = -1, .local_rank = -1,
+    *o = (TrainOpts){.batch = 32,
+                     .accum = 1,
+                     .max_steps = 1000,
+                     .max_pred = 80,
+                     .ckpt_every = 100,
+                     .log_freq = 1,
+                     .dynamic = 1,
+                     .phase1_end = 7038,
+                     .lr = 5e-5,
+                     .warmup = 0.01,
+                     .weight_decay = 0.01,
+                     .seed = 42,
+                     .opt = OPT_LAMB,
+                     .gpu = gpu,
+                     .bf16 = gpu,
+                     .rank = -1,
+                     .world = -1,
+                     .local_rank = -1,
                      .comm_timeout = 600};
     struct option lo[2 * N_OPTS + 8];
     long_options(lo);
@@ -290,7 +334,8 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         if (c >= OPT_BASE) {
             const OptSpec *sp = &opt_table[c - OPT_BASE];
             if (!gpu && sp->gpu)
-                cli_bad_usage("--%s: only train_bert (GPUs) has this option", li >= 0 ? lo[li].name : "?");
+                cli_bad_usage("--%s: only train_bert (GPUs) has this option",
+                              li >= 0 ? lo[li].name : "?");
             set_opt(o, sp, optarg);
         } else if (c == 'h') {
             usage(gpu);
@@ -326,23 +371,29 @@ static void vocab_read(Vocab *v, const char *path) {
     size_t n = v->text.len, good = utf8_valid_prefix(s ? s : "", n);
     const char *nul = n ? memchr(s, 0, n) : NULL;
     if (!n) die_code(2, "%s: empty: a vocabulary has one token a line", path);
-    if (nul) die_code(2, "%s: byte %zu: a NUL byte: not a vocabulary (one token a line)", path, (size_t)(nul - s));
-    if (good < n) die_code(2, "%s: byte %zu: not UTF-8: not a vocabulary (one token a line)", path, good);
+    if (nul)
+        die_code(2, "%s: byte %zu: a NUL byte: not a vocabulary (one token a line)", path,
+                 (size_t)(nul - s));
+    if (good < n)
+        die_code(2, "%s: byte %zu: not UTF-8: not a vocabulary (one token a line)", path, good);
     int32_t *ids[4] = {&v->pad, &v->cls, &v->sep, &v->mask};
     for (size_t i = 0; i < n; v->ntokens++) {
         const char *nl = memchr(s + i, '\n', n - i);
         size_t end = nl ? (size_t)(nl - s) : n, len = end - i;
         if (len && s[i + len - 1] == '\r') len--;
         for (int k = 0; k < 4; k++)
-            if (*ids[k] < 0 && len == strlen(need[k]) && !memcmp(s + i, need[k], len) && v->ntokens <= INT32_MAX)
+            if (*ids[k] < 0 && len == strlen(need[k]) && !memcmp(s + i, need[k], len) &&
+                v->ntokens <= INT32_MAX)
                 *ids[k] = (int32_t)v->ntokens;
         i = end + 1;
     }
     char missing[64] = "";
     for (int k = 0; k < 4; k++)
-        if (*ids[k] < 0) snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", need[k]);
+        if (*ids[k] < 0)
+            snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", need[k]);
     if (*missing)
-        die_code(2, "%s: no%s line: a BERT vocabulary has [PAD], [CLS], [SEP] and [MASK]", path, missing);
+        die_code(2, "%s: no%s line: a BERT vocabulary has [PAD], [CLS], [SEP] and [MASK]", path,
+                 missing);
 }
 
 /* keep the newest 3 checkpoints of this phase (and phase 1's last one) */
@@ -362,9 +413,12 @@ static void prune(const char *dir, int64_t base, int64_t step, int every) {
 static void json_num(Buf *b, const char *key, double v, int prec, int g) {
     char t[512];
     const char *sep = b->len && b->data[b->len - 1] == '{' ? "" : ", ";
-    if (!isfinite(v)) snprintf(t, sizeof t, "%s\"%s\": null", sep, key);
-    else if (g) snprintf(t, sizeof t, "%s\"%s\": %.*g", sep, key, prec, v);
-    else snprintf(t, sizeof t, "%s\"%s\": %.*f", sep, key, prec, v);
+    if (!isfinite(v))
+        snprintf(t, sizeof t, "%s\"%s\": null", sep, key);
+    else if (g)
+        snprintf(t, sizeof t, "%s\"%s\": %.*g", sep, key, prec, v);
+    else
+        snprintf(t, sizeof t, "%s\"%s\": %.*f", sep, key, prec, v);
     buf_append(b, t, strlen(t));
 }
 
@@ -401,7 +455,8 @@ static void next_batch(Data *d, const Bert *m, BertBatch *b) {
 /* the index of the first value of x[0..n) that is not finite, or n */
 static size_t first_nonfinite(const float *x, size_t n) {
     size_t i = 0;
-    while (i < n && isfinite(x[i])) i++;
+    while (i < n && isfinite(x[i]))
+        i++;
     return i;
 }
 
@@ -418,14 +473,19 @@ static void check_stats(const TrainStats *st, int64_t step, float lr, int tty) {
     const struct {
         const char *name;
         double v;
-    } vals[] = {{"loss", st->loss}, {"mlm_loss", st->mlm}, {"nsp_loss", st->nsp}, {"grad_norm", st->grad_norm}};
+    } vals[] = {{"loss", st->loss},
+                {"mlm_loss", st->mlm},
+                {"nsp_loss", st->nsp},
+                {"grad_norm", st->grad_norm}};
     char b1[32], b2[32];
     for (size_t i = 0; i < sizeof vals / sizeof *vals; i++)
         if (!isfinite(vals[i].v)) {
             if (tty) fputc('\n', stderr);
-            die("step %" PRId64 ": %s is %s (grad_norm %s, learning rate %g): training diverged; lower --learning_rate; "
+            die("step %" PRId64 ": %s is %s (grad_norm %s, learning rate %g): training diverged; "
+                "lower --learning_rate; "
                 "the checkpoints before this step are kept",
-                step, vals[i].name, num_str(vals[i].v, b1, sizeof b1), num_str(st->grad_norm, b2, sizeof b2), lr);
+                step, vals[i].name, num_str(vals[i].v, b1, sizeof b1),
+                num_str(st->grad_norm, b2, sizeof b2), lr);
         }
 }
 
@@ -436,7 +496,8 @@ static void check_stats(const TrainStats *st, int64_t step, float lr, int tty) {
 static void check_state(TrainBackend *be, const Bert *m, const Optim *opt, int64_t step, float lr) {
     static const char *const what[3] = {"a weight", "a first moment", "a second moment"};
     const float *arr[3] = {m->params, opt->m, opt->v};
-    int64_t bad = 0, *all = xmalloc((size_t)be->world * sizeof *all); /* 1 + 2 k + (inf): arr[k] has nan or inf */
+    int64_t bad = 0, *all = xmalloc((size_t)be->world *
+                                    sizeof *all); /* 1 + 2 k + (inf): arr[k] has nan or inf */
     for (int k = 0; k < 3 && be->rank == 0 && !bad; k++) {
         size_t i = first_nonfinite(arr[k], m->nparams);
         if (i < m->nparams) bad = 1 + 2 * k + !isnan(arr[k][i]);
@@ -445,7 +506,8 @@ static void check_state(TrainBackend *be, const Bert *m, const Optim *opt, int64
     bad = all[0];
     free(all);
     if (bad)
-        die("step %" PRId64 ": %s is %s after the update (learning rate %g): training diverged; lower --learning_rate; "
+        die("step %" PRId64 ": %s is %s after the update (learning rate %g): training diverged; "
+            "lower --learning_rate; "
             "the checkpoints before this step are kept",
             step, what[(bad - 1) / 2], (bad - 1) % 2 ? "infinite" : "nan", lr);
 }
@@ -462,8 +524,10 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
     }
     if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
     be->from_host(be->ctx);
-    DataOpts eo = {NULL,       o->seed,    0, 1, o->batch, o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic,
-                   special[0], special[1], special[2], 0, 1, m->c.max_position_embeddings};
+    DataOpts eo = {
+        NULL,        o->seed,         0,          1,          o->batch,
+        o->max_pred, m->c.vocab_size, o->max_seq, o->dynamic, special[0],
+        special[1],  special[2],      0,          1,          m->c.max_position_embeddings};
     Data *ed;
     BertBatch b;
     BertLoss l;
@@ -490,9 +554,11 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
 /* every rank's data position (this rank's is s), for the checkpoint */
 static DataState *gather_states(TrainBackend *be, DataState s) {
     DataState *all = xcalloc((size_t)be->world, sizeof *all);
-    int64_t mine[3] = {s.epoch, s.file_step, s.row}, *v = xmalloc((size_t)be->world * 3 * sizeof *v);
+    int64_t mine[3] = {s.epoch, s.file_step, s.row},
+            *v = xmalloc((size_t)be->world * 3 * sizeof *v);
     be->allgather_i64(be->ctx, mine, 3, v);
-    for (int r = 0; r < be->world; r++) all[r] = (DataState){v[3 * r], v[3 * r + 1], v[3 * r + 2]};
+    for (int r = 0; r < be->world; r++)
+        all[r] = (DataState){v[3 * r], v[3 * r + 1], v[3 * r + 2]};
     free(v);
     return all;
 }
@@ -509,7 +575,8 @@ typedef struct TrainRun {
     Optim opt;
     TrainBackend be;
     Data *data;
-    int64_t base; /* checkpoints are named base + step (phase1_end_step in phase 2, as NVIDIA names them) */
+    int64_t base; /* checkpoints are named base + step (phase1_end_step in phase 2, as NVIDIA names
+                     them) */
     int lead;     /* rank 0: logs, checkpoints, exports */
     int tty;      /* the progress line on stderr */
     Err err;
@@ -523,14 +590,17 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
     BertConfig *cfg = &r->cfg;
     if (bert_config_load(cfg, o->config, &r->err)) die_code(2, "%s", r->err.msg);
     int given_vocab = cfg->vocab_size;
-    if (cfg->vocab_size % 8) cfg->vocab_size += 8 - cfg->vocab_size % 8; /* run_pretraining.py does this */
+    if (cfg->vocab_size % 8)
+        cfg->vocab_size += 8 - cfg->vocab_size % 8; /* run_pretraining.py does this */
     r->special[0] = 101, r->special[1] = 102, r->special[2] = 103;
     r->vocab = (Vocab){.pad = -1};
     if (o->vocab) {
         vocab_read(&r->vocab, o->vocab);
         long lines = r->vocab.ntokens;
         if (lines > cfg->vocab_size)
-            die_code(2, "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld is a multiple of 8)",
+            die_code(2,
+                     "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld "
+                     "is a multiple of 8)",
                      o->vocab, lines, o->config, given_vocab, lines, (lines + 7) / 8 * 8);
         r->special[0] = r->vocab.cls, r->special[1] = r->vocab.sep, r->special[2] = r->vocab.mask;
     }
@@ -566,31 +636,38 @@ static int64_t run_resume(TrainRun *r) {
         if (!ck) ck = newest_ckpt(o, lead, path, sizeof path, &ndamaged) ? path : NULL;
         if (!ck) {
             if (o->phase2)
-                die("%s: no %scheckpoint of phase 1 to start phase 2 from", o->output_dir, ndamaged ? "usable " : "");
+                die("%s: no %scheckpoint of phase 1 to start phase 2 from", o->output_dir,
+                    ndamaged ? "usable " : "");
             if (ndamaged && !o->fresh_if_damaged)
                 die("%s: no usable checkpoint (%d damaged, named above); move them away, or add "
                     "--start_fresh_if_damaged to start from step 0",
                     o->output_dir, ndamaged);
             if (lead)
-                info(2, "no %scheckpoint in %s: starting from step 0", ndamaged ? "usable " : "", o->output_dir);
+                info(2, "no %scheckpoint in %s: starting from step 0", ndamaged ? "usable " : "",
+                     o->output_dir);
         } else {
             CkptInfo ci;
             if (ckpt_load(ck, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
             step = o->init_ckpt ? 0 : ci.step - r->base;
             if (step < 0)
-                die("%s: step %" PRId64 " is before --phase1_end_step %" PRId64 ": phase 1 has not finished", ck, ci.step,
-                    o->phase1_end);
+                die("%s: step %" PRId64 " is before --phase1_end_step %" PRId64
+                    ": phase 1 has not finished",
+                    ck, ci.step, o->phase1_end);
             if (o->init_ckpt || (o->phase2 && step == 0)) {
-                r->opt.step = 0; /* NVIDIA: the optimizer's step becomes the new phase's 0; moments stay */
+                r->opt.step =
+                    0; /* NVIDIA: the optimizer's step becomes the new phase's 0; moments stay */
                 if (lead)
                     info(2, "weights and optimizer moments from %s; %s starts at step 0", ck,
                          o->phase2 ? "phase 2" : "training");
             } else {
                 if (ci.nranks != r->be.world)
-                    die("%s: written by %d data-parallel ranks; this run has %d (resume with as many)", ck, ci.nranks,
-                        r->be.world);
+                    die("%s: written by %d data-parallel ranks; this run has %d (resume with as "
+                        "many)",
+                        ck, ci.nranks, r->be.world);
                 if (data_seek(r->data, ci.ranks[r->be.rank], &r->err)) die("%s", r->err.msg);
-                if (lead) info(2, "resumed from %s at step %" PRId64 "%s", ck, step, o->phase2 ? " of phase 2" : "");
+                if (lead)
+                    info(2, "resumed from %s at step %" PRId64 "%s", ck, step,
+                         o->phase2 ? " of phase 2" : "");
             }
             free(ci.ranks);
         }
@@ -684,14 +761,15 @@ static int64_t run_steps(TrainRun *r, int64_t step, double t0) {
         TrainStats st;
         be->stats(be->ctx, &st);
         check_stats(&st, step, lr, r->tty);
-        seqs_since += rows * be->world; /* the other ranks' batches are as large but for a file's last */
+        seqs_since +=
+            rows * be->world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
         if (log && r->lead) log_step(&line, step, &st, lr, seqs_since / fmax(now - tlast, 1e-9));
         if (log) tlast = now, seqs_since = 0;
         if (r->tty && log) {
             double per = (now - t0) / (double)(step - step0);
-            fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step, o->max_steps, st.loss,
-                    per, per * (o->max_steps - step));
+            fprintf(stderr, "\rstep %" PRId64 "/%d  loss %.4f  %.2f s/step  ETA %.0f s   ", step,
+                    o->max_steps, st.loss, per, per * (o->max_steps - step));
         }
         if (!o->skip_ckpt && (step % o->ckpt_every == 0 || step == o->max_steps || stop))
             run_checkpoint(r, step, pos, lr);
@@ -709,23 +787,29 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
     if (r->tty) fprintf(stderr, "\r%60s\r", "");
     if (step <= o->max_steps) {
         if (lead)
-            info(2, "stopped at step %" PRId64 " of %d (--stop_at_step); resume with --resume_from_checkpoint", step,
-                 o->max_steps);
+            info(2,
+                 "stopped at step %" PRId64
+                 " of %d (--stop_at_step); resume with --resume_from_checkpoint",
+                 step, o->max_steps);
     } else if (lead && o->skip_ckpt) {
-        info(2, "%d steps, %.1f s; no checkpoint or export (--skip_checkpoint)", o->max_steps, now_sec() - t0);
+        info(2, "%d steps, %.1f s; no checkpoint or export (--skip_checkpoint)", o->max_steps,
+             now_sec() - t0);
     } else if (lead) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
-        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->err))
+        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len,
+                      &r->err))
             die("%s", r->err.msg);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {
         int64_t done, full;
         data_tokens(r->data, &done, &full);
-        info(2, "--bin_size %d: batches held %.1f %% of the token positions of full-length ones (rank 0)", o->bin_size,
-             full ? 100.0 * (double)done / (double)full : 100.0);
+        info(2,
+             "--bin_size %d: batches held %.1f %% of the token positions of full-length ones (rank "
+             "0)",
+             o->bin_size, full ? 100.0 * (double)done / (double)full : 100.0);
     }
 }
 
@@ -738,9 +822,10 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         return 0;
     }
     r.lead = r.be.rank == 0;
-    DataOpts dopts = {o->input_dir, o->seed,    r.be.rank,   r.be.world, o->batch / o->accum,
-                      o->max_pred,  r.cfg.vocab_size, o->max_seq, o->dynamic, r.special[0],
-                      r.special[1], r.special[2], o->bin_size, 0,          r.cfg.max_position_embeddings};
+    DataOpts dopts = {
+        o->input_dir, o->seed,          r.be.rank,   r.be.world, o->batch / o->accum,
+        o->max_pred,  r.cfg.vocab_size, o->max_seq,  o->dynamic, r.special[0],
+        r.special[1], r.special[2],     o->bin_size, 0,          r.cfg.max_position_embeddings};
     if (data_open(&r.data, &dopts, &r.err)) die("%s", r.err.msg);
     if (r.lead && make_dirs(o->output_dir, &r.err)) die("%s", r.err.msg);
     r.base = o->phase2 ? o->phase1_end : 0;
@@ -756,7 +841,7 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     return 0;
 }
 
-/* ==== the C backend ==== */
+/* ---- the C backend ---- */
 
 typedef struct CpuCtx {
     Bert *m;
@@ -781,7 +866,8 @@ static void cpu_micro_step(void *p, const BertBatch *b, float scale, int dropout
     bert_backward(c->m, scale);
     c->m->dropout = 0;
     c->st.loss += l.total * scale, c->st.mlm += l.mlm * scale, c->st.nsp += l.nsp * scale;
-    c->st.masked += l.masked, c->st.mlm_correct += l.mlm_correct, c->st.nsp_correct += l.nsp_correct;
+    c->st.masked += l.masked, c->st.mlm_correct += l.mlm_correct,
+        c->st.nsp_correct += l.nsp_correct;
     c->st.rows += b->B;
 }
 
@@ -793,7 +879,9 @@ static void cpu_opt_step(void *p, float lr) {
 
 static void cpu_stats(void *p, TrainStats *s) { *s = ((CpuCtx *)p)->st; }
 
-static void cpu_eval(void *p, const BertBatch *b, BertLoss *l) { bert_forward(((CpuCtx *)p)->m, b, l, NULL, NULL); }
+static void cpu_eval(void *p, const BertBatch *b, BertLoss *l) {
+    bert_forward(((CpuCtx *)p)->m, b, l, NULL, NULL);
+}
 
 static void cpu_nothing(void *p) { (void)p; }
 
@@ -810,7 +898,8 @@ int cpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, 
     CpuCtx *c = xcalloc(1, sizeof *c);
     c->m = m, c->opt = opt;
     snprintf(c->name, sizeof c->name, "CPU, %d threads", o->threads > 0 ? o->threads : cli_ncpus());
-    *be = (TrainBackend){c->name, 0, 1, c, cpu_zero_grad, cpu_micro_step, cpu_opt_step, cpu_stats, cpu_eval,
-                         cpu_nothing, cpu_nothing, cpu_allgather, cpu_close, NULL};
+    *be = (TrainBackend){
+        c->name,   0,        1,           c,           cpu_zero_grad, cpu_micro_step, cpu_opt_step,
+        cpu_stats, cpu_eval, cpu_nothing, cpu_nothing, cpu_allgather, cpu_close,      NULL};
     return 0;
 }

@@ -19,35 +19,38 @@
 
 typedef struct TrainOpts {
     const char *input_dir, *config, *output_dir, *vocab, *init_ckpt, *export_dir, *eval_file;
-    int batch, accum, max_steps, max_seq, max_pred, ckpt_every, log_freq, resume, phase2, dynamic, stop_at;
-    int bin_size;  /* --bin_size: length bins of this many tokens (0: off) */
-    int skip_ckpt; /* --skip_checkpoint: no checkpoints, no export (benchmarks) */
-    int fresh_if_damaged; /* --start_fresh_if_damaged: resuming, only damaged checkpoints: start at step 0 */
+    int batch, accum, max_steps, max_seq, max_pred, ckpt_every, log_freq, resume, phase2, dynamic,
+        stop_at;
+    int bin_size;         /* --bin_size: length bins of this many tokens (0: off) */
+    int skip_ckpt;        /* --skip_checkpoint: no checkpoints, no export (benchmarks) */
+    int fresh_if_damaged; /* --start_fresh_if_damaged: resuming, only damaged checkpoints: start at
+                             step 0 */
     int64_t phase1_end;
     double lr, warmup, weight_decay;
     uint64_t seed;
     OptKind opt;
-    int threads;   /* CPU threads (0: all cores) */
-    int gpu;       /* the options below are accepted (train_bert) */
-    int bf16;      /* --precision bf16 (default on GPUs) or fp32 */
-    const char *id_file; /* --nccl_id_file: the bootstrap without MPI */
+    int threads;                 /* CPU threads (0: all cores) */
+    int gpu;                     /* the options below are accepted (train_bert) */
+    int bf16;                    /* --precision bf16 (default on GPUs) or fp32 */
+    const char *id_file;         /* --nccl_id_file: the bootstrap without MPI */
     int rank, world, local_rank; /* -1: from the launcher's environment */
-    int zero;      /* --zero_stage 1: optimizer moments sharded over the ranks */
-    int profile;   /* --profile: time each kernel and matmul shape on the GPU */
-    int attn_matmul; /* --attention matmul: scores through cuBLAS, not the fused kernels */
-    int comm_timeout; /* --comm_timeout: seconds a rank waits for the others before it gives up (0: forever) */
+    int zero;                    /* --zero_stage 1: optimizer moments sharded over the ranks */
+    int profile;                 /* --profile: time each kernel and matmul shape on the GPU */
+    int attn_matmul;  /* --attention matmul: scores through cuBLAS, not the fused kernels */
+    int comm_timeout; /* --comm_timeout: seconds a rank waits for the others before it gives up (0:
+                         forever) */
 } TrainOpts;
 
 /* The statistics of one optimizer step, over all ranks. */
 typedef struct TrainStats {
-    double loss, mlm, nsp;   /* means over the micro-batches (and ranks) */
+    double loss, mlm, nsp; /* means over the micro-batches (and ranks) */
     int64_t masked, mlm_correct, nsp_correct, rows;
-    double grad_norm;        /* global gradient norm before clipping */
+    double grad_norm; /* global gradient norm before clipping */
 } TrainStats;
 
 typedef struct TrainBackend {
-    const char *name;   /* for messages: "CPU, 2 threads", "cuda bf16, 8 GPUs" */
-    int rank, world;    /* this process among the data-parallel ones */
+    const char *name; /* for messages: "CPU, 2 threads", "cuda bf16, 8 GPUs" */
+    int rank, world;  /* this process among the data-parallel ones */
     void *ctx;
     /* start an optimizer step: gradients and statistics to zero */
     void (*zero_grad)(void *ctx);
@@ -78,7 +81,8 @@ typedef struct TrainBackend {
 
 /* Make a backend over host model m and optimizer opt (created and
  * initialised by train_main). Returns 0 or -1 with err. */
-typedef int (*TrainBackendOpen)(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err);
+typedef int (*TrainBackendOpen)(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o,
+                                Err *err);
 
 /* Parse the command line into o (defaults: run_pretraining.py's); prints
  * usage and exits on --help, exits 2 on a bad option. gpu: the GPU options

@@ -69,14 +69,14 @@
 #define UNK_CP 0x2585u /* "▅": stands for characters outside the alphabet */
 #define WS_UTF8 "\xe2\x96\x81"
 #define UNK_UTF8 "\xe2\x96\x85"
-#define NUM_META 3     /* <unk> <s> </s> */
+#define NUM_META 3 /* <unk> <s> </s> */
 #define MAX_WORKERS 256
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 8192
 #define FLUSH_WORDS (1u << 18) /* a thread's table holds at most this many words */
-#define MIN_ACTIVE 1000          /* kMinActiveSymbolsSize */
-#define ACTIVE_RATIO 0.05f       /* kTopFrequentRatio */
-#define UPDATE_INTERVAL 100      /* kUpdateActiveSymbolsInteval */
+#define MIN_ACTIVE 1000        /* kMinActiveSymbolsSize */
+#define ACTIVE_RATIO 0.05f     /* kTopFrequentRatio */
+#define UPDATE_INTERVAL 100    /* kUpdateActiveSymbolsInteval */
 
 /* ---- Scripts and piece validity ---- */
 
@@ -138,7 +138,8 @@ typedef struct Mt {
 
 static void mt_seed(Mt *m, uint32_t seed) {
     m->s[0] = seed;
-    for (int i = 1; i < 624; i++) m->s[i] = 1812433253u * (m->s[i - 1] ^ (m->s[i - 1] >> 30)) + (uint32_t)i;
+    for (int i = 1; i < 624; i++)
+        m->s[i] = 1812433253u * (m->s[i - 1] ^ (m->s[i - 1] >> 30)) + (uint32_t)i;
     m->i = 624;
 }
 
@@ -202,17 +203,17 @@ typedef struct WList {
 } WList;
 
 typedef struct Sym {
-    int32_t left, right;   /* parts of a pair; -1 for characters */
-    int64_t freq;          /* occurrences weighted by word counts (exact) */
-    int64_t snap;          /* effective freq at the last update, if snap_epoch is current */
-    int64_t hreg;          /* frequency the histogram holds for this pair */
-    const char *str;       /* UTF-8 (not NUL-terminated) */
-    uint64_t pfx;          /* its first 8 bytes, big-endian, zero-padded: a fast first compare */
-    uint32_t order;        /* creation order: spm_train's allocation order */
-    int32_t heap;          /* index in the heap, -1 if not in it */
-    int32_t hbig;          /* index in the big-frequency list, -1 if not in it */
+    int32_t left, right; /* parts of a pair; -1 for characters */
+    int64_t freq;        /* occurrences weighted by word counts (exact) */
+    int64_t snap;        /* effective freq at the last update, if snap_epoch is current */
+    int64_t hreg;        /* frequency the histogram holds for this pair */
+    const char *str;     /* UTF-8 (not NUL-terminated) */
+    uint64_t pfx;        /* its first 8 bytes, big-endian, zero-padded: a fast first compare */
+    uint32_t order;      /* creation order: spm_train's allocation order */
+    int32_t heap;        /* index in the heap, -1 if not in it */
+    int32_t hbig;        /* index in the big-frequency list, -1 if not in it */
     int32_t born, snap_epoch, active_epoch, tie_epoch;
-    int16_t script;        /* one script or BPE_SCRIPT_ANY */
+    int16_t script; /* one script or BPE_SCRIPT_ANY */
     uint16_t nbytes, nchars;
     uint8_t state, flags;
     WList words;
@@ -260,7 +261,7 @@ typedef struct Bytes {
  * slots), longer ones in the table's byte blocks. */
 #define WT_INLINE 12
 typedef struct WSlot {
-    uint64_t h;      /* 0: empty (hashes are never 0) */
+    uint64_t h; /* 0: empty (hashes are never 0) */
     uint64_t count;
     uint32_t len;
     char in[WT_INLINE]; /* the key, or a pointer to it when longer */
@@ -283,7 +284,7 @@ enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED 
 struct BpeTrainer {
     BpeOpts o;
     TextNorm *own_norm;
-    uint8_t plain[256];  /* ASCII characters the normalizer leaves alone */
+    uint8_t plain[256]; /* ASCII characters the normalizer leaves alone */
     BpeStats st;
     Err err;
 
@@ -295,25 +296,25 @@ struct BpeTrainer {
     Reader rd;
     int mode, stop, counts_void;
     Mt mt;
-    uint64_t *res_idx;   /* RM_SAMPLE_*: sampled line ordinals */
+    uint64_t *res_idx; /* RM_SAMPLE_*: sampled line ordinals */
     uint64_t res_n, sel_pos;
-    char **res_line;     /* RM_SAMPLE_MEM: sampled lines, each [u32 len][bytes] */
+    char **res_line; /* RM_SAMPLE_MEM: sampled lines, each [u32 len][bytes] */
     uint64_t stored_pos;
     uint64_t last_progress;
 
     /* training: words */
     size_t nwords;
-    Cell *cells;         /* symbols of all words back to back, each with its pair */
+    Cell *cells; /* symbols of all words back to back, each with its pair */
     size_t capcells;
     WordRec *words;
 
     /* training: symbols */
-    Sym *syms;           /* all symbols, by id (pointers into it die when it grows) */
+    Sym *syms; /* all symbols, by id (pointers into it die when it grows) */
     size_t nsym, capsym;
     uint32_t nchar_syms, next_order;
-    PSlot *pmap;         /* pair map: (left << 32 | right) -> sym id */
+    PSlot *pmap; /* pair map: (left << 32 | right) -> sym id */
     size_t pcap, pcount;
-    Bytes strs;          /* piece strings */
+    Bytes strs; /* piece strings */
 
     /* training: selection */
     HeapEnt *heap;
@@ -331,18 +332,16 @@ struct BpeTrainer {
 
     /* result */
     StrMap emitted;
-    Buf pieces;          /* piece bytes back to back */
+    Buf pieces; /* piece bytes back to back */
     size_t *poff;
     uint32_t *plen;
     size_t npieces, cappieces;
-    uint32_t *req_cp;    /* the alphabet, in output order */
+    uint32_t *req_cp; /* the alphabet, in output order */
     size_t nreq;
     int trained;
 };
 
-static inline Sym *S(const BpeTrainer *t, int32_t id) {
-    return &t->syms[id];
-}
+static inline Sym *S(const BpeTrainer *t, int32_t id) { return &t->syms[id]; }
 
 /* ---- Large tables ---- */
 
@@ -359,7 +358,8 @@ static inline size_t big_size(size_t n) { return (n + HUGE_PAGE - 1) & ~(HUGE_PA
 static void *big_calloc(size_t n) {
     if (n < BIG_MIN) return xcalloc(1, n ? n : 1);
     size_t sz = big_size(n);
-    char *p = mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *p =
+        mmap(NULL, sz + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) die("out of memory (%zu bytes)", sz);
     char *a = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
     if (a > p) munmap(p, (size_t)(a - p));
@@ -370,8 +370,10 @@ static void *big_calloc(size_t n) {
 
 static void big_free(void *p, size_t n) {
     if (!p) return;
-    if (n < BIG_MIN) free(p);
-    else munmap(p, big_size(n));
+    if (n < BIG_MIN)
+        free(p);
+    else
+        munmap(p, big_size(n));
 }
 
 /* Grow a big_calloc() table of `old` bytes to `n` bytes (the new part
@@ -399,7 +401,8 @@ static char *bytes_alloc(Bytes *b, size_t n) {
 }
 
 static void bytes_free(Bytes *b) {
-    for (size_t i = 0; i < b->n; i++) free(b->blks[i]);
+    for (size_t i = 0; i < b->n; i++)
+        free(b->blks[i]);
     free(b->blks);
     memset(b, 0, sizeof *b);
 }
@@ -417,7 +420,8 @@ static inline uint64_t whash(const char *s, size_t n) {
         n -= 8;
     }
     uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    for (size_t i = 0; i < n; i++)
+        v |= (uint64_t)(unsigned char)s[i] << (8 * i);
     h = (h ^ v) * 0x94d049bb133111ebull;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
@@ -435,7 +439,8 @@ static inline const char *wt_key(const WSlot *e) {
 static void wt_init(WordTable *t, size_t expect) {
     memset(t, 0, sizeof *t);
     t->cap = 1024;
-    while (t->cap < 2 * expect) t->cap *= 2;
+    while (t->cap < 2 * expect)
+        t->cap *= 2;
     t->s = big_calloc(t->cap * sizeof *t->s);
 }
 
@@ -451,7 +456,8 @@ static void wt_grow(WordTable *t) {
     for (size_t i = 0; i < t->cap; i++) {
         if (!t->s[i].h) continue;
         size_t j = t->s[i].h & (cap - 1);
-        while (s[j].h) j = (j + 1) & (cap - 1);
+        while (s[j].h)
+            j = (j + 1) & (cap - 1);
         s[j] = t->s[i];
     }
     big_free(t->s, t->cap * sizeof *t->s);
@@ -476,7 +482,8 @@ static void wt_add_h(WordTable *t, const char *k, size_t n, uint64_t h, uint64_t
     if ((t->n + 1) * 2 > t->cap) {
         wt_grow(t);
         i = h & (t->cap - 1);
-        while (t->s[i].h) i = (i + 1) & (t->cap - 1);
+        while (t->s[i].h)
+            i = (i + 1) & (t->cap - 1);
     }
     WSlot *e = &t->s[i];
     e->h = h;
@@ -492,12 +499,15 @@ static void wt_add_h(WordTable *t, const char *k, size_t n, uint64_t h, uint64_t
     t->n++;
 }
 
-static inline void wt_add(WordTable *t, const char *k, size_t n, uint64_t count) { wt_add_h(t, k, n, whash(k, n), count); }
+static inline void wt_add(WordTable *t, const char *k, size_t n, uint64_t count) {
+    wt_add_h(t, k, n, whash(k, n), count);
+}
 
 /* Add every count of `from` to `to` and empty `from`. */
 static void wt_merge(WordTable *to, WordTable *from) {
     for (size_t j = 0; j < from->cap; j++)
-        if (from->s[j].h) wt_add_h(to, wt_key(&from->s[j]), from->s[j].len, from->s[j].h, from->s[j].count);
+        if (from->s[j].h)
+            wt_add_h(to, wt_key(&from->s[j]), from->s[j].len, from->s[j].h, from->s[j].count);
     wt_free(from);
     wt_init(from, 0);
 }
@@ -517,11 +527,13 @@ BpeTrainer *bpe_create(const BpeOpts *o) {
         const char *rep;
         size_t rlen;
         size_t k = textnorm_prefix(t->o.norm, &ch, 1, &rep, &rlen);
-        t->plain[b] = k == 1 && rlen == 1 && rep[0] == ch && !textnorm_key_continues_ascii(t->o.norm, (unsigned char)b);
+        t->plain[b] = k == 1 && rlen == 1 && rep[0] == ch &&
+                      !textnorm_key_continues_ascii(t->o.norm, (unsigned char)b);
     }
     t->nctr = t->o.nthreads;
     t->ctr = xcalloc((size_t)t->nctr, sizeof *t->ctr);
-    for (int i = 0; i < t->nctr; i++) wt_init(&t->ctr[i].words, 0);
+    for (int i = 0; i < t->nctr; i++)
+        wt_init(&t->ctr[i].words, 0);
     wt_init(&t->all, 0);
     pthread_mutex_init(&t->all_mu, NULL);
     return t;
@@ -545,11 +557,14 @@ void bpe_destroy(BpeTrainer *t) {
     if (t->own_norm) textnorm_free(t->own_norm);
     free(t->res_idx);
     if (t->res_line) {
-        for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
+        for (uint64_t i = 0; i < t->res_n; i++)
+            free(t->res_line[i]);
         free(t->res_line);
     }
-    big_free(t->cells, t->capcells * sizeof *t->cells), big_free(t->words, t->nwords * sizeof *t->words);
-    for (size_t i = 0; i < t->nsym; i++) wlist_free(&S(t, (int32_t)i)->words);
+    big_free(t->cells, t->capcells * sizeof *t->cells),
+        big_free(t->words, t->nwords * sizeof *t->words);
+    for (size_t i = 0; i < t->nsym; i++)
+        wlist_free(&S(t, (int32_t)i)->words);
     free(t->syms);
     big_free(t->pmap, t->pcap * sizeof *t->pmap);
     bytes_free(&t->strs);
@@ -577,9 +592,12 @@ static const char *replace_meta(Buf *out, const char *s, size_t n, size_t *outn)
     while (i < n) {
         if (s[i] == '<') {
             size_t m = 0;
-            if (n - i >= 5 && memcmp(s + i, "<unk>", 5) == 0) m = 5;
-            else if (n - i >= 3 && memcmp(s + i, "<s>", 3) == 0) m = 3;
-            else if (n - i >= 4 && memcmp(s + i, "</s>", 4) == 0) m = 4;
+            if (n - i >= 5 && memcmp(s + i, "<unk>", 5) == 0)
+                m = 5;
+            else if (n - i >= 3 && memcmp(s + i, "<s>", 3) == 0)
+                m = 3;
+            else if (n - i >= 4 && memcmp(s + i, "</s>", 4) == 0)
+                m = 4;
             if (m) {
                 buf_putc(out, '\t');
                 i += m;
@@ -621,7 +639,8 @@ static void count_words(Counter *c, const char *s, size_t n) {
             __builtin_prefetch(&c->words.s[wh[k] & (c->words.cap - 1)]);
             w = q;
         }
-        for (int i = 0; i < k; i++) wt_add_h(&c->words, wp[i], wl[i], wh[i], 1);
+        for (int i = 0; i < k; i++)
+            wt_add_h(&c->words, wp[i], wl[i], wh[i], 1);
         c->nwords += (uint64_t)k;
     }
 }
@@ -659,7 +678,8 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
         /* a run of plain characters other than the space: copied, except
          * its last one when a non-ASCII byte follows (a key may join them) */
         size_t r = 0;
-        while (r < n && t->plain[(unsigned char)s[r]] && s[r] != ' ') r++;
+        while (r < n && t->plain[(unsigned char)s[r]] && s[r] != ' ')
+            r++;
         if (r > 0 && r < n && (unsigned char)s[r] >= 0x80) r--;
         if (r > 0) {
             memcpy(out->data + out->len, s, r); /* room: 3 bytes per input byte */
@@ -679,7 +699,8 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
         }
         size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
         if (prev_space)
-            while (rlen > 0 && rep[0] == ' ') rep++, rlen--;
+            while (rlen > 0 && rep[0] == ' ')
+                rep++, rlen--;
         if (rlen > 0) {
             buf_reserve(out, 3 * rlen + 3 * n);
             for (size_t i = 0; i < rlen; i++) {
@@ -695,11 +716,14 @@ static void normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
         s += k;
         n -= k;
     }
-    while (out->len - start >= 3 && memcmp(out->data + out->len - 3, kSpace, 3) == 0) out->len -= 3;
+    while (out->len - start >= 3 && memcmp(out->data + out->len - 3, kSpace, 3) == 0)
+        out->len -= 3;
     out->data[out->len] = '\0';
 }
 
-void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) { normalize(t, s, n, out); }
+void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
+    normalize(t, s, n, out);
+}
 
 static void count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
     buf_clear(&c->norm);
@@ -715,15 +739,20 @@ enum { LF_OK, LF_EMPTY, LF_LONG, LF_RESERVED };
 static int line_filter(const BpeTrainer *t, const char *line, size_t len) {
     if (len == 0) return LF_EMPTY;
     if (len > t->o.max_sentence_length) return LF_LONG;
-    for (const char *p = line, *end = line + len; (p = memchr(p, 0xE2, (size_t)(end - p))) != NULL; p++)
-        if (end - p >= 3 && (unsigned char)p[1] == 0x96 && (unsigned char)p[2] == 0x85) return LF_RESERVED;
+    for (const char *p = line, *end = line + len; (p = memchr(p, 0xE2, (size_t)(end - p))) != NULL;
+         p++)
+        if (end - p >= 3 && (unsigned char)p[1] == 0x96 && (unsigned char)p[2] == 0x85)
+            return LF_RESERVED;
     return LF_OK;
 }
 
 static void note_filtered(BpeTrainer *t, int f) {
-    if (f == LF_EMPTY) t->st.empty++;
-    else if (f == LF_LONG) t->st.too_long++;
-    else t->st.reserved++;
+    if (f == LF_EMPTY)
+        t->st.empty++;
+    else if (f == LF_LONG)
+        t->st.too_long++;
+    else
+        t->st.reserved++;
 }
 
 void bpe_add_line(BpeTrainer *t, const char *line, size_t len) {
@@ -772,7 +801,8 @@ static char *line_copy(const char *line, size_t len) {
 static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len) {
     uint64_t N = t->o.input_sentence_size;
     switch (t->mode) {
-    case RM_ALL: return 1;
+    case RM_ALL:
+        return 1;
     case RM_FIRST:
         if (ord + 1 >= N) t->stop = 1;
         return 1;
@@ -781,7 +811,8 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
         if (!t->counts_void) { /* more lines than N: from now on only line numbers */
             t->counts_void = 1;
             t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
-            for (uint64_t i = 0; i < N; i++) t->res_idx[i] = i;
+            for (uint64_t i = 0; i < N; i++)
+                t->res_idx[i] = i;
             t->res_n = N;
         }
         {
@@ -798,7 +829,8 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
     case RM_SAMPLE_MEM:
         if (ord < N) {
             if (t->res_n == 0 || (t->res_n & (t->res_n - 1)) == 0)
-                t->res_line = xrealloc(t->res_line, (size_t)(t->res_n ? 2 * t->res_n : 1) * sizeof *t->res_line);
+                t->res_line = xrealloc(t->res_line,
+                                       (size_t)(t->res_n ? 2 * t->res_n : 1) * sizeof *t->res_line);
             t->res_line[t->res_n++] = line_copy(line, len);
         } else {
             uint64_t k = mt_uniform(&t->mt, ord);
@@ -922,7 +954,10 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     if (check_inputs(inputs, n, &all_regular, err)) return -2;
     uint64_t N = t->o.input_sentence_size;
     mt_seed(&t->mt, (uint32_t)t->o.seed);
-    t->mode = N == 0 ? RM_ALL : !t->o.shuffle ? RM_FIRST : all_regular ? RM_SAMPLE_IDX : RM_SAMPLE_MEM;
+    t->mode = N == 0          ? RM_ALL
+              : !t->o.shuffle ? RM_FIRST
+              : all_regular   ? RM_SAMPLE_IDX
+                              : RM_SAMPLE_MEM;
     t->counts_void = 0;
     if (run_pass(t, inputs, n)) goto fail;
     if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
@@ -942,7 +977,8 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
         t->mode = RM_STORED;
         t->stored_pos = 0;
         if (run_pass(t, inputs, n)) goto fail;
-        for (uint64_t i = 0; i < t->res_n; i++) free(t->res_line[i]);
+        for (uint64_t i = 0; i < t->res_n; i++)
+            free(t->res_line[i]);
         free(t->res_line);
         t->res_line = NULL;
         t->res_n = 0;
@@ -987,11 +1023,14 @@ static const char *str_store(BpeTrainer *t, const char *a, size_t na, const char
 
 static uint64_t str_prefix(const char *s, size_t n) {
     uint64_t p = 0;
-    for (size_t i = 0; i < 8; i++) p = p << 8 | (i < n ? (unsigned char)s[i] : 0);
+    for (size_t i = 0; i < 8; i++)
+        p = p << 8 | (i < n ? (unsigned char)s[i] : 0);
     return p;
 }
 
-static inline uint64_t pkey(int32_t a, int32_t b) { return (uint64_t)(uint32_t)a << 32 | (uint32_t)b; }
+static inline uint64_t pkey(int32_t a, int32_t b) {
+    return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
+}
 
 static inline size_t pslot(uint64_t k, size_t cap) {
     k ^= k >> 33;
@@ -1016,7 +1055,8 @@ static void pmap_grow(BpeTrainer *t) {
     PSlot *old = t->pmap;
     t->pcap = oldcap ? 2 * oldcap : 1024;
     t->pmap = big_calloc(t->pcap * sizeof *t->pmap);
-    for (size_t i = 0; i < t->pcap; i++) t->pmap[i].id = -1;
+    for (size_t i = 0; i < t->pcap; i++)
+        t->pmap[i].id = -1;
     t->pcount = 0;
     for (size_t i = 0; i < oldcap; i++)
         if (old[i].id >= 0) pmap_put(t, old[i].key, old[i].id);
@@ -1026,7 +1066,8 @@ static void pmap_grow(BpeTrainer *t) {
 static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
     if ((t->pcount + 1) * 2 > t->pcap) pmap_grow(t);
     size_t i = pslot(key, t->pcap);
-    while (t->pmap[i].id >= 0) i = (i + 1) & (t->pcap - 1);
+    while (t->pmap[i].id >= 0)
+        i = (i + 1) & (t->pcap - 1);
     t->pmap[i].key = key;
     t->pmap[i].id = id;
     t->pcount++;
@@ -1204,8 +1245,8 @@ static void fix_dirty(BpeTrainer *t) {
     t->ndirty = 0;
 }
 
-/* ==== Training: pair bookkeeping (spm_train's GetPairSymbol, AddNewPair,
- * ResetFreq with exact counts) ==== */
+/* ---- Training: pair bookkeeping (spm_train's GetPairSymbol, AddNewPair,
+ * ResetFreq with exact counts) ---- */
 
 static int pair_valid(const BpeTrainer *t, const Sym *a, const Sym *b) {
     if ((a->flags | b->flags) & SF_UNK) return 0;
@@ -1218,8 +1259,10 @@ static int pair_valid(const BpeTrainer *t, const Sym *a, const Sym *b) {
  * training is under way; the initial pairs are added in bulk). */
 static void cache_enter(BpeTrainer *t, Sym *s, int32_t id, int ready) {
     t->cache_size++;
-    if (s->state == ST_LIVE) t->nlive++;
-    else t->ndead++;
+    if (s->state == ST_LIVE)
+        t->nlive++;
+    else
+        t->ndead++;
     if (!ready) return;
     hist_add(t, s, id, eff(s));
     heap_push(t, id);
@@ -1229,8 +1272,10 @@ static void cache_leave(BpeTrainer *t, Sym *s, int32_t id) {
     if (s->heap >= 0) heap_remove(t, id);
     hist_del(t, s);
     t->cache_size--;
-    if (s->state == ST_LIVE) t->nlive--;
-    else t->ndead--;
+    if (s->state == ST_LIVE)
+        t->nlive--;
+    else
+        t->ndead--;
     s->state = ST_ERASED;
     s->flags &= (uint8_t)~SF_DEFERRED;
     wlist_free(&s->words);
@@ -1338,20 +1383,24 @@ static void update_active(BpeTrainer *t) {
     uint64_t nbig = t->nbig;
     if (K <= nbig) {
         int64_t *f = xmalloc(nbig * sizeof *f);
-        for (size_t i = 0; i < nbig; i++) f[i] = eff(S(t, t->big[i]));
+        for (size_t i = 0; i < nbig; i++)
+            f[i] = eff(S(t, t->big[i]));
         qsort(f, nbig, sizeof *f, i64_desc);
         t->cut_freq = f[K - 1];
         uint64_t greater = 0, equal = 0;
-        for (size_t i = 0; i < nbig; i++) greater += f[i] > t->cut_freq, equal += f[i] == t->cut_freq;
+        for (size_t i = 0; i < nbig; i++)
+            greater += f[i] > t->cut_freq, equal += f[i] == t->cut_freq;
         t->cut_take = K - greater;
         t->cut_total = equal;
         free(f);
     } else {
         uint64_t need = K - nbig;
         size_t blk = HIST_SMALL / HIST_BLOCK;
-        while (blk > 0 && t->hblock[blk - 1] < need) need -= t->hblock[--blk];
+        while (blk > 0 && t->hblock[blk - 1] < need)
+            need -= t->hblock[--blk];
         size_t f = blk * HIST_BLOCK - 1;
-        while (t->hist[f] < need) need -= t->hist[f--];
+        while (t->hist[f] < need)
+            need -= t->hist[f--];
         t->cut_freq = (int64_t)f;
         t->cut_take = need;
         t->cut_total = t->hist[f];
@@ -1384,7 +1433,8 @@ static void compute_ties(BpeTrainer *t) {
         v[n++] = (int32_t)id;
     }
     if (n) qsort_r(v, n, sizeof *v, rank_cmp, t);
-    for (size_t i = 0; i < n; i++) S(t, v[i])->tie_epoch = i < t->cut_take ? t->epoch : -1;
+    for (size_t i = 0; i < n; i++)
+        S(t, v[i])->tie_epoch = i < t->cut_take ? t->epoch : -1;
     free(v);
 }
 
@@ -1443,7 +1493,8 @@ static void merge(BpeTrainer *t, int32_t best) {
         WordRec *wr = &t->words[w];
         Cell *c = t->cells + wr->off;
         uint32_t n = wr->len, i = 0;
-        while (i + 1 < n && c[i].pair != best) i++;
+        while (i + 1 < n && c[i].pair != best)
+            i++;
         if (i + 1 >= n) continue; /* no longer there */
         int64_t cnt = (int64_t)wr->count;
         uint32_t out = i;
@@ -1482,7 +1533,7 @@ static int charcount_cmp(const void *a, const void *b) {
 
 typedef struct WordEnt {
     uint64_t count;
-    uint64_t pfx;      /* first 8 bytes of the key, big-endian, zero-padded */
+    uint64_t pfx; /* first 8 bytes of the key, big-endian, zero-padded */
     const char *key;
     uint32_t len;
 } WordEnt;
@@ -1511,8 +1562,10 @@ static void sort_words(WordEnt *v, size_t n) {
         WordEnt pivot = *b;
         size_t i = 0, j = n - 1;
         for (;;) {
-            while (word_before(&v[i], &pivot)) i++;
-            while (word_before(&pivot, &v[j])) j--;
+            while (word_before(&v[i], &pivot))
+                i++;
+            while (word_before(&pivot, &v[j]))
+                j--;
             if (i >= j) break;
             tmp = v[i], v[i] = v[j], v[j] = tmp;
             i++, j--;
@@ -1529,7 +1582,8 @@ static void sort_words(WordEnt *v, size_t n) {
     for (size_t i = 1; i < n; i++) {
         WordEnt x = v[i];
         size_t j = i;
-        while (j > 0 && word_before(&x, &v[j - 1])) v[j] = v[j - 1], j--;
+        while (j > 0 && word_before(&x, &v[j - 1]))
+            v[j] = v[j - 1], j--;
         v[j] = x;
     }
 }
@@ -1563,8 +1617,8 @@ static WordTable *merge_counters(BpeTrainer *t) {
  * U+2585: words without one point into `words`, the others are counted
  * again in `rare` (a replaced word always holds U+2585, which no other
  * word does, so the two sets never share a word). */
-static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, WordEnt **list, size_t *nlist,
-                          Err *err) {
+static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, WordEnt **list,
+                          size_t *nlist, Err *err) {
     uint64_t *cc = xcalloc(0x110000, sizeof *cc);
     uint64_t all = 0;
     for (size_t j = 0; j < words->cap; j++) {
@@ -1579,7 +1633,8 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
         }
     }
     size_t nc = 0;
-    for (uint32_t cp = 0; cp < 0x110000; cp++) nc += cc[cp] != 0;
+    for (uint32_t cp = 0; cp < 0x110000; cp++)
+        nc += cc[cp] != 0;
     CharCount *v = xmalloc((nc ? nc : 1) * sizeof *v);
     nc = 0;
     for (uint32_t cp = 0; cp < 0x110000; cp++)
@@ -1604,12 +1659,17 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
     if (req[UNK_CP]) {
         rc = err_set(err, "the text holds U+2585, which stands for rare characters");
     } else if (!req[WS_CP]) {
-        rc = err_set(err, "the word boundary U+2581 is not among the %zu most frequent characters; "
-                          "raise the character coverage", t->nreq);
+        rc = err_set(err,
+                     "the word boundary U+2581 is not among the %zu most frequent characters; "
+                     "raise the character coverage",
+                     t->nreq);
     } else if ((uint64_t)t->o.vocab_size < NUM_META + t->nreq) {
-        rc = err_set(err, "vocabulary size %d is too small for the %d meta pieces and the %zu characters that "
-                          "cover %g of the text: it must be at least %zu (or lower the character coverage)",
-                     t->o.vocab_size, NUM_META, t->nreq, (double)t->o.character_coverage, NUM_META + t->nreq);
+        rc = err_set(
+            err,
+            "vocabulary size %d is too small for the %d meta pieces and the %zu characters that "
+            "cover %g of the text: it must be at least %zu (or lower the character coverage)",
+            t->o.vocab_size, NUM_META, t->nreq, (double)t->o.character_coverage,
+            NUM_META + t->nreq);
     }
     if (rc) goto done;
     WordEnt *we = xmalloc((words->n ? words->n : 1) * sizeof *we);
@@ -1620,7 +1680,8 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
         if (!e->h) continue;
         const char *k = wt_key(e);
         int has_rare = 0;
-        for (size_t i = 0; i < e->len && !has_rare;) has_rare = !req[next_cp(k, e->len, &i)];
+        for (size_t i = 0; i < e->len && !has_rare;)
+            has_rare = !req[next_cp(k, e->len, &i)];
         if (!has_rare) {
             we[n++] = (WordEnt){.count = e->count, .key = k, .len = e->len};
             continue;
@@ -1635,7 +1696,9 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
     buf_free(&tmp);
     we = xrealloc(we, (n + rare->n + 1) * sizeof *we);
     for (size_t j = 0; j < rare->cap; j++)
-        if (rare->s[j].h) we[n++] = (WordEnt){.count = rare->s[j].count, .key = wt_key(&rare->s[j]), .len = rare->s[j].len};
+        if (rare->s[j].h)
+            we[n++] = (WordEnt){
+                .count = rare->s[j].count, .key = wt_key(&rare->s[j]), .len = rare->s[j].len};
     *list = we;
     *nlist = n;
 done:
@@ -1648,14 +1711,16 @@ done:
  * descending, then bytes) and create the character symbols in order of
  * first appearance. */
 static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
-    for (size_t w = 0; w < nw; w++) we[w].pfx = str_prefix(we[w].key, we[w].len);
+    for (size_t w = 0; w < nw; w++)
+        we[w].pfx = str_prefix(we[w].key, we[w].len);
     sort_words(we, nw);
     t->nwords = nw;
     t->words = big_calloc(nw * sizeof *t->words);
     int32_t *csym = xmalloc(0x110000 * sizeof *csym);
     memset(csym, 0xFF, 0x110000 * sizeof *csym);
     size_t cap = 0, len = 0;
-    for (size_t w = 0; w < nw; w++) cap += we[w].len; /* at least one byte per character */
+    for (size_t w = 0; w < nw; w++)
+        cap += we[w].len; /* at least one byte per character */
     t->capcells = cap;
     t->cells = big_calloc(cap * sizeof *t->cells);
     for (size_t w = 0; w < nw; w++) {
@@ -1703,9 +1768,11 @@ int bpe_train(BpeTrainer *t, Err *err) {
     double t0 = now_sec();
     WordTable *words = merge_counters(t);
     if (words->n == 0)
-        return err_set(err, "no text to train on (%llu lines read: %llu empty, %llu too long, %llu with U+2585)",
-                       (unsigned long long)t->st.lines, (unsigned long long)t->st.empty,
-                       (unsigned long long)t->st.too_long, (unsigned long long)t->st.reserved);
+        return err_set(
+            err,
+            "no text to train on (%llu lines read: %llu empty, %llu too long, %llu with U+2585)",
+            (unsigned long long)t->st.lines, (unsigned long long)t->st.empty,
+            (unsigned long long)t->st.too_long, (unsigned long long)t->st.reserved);
     WordTable rare;
     wt_init(&rare, 0);
     WordEnt *we = NULL;
@@ -1738,7 +1805,8 @@ int bpe_train(BpeTrainer *t, Err *err) {
         hist_add(t, s, (int32_t)id, eff(s));
         heap_put(t, t->nheap++, (HeapEnt){eff(s), (int32_t)id});
     }
-    for (size_t i = t->nheap / HEAP_D + 1; i-- > 0;) sift_down(t, i);
+    for (size_t i = t->nheap / HEAP_D + 1; i-- > 0;)
+        sift_down(t, i);
 
     strmap_init(&t->emitted, 0);
     double t2 = now_sec();
@@ -1768,7 +1836,8 @@ int bpe_train(BpeTrainer *t, Err *err) {
     if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
     t->st.sec_merges = now_sec() - t2;
     if (t->st.merges < nmerges)
-        return err_set(err, "vocabulary size %d is too high for this text: it gives at most %llu pieces",
+        return err_set(err,
+                       "vocabulary size %d is too high for this text: it gives at most %llu pieces",
                        t->o.vocab_size, (unsigned long long)(NUM_META + t->st.merges + t->nreq));
     for (size_t i = 0; i < t->nreq; i++) {
         unsigned char u[4];
@@ -1789,5 +1858,6 @@ void bpe_model(const BpeTrainer *t, SpModel *m) {
     spmodel_add_piece(m, "<unk>", 5, 0, SP_UNKNOWN);
     spmodel_add_piece(m, "<s>", 3, 0, SP_CONTROL);
     spmodel_add_piece(m, "</s>", 4, 0, SP_CONTROL);
-    for (size_t i = 0; i < t->npieces; i++) spmodel_add_piece(m, t->pieces.data + t->poff[i], t->plen[i], -(float)i, SP_NORMAL);
+    for (size_t i = 0; i < t->npieces; i++)
+        spmodel_add_piece(m, t->pieces.data + t->poff[i], t->plen[i], -(float)i, SP_NORMAL);
 }

@@ -60,7 +60,7 @@ typedef struct BpeOpts {
     uint64_t seed;                /* for the sampler */
     size_t max_sentence_length;   /* longer lines (in bytes) are skipped */
     int nthreads;                 /* counting threads */
-    const TextNorm *norm;           /* normalizer (borrowed; made with the default
+    const TextNorm *norm;         /* normalizer (borrowed; made with the default
                                    * switches, as spm_train's BPE needs them);
                                    * NULL = the identity rule */
     /* Called now and then during long phases (may be NULL): phase is
@@ -69,7 +69,8 @@ typedef struct BpeOpts {
     void *progress_ctx;
 } BpeOpts;
 
-#define BPE_OPTS_DEFAULT {32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL}
+#define BPE_OPTS_DEFAULT                                                                           \
+    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL }
 
 typedef struct BpeStats {
     uint64_t lines;          /* lines read */

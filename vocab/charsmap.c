@@ -75,7 +75,8 @@ typedef struct {
  * code points; some ten million lookups build one table). */
 static uint64_t seq_hash(const uint32_t *s, size_t n) {
     uint64_t h = n * 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0xBF58476D1CE4E5B9ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31; /* the low bits, which pick the slot, must see the high ones */
     h *= 0x94D049BB133111EBull;
     return h ^ (h >> 29);
@@ -100,7 +101,8 @@ static const uint32_t *rval(const CMap *m, size_t e) { return m->cp + m->r[e].vo
 
 static uint32_t cm_push(CMap *m, const uint32_t *s, size_t n) {
     if (m->ncp + n > m->cpcap) {
-        while (m->ncp + n > m->cpcap) m->cpcap = m->cpcap ? m->cpcap * 2 : 1 << 16;
+        while (m->ncp + n > m->cpcap)
+            m->cpcap = m->cpcap ? m->cpcap * 2 : 1 << 16;
         m->cp = xrealloc(m->cp, m->cpcap * sizeof *m->cp);
     }
     if (n) memcpy(m->cp + m->ncp, s, n * sizeof *s);
@@ -114,7 +116,8 @@ static void cm_rehash(CMap *m) {
     for (size_t i = 0; i < m->n; i++) {
         uint64_t h = seq_hash(rkey(m, i), m->r[i].klen);
         size_t j = h & (ncap - 1);
-        while (ns[j].r1) j = (j + 1) & (ncap - 1);
+        while (ns[j].r1)
+            j = (j + 1) & (ncap - 1);
         ns[j] = (Slot){(uint32_t)i + 1, (uint32_t)(h >> 32)};
     }
     free(m->slot);
@@ -182,7 +185,8 @@ static void cm_free(CMap *m) { free(m->cp), free(m->r), free(m->alive), free(m->
 /* ---- building the NFKC rules (steps 1 and 2) ---- */
 
 static int is_unicode_char(uint32_t c) {
-    return c < 0xD800 || (c > 0xDFFF && c <= 0x10FFFF && (c & 0xFFFE) != 0xFFFE && !(c >= 0xFDD0 && c <= 0xFDEF));
+    return c < 0xD800 ||
+           (c > 0xDFFF && c <= 0x10FFFF && (c & 0xFFFE) != 0xFFFE && !(c >= 0xFDD0 && c <= 0xFDEF));
 }
 
 /* For each character x that is the whole NFKD of some other characters:
@@ -208,8 +212,10 @@ static const uint32_t *spellings_of(const Spellings *sp, uint32_t x, size_t *n) 
     size_t lo = 0, hi = sp->nkey;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (sp->key[mid] < x) lo = mid + 1;
-        else hi = mid;
+        if (sp->key[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     if (lo < sp->nkey && sp->key[lo] == x) {
         *n = sp->start[lo + 1] - sp->start[lo];
@@ -229,7 +235,8 @@ static int nfkc_rules(CMap *map, Err *err) {
     uint32_t d[MAX_NORM], c[MAX_NORM];
     int rc = -1;
 
-    for (uint32_t cp = uni_next_decomposable(1); cp <= 0x10FFFF; cp = uni_next_decomposable(cp + 1)) {
+    for (uint32_t cp = uni_next_decomposable(1); cp <= 0x10FFFF;
+         cp = uni_next_decomposable(cp + 1)) {
         if (!is_unicode_char(cp)) continue;
         int k = uni_nfkd_cp(cp, d, MAX_NORM);
         if (k == 0) continue; /* NFKD = NFKC = cp */
@@ -282,13 +289,16 @@ static int nfkc_rules(CMap *map, Err *err) {
          * itself (j = 0) or its (j-1)-th other spelling */
         size_t pick[MAX_NORM] = {0}, nalt[MAX_NORM];
         const uint32_t *alts[MAX_NORM];
-        for (size_t i = 0; i < len; i++) alts[i] = spellings_of(&sp, nfkd[i], &nalt[i]);
+        for (size_t i = 0; i < len; i++)
+            alts[i] = spellings_of(&sp, nfkd[i], &nalt[i]);
         for (;;) {
             uint32_t key[MAX_NORM];
-            for (size_t i = 0; i < len; i++) key[i] = pick[i] ? alts[i][pick[i] - 1] : nfkd[i];
+            for (size_t i = 0; i < len; i++)
+                key[i] = pick[i] ? alts[i][pick[i] - 1] : nfkd[i];
             if (!seq_eq(key, len, c, (size_t)kc)) cm_set(map, key, len, c, (size_t)kc);
             size_t i = len;
-            while (i > 0 && pick[i - 1] == nalt[i - 1]) pick[--i] = 0;
+            while (i > 0 && pick[i - 1] == nalt[i - 1])
+                pick[--i] = 0;
             if (i == 0) break;
             pick[i - 1]++;
         }
@@ -306,8 +316,8 @@ done:
 /* Apply the rules e with ok[e] set and at most maxlen characters to
  * s[0..n), longest match first, as the builder's Normalize does, into out
  * (room for n * MAX_NORM). Returns the output length. */
-static size_t apply_rules(const CMap *m, const uint8_t *ok, const uint32_t *s, size_t n, size_t maxlen,
-                          uint32_t *out) {
+static size_t apply_rules(const CMap *m, const uint8_t *ok, const uint32_t *s, size_t n,
+                          size_t maxlen, uint32_t *out) {
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         size_t len = n - i < maxlen ? n - i : maxlen;
@@ -338,16 +348,19 @@ static int remove_redundant(CMap *m, Err *err) {
         if (m->alive[e] && m->r[e].klen > maxlen) maxlen = m->r[e].klen;
     uint8_t *keep = xcalloc(m->n ? m->n : 1, 1);
     uint32_t *out = xmalloc((maxlen + 1) * MAX_NORM * sizeof *out);
-    size_t *bylen = xcalloc(maxlen + 2, sizeof *bylen), *order = xmalloc((m->n + 1) * sizeof *order);
+    size_t *bylen = xcalloc(maxlen + 2, sizeof *bylen),
+           *order = xmalloc((m->n + 1) * sizeof *order);
     /* entries grouped by key length, in entry order */
     for (size_t e = 0; e < m->n; e++)
         if (m->alive[e]) bylen[m->r[e].klen + 1]++;
-    for (size_t l = 1; l <= maxlen + 1; l++) bylen[l] += bylen[l - 1];
+    for (size_t l = 1; l <= maxlen + 1; l++)
+        bylen[l] += bylen[l - 1];
     for (size_t e = 0; e < m->n; e++)
         if (m->alive[e]) order[bylen[m->r[e].klen]++] = e;
     /* bylen[l] is now the end of length l's group, which starts at bylen[l-1] */
     int rc = 0;
-    for (size_t r = 0; r < (maxlen ? bylen[1] : 0); r++) keep[order[r]] = 1;
+    for (size_t r = 0; r < (maxlen ? bylen[1] : 0); r++)
+        keep[order[r]] = 1;
     for (size_t l = 2; l <= maxlen; l++) {
         for (size_t r = bylen[l - 1]; r < bylen[l]; r++) {
             size_t e = order[r];
@@ -372,14 +385,17 @@ static int remove_redundant(CMap *m, Err *err) {
 static void nmt_rules(CMap *m) {
     /* U+061C ARABIC LETTER MARK joined U+200E and U+200F in 0.2.3 (its
      * table has the rule; older releases keep the character) */
-    static const uint32_t to_space[] = {0x0009, 0x000A, 0x000C, 0x000D, 0x1680, 0x200B, 0x200E, 0x200F,
-                                        0x2028, 0x2029, 0x2581, 0xFEFF, 0xFFFD, 0x200C, 0x061C};
+    static const uint32_t to_space[] = {0x0009, 0x000A, 0x000C, 0x000D, 0x1680,
+                                        0x200B, 0x200E, 0x200F, 0x2028, 0x2029,
+                                        0x2581, 0xFEFF, 0xFFFD, 0x200C, 0x061C};
     static const uint32_t space = 0x20;
-    for (size_t i = 0; i < sizeof to_space / sizeof *to_space; i++) cm_set(m, &to_space[i], 1, &space, 1);
+    for (size_t i = 0; i < sizeof to_space / sizeof *to_space; i++)
+        cm_set(m, &to_space[i], 1, &space, 1);
     for (uint32_t c = 0x01; c <= 0x1F; c++)
         if (c != 0x09 && c != 0x0A && c != 0x0C && c != 0x0D) cm_set(m, &c, 1, NULL, 0);
     static const uint32_t deleted[] = {0x7F, 0x8F, 0x9F};
-    for (size_t i = 0; i < 3; i++) cm_set(m, &deleted[i], 1, NULL, 0);
+    for (size_t i = 0; i < 3; i++)
+        cm_set(m, &deleted[i], 1, NULL, 0);
     static const uint32_t tilde = 0xFF5E;
     cm_erase(m, &tilde, 1);
 }
@@ -397,7 +413,8 @@ typedef struct {
 
 static uint64_t seq_prefix(const uint32_t *s, size_t n) {
     uint64_t k = 0;
-    for (size_t i = 0; i < 3; i++) k = k << 21 | (i < n ? s[i] + 1 : 0);
+    for (size_t i = 0; i < 3; i++)
+        k = k << 21 | (i < n ? s[i] + 1 : 0);
     return k;
 }
 
@@ -405,10 +422,13 @@ static void radix_sort(SortItem *a, size_t n) {
     SortItem *tmp = xmalloc((n ? n : 1) * sizeof *tmp), *src = a, *dst = tmp;
     for (int shift = 0; shift < 64; shift += 8) {
         size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++) cnt[(src[i].k >> shift & 0xFF) + 1]++;
+        for (size_t i = 0; i < n; i++)
+            cnt[(src[i].k >> shift & 0xFF) + 1]++;
         if (cnt[(src[0].k >> shift & 0xFF) + 1] == n) continue; /* one digit value: nothing moves */
-        for (int d = 0; d < 256; d++) cnt[d + 1] += cnt[d];
-        for (size_t i = 0; i < n; i++) dst[cnt[src[i].k >> shift & 0xFF]++] = src[i];
+        for (int d = 0; d < 256; d++)
+            cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[src[i].k >> shift & 0xFF]++] = src[i];
         SortItem *t = src;
         src = dst, dst = t;
     }
@@ -420,10 +440,12 @@ static void radix_sort(SortItem *a, size_t n) {
 static void sort_entries(const CMap *m, SortItem *it, size_t n, int by_value) {
 #define SEQ(e) (by_value ? rval(m, e) : rkey(m, e))
 #define LEN(e) (by_value ? m->r[e].vlen : m->r[e].klen)
-    for (size_t i = 0; i < n; i++) it[i].k = seq_prefix(SEQ(it[i].e), LEN(it[i].e));
+    for (size_t i = 0; i < n; i++)
+        it[i].k = seq_prefix(SEQ(it[i].e), LEN(it[i].e));
     if (n) radix_sort(it, n);
     for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1; j < n && it[j].k == it[i].k; j++) {}
+        for (j = i + 1; j < n && it[j].k == it[i].k; j++) {
+        }
         /* insertion sort of the run by the whole sequence (stable) */
         for (size_t a = i + 1; a < j; a++) {
             SortItem x = it[a];
@@ -446,7 +468,8 @@ static void put_le32(Buf *b, uint32_t v) {
 
 static int compile(const CMap *m, Buf *blob, Err *err) {
     size_t n = 0;
-    for (size_t e = 0; e < m->n; e++) n += m->alive[e];
+    for (size_t e = 0; e < m->n; e++)
+        n += m->alive[e];
     if (n == 0) return err_set(err, "empty character map");
     SortItem *ent = xmalloc(n * sizeof *ent);
     uint32_t *strpos = xmalloc(m->n * sizeof *strpos);
@@ -464,7 +487,8 @@ static int compile(const CMap *m, Buf *blob, Err *err) {
             continue;
         }
         strpos[e] = (uint32_t)strs.len;
-        for (size_t j = 0; j < m->r[e].vlen; j++) utf8_append_cp(&strs, rval(m, e)[j]);
+        for (size_t j = 0; j < m->r[e].vlen; j++)
+            utf8_append_cp(&strs, rval(m, e)[j]);
         buf_putc(&strs, '\0');
     }
 
@@ -476,22 +500,26 @@ static int compile(const CMap *m, Buf *blob, Err *err) {
     for (size_t i = 0; i < n; i++) {
         uint32_t e = ent[i].e;
         koff[i] = kb.len;
-        for (size_t j = 0; j < m->r[e].klen; j++) utf8_append_cp(&kb, rkey(m, e)[j]);
+        for (size_t j = 0; j < m->r[e].klen; j++)
+            utf8_append_cp(&kb, rkey(m, e)[j]);
         klen[i] = kb.len - koff[i];
         val[i] = (int32_t)strpos[e];
     }
     const char **keys = xmalloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++) keys[i] = kb.data + koff[i];
+    for (size_t i = 0; i < n; i++)
+        keys[i] = kb.data + koff[i];
 
     DArray da;
     int rc = darray_build(&da, n, keys, klen, val, err);
     for (size_t i = 0; rc == 0 && i < n; i++)
         if (darray_prefixes(da.units, da.n, keys[i], klen[i], NULL, NULL, 0) >= MAX_PREFIX_RULES)
-            rc = err_set(err, "a rule has %d or more rules that are prefixes of it", MAX_PREFIX_RULES);
+            rc = err_set(err, "a rule has %d or more rules that are prefixes of it",
+                         MAX_PREFIX_RULES);
     if (rc == 0) {
         put_le32(blob, (uint32_t)(da.n * 4));
         buf_reserve(blob, da.n * 4 + strs.len);
-        for (size_t i = 0; i < da.n; i++) put_le32(blob, da.units[i]);
+        for (size_t i = 0; i < da.n; i++)
+            put_le32(blob, da.units[i]);
         buf_append(blob, strs.data, strs.len);
         darray_free(&da);
     }

@@ -32,9 +32,9 @@
 
 enum {
     BLOCK = 256,
-    WINDOW = 16,         /* open blocks searched for a base */
-    F_USED = 1,          /* unit holds a node or a value */
-    F_BASE = 2,          /* unit index is some state's base */
+    WINDOW = 16, /* open blocks searched for a base */
+    F_USED = 1,  /* unit holds a node or a value */
+    F_BASE = 2,  /* unit index is some state's base */
 };
 #define VALUE_BIT 0x80000000u
 #define HAS_LEAF_BIT 0x100u
@@ -65,7 +65,8 @@ static uint64_t trans_hash(const uint8_t *lab, const uint32_t *tgt, size_t n) {
     return h ^ (hash_bytes(tgt, n * sizeof *tgt) * 0x9E3779B97F4A7C15ull);
 }
 
-static int state_equal(const Automaton *a, uint32_t s, const uint8_t *lab, const uint32_t *tgt, size_t n) {
+static int state_equal(const Automaton *a, uint32_t s, const uint8_t *lab, const uint32_t *tgt,
+                       size_t n) {
     if (a->count[s] != n) return 0;
     return n == 0 || (memcmp(a->label + a->first[s], lab, n) == 0 &&
                       memcmp(a->target + a->first[s], tgt, n * sizeof *tgt) == 0);
@@ -78,8 +79,10 @@ static void reg_grow(Automaton *a) {
         uint32_t id = a->reg[i];
         if (!id) continue;
         uint32_t s = id - 1;
-        size_t j = trans_hash(a->label + a->first[s], a->target + a->first[s], a->count[s]) & (ncap - 1);
-        while (nr[j]) j = (j + 1) & (ncap - 1);
+        size_t j =
+            trans_hash(a->label + a->first[s], a->target + a->first[s], a->count[s]) & (ncap - 1);
+        while (nr[j])
+            j = (j + 1) & (ncap - 1);
         nr[j] = id;
     }
     free(a->reg);
@@ -95,7 +98,8 @@ static uint32_t state_register(Automaton *a, const uint8_t *lab, const uint32_t 
     for (; a->reg[j]; j = (j + 1) & (a->rcap - 1))
         if (state_equal(a, a->reg[j] - 1, lab, tgt, n)) return a->reg[j] - 1;
     if (a->nt + n > a->tcap || !a->label) {
-        do a->tcap = a->tcap ? a->tcap * 2 : 4096;
+        do
+            a->tcap = a->tcap ? a->tcap * 2 : 4096;
         while (a->nt + n > a->tcap);
         a->label = xrealloc(a->label, a->tcap);
         a->target = xrealloc(a->target, a->tcap * sizeof *a->target);
@@ -177,7 +181,8 @@ static int64_t automaton_build(Automaton *a, size_t n, const char *const *keys, 
         }
         if (lens[i] > maxlen) maxlen = lens[i];
     }
-    for (size_t i = 1; i < n && sorted; i++) sorted = bytes_cmp(keys[i - 1], lens[i - 1], keys[i], lens[i]) < 0;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = bytes_cmp(keys[i - 1], lens[i - 1], keys[i], lens[i]) < 0;
     if (!sorted) qsort(idx, n, sizeof *idx, sortkey_cmp);
 
     OpenNode *path = xcalloc(maxlen + 1, sizeof *path);
@@ -190,7 +195,8 @@ static int64_t automaton_build(Automaton *a, size_t n, const char *const *keys, 
         size_t p = 0;
         if (prev) {
             size_t m = len < prev_len ? len : prev_len;
-            while (p < m && (unsigned char)prev[p] == k[p]) p++;
+            while (p < m && (unsigned char)prev[p] == k[p])
+                p++;
             if (p == len && p == prev_len) {
                 rc = err_set(err, "key %zu is repeated", i);
                 goto done;
@@ -208,7 +214,8 @@ static int64_t automaton_build(Automaton *a, size_t n, const char *const *keys, 
     path_close(a, path, &top, 0);
     rc = state_register(a, path[0].label, path[0].target, path[0].n);
 done:
-    for (size_t d = 0; d <= maxlen; d++) free(path[d].label), free(path[d].target);
+    for (size_t d = 0; d <= maxlen; d++)
+        free(path[d].label), free(path[d].target);
     free(path);
     free(idx);
     return rc;
@@ -226,10 +233,12 @@ typedef struct {
     uint32_t *next, *prev; /* circular list of free units in open blocks */
     int64_t head;          /* -1: empty */
     size_t n, cap;
-    size_t first_open;     /* first block still searched */
+    size_t first_open; /* first block still searched */
 } Layout;
 
-static int encodable(uint32_t rel) { return rel < (1u << 21) || ((rel & 0xFF) == 0 && rel < MAX_UNITS); }
+static int encodable(uint32_t rel) {
+    return rel < (1u << 21) || ((rel & 0xFF) == 0 && rel < MAX_UNITS);
+}
 
 static void set_offset(uint32_t *u, uint32_t rel) {
     *u &= VALUE_BIT | HAS_LEAF_BIT | 0xFF;
@@ -277,7 +286,8 @@ static void add_block(Layout *L) {
 }
 
 static void reserve(Layout *L, uint32_t id) {
-    while (id >= L->n) add_block(L);
+    while (id >= L->n)
+        add_block(L);
     L->flags[id] |= F_USED;
     free_unlink(L, id);
 }
@@ -291,7 +301,8 @@ static uint32_t find_base(Layout *L, const uint8_t *lab, size_t k, uint32_t dic)
             uint32_t b = f ^ lab[0];
             if (!(L->flags[b] & F_BASE) && encodable(b ^ dic)) {
                 size_t j = 1;
-                while (j < k && !(L->flags[b ^ lab[j]] & F_USED)) j++;
+                while (j < k && !(L->flags[b ^ lab[j]] & F_USED))
+                    j++;
                 if (j == k) return b;
             }
             f = L->next[f];
@@ -306,8 +317,8 @@ static uint32_t find_base(Layout *L, const uint8_t *lab, size_t k, uint32_t dic)
 
 static void layout_free(Layout *L) { free(L->units), free(L->flags), free(L->next), free(L->prev); }
 
-int darray_build(DArray *da, size_t n, const char *const *keys, const size_t *lens, const int32_t *values,
-                 Err *err) {
+int darray_build(DArray *da, size_t n, const char *const *keys, const size_t *lens,
+                 const int32_t *values, Err *err) {
     memset(da, 0, sizeof *da);
     Automaton a = {0};
     Layout L = {.head = -1};
@@ -353,7 +364,8 @@ int darray_build(DArray *da, size_t n, const char *const *keys, const size_t *le
             L.units[id] = lab[j] ? lab[j] : (tgt[j] | VALUE_BIT);
         }
         if (sp + k > scap) {
-            while (sp + k > scap) scap *= 2;
+            while (sp + k > scap)
+                scap *= 2;
             stack = xrealloc(stack, scap * sizeof *stack);
         }
         for (size_t j = k; j-- > 0;) {
@@ -379,8 +391,8 @@ void darray_free(DArray *da) {
     memset(da, 0, sizeof *da);
 }
 
-size_t darray_prefixes(const uint32_t *units, size_t nunits, const char *s, size_t n, int32_t *values,
-                       size_t *lens, size_t max) {
+size_t darray_prefixes(const uint32_t *units, size_t nunits, const char *s, size_t n,
+                       int32_t *values, size_t *lens, size_t max) {
     size_t found = 0;
     if (!units || nunits == 0) return 0;
     size_t pos = (units[0] >> 10) << ((units[0] & (1u << 9)) >> 6);

@@ -45,8 +45,8 @@ typedef struct DArray {
  * come in any order. Returns 0 with *da filled (pair with darray_free), or
  * -1 with err set (an empty key, a NUL byte, a repeated key, a negative
  * value, or an array beyond the 2^29-unit reach of the offsets). */
-int darray_build(DArray *da, size_t n, const char *const *keys, const size_t *lens, const int32_t *values,
-                 Err *err);
+int darray_build(DArray *da, size_t n, const char *const *keys, const size_t *lens,
+                 const int32_t *values, Err *err);
 
 /* Free the units and zero *da. */
 void darray_free(DArray *da);
@@ -55,7 +55,7 @@ void darray_free(DArray *da);
  * commonPrefixSearch: the first max of them go to values[] and lens[]
  * (either may be NULL when max is 0); returns how many there are. Lookups
  * never leave units[0..nunits). */
-size_t darray_prefixes(const uint32_t *units, size_t nunits, const char *s, size_t n, int32_t *values,
-                       size_t *lens, size_t max);
+size_t darray_prefixes(const uint32_t *units, size_t nunits, const char *s, size_t n,
+                       int32_t *values, size_t *lens, size_t max);
 
 #endif

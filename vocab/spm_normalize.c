@@ -23,28 +23,29 @@
 #include "common/uniprop.h"
 
 static void usage(void) {
-    printf("Usage: %s [OPTIONS] [FILE...]\n"
-           "Write every input line normalized as SentencePiece normalizes it: NFKC with the\n"
-           "nmt rules (control characters deleted; TAB, CR, U+200B and other odd spaces made\n"
-           "spaces), then leading, trailing and repeated spaces removed, a space put in front\n"
-           "and every space written as \"\xe2\x96\x81\" (U+2581). A line of only whitespace becomes\n"
-           "empty. Bytes that are not UTF-8 become U+FFFD, one per byte. Reads stdin when no\n"
-           "FILE is given or FILE is -; writes stdout unless -o.\n\n"
-           "Options:\n"
-           "  -m, --model FILE    use the normalizer of SentencePiece model FILE (its\n"
-           "                      precompiled_charsmap and whitespace switches) instead of\n"
-           "                      the nmt_nfkc table built from ICU's Unicode data\n"
-           "  -n, --map-only      apply only the character map: no space in front, no\n"
-           "                      whitespace clean-up, spaces stay spaces\n"
-           "  -o, --output FILE   write to FILE atomically\n"
-           "  -f, --force         overwrite an existing output file\n"
-           "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
-           "  -h, --help          show this help; -V, --version: show the version\n\n"
-           "Exit status: 0 ok; 1 a missing or unreadable input or model, a write error; 2 a\n"
-           "bad option.\n\n"
-           "Example:\n"
-           "  %s --model bert.model corpus.txt | head\n",
-           progname, progname);
+    printf(
+        "Usage: %s [OPTIONS] [FILE...]\n"
+        "Write every input line normalized as SentencePiece normalizes it: NFKC with the\n"
+        "nmt rules (control characters deleted; TAB, CR, U+200B and other odd spaces made\n"
+        "spaces), then leading, trailing and repeated spaces removed, a space put in front\n"
+        "and every space written as \"\xe2\x96\x81\" (U+2581). A line of only whitespace becomes\n"
+        "empty. Bytes that are not UTF-8 become U+FFFD, one per byte. Reads stdin when no\n"
+        "FILE is given or FILE is -; writes stdout unless -o.\n\n"
+        "Options:\n"
+        "  -m, --model FILE    use the normalizer of SentencePiece model FILE (its\n"
+        "                      precompiled_charsmap and whitespace switches) instead of\n"
+        "                      the nmt_nfkc table built from ICU's Unicode data\n"
+        "  -n, --map-only      apply only the character map: no space in front, no\n"
+        "                      whitespace clean-up, spaces stay spaces\n"
+        "  -o, --output FILE   write to FILE atomically\n"
+        "  -f, --force         overwrite an existing output file\n"
+        "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
+        "  -h, --help          show this help; -V, --version: show the version\n\n"
+        "Exit status: 0 ok; 1 a missing or unreadable input or model, a write error; 2 a\n"
+        "bad option.\n\n"
+        "Example:\n"
+        "  %s --model bert.model corpus.txt | head\n",
+        progname, progname);
 }
 
 /* The normalizer of the model at path: its table (the nmt_nfkc one built
@@ -95,17 +96,26 @@ int main(int argc, char **argv) {
     cli_common_init(&cc);
     const char *model = NULL;
     int map_only = 0;
-    static const struct option longopts[] = {
-        {"model", required_argument, 0, 'm'}, {"map-only", no_argument, 0, 'n'}, CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"model", required_argument, 0, 'm'},
+                                             {"map-only", no_argument, 0, 'n'},
+                                             CLI_LONGOPTS_COMMON};
     char features[96];
-    snprintf(features, sizeof features, "(icu %s, unicode %s)", uni_icu_version(), uni_unicode_version());
+    snprintf(features, sizeof features, "(icu %s, unicode %s)", uni_icu_version(),
+             uni_unicode_version());
     int c;
     while ((c = getopt_long(argc, argv, ":m:no:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'm': model = optarg; break;
-        case 'n': map_only = 1; break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, features);
+        case 'm':
+            model = optarg;
+            break;
+        case 'n':
+            map_only = 1;
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
+        default:
+            cli_common_opt(&cc, c, optarg, argv, features);
         }
     }
 
@@ -117,7 +127,9 @@ int main(int argc, char **argv) {
     } else {
         Buf table = {0};
         TextNormOpts o = {0, 0, 0};
-        sn = charsmap_nmt_nfkc(&table, &err) ? NULL : textnorm_new(table.data, table.len, map_only ? &o : NULL, &err);
+        sn = charsmap_nmt_nfkc(&table, &err)
+                 ? NULL
+                 : textnorm_new(table.data, table.len, map_only ? &o : NULL, &err);
         buf_free(&table);
     }
     if (!sn) die("%s", err.msg);
@@ -142,7 +154,8 @@ int main(int argc, char **argv) {
     }
     if (r < 0) die("%s", err.msg);
     if (writer_close(&w, &err)) die("%s", err.msg);
-    info(3, "%llu lines, %llu bytes in, %llu bytes out", lines, (unsigned long long)rd.bytes, bytes_out);
+    info(3, "%llu lines, %llu bytes in, %llu bytes out", lines, (unsigned long long)rd.bytes,
+         bytes_out);
     buf_free(&out);
     reader_free(&rd);
     textnorm_free(sn);

@@ -29,11 +29,14 @@ static void put_varint(Buf *b, uint64_t v) {
     buf_append(b, tmp, n);
 }
 
-static void put_key(Buf *b, uint32_t num, int wire) { put_varint(b, (uint64_t)num << 3 | (uint64_t)wire); }
+static void put_key(Buf *b, uint32_t num, int wire) {
+    put_varint(b, (uint64_t)num << 3 | (uint64_t)wire);
+}
 
 static void put_fixed(Buf *b, uint64_t v, int bytes) {
     unsigned char tmp[8];
-    for (int i = 0; i < bytes; i++) tmp[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < bytes; i++)
+        tmp[i] = (unsigned char)(v >> (8 * i));
     buf_append(b, tmp, (size_t)bytes);
 }
 
@@ -66,14 +69,15 @@ static int get_varint(const unsigned char **p, const unsigned char *end, uint64_
 
 static uint64_t get_fixed(const unsigned char *p, int bytes) {
     uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) v |= (uint64_t)p[i] << (8 * i);
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
     return v;
 }
 
 /* One field at *p: fills f (bytes point into the input through *bytes).
  * Returns 0, or -1 with *why set. */
-static int get_field(const unsigned char **p, const unsigned char *end, SpField *f, const unsigned char **bytes,
-                     const char **why) {
+static int get_field(const unsigned char **p, const unsigned char *end, SpField *f,
+                     const unsigned char **bytes, const char **why) {
     uint64_t key, v;
     if (get_varint(p, end, &key)) return *why = "truncated field key", -1;
     f->num = (uint32_t)(key >> 3);
@@ -93,12 +97,14 @@ static int get_field(const unsigned char **p, const unsigned char *end, SpField 
         return 0;
     }
     case PB_LEN:
-        if (get_varint(p, end, &v) || v > (uint64_t)(end - *p)) return *why = "truncated length-delimited field", -1;
+        if (get_varint(p, end, &v) || v > (uint64_t)(end - *p))
+            return *why = "truncated length-delimited field", -1;
         f->len = (size_t)v;
         *bytes = *p;
         *p += v;
         return 0;
-    default: return *why = "unsupported wire type", -1;
+    default:
+        return *why = "unsupported wire type", -1;
     }
 }
 
@@ -174,16 +180,23 @@ static void msg_write(const SpMsg *m, Buf *out) {
     size_t *ord = xmalloc((m->n + 1) * sizeof *ord);
     for (size_t i = 0; i < m->n; i++) {
         size_t j = i;
-        while (j > 0 && m->f[ord[j - 1]].num > m->f[i].num) ord[j] = ord[j - 1], j--;
+        while (j > 0 && m->f[ord[j - 1]].num > m->f[i].num)
+            ord[j] = ord[j - 1], j--;
         ord[j] = i;
     }
     for (size_t k = 0; k < m->n; k++) {
         const SpField *f = &m->f[ord[k]];
         put_key(out, f->num, f->wire);
         switch (f->wire) {
-        case PB_VARINT: put_varint(out, f->v); break;
-        case PB_I64: put_fixed(out, f->v, 8); break;
-        case PB_I32: put_fixed(out, f->v, 4); break;
+        case PB_VARINT:
+            put_varint(out, f->v);
+            break;
+        case PB_I64:
+            put_fixed(out, f->v, 8);
+            break;
+        case PB_I32:
+            put_fixed(out, f->v, 4);
+            break;
         default:
             put_varint(out, f->len);
             buf_append(out, m->data.data + f->off, f->len);
@@ -244,7 +257,8 @@ void spmodel_add_piece(SpModel *m, const char *p, size_t n, float score, int typ
     buf_putc(&m->text, '\0');
 }
 
-void spmodel_set_bpe_trainer(SpModel *m, const char *input, const char *prefix, int vocab_size, float coverage) {
+void spmodel_set_bpe_trainer(SpModel *m, const char *input, const char *prefix, int vocab_size,
+                             float coverage) {
     if (input) {
         msg_remove(&m->trainer, SPT_INPUT);
         spmsg_add_bytes(&m->trainer, SPT_INPUT, input, strlen(input));
@@ -257,8 +271,10 @@ void spmodel_set_bpe_trainer(SpModel *m, const char *input, const char *prefix, 
 
 void spmodel_set_normalizer(SpModel *m, const char *name, const void *charsmap, size_t n) {
     spmsg_set_bytes(&m->normalizer, SPN_NAME, name, strlen(name));
-    if (n) spmsg_set_bytes(&m->normalizer, SPN_PRECOMPILED_CHARSMAP, charsmap, n);
-    else msg_remove(&m->normalizer, SPN_PRECOMPILED_CHARSMAP);
+    if (n)
+        spmsg_set_bytes(&m->normalizer, SPN_PRECOMPILED_CHARSMAP, charsmap, n);
+    else
+        msg_remove(&m->normalizer, SPN_PRECOMPILED_CHARSMAP);
 }
 
 void spmodel_write(const SpModel *m, Buf *out) {
@@ -301,11 +317,17 @@ static int read_piece(SpModel *m, const unsigned char *p, size_t len, size_t bas
         SpField f;
         const unsigned char *bytes;
         const char *why;
-        if (get_field(&p, end, &f, &bytes, &why)) return err_set(err, "byte %zu: piece %zu: %s", at, m->n, why);
-        if (f.num == 1 && f.wire == PB_LEN) piece = bytes, plen = f.len, have_piece = 1;
-        else if (f.num == 2 && f.wire == PB_I32) score = bits_float((uint32_t)f.v);
-        else if (f.num == 3 && f.wire == PB_VARINT) type = (int)(int64_t)f.v;
-        else return err_set(err, "byte %zu: piece %zu: unexpected field %u (wire type %u)", at, m->n, f.num, f.wire);
+        if (get_field(&p, end, &f, &bytes, &why))
+            return err_set(err, "byte %zu: piece %zu: %s", at, m->n, why);
+        if (f.num == 1 && f.wire == PB_LEN)
+            piece = bytes, plen = f.len, have_piece = 1;
+        else if (f.num == 2 && f.wire == PB_I32)
+            score = bits_float((uint32_t)f.v);
+        else if (f.num == 3 && f.wire == PB_VARINT)
+            type = (int)(int64_t)f.v;
+        else
+            return err_set(err, "byte %zu: piece %zu: unexpected field %u (wire type %u)", at, m->n,
+                           f.num, f.wire);
     }
     if (!have_piece) return err_set(err, "byte %zu: piece %zu has no text", base, m->n);
     if (utf8_valid_prefix((const char *)piece, plen) != plen)
@@ -323,7 +345,8 @@ int spmodel_read(SpModel *m, const char *data, size_t len, Err *err) {
         const char *why;
         if (get_field(&p, end, &f, &bytes, &why)) return err_set(err, "byte %zu: %s", at, why);
         if (f.wire != PB_LEN || f.num < 1 || f.num > 5 || f.num == 4)
-            return err_set(err, "byte %zu: unexpected field %u (wire type %u) in ModelProto", at, f.num, f.wire);
+            return err_set(err, "byte %zu: unexpected field %u (wire type %u) in ModelProto", at,
+                           f.num, f.wire);
         size_t base = (size_t)(bytes - start);
         int rc = f.num == 1   ? read_piece(m, bytes, f.len, base, err)
                  : f.num == 2 ? msg_read(&m->trainer, bytes, f.len, base, err)

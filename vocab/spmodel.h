@@ -49,20 +49,40 @@
 #include "common/common.h"
 
 /* SentencePiece.Type */
-enum { SP_NORMAL = 1, SP_UNKNOWN = 2, SP_CONTROL = 3, SP_USER_DEFINED = 4, SP_UNUSED = 5, SP_BYTE = 6 };
+enum {
+    SP_NORMAL = 1,
+    SP_UNKNOWN = 2,
+    SP_CONTROL = 3,
+    SP_USER_DEFINED = 4,
+    SP_UNUSED = 5,
+    SP_BYTE = 6
+};
 /* TrainerSpec.ModelType */
 enum { SP_MODEL_UNIGRAM = 1, SP_MODEL_BPE = 2, SP_MODEL_WORD = 3, SP_MODEL_CHAR = 4 };
 
 /* TrainerSpec field numbers used by name. */
 enum {
-    SPT_INPUT = 1, SPT_MODEL_PREFIX = 2, SPT_MODEL_TYPE = 3, SPT_VOCAB_SIZE = 4,
-    SPT_CHARACTER_COVERAGE = 10, SPT_INPUT_SENTENCE_SIZE = 11, SPT_SHUFFLE_INPUT_SENTENCE = 19,
-    SPT_VOCABULARY_OUTPUT_PIECE_SCORE = 32, SPT_UNK_ID = 40, SPT_BOS_ID = 41, SPT_EOS_ID = 42, SPT_PAD_ID = 43,
+    SPT_INPUT = 1,
+    SPT_MODEL_PREFIX = 2,
+    SPT_MODEL_TYPE = 3,
+    SPT_VOCAB_SIZE = 4,
+    SPT_CHARACTER_COVERAGE = 10,
+    SPT_INPUT_SENTENCE_SIZE = 11,
+    SPT_SHUFFLE_INPUT_SENTENCE = 19,
+    SPT_VOCABULARY_OUTPUT_PIECE_SCORE = 32,
+    SPT_UNK_ID = 40,
+    SPT_BOS_ID = 41,
+    SPT_EOS_ID = 42,
+    SPT_PAD_ID = 43,
 };
 /* NormalizerSpec field numbers. */
 enum {
-    SPN_NAME = 1, SPN_PRECOMPILED_CHARSMAP = 2, SPN_ADD_DUMMY_PREFIX = 3, SPN_REMOVE_EXTRA_WHITESPACES = 4,
-    SPN_ESCAPE_WHITESPACES = 5, SPN_NORMALIZATION_RULE_TSV = 6,
+    SPN_NAME = 1,
+    SPN_PRECOMPILED_CHARSMAP = 2,
+    SPN_ADD_DUMMY_PREFIX = 3,
+    SPN_REMOVE_EXTRA_WHITESPACES = 4,
+    SPN_ESCAPE_WHITESPACES = 5,
+    SPN_NORMALIZATION_RULE_TSV = 6,
 };
 
 /* Protobuf wire types. */
@@ -106,11 +126,11 @@ void spmsg_free(SpMsg *m);
 
 typedef struct SpModel {
     /* pieces, in id order */
-    Buf text;       /* piece bytes back to back, each followed by a NUL */
-    size_t *off;    /* piece i starts at text.data + off[i] */
+    Buf text;    /* piece bytes back to back, each followed by a NUL */
+    size_t *off; /* piece i starts at text.data + off[i] */
     uint32_t *len;
     float *score;
-    int *type;      /* SP_* */
+    int *type; /* SP_* */
     size_t n, cap;
     SpMsg trainer, normalizer, denormalizer;
 } SpModel;
@@ -120,7 +140,9 @@ void spmodel_init(SpModel *m);
 void spmodel_free(SpModel *m);
 
 /* Piece i as a NUL-terminated string (its length is m->len[i]). */
-static inline const char *spmodel_piece(const SpModel *m, size_t i) { return m->text.data + m->off[i]; }
+static inline const char *spmodel_piece(const SpModel *m, size_t i) {
+    return m->text.data + m->off[i];
+}
 
 /* Append piece p[0..n) with its score and type. */
 void spmodel_add_piece(SpModel *m, const char *p, size_t n, float score, int type);
@@ -129,7 +151,8 @@ void spmodel_add_piece(SpModel *m, const char *p, size_t n, float score, int typ
  * --model_prefix=PREFIX --vocab_size=N --character_coverage=C
  * --model_type=bpe`: exactly those five fields (input and prefix are
  * skipped when NULL). Further options go through spmsg_set_*. */
-void spmodel_set_bpe_trainer(SpModel *m, const char *input, const char *prefix, int vocab_size, float coverage);
+void spmodel_set_bpe_trainer(SpModel *m, const char *input, const char *prefix, int vocab_size,
+                             float coverage);
 
 /* Fill normalizer_spec with `name` and, when n > 0, the compiled table
  * charsmap[0..n). spm_train writes only these two fields for its default

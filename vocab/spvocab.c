@@ -55,8 +55,8 @@ static int score_ok(const char *s, size_t n) {
     return 1;
 }
 
-int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *pieces, double **scores,
-                    Err *err) {
+int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *pieces,
+                    double **scores, Err *err) {
     StrMap seen;
     strmap_init(&seen, len / 16);
     size_t cap = 0;
@@ -67,7 +67,8 @@ int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *p
     while (p < len) {
         /* one line in Python's universal-newline mode: \n, \r\n or \r ends it */
         size_t s = p;
-        while (p < len && data[p] != '\n' && data[p] != '\r') p++;
+        while (p < len && data[p] != '\n' && data[p] != '\r')
+            p++;
         size_t e = p;
         if (p < len) p += (data[p] == '\r' && p + 1 < len && data[p + 1] == '\n') ? 2 : 1;
         ln++;
@@ -177,8 +178,8 @@ static void add_chars(VocabList *out) {
     strmap_free(&tokens);
 }
 
-int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *out, VocabConvStats *st,
-                  Err *err) {
+int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *out,
+                  VocabConvStats *st, Err *err) {
     memset(st, 0, sizeof *st);
     if (o->unused < 0) return err_set(err, "negative number of [unused] tokens: %d", o->unused);
     st->read = pieces->n;
@@ -220,7 +221,8 @@ int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *ou
     if (o->size >= 0 && (size_t)o->size < out->n) {
         size_t keep = (size_t)o->size;
         st->dropped = out->n - keep;
-        utf8_quote(st->first_dropped, sizeof st->first_dropped, vocablist_at(out, keep), out->len[keep]);
+        utf8_quote(st->first_dropped, sizeof st->first_dropped, vocablist_at(out, keep),
+                   out->len[keep]);
         st->first_dropped_line = out->line[keep];
         out->text.len = out->off[keep];
         out->text.data[out->text.len] = '\0';
@@ -240,7 +242,8 @@ int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *ou
     for (size_t i = 0; i < out->n; i++) {
         uint64_t *v = strmap_slot(&seen, vocablist_at(out, i), out->len[i]);
         if (*v && !st->duplicates++)
-            utf8_quote(st->first_duplicate, sizeof st->first_duplicate, vocablist_at(out, i), out->len[i]);
+            utf8_quote(st->first_duplicate, sizeof st->first_duplicate, vocablist_at(out, i),
+                       out->len[i]);
         *v = 1;
     }
     strmap_free(&seen);

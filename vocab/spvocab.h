@@ -45,10 +45,10 @@
 /* An ordered list of byte strings, stored back to back in one buffer.
  * Zero-initialise; free with vocablist_free(). */
 typedef struct VocabList {
-    Buf text;        /* all tokens, each followed by a NUL */
-    size_t *off;     /* token i starts at text.data + off[i] */
-    uint32_t *len;   /* and has len[i] bytes */
-    uint64_t *line;  /* 1-based input line of token i (0 if synthetic) */
+    Buf text;       /* all tokens, each followed by a NUL */
+    size_t *off;    /* token i starts at text.data + off[i] */
+    uint32_t *len;  /* and has len[i] bytes */
+    uint64_t *line; /* 1-based input line of token i (0 if synthetic) */
     size_t n, cap;
 } VocabList;
 
@@ -57,7 +57,9 @@ void vocablist_push(VocabList *l, const char *s, size_t n, uint64_t line);
 
 /* Token i as a NUL-terminated string (its length is l->len[i]). The
  * pointer is valid until the next push. */
-static inline const char *vocablist_at(const VocabList *l, size_t i) { return l->text.data + l->off[i]; }
+static inline const char *vocablist_at(const VocabList *l, size_t i) {
+    return l->text.data + l->off[i];
+}
 
 /* Free the list's memory and zero it. */
 void vocablist_free(VocabList *l);
@@ -67,8 +69,8 @@ void vocablist_free(VocabList *l);
  * free()). `name` is used in messages. Returns 0, or -1 with err set to
  * "name:line: ..." for a line that is not PIECE<TAB>SCORE, a repeated
  * piece, or invalid UTF-8. */
-int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *pieces, double **scores,
-                    Err *err);
+int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *pieces,
+                    double **scores, Err *err);
 
 typedef struct VocabConvOpts {
     int add_chars;    /* -c: add every character as a token */
@@ -79,27 +81,28 @@ typedef struct VocabConvOpts {
 } VocabConvOpts;
 
 /* The defaults of sent2wordpiece.py: 100 unused tokens, no size. */
-#define VOCABCONV_DEFAULTS {0, 0, 0, 100, -1}
+#define VOCABCONV_DEFAULTS                                                                         \
+    { 0, 0, 0, 100, -1 }
 
 typedef struct VocabConvStats {
-    size_t read;          /* pieces read */
-    size_t filtered;      /* after dropping <unk> <s> </s> */
-    size_t converted;     /* after dropping empty and whitespace tokens */
-    size_t extended;      /* after adding the BERT special tokens */
-    size_t with_chars;    /* after add_chars */
-    size_t padded;        /* [unusedK] tokens added for size */
-    size_t dropped;       /* tokens dropped from the end for size */
+    size_t read;                 /* pieces read */
+    size_t filtered;             /* after dropping <unk> <s> </s> */
+    size_t converted;            /* after dropping empty and whitespace tokens */
+    size_t extended;             /* after adding the BERT special tokens */
+    size_t with_chars;           /* after add_chars */
+    size_t padded;               /* [unusedK] tokens added for size */
+    size_t dropped;              /* tokens dropped from the end for size */
     uint64_t first_dropped_line; /* input line of the first dropped token (0: none or synthetic) */
     char first_dropped[64];      /* its text for messages (utf8_quote: escaped, possibly cut) */
-    size_t duplicates;    /* output tokens equal to an earlier one */
+    size_t duplicates;           /* output tokens equal to an earlier one */
     char first_duplicate[64];
-    size_t total;         /* output tokens */
+    size_t total; /* output tokens */
 } VocabConvStats;
 
 /* Convert SentencePiece pieces into the WordPiece token list `out` (which
  * must be empty) following the steps above; fills stats. Returns 0, or -1
  * with err set for options out of range. */
-int vocab_convert(const VocabList *pieces, const VocabConvOpts *opts, VocabList *out, VocabConvStats *stats,
-                  Err *err);
+int vocab_convert(const VocabList *pieces, const VocabConvOpts *opts, VocabList *out,
+                  VocabConvStats *stats, Err *err);
 
 #endif

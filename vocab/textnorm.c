@@ -10,7 +10,7 @@
 struct TextNorm {
     uint32_t *units; /* the trie; NULL for the identity rule */
     size_t nunits;
-    char *strs;      /* replacement strings, with one extra NUL at the end */
+    char *strs; /* replacement strings, with one extra NUL at the end */
     size_t nstrs;
     TextNormOpts o;
 };
@@ -23,7 +23,8 @@ static inline int u_has_leaf(uint32_t u) { return (u >> 8) & 1; }
 static inline uint32_t u_offset(uint32_t u) { return (u >> 10) << ((u & (1u << 9)) >> 6); }
 static inline int32_t u_value(uint32_t u) { return (int32_t)(u & 0x7FFFFFFFu); }
 
-int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *key, size_t n, size_t *len) {
+int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *key, size_t n,
+                             size_t *len) {
     int32_t best = -1;
     if (!units || nunits == 0) return -1;
     size_t pos = u_offset(units[0]);
@@ -52,7 +53,8 @@ TextNorm *textnorm_new(const void *blob, size_t n, const TextNormOpts *opts, Err
         err_set(err, "precompiled_charsmap: %zu bytes, too short", n);
         goto fail;
     }
-    uint32_t tsize = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    uint32_t tsize =
+        (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     if (tsize == 0 || tsize % 4 || tsize > n - 4) {
         err_set(err, "precompiled_charsmap: trie size %u does not fit the %zu-byte blob", tsize, n);
         goto fail;
@@ -61,7 +63,8 @@ TextNorm *textnorm_new(const void *blob, size_t n, const TextNormOpts *opts, Err
     sn->units = xmalloc(tsize);
     for (size_t i = 0; i < sn->nunits; i++) {
         const unsigned char *p = b + 4 + 4 * i;
-        sn->units[i] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        sn->units[i] =
+            (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     }
     sn->nstrs = n - 4 - tsize;
     sn->strs = xmalloc(sn->nstrs + 1);
@@ -80,7 +83,8 @@ void textnorm_free(TextNorm *sn) {
     free(sn);
 }
 
-size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len) {
+size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep,
+                       size_t *rep_len) {
     size_t len = 0;
     int32_t v = darts_longest_prefix(sn->units, sn->nunits, s, n, &len);
     if (v >= 0 && (size_t)v < sn->nstrs) {
@@ -115,19 +119,24 @@ void textnorm_normalize(const TextNorm *sn, const char *s, size_t n, Buf *out) {
     if (n == 0) return;
     size_t start = out->len;
     if (sn->o.add_dummy_prefix) {
-        if (sn->o.escape_whitespaces) buf_append(out, kSpace, 3);
-        else buf_putc(out, ' ');
+        if (sn->o.escape_whitespaces)
+            buf_append(out, kSpace, 3);
+        else
+            buf_putc(out, ' ');
     }
     int prev_space = sn->o.remove_extra_whitespaces;
     while (n > 0) {
         size_t k = textnorm_prefix(sn, s, n, &rep, &rlen);
         if (prev_space)
-            while (rlen > 0 && rep[0] == ' ') rep++, rlen--;
+            while (rlen > 0 && rep[0] == ' ')
+                rep++, rlen--;
         if (rlen > 0) {
             buf_reserve(out, rlen * 3);
             for (size_t i = 0; i < rlen; i++) {
-                if (rep[i] == ' ' && sn->o.escape_whitespaces) buf_append(out, kSpace, 3);
-                else out->data[out->len++] = rep[i];
+                if (rep[i] == ' ' && sn->o.escape_whitespaces)
+                    buf_append(out, kSpace, 3);
+                else
+                    out->data[out->len++] = rep[i];
             }
             out->data[out->len] = '\0';
             prev_space = rep[rlen - 1] == ' ';
@@ -139,7 +148,8 @@ void textnorm_normalize(const TextNorm *sn, const char *s, size_t n, Buf *out) {
     if (sn->o.remove_extra_whitespaces) {
         const char *sp = sn->o.escape_whitespaces ? kSpace : " ";
         size_t sl = sn->o.escape_whitespaces ? 3 : 1;
-        while (out->len - start >= sl && memcmp(out->data + out->len - sl, sp, sl) == 0) out->len -= sl;
+        while (out->len - start >= sl && memcmp(out->data + out->len - sl, sp, sl) == 0)
+            out->len -= sl;
         out->data[out->len] = '\0';
     }
 }

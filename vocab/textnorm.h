@@ -58,13 +58,15 @@ void textnorm_normalize(const TextNorm *sn, const char *s, size_t n, Buf *out);
  * (n > 0): sets *rep and *rep_len to its replacement (which may be empty) and
  * returns the number of input bytes consumed (>= 1). Unknown characters
  * map to themselves, an invalid UTF-8 byte to U+FFFD. */
-size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep, size_t *rep_len);
+size_t textnorm_prefix(const TextNorm *sn, const char *s, size_t n, const char **rep,
+                       size_t *rep_len);
 
 /* Look key[0..n) up in a Darts-clone double array units[0..nunits):
  * the value of the longest key that is a prefix of it, with *len set to
  * that key's length; -1 when none is. Exposed for the trie builder's
  * tests. */
-int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *key, size_t n, size_t *len);
+int32_t darts_longest_prefix(const uint32_t *units, size_t nunits, const char *key, size_t n,
+                             size_t *len);
 
 /* Nonzero if some key of the compiled map is longer than one byte, starts
  * with byte c and continues with a byte below 0x80: the test a caller needs

@@ -20,8 +20,10 @@ static void usage(void) {
     printf("Usage: %s [OPTIONS] [VOCAB]\n"
            "Turn a SentencePiece vocabulary (VOCAB, lines \"PIECE<TAB>SCORE\", as spm_train\n"
            "writes it) into a BERT WordPiece vocab.txt, as sent2wordpiece.py does: <unk> <s>\n"
-           "</s> are dropped; a piece starting with \"\xe2\x96\x81\" loses it and becomes a word-initial\n"
-           "token, any other piece gets \"##\"; the bare piece \"\xe2\x96\x81\" disappears. The output starts\n"
+           "</s> are dropped; a piece starting with \"\xe2\x96\x81\" loses it and becomes a "
+           "word-initial\n"
+           "token, any other piece gets \"##\"; the bare piece \"\xe2\x96\x81\" disappears. The "
+           "output starts\n"
            "with [PAD] [unused0]..[unused99] [UNK] [CLS] [SEP] [MASK], so a 32000-piece model\n"
            "gives 32101 lines. Reads stdin when VOCAB is absent or -; writes stdout unless -o.\n\n"
            "Options:\n"
@@ -55,20 +57,32 @@ int main(int argc, char **argv) {
     cli_common_init(&cc);
     enum { O_SIZE = 256 };
     static const struct option longopts[] = {
-        {"add-chars", no_argument, 0, 'c'},    {"no-special", no_argument, 0, 'n'},
-        {"keep-special", no_argument, 0, 'k'}, {"unused", required_argument, 0, 'u'},
-        {"size", required_argument, 0, O_SIZE},
-        CLI_LONGOPTS_COMMON};
+        {"add-chars", no_argument, 0, 'c'},     {"no-special", no_argument, 0, 'n'},
+        {"keep-special", no_argument, 0, 'k'},  {"unused", required_argument, 0, 'u'},
+        {"size", required_argument, 0, O_SIZE}, CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":cnku:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'c': opts.add_chars = 1; break;
-        case 'n': opts.no_special = 1; break;
-        case 'k': opts.keep_special = 1; break;
-        case 'u': opts.unused = (int)cli_parse_int(optarg, "--unused", 0, 1000000); break;
-        case O_SIZE: opts.size = cli_parse_int(optarg, "--size", 0, 100000000); break;
-        case 'h': usage(); return EXIT_OK;
-        default: cli_common_opt(&cc, c, optarg, argv, "");
+        case 'c':
+            opts.add_chars = 1;
+            break;
+        case 'n':
+            opts.no_special = 1;
+            break;
+        case 'k':
+            opts.keep_special = 1;
+            break;
+        case 'u':
+            opts.unused = (int)cli_parse_int(optarg, "--unused", 0, 1000000);
+            break;
+        case O_SIZE:
+            opts.size = cli_parse_int(optarg, "--size", 0, 100000000);
+            break;
+        case 'h':
+            usage();
+            return EXIT_OK;
+        default:
+            cli_common_opt(&cc, c, optarg, argv, "");
         }
     }
     if (argc - optind > 1) cli_bad_usage("one VOCAB file at most, got %d", argc - optind);
@@ -80,7 +94,8 @@ int main(int argc, char **argv) {
     VocabList pieces = {0}, out = {0};
     VocabConvStats st;
     if (read_file(input, &data, &err)) die("%s", err.msg);
-    if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err)) die("%s", err.msg);
+    if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err))
+        die("%s", err.msg);
     if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);
     /* special tokens alone are no vocabulary: every word would be [UNK] */
     if (st.converted == 0) die("%s: no pieces", name);
@@ -95,21 +110,25 @@ int main(int argc, char **argv) {
 
     if (st.dropped) {
         if (st.first_dropped_line)
-            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" (%s:%llu) on", (long long)opts.size,
-                 st.dropped, st.with_chars, st.first_dropped, name, (unsigned long long)st.first_dropped_line);
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" (%s:%llu) on",
+                 (long long)opts.size, st.dropped, st.with_chars, st.first_dropped, name,
+                 (unsigned long long)st.first_dropped_line);
         else
-            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" on", (long long)opts.size,
-                 st.dropped, st.with_chars, st.first_dropped);
+            warn("--size %lld: dropped the last %zu of %zu tokens, from \"%s\" on",
+                 (long long)opts.size, st.dropped, st.with_chars, st.first_dropped);
     }
     if (st.padded)
-        warn("--size %lld: padded %zu tokens with %zu [unusedK] tokens", (long long)opts.size, st.with_chars,
-             st.padded);
+        warn("--size %lld: padded %zu tokens with %zu [unusedK] tokens", (long long)opts.size,
+             st.with_chars, st.padded);
     if (st.duplicates)
-        warn("%zu output tokens repeat an earlier one (first: \"%s\"); BERT's load_vocab maps such a token "
+        warn("%zu output tokens repeat an earlier one (first: \"%s\"); BERT's load_vocab maps such "
+             "a token "
              "to its last line",
              st.duplicates, st.first_duplicate);
-    info(3, "read %zu pieces from %s; %zu after dropping <unk> <s> </s>; %zu converted; %zu with the BERT "
-            "special tokens; %zu with characters; %zu written",
+    info(3,
+         "read %zu pieces from %s; %zu after dropping <unk> <s> </s>; %zu converted; %zu with the "
+         "BERT "
+         "special tokens; %zu with characters; %zu written",
          st.read, name, st.filtered, st.converted, st.extended, st.with_chars, st.total);
     buf_free(&data);
     vocablist_free(&pieces);

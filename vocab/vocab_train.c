@@ -35,20 +35,20 @@
 #define MAX_INPUTS 4096
 
 typedef struct Config {
-    const char *model;       /* "bpe" or "wordpiece" */
-    const char *prefix;      /* -o */
+    const char *model;  /* "bpe" or "wordpiece" */
+    const char *prefix; /* -o */
     int force, nthreads;
     BpeOpts bpe;
-    const char *normalization;  /* nmt_nfkc | identity */
-    const char *norm_model;     /* --normalizer-model */
-    const char *wordpiece;      /* --wordpiece FILE */
-    long wordpiece_size;        /* -1: vocab_convert's default */
+    const char *normalization; /* nmt_nfkc | identity */
+    const char *norm_model;    /* --normalizer-model */
+    const char *wordpiece;     /* --wordpiece FILE */
+    long wordpiece_size;       /* -1: vocab_convert's default */
     char *inputs[MAX_INPUTS];
     int ninputs;
     /* options given explicitly, recorded in trainer_spec as spm_train does */
     int set_sentence_size, set_shuffle, set_max_sentence, set_max_piece, set_vocab;
-    WpTrainOpts wp;             /* --model wordpiece */
-    const char *tokenizer_json; /* --tokenizer-json FILE */
+    WpTrainOpts wp;                 /* --model wordpiece */
+    const char *tokenizer_json;     /* --tokenizer-json FILE */
     const char *bpe_only, *wp_only; /* an option given that only one model takes */
 } Config;
 
@@ -157,9 +157,9 @@ static void show_progress(void *ctx, const char *phase, uint64_t done, uint64_t 
     if (t - p->last < 0.166 && !(total && done == total)) return;
     p->last = t;
     if (total)
-        fprintf(stderr, "%s%s: %s: %llu of %llu (%.0f%%), %.0f s", p->tty ? "\r" : "", progname, phase,
-                (unsigned long long)done, (unsigned long long)total, 100.0 * (double)done / (double)total,
-                t - p->start);
+        fprintf(stderr, "%s%s: %s: %llu of %llu (%.0f%%), %.0f s", p->tty ? "\r" : "", progname,
+                phase, (unsigned long long)done, (unsigned long long)total,
+                100.0 * (double)done / (double)total, t - p->start);
     else
         fprintf(stderr, "%s%s: %s: %llu lines, %.0f s", p->tty ? "\r" : "", progname, phase,
                 (unsigned long long)done, t - p->start);
@@ -188,16 +188,33 @@ static void add_input(Config *c, char *name) {
 static uint64_t parse_count(const char *s, const char *what, uint64_t lo, uint64_t hi) {
     uint64_t v;
     if (cli_parse_u64(s, &v) || v < lo || v > hi)
-        cli_bad_usage("%s: expected a whole number from %llu to %llu, got '%s'", what, (unsigned long long)lo,
-                      (unsigned long long)hi, s);
+        cli_bad_usage("%s: expected a whole number from %llu to %llu, got '%s'", what,
+                      (unsigned long long)lo, (unsigned long long)hi, s);
     return v;
 }
 
 static void parse_args(Config *c, int argc, char **argv) {
     enum {
-        O_MODEL = 256, O_VOCAB, O_COVER, O_NSENT, O_SHUFFLE, O_NOSHUFFLE, O_SEED, O_MAXSENT, O_MAXPIECE,
-        O_NORM, O_NORMMODEL, O_WP, O_WPSIZE, O_INPUT, O_SPMSHUFFLE,
-        O_UNUSED, O_CASED, O_MINFREQ, O_LIMITALPHA, O_TOKJSON,
+        O_MODEL = 256,
+        O_VOCAB,
+        O_COVER,
+        O_NSENT,
+        O_SHUFFLE,
+        O_NOSHUFFLE,
+        O_SEED,
+        O_MAXSENT,
+        O_MAXPIECE,
+        O_NORM,
+        O_NORMMODEL,
+        O_WP,
+        O_WPSIZE,
+        O_INPUT,
+        O_SPMSHUFFLE,
+        O_UNUSED,
+        O_CASED,
+        O_MINFREQ,
+        O_LIMITALPHA,
+        O_TOKJSON,
     };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},
@@ -245,32 +262,53 @@ static void parse_args(Config *c, int argc, char **argv) {
             c->bpe.vocab_size = (int)parse_count(optarg, "--vocab-size", 1, 100000000);
             c->set_vocab = 1;
             break;
-        case O_UNUSED: c->wp.unused = (int)parse_count(optarg, "--unused", 0, WPTRAIN_MAX_UNUSED), c->wp_only = "--unused"; break;
-        case O_CASED: c->wp.cased = 1, c->wp_only = "--cased"; break;
-        case O_MINFREQ: c->wp.min_frequency = parse_count(optarg, "--min-frequency", 0, UINT64_MAX), c->wp_only = "--min-frequency"; break;
-        case O_LIMITALPHA: c->wp.limit_alphabet = (size_t)parse_count(optarg, "--limit-alphabet", 0, 0x110000), c->wp_only = "--limit-alphabet"; break;
-        case O_TOKJSON: c->tokenizer_json = optarg, c->wp_only = "--tokenizer-json"; break;
+        case O_UNUSED:
+            c->wp.unused = (int)parse_count(optarg, "--unused", 0, WPTRAIN_MAX_UNUSED),
+            c->wp_only = "--unused";
+            break;
+        case O_CASED:
+            c->wp.cased = 1, c->wp_only = "--cased";
+            break;
+        case O_MINFREQ:
+            c->wp.min_frequency = parse_count(optarg, "--min-frequency", 0, UINT64_MAX),
+            c->wp_only = "--min-frequency";
+            break;
+        case O_LIMITALPHA:
+            c->wp.limit_alphabet = (size_t)parse_count(optarg, "--limit-alphabet", 0, 0x110000),
+            c->wp_only = "--limit-alphabet";
+            break;
+        case O_TOKJSON:
+            c->tokenizer_json = optarg, c->wp_only = "--tokenizer-json";
+            break;
         case O_COVER: {
             c->bpe_only = "--character-coverage";
             char *end;
             float f = strtof(optarg, &end);
             if (end == optarg || *end || !(f > 0 && f <= 1))
-                cli_bad_usage("--character-coverage: expected a number in (0, 1], got '%s'", optarg);
+                cli_bad_usage("--character-coverage: expected a number in (0, 1], got '%s'",
+                              optarg);
             c->bpe.character_coverage = f;
             break;
         }
         case O_NSENT:
-            c->bpe.input_sentence_size = parse_count(optarg, "--input-sentence-size", 0, UINT64_MAX / 16);
+            c->bpe.input_sentence_size =
+                parse_count(optarg, "--input-sentence-size", 0, UINT64_MAX / 16);
             c->set_sentence_size = 1;
             c->bpe_only = "--input-sentence-size";
             break;
-        case O_SHUFFLE: c->bpe.shuffle = 1, c->set_shuffle = 1, c->bpe_only = "--shuffle"; break;
-        case O_NOSHUFFLE: c->bpe.shuffle = 0, c->set_shuffle = 1, c->bpe_only = "--no-shuffle"; break;
+        case O_SHUFFLE:
+            c->bpe.shuffle = 1, c->set_shuffle = 1, c->bpe_only = "--shuffle";
+            break;
+        case O_NOSHUFFLE:
+            c->bpe.shuffle = 0, c->set_shuffle = 1, c->bpe_only = "--no-shuffle";
+            break;
         case O_SPMSHUFFLE:
             c->bpe.shuffle = parse_bool(optarg, "--shuffle_input_sentence"), c->set_shuffle = 1;
             c->bpe_only = "--shuffle_input_sentence";
             break;
-        case O_SEED: c->bpe.seed = parse_count(optarg, "--seed", 0, UINT32_MAX); break;
+        case O_SEED:
+            c->bpe.seed = parse_count(optarg, "--seed", 0, UINT32_MAX);
+            break;
         case O_MAXSENT:
             c->bpe.max_sentence_length = parse_count(optarg, "--max-sentence-length", 1, 1u << 30);
             c->set_max_sentence = 1;
@@ -287,8 +325,12 @@ static void parse_args(Config *c, int argc, char **argv) {
             c->normalization = optarg;
             c->bpe_only = "--normalization";
             break;
-        case O_NORMMODEL: c->norm_model = optarg, c->bpe_only = "--normalizer-model"; break;
-        case O_WP: c->wordpiece = optarg; break;
+        case O_NORMMODEL:
+            c->norm_model = optarg, c->bpe_only = "--normalizer-model";
+            break;
+        case O_WP:
+            c->wordpiece = optarg;
+            break;
         case O_WPSIZE:
             c->wordpiece_size = (long)parse_count(optarg, "--wordpiece-size", 0, 100000000);
             c->bpe_only = "--wordpiece-size";
@@ -300,27 +342,35 @@ static void parse_args(Config *c, int argc, char **argv) {
                 if (*s) add_input(c, s);
             }
             break;
-        case 'h': usage(); exit(EXIT_OK);
+        case 'h':
+            usage();
+            exit(EXIT_OK);
         case 'V': {
             char feat[64];
             snprintf(feat, sizeof feat, "icu=%s", uni_icu_version());
             cli_version(feat);
         }
-        default: cli_common_opt(&cc, opt, optarg, argv, "");
+        default:
+            cli_common_opt(&cc, opt, optarg, argv, "");
         }
     }
-    for (int i = optind; i < argc; i++) add_input(c, argv[i]);
+    for (int i = optind; i < argc; i++)
+        add_input(c, argv[i]);
     c->prefix = cc.output;
     c->force = cc.force;
     c->nthreads = cc.nthreads;
     if (!strcmp(c->model, "bpe")) {
         if (c->wp_only) cli_bad_usage("%s: only with --model wordpiece", c->wp_only);
-        if (!c->prefix) cli_bad_usage("-o PREFIX is required (the model goes to PREFIX.model and PREFIX.vocab)");
-        if (c->wordpiece_size >= 0 && !c->wordpiece) cli_bad_usage("--wordpiece-size needs --wordpiece FILE");
+        if (!c->prefix)
+            cli_bad_usage(
+                "-o PREFIX is required (the model goes to PREFIX.model and PREFIX.vocab)");
+        if (c->wordpiece_size >= 0 && !c->wordpiece)
+            cli_bad_usage("--wordpiece-size needs --wordpiece FILE");
     } else {
         if (c->bpe_only) cli_bad_usage("%s: only with --model bpe", c->bpe_only);
         if (!c->prefix && !(c->wordpiece && c->tokenizer_json))
-            cli_bad_usage("-o PREFIX is required (vocab.txt goes to PREFIX.txt, tokenizer.json to PREFIX.json)");
+            cli_bad_usage("-o PREFIX is required (vocab.txt goes to PREFIX.txt, tokenizer.json to "
+                          "PREFIX.json)");
     }
 }
 
@@ -329,8 +379,8 @@ static void parse_args(Config *c, int argc, char **argv) {
 /* The normalizer: from --normalizer-model, or built in (nmt_nfkc: the
  * table charsmap.c builds from the linked ICU). Sets name/blob for
  * the model's normalizer_spec (blob points into *model). */
-static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **name, const char **blob,
-                               size_t *blob_len) {
+static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **name,
+                                 const char **blob, size_t *blob_len) {
     Err err;
     *blob = NULL;
     *blob_len = 0;
@@ -343,7 +393,8 @@ static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **na
         const SpField *nf = spmsg_get(&from->normalizer, SPN_NAME);
         const SpField *cf = spmsg_get(&from->normalizer, SPN_PRECOMPILED_CHARSMAP);
         static char nm[128];
-        snprintf(nm, sizeof nm, "%.*s", nf ? (int)nf->len : 0, nf ? from->normalizer.data.data + nf->off : "");
+        snprintf(nm, sizeof nm, "%.*s", nf ? (int)nf->len : 0,
+                 nf ? from->normalizer.data.data + nf->off : "");
         *name = nm[0] ? nm : "identity";
         if (cf && cf->len) {
             *blob = from->normalizer.data.data + cf->off;
@@ -376,8 +427,12 @@ static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w) {
         fwrite(vocablist_at(&out, i), 1, out.len[i], w->fp);
         putc('\n', w->fp);
     }
-    if (st.dropped) warn("--wordpiece-size %ld: dropped the last %zu of %zu tokens", c->wordpiece_size, st.dropped, st.with_chars);
-    if (st.padded) warn("--wordpiece-size %ld: padded %zu tokens with %zu [unusedK] tokens", c->wordpiece_size, st.with_chars, st.padded);
+    if (st.dropped)
+        warn("--wordpiece-size %ld: dropped the last %zu of %zu tokens", c->wordpiece_size,
+             st.dropped, st.with_chars);
+    if (st.padded)
+        warn("--wordpiece-size %ld: padded %zu tokens with %zu [unusedK] tokens", c->wordpiece_size,
+             st.with_chars, st.padded);
     size_t n = out.n;
     vocablist_free(&pieces);
     vocablist_free(&out);
@@ -414,10 +469,13 @@ static int train_bpe(Config *c) {
     progress_clear(&prog);
     if (rc) die_code(rc == -2 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
     const BpeStats *st = bpe_stats(t);
-    info(3, "read %llu lines: %llu sentences%s, %llu empty, %llu longer than %zu bytes, %llu with U+2585 "
-            "(skipped); %.1f s",
-         (unsigned long long)st->lines, (unsigned long long)st->sentences, st->sampled ? " (sampled)" : "",
-         (unsigned long long)st->empty, (unsigned long long)st->too_long, c->bpe.max_sentence_length,
+    info(3,
+         "read %llu lines: %llu sentences%s, %llu empty, %llu longer than %zu bytes, %llu with "
+         "U+2585 "
+         "(skipped); %.1f s",
+         (unsigned long long)st->lines, (unsigned long long)st->sentences,
+         st->sampled ? " (sampled)" : "", (unsigned long long)st->empty,
+         (unsigned long long)st->too_long, c->bpe.max_sentence_length,
          (unsigned long long)st->reserved, now_sec() - prog.start);
     if (bpe_train(t, &err)) {
         progress_clear(&prog);
@@ -429,26 +487,36 @@ static int train_bpe(Config *c) {
     spmodel_set_bpe_trainer(&model, NULL, c->prefix, c->bpe.vocab_size, c->bpe.character_coverage);
     for (int i = 0; i < c->ninputs; i++)
         spmsg_add_bytes(&model.trainer, SPT_INPUT, c->inputs[i], strlen(c->inputs[i]));
-    if (c->set_sentence_size) spmsg_set_varint(&model.trainer, SPT_INPUT_SENTENCE_SIZE, (int64_t)c->bpe.input_sentence_size);
-    if (c->set_shuffle) spmsg_set_varint(&model.trainer, SPT_SHUFFLE_INPUT_SENTENCE, c->bpe.shuffle);
-    if (c->set_max_sentence) spmsg_set_varint(&model.trainer, 18, (int64_t)c->bpe.max_sentence_length);
+    if (c->set_sentence_size)
+        spmsg_set_varint(&model.trainer, SPT_INPUT_SENTENCE_SIZE,
+                         (int64_t)c->bpe.input_sentence_size);
+    if (c->set_shuffle)
+        spmsg_set_varint(&model.trainer, SPT_SHUFFLE_INPUT_SENTENCE, c->bpe.shuffle);
+    if (c->set_max_sentence)
+        spmsg_set_varint(&model.trainer, 18, (int64_t)c->bpe.max_sentence_length);
     if (c->set_max_piece) spmsg_set_varint(&model.trainer, 20, c->bpe.max_piece_length);
     spmodel_set_normalizer(&model, norm_name, blob, blob_len);
 
     Buf mb = {0}, vb = {0};
     spmodel_write(&model, &mb);
     spmodel_write_vocab(&model, &vb);
-    if (writer_write(&wm, mb.data, mb.len, &err) || writer_write(&wv, vb.data, vb.len, &err)) die("%s", err.msg);
+    if (writer_write(&wm, mb.data, mb.len, &err) || writer_write(&wv, vb.data, vb.len, &err))
+        die("%s", err.msg);
     int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww) : 0;
-    if (writer_close(&wm, &err) || writer_close(&wv, &err) || (c->wordpiece && writer_close(&ww, &err)))
+    if (writer_close(&wm, &err) || writer_close(&wv, &err) ||
+        (c->wordpiece && writer_close(&ww, &err)))
         die("%s", err.msg);
 
-    info(3, "%llu characters, alphabet %llu (coverage %.6f); %llu words, %llu distinct; %llu merges, %llu "
-            "duplicate pieces skipped; %llu pairs at most; active-set window: %llu picks changed, %llu ties at "
-            "the cut decided by rank",
+    info(3,
+         "%llu characters, alphabet %llu (coverage %.6f); %llu words, %llu distinct; %llu merges, "
+         "%llu "
+         "duplicate pieces skipped; %llu pairs at most; active-set window: %llu picks changed, "
+         "%llu ties at "
+         "the cut decided by rank",
          (unsigned long long)st->chars, (unsigned long long)st->alphabet, st->coverage,
-         (unsigned long long)st->words, (unsigned long long)st->distinct_words, (unsigned long long)st->merges,
-         (unsigned long long)st->duplicates, (unsigned long long)st->pairs, (unsigned long long)st->window_skips,
+         (unsigned long long)st->words, (unsigned long long)st->distinct_words,
+         (unsigned long long)st->merges, (unsigned long long)st->duplicates,
+         (unsigned long long)st->pairs, (unsigned long long)st->window_skips,
          (unsigned long long)st->cut_ties_used);
     info(3, "seconds: reading %.2f, alphabet and words %.2f, pairs %.2f, merges %.2f", st->sec_read,
          st->sec_alphabet, st->sec_pairs, st->sec_merges);
@@ -456,8 +524,8 @@ static int train_bpe(Config *c) {
     if (c->wordpiece) snprintf(wp, sizeof wp, ", %d WordPiece tokens", nwp);
     info(2, "%llu sentences, %llu words, %llu lines skipped, alphabet %llu, %zu pieces%s, %.1f s",
          (unsigned long long)st->sentences, (unsigned long long)st->words,
-         (unsigned long long)(st->too_long + st->reserved), (unsigned long long)st->alphabet, model.n, wp,
-         now_sec() - prog.start);
+         (unsigned long long)(st->too_long + st->reserved), (unsigned long long)st->alphabet,
+         model.n, wp, now_sec() - prog.start);
     buf_free(&mb);
     buf_free(&vb);
     bpe_destroy(t);

@@ -759,7 +759,7 @@ static void count_pairs(Trainer *tr) {
     tr->heap.e = xmalloc(tr->heap.cap * sizeof *tr->heap.e);
     for (size_t p = 0; p < np; p++) {
         if (tr->pcount[p] <= 0) continue;
-        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p], tr->pkey[p], 0,
+        tr->heap.e[tr->heap.n++] = (Entry){(uint64_t)tr->pcount[p],   tr->pkey[p], 0,
                                            tr->fill[p] - tr->npos[p], tr->npos[p], (uint32_t)p};
     }
     for (size_t i = tr->heap.n / 2; i-- > 0;)
@@ -856,7 +856,8 @@ static int train(WpCounts *c, int release, const WpTrainOpts *o, WpVocab *v, Err
     v->nspecial = v->tok.n;
     /* 2, 3 */
     build_words(&tr, c, o);
-    for (int s = 0; release && s < NSHARD; s++) wt_free(&c->shard[s]);
+    for (int s = 0; release && s < NSHARD; s++)
+        wt_free(&c->shard[s]);
     if (v->tok.n > o->vocab_size) {
         err_set(err,
                 "vocabulary size %zu is too small: the %zu special tokens and %zu characters (%zu "
@@ -1082,8 +1083,8 @@ int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
     info(2,
          "%zu tokens (%zu special, %zu characters, %zu ##characters, %zu merged) from %llu words "
          "(%zu distinct), %llu lines; %s; %.1f s",
-         v.tok.n, v.nspecial, v.nalpha, v.ncont, v.nmerged, (unsigned long long)st.words,
-         distinct, (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
+         v.tok.n, v.nspecial, v.nalpha, v.ncont, v.nmerged, (unsigned long long)st.words, distinct,
+         (unsigned long long)st.lines, why[v.stop], now_sec() - t0);
     if (v.tok.n < o->vocab_size)
         warn("the vocabulary has %zu tokens, fewer than the %zu asked for (%s)", v.tok.n,
              o->vocab_size, why[v.stop]);

@@ -52,7 +52,8 @@ static volatile sig_atomic_t running;
 
 static uint64_t hash64(const uint8_t *p, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
 }
 
@@ -62,11 +63,13 @@ static void save_current(const char *kind) {
     running = 0;
     char path[4096], hex[17];
     uint64_t h = hash64(cur_data, cur_len);
-    for (int i = 15; i >= 0; i--, h >>= 4) hex[i] = "0123456789abcdef"[h & 15];
+    for (int i = 15; i >= 0; i--, h >>= 4)
+        hex[i] = "0123456789abcdef"[h & 15];
     hex[16] = 0;
     size_t n = 0;
     for (const char *parts[] = {outdir, "/", kind, "-", hex, NULL}, **p = parts; *p; p++)
-        for (const char *s = *p; *s && n + 1 < sizeof path; s++) path[n++] = *s;
+        for (const char *s = *p; *s && n + 1 < sizeof path; s++)
+            path[n++] = *s;
     path[n] = 0;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd >= 0) {
@@ -78,8 +81,8 @@ static void save_current(const char *kind) {
         }
         close(fd);
     }
-    if (write(2, "fuzz: ", 6) < 0 || write(2, kind, strlen(kind)) < 0 || write(2, " input: ", 8) < 0 ||
-        write(2, path, n) < 0 || write(2, "\n", 1) < 0)
+    if (write(2, "fuzz: ", 6) < 0 || write(2, kind, strlen(kind)) < 0 ||
+        write(2, " input: ", 8) < 0 || write(2, path, n) < 0 || write(2, "\n", 1) < 0)
         return;
 }
 
@@ -177,7 +180,8 @@ static void add_path(const char *path) {
         fprintf(stderr, "%s: %s: %s\n", progname_, path, strerror(errno));
         exit(2);
     }
-    if (npool == cappool) pool = realloc(pool, (cappool = cappool ? 2 * cappool : 64) * sizeof *pool);
+    if (npool == cappool)
+        pool = realloc(pool, (cappool = cappool ? 2 * cappool : 64) * sizeof *pool);
     pool[npool++] = in;
 }
 
@@ -189,17 +193,103 @@ static uint64_t rnd(void) {
 }
 static size_t below(size_t n) { return n ? (size_t)(rnd() % n) : 0; }
 
-static const char *const tokens[] = {
-    "<", ">", "</", "/>", "&amp;", "&lt;", "&#", "&#x", ";", "\"", "'", "=", "<page>", "</page>", "<text>",
-    "</text>", "<title>", "<revision>", "<mediawiki>", "</mediawiki>", "<siteinfo>", "<namespace key=\"",
-    "<![CDATA[", "]]>", "<!--", "-->", "{{", "}}", "[[", "]]", "{|", "|}", "|-", "||", "'''", "''", "==",
-    "<ref>", "</ref>", "<math>", "<nowiki>", "__TOC__", "#REDIRECT", "*", "#", ":", "\n", "\r\n", " ", "\t",
-    ". ", "? ", "! ", "Dr. ", "St. ", "1. ", "III. ", "e.g. ", "\"", "(", ")", "\xc2\xa0", "\xe2\x80\x9c",
-    "\xef\xbf\xbd", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xc0\x80", "\xe6\x9d\xb1", "\xcc\x81", "##",
-    "[UNK]", "[MASK]", "{", "}", "[", "]", ",", "\":", "null", "true", "-1", "1e999", "2147483648",
-    "\"vocab_size\": ", "\"hidden_size\": ", "\"num_attention_heads\": ", "\"config\": ", "\"nparams\": ",
-    "\"rank_data\": \"", "\\u0000", "\\", "HDF", "\x89HDF\r\n\x1a\n", "WBCKPT1", "WBCKEND"};
-static const uint8_t interesting[] = {0, 1, 0x7f, 0x80, 0xff, 0xfe, 0x40, 0x20, 0x0a, 0xc0, 0xe0, 0xf0};
+static const char *const tokens[] = {"<",
+                                     ">",
+                                     "</",
+                                     "/>",
+                                     "&amp;",
+                                     "&lt;",
+                                     "&#",
+                                     "&#x",
+                                     ";",
+                                     "\"",
+                                     "'",
+                                     "=",
+                                     "<page>",
+                                     "</page>",
+                                     "<text>",
+                                     "</text>",
+                                     "<title>",
+                                     "<revision>",
+                                     "<mediawiki>",
+                                     "</mediawiki>",
+                                     "<siteinfo>",
+                                     "<namespace key=\"",
+                                     "<![CDATA[",
+                                     "]]>",
+                                     "<!--",
+                                     "-->",
+                                     "{{",
+                                     "}}",
+                                     "[[",
+                                     "]]",
+                                     "{|",
+                                     "|}",
+                                     "|-",
+                                     "||",
+                                     "'''",
+                                     "''",
+                                     "==",
+                                     "<ref>",
+                                     "</ref>",
+                                     "<math>",
+                                     "<nowiki>",
+                                     "__TOC__",
+                                     "#REDIRECT",
+                                     "*",
+                                     "#",
+                                     ":",
+                                     "\n",
+                                     "\r\n",
+                                     " ",
+                                     "\t",
+                                     ". ",
+                                     "? ",
+                                     "! ",
+                                     "Dr. ",
+                                     "St. ",
+                                     "1. ",
+                                     "III. ",
+                                     "e.g. ",
+                                     "\"",
+                                     "(",
+                                     ")",
+                                     "\xc2\xa0",
+                                     "\xe2\x80\x9c",
+                                     "\xef\xbf\xbd",
+                                     "\xed\xa0\x80",
+                                     "\xf4\x90\x80\x80",
+                                     "\xc0\x80",
+                                     "\xe6\x9d\xb1",
+                                     "\xcc\x81",
+                                     "##",
+                                     "[UNK]",
+                                     "[MASK]",
+                                     "{",
+                                     "}",
+                                     "[",
+                                     "]",
+                                     ",",
+                                     "\":",
+                                     "null",
+                                     "true",
+                                     "-1",
+                                     "1e999",
+                                     "2147483648",
+                                     "\"vocab_size\": ",
+                                     "\"hidden_size\": ",
+                                     "\"num_attention_heads\": ",
+                                     "\"config\": ",
+                                     "\"nparams\": ",
+                                     "\"rank_data\": \"",
+                                     "\\u0000",
+                                     "\\",
+                                     "HDF",
+                                     "\x89HDF\r\n\x1a\n",
+                                     "WBCKPT1",
+                                     "WBCKEND"};
+static const uint8_t interesting[] = {0,    1,    0x7f, 0x80, 0xff, 0xfe,
+                                      0x40, 0x20, 0x0a, 0xc0, 0xe0, 0xf0};
 
 static void insert(Input *m, size_t at, const uint8_t *p, size_t n, size_t maxlen) {
     if (m->len + n > maxlen) return;
@@ -234,7 +324,8 @@ static void mutate(Input *m, size_t maxlen) {
         case 2: { /* insert random bytes */
             uint8_t b[8];
             size_t n = 1 + below(sizeof b);
-            for (size_t i = 0; i < n; i++) b[i] = (uint8_t)rnd();
+            for (size_t i = 0; i < n; i++)
+                b[i] = (uint8_t)rnd();
             insert(m, at, b, n, maxlen);
             break;
         }
@@ -274,7 +365,8 @@ static double now(void) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "Usage: %s [-t SECONDS] [-s SEED] [-o DIR] [-m MAXLEN] [-T LIMIT] PATH...\n", progname_);
+    fprintf(stderr, "Usage: %s [-t SECONDS] [-s SEED] [-o DIR] [-m MAXLEN] [-T LIMIT] PATH...\n",
+            progname_);
     exit(2);
 }
 
@@ -289,23 +381,36 @@ int main(int argc, char **argv) {
     int c;
     while ((c = getopt(argc, argv, "t:s:o:m:T:h")) != -1) {
         switch (c) {
-        case 't': seconds = atof(optarg); break;
-        case 's': seed = strtoull(optarg, NULL, 10); break;
-        case 'o': outdir = optarg; break;
-        case 'm': maxlen = strtoull(optarg, NULL, 10); break;
-        case 'T': timeout_s = (unsigned)atoi(optarg); break;
-        default: usage();
+        case 't':
+            seconds = atof(optarg);
+            break;
+        case 's':
+            seed = strtoull(optarg, NULL, 10);
+            break;
+        case 'o':
+            outdir = optarg;
+            break;
+        case 'm':
+            maxlen = strtoull(optarg, NULL, 10);
+            break;
+        case 'T':
+            timeout_s = (unsigned)atoi(optarg);
+            break;
+        default:
+            usage();
         }
     }
     if (optind >= argc) usage();
-    for (int i = optind; i < argc; i++) add_path(argv[i]);
+    for (int i = optind; i < argc; i++)
+        add_path(argv[i]);
     /* the sanitizers report these signals themselves, then call on_death;
      * abort() (fuzz_fail) they leave alone */
     if (__sanitizer_set_death_callback) {
         __sanitizer_set_death_callback(on_death);
     } else {
         int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], on_signal);
+        for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+            signal(sigs[i], on_signal);
     }
     signal(SIGABRT, on_signal);
     signal(SIGALRM, on_alarm);
@@ -313,7 +418,8 @@ int main(int argc, char **argv) {
 
     unsigned long long runs = 0;
     size_t nseed = npool;
-    for (size_t i = 0; i < nseed; i++, runs++) run_one(pool[i].data, pool[i].len);
+    for (size_t i = 0; i < nseed; i++, runs++)
+        run_one(pool[i].data, pool[i].len);
     if (seconds > 0) {
         rng_state = seed * 0x9E3779B97F4A7C15ull + 1;
         Input mutants[256] = {{0}};
@@ -333,9 +439,11 @@ int main(int argc, char **argv) {
                 mutants[slot] = m;
             }
         }
-        for (size_t i = 0; i < nmut; i++) free(mutants[i].data);
+        for (size_t i = 0; i < nmut; i++)
+            free(mutants[i].data);
     }
-    for (size_t i = 0; i < npool; i++) free(pool[i].data);
+    for (size_t i = 0; i < npool; i++)
+        free(pool[i].data);
     free(pool);
     printf("%s: %llu runs, 0 crashes\n", progname_, runs);
     return 0;

@@ -28,12 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Report a broken guarantee and abort, so that the engine keeps the input
  * as a crash. */
-#define fuzz_fail(...)                                              \
-    do {                                                            \
-        fprintf(stderr, "fuzz: %s:%d: ", __FILE__, __LINE__);       \
-        fprintf(stderr, __VA_ARGS__);                               \
-        fputc('\n', stderr);                                        \
-        abort();                                                    \
+#define fuzz_fail(...)                                                                             \
+    do {                                                                                           \
+        fprintf(stderr, "fuzz: %s:%d: ", __FILE__, __LINE__);                                      \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        abort();                                                                                   \
     } while (0)
 
 /* Name the program and silence the library's warnings (display level 0). */
@@ -95,8 +95,8 @@ static inline void fuzz_tmp_cleanup_(void) {
 static inline void fuzz_tmp_write(FuzzTmp *t, const char *suffix, const uint8_t *data, size_t n) {
     if (!t->ready) {
         const char *dir = getenv("TMPDIR");
-        snprintf(t->path, sizeof t->path, "%s/wbfuzz-%ld-XXXXXX%s", dir && *dir ? dir : "/tmp", (long)getpid(),
-                 suffix);
+        snprintf(t->path, sizeof t->path, "%s/wbfuzz-%ld-XXXXXX%s", dir && *dir ? dir : "/tmp",
+                 (long)getpid(), suffix);
         int fd = mkstemps(t->path, (int)strlen(suffix));
         if (fd < 0) {
             perror(t->path);

@@ -32,8 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (bert_config_parse(&back, js.data, js.len, "config.json", &err))
         fuzz_fail("bert_config_json's output is refused (%s):\n%s", err.msg, js.data);
     if (back.vocab_size != c.vocab_size || back.hidden_size != c.hidden_size ||
-        back.num_hidden_layers != c.num_hidden_layers || back.num_attention_heads != c.num_attention_heads ||
-        back.intermediate_size != c.intermediate_size || back.max_position_embeddings != c.max_position_embeddings ||
+        back.num_hidden_layers != c.num_hidden_layers ||
+        back.num_attention_heads != c.num_attention_heads ||
+        back.intermediate_size != c.intermediate_size ||
+        back.max_position_embeddings != c.max_position_embeddings ||
         back.type_vocab_size != c.type_vocab_size)
         fuzz_fail("sizes change through bert_config_json:\n%s", js.data);
     buf_free(&js);

@@ -20,9 +20,11 @@
 #include "train/optim.h"
 
 /* The model of the seed checkpoints (tests/fuzz/seeds.sh trains it). */
-#define FUZZ_CKPT_CONFIG                                                                              \
-    "{\"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, \"intermediate_size\": 32, " \
-    "\"max_position_embeddings\": 32, \"type_vocab_size\": 2, \"vocab_size\": 40, \"hidden_act\": \"gelu\"}"
+#define FUZZ_CKPT_CONFIG                                                                           \
+    "{\"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "                 \
+    "\"intermediate_size\": 32, "                                                                  \
+    "\"max_position_embeddings\": 32, \"type_vocab_size\": 2, \"vocab_size\": 40, "                \
+    "\"hidden_act\": \"gelu\"}"
 
 static Bert model;
 static Optim opt;
@@ -34,7 +36,8 @@ static void load(const uint8_t *data, size_t size) {
         CkptInfo info;
         Err err;
         if (ckpt_load(tmp.path, &model, with_optim ? &opt : NULL, &info, &err) == 0) {
-            if (info.nranks < 1 || !info.ranks) fuzz_fail("loaded with %d ranks, array %p", info.nranks, (void *)info.ranks);
+            if (info.nranks < 1 || !info.ranks)
+                fuzz_fail("loaded with %d ranks, array %p", info.nranks, (void *)info.ranks);
             (void)info.ranks[info.nranks - 1].row;
             free(info.ranks);
         } else {
@@ -65,7 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint8_t *fixed = malloc(size);
         memcpy(fixed, data, size);
         uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < size - 16; i++) h = (h ^ fixed[i]) * 0x100000001b3ull;
+        for (size_t i = 0; i < size - 16; i++)
+            h = (h ^ fixed[i]) * 0x100000001b3ull;
         if (memcmp(fixed + size - 8, &h, 8)) {
             memcpy(fixed + size - 8, &h, 8);
             load(fixed, size);

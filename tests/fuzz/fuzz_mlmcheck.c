@@ -27,8 +27,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     fuzz_tmp_write(&tmp, ".hdf5", data, size);
     for (int strict = 0; strict < 2; strict++) {
-        MlmCheckOpts o = {.vocab_size = 30522, .cls = 101, .sep = 102, .mask = 103, .strict = strict,
-                         .dump = strict ? NULL : devnull};
+        MlmCheckOpts o = {.vocab_size = 30522,
+                          .cls = 101,
+                          .sep = 102,
+                          .mask = 103,
+                          .strict = strict,
+                          .dump = strict ? NULL : devnull};
         MlmCheckStats st = {0};
         Err err;
         int rc = mlmcheck_file(tmp.path, &o, &st, &err);

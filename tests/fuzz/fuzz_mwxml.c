@@ -33,8 +33,8 @@ static void log_bytes(Buf *b, const char *s, size_t n) {
 static void on_page(void *ctx, const WikiPage *p) {
     Seen *s = ctx;
     char t[96];
-    snprintf(t, sizeof t, "P%lld/%lld/%lld/%llu ", (long long)p->id, (long long)p->revid, (long long)p->ns,
-             (unsigned long long)p->line);
+    snprintf(t, sizeof t, "P%lld/%lld/%lld/%llu ", (long long)p->id, (long long)p->revid,
+             (long long)p->ns, (unsigned long long)p->line);
     buf_puts(&s->log, t);
     log_bytes(&s->log, p->title, p->title_len);
     if (p->redirect) log_bytes(&s->log, p->redirect, p->redirect_len);
@@ -43,8 +43,10 @@ static void on_page(void *ctx, const WikiPage *p) {
 }
 
 static void log_str(Buf *b, const char *s) {
-    if (s) log_bytes(b, s, strlen(s));
-    else buf_puts(b, "-|");
+    if (s)
+        log_bytes(b, s, strlen(s));
+    else
+        buf_puts(b, "-|");
 }
 
 static void on_site(void *ctx, const WikiSiteinfo *si) {
@@ -56,7 +58,8 @@ static void on_site(void *ctx, const WikiSiteinfo *si) {
         char t[32];
         snprintf(t, sizeof t, "%d=", si->ns[i].key);
         buf_puts(&s->log, t);
-        log_str(&s->log, si->ns[i].name), log_str(&s->log, si->ns[i].canonical), log_str(&s->log, si->ns[i].casing);
+        log_str(&s->log, si->ns[i].name), log_str(&s->log, si->ns[i].canonical),
+            log_str(&s->log, si->ns[i].casing);
     }
     buf_putc(&s->log, '\n');
 }
@@ -89,13 +92,16 @@ static void parse(const uint8_t *data, size_t size, size_t chunk, Seen *s) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int init;
     if (!init) fuzz_quiet("fuzz_mwxml"), init = 1;
-    static int compare = -1; /* FUZZ_NO_DIFF=1: only the whole feed (a known difference awaits its fix) */
+    static int compare =
+        -1; /* FUZZ_NO_DIFF=1: only the whole feed (a known difference awaits its fix) */
     if (compare < 0) compare = !(getenv("FUZZ_NO_DIFF") && atoi(getenv("FUZZ_NO_DIFF")));
     Seen whole = {0}, chunked = {0};
     parse(data, size, 0, &whole);
     if (compare) parse(data, size, 1 + size % 64, &chunked);
-    if (compare && (whole.log.len != chunked.log.len || memcmp(whole.log.data, chunked.log.data, whole.log.len)))
-        fuzz_fail("fed whole and in chunks of %zu bytes, the reader gives different results:\n%.*s\n---\n%.*s",
+    if (compare && (whole.log.len != chunked.log.len ||
+                    memcmp(whole.log.data, chunked.log.data, whole.log.len)))
+        fuzz_fail("fed whole and in chunks of %zu bytes, the reader gives different "
+                  "results:\n%.*s\n---\n%.*s",
                   1 + size % 64, (int)(whole.log.len > 2000 ? 2000 : whole.log.len), whole.log.data,
                   (int)(chunked.log.len > 2000 ? 2000 : chunked.log.len), chunked.log.data);
     buf_free(&whole.log), buf_free(&chunked.log);

@@ -14,13 +14,15 @@
 
 static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-static void check_spans(const char *lang, const char *text, size_t len, const SentSpans *sp, size_t n) {
+static void check_spans(const char *lang, const char *text, size_t len, const SentSpans *sp,
+                        size_t n) {
     if (n != sp->n) fuzz_fail("%s: returned %zu sentences, the array holds %zu", lang, n, sp->n);
     size_t prev = 0;
     for (size_t i = 0; i < sp->n; i++) {
         SentSpan s = sp->v[i];
         if (s.start >= s.end || s.end > len || s.start < prev)
-            fuzz_fail("%s: span %zu [%zu, %zu) after %zu, text of %zu bytes", lang, i, s.start, s.end, prev, len);
+            fuzz_fail("%s: span %zu [%zu, %zu) after %zu, text of %zu bytes", lang, i, s.start,
+                      s.end, prev, len);
         if (is_space((unsigned char)text[s.start]) || is_space((unsigned char)text[s.end - 1]))
             fuzz_fail("%s: span %zu [%zu, %zu) has white space at an end", lang, i, s.start, s.end);
         prev = s.end;

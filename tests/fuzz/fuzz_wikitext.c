@@ -22,8 +22,10 @@ static void check_output(const char *what, const Buf *out) {
         const char *nl = memchr(s, '\n', (size_t)(e - s));
         size_t n = (size_t)(nl - s);
         if (n == 0) fuzz_fail("%s: empty paragraph", what);
-        if (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')
-            fuzz_fail("%s: paragraph with leading or trailing white space: [%.*s]", what, (int)(n > 300 ? 300 : n), s);
+        if (s[0] == ' ' || s[0] == '\t' || s[0] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t' ||
+            s[n - 1] == '\r')
+            fuzz_fail("%s: paragraph with leading or trailing white space: [%.*s]", what,
+                      (int)(n > 300 ? 300 : n), s);
         if (!utf8_valid(s, n)) fuzz_fail("%s: paragraph not valid UTF-8", what);
         (void)wikitext_has_markup(s, n);
         s = nl + 1;

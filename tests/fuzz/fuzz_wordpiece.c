@@ -20,7 +20,8 @@ static void check_ids(const char *what, const WordPiece *wp, const WpIds *ids) {
     for (size_t i = 0; i < ids->n; i++) {
         int32_t id = ids->v[i];
         if (id == WP_UNK_ABSENT) continue;
-        if (id < 0 || (size_t)id >= vs) fuzz_fail("%s: id %d outside the vocabulary of %zu", what, (int)id, vs);
+        if (id < 0 || (size_t)id >= vs)
+            fuzz_fail("%s: id %d outside the vocabulary of %zu", what, (int)id, vs);
         if (!wp_id_token(wp, id, NULL)) fuzz_fail("%s: id %d has no token", what, (int)id);
     }
 }

@@ -14,10 +14,9 @@
  * reference as test_bert.c requires of the C model. bf16: losses within
  * 1e-2, and after each optimizer step the loss at the weights (computed by
  * the C model) within 1e-2 of the loss at the reference's weights;
- * gradients and weight differences are printed. Both: gradient accumulation (two half-scaled micro-batches = one)
- * and repeatability (the same gradients bit for bit when run again).
- * Then fp32 gradients against the C model's on a batch of long embedding
- * lists.
+ * gradients and weight differences are printed. Both: gradient accumulation (two half-scaled
+ * micro-batches = one) and repeatability (the same gradients bit for bit when run again). Then fp32
+ * gradients against the C model's on a batch of long embedding lists.
  */
 #include <math.h>
 #include <stdio.h>
@@ -51,13 +50,15 @@ static float loss_at(const Bert *m, const float *params, const BertBatch *b) {
  * the fused or the matmul attention */
 static TrainOpts one_process(int bf16, int attn_matmul) {
     TrainOpts o = {0};
-    o.accum = 1, o.bf16 = bf16, o.attn_matmul = attn_matmul, o.rank = -1, o.world = -1, o.local_rank = -1;
+    o.accum = 1, o.bf16 = bf16, o.attn_matmul = attn_matmul, o.rank = -1, o.world = -1,
+    o.local_rank = -1;
     return o;
 }
 
 static void check_precision(const Ref *r, int bf16) {
     const char *pn = bf16 ? "bf16" : "fp32";
-    BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1]};
+    BertConfig c = {
+        r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1]};
     Bert m;
     Err err;
     if (bert_create(&m, &c, &err)) {
@@ -89,8 +90,8 @@ static void check_precision(const Ref *r, int bf16) {
     be.micro_step(be.ctx, &b, 1.0f, 0, 0);
     be.opt_step(be.ctx, 0.0f); /* lr 0: weights stay; gives the gradient norm */
     be.stats(be.ctx, &st);
-    printf("  %s: loss %.7f (ref %.7f), mlm %.7f (%.7f), nsp %.7f (%.7f)\n", pn, st.loss, r->losses[0], st.mlm,
-           r->losses[1], st.nsp, r->losses[2]);
+    printf("  %s: loss %.7f (ref %.7f), mlm %.7f (%.7f), nsp %.7f (%.7f)\n", pn, st.loss,
+           r->losses[0], st.mlm, r->losses[1], st.nsp, r->losses[2]);
     snprintf(what, sizeof what, "%s: losses within %g", pn, ltol);
     test_cond(what, fabs(st.loss - r->losses[0]) <= ltol * r->losses[0] &&
                         fabs(st.mlm - r->losses[1]) <= ltol * r->losses[1] &&
@@ -163,7 +164,8 @@ static void check_precision(const Ref *r, int bf16) {
             be.opt_step(be.ctx, poly_warmup_lr(s + 1, r->hyp[0], r->hyp[6], r->total_steps));
             be.to_host(be.ctx);
             const float *want = kind == 0 ? r->lamb[s] : r->adamw[s];
-            snprintf(what, sizeof what, "%s %s step %d weights", pn, kind == 0 ? "LAMB" : "AdamW", s + 1);
+            snprintf(what, sizeof what, "%s %s step %d weights", pn, kind == 0 ? "LAMB" : "AdamW",
+                     s + 1);
             int close = tensors_close(&m, m.params, want, wtol, what);
             if (!bf16) {
                 test_cond(what, close);
@@ -174,8 +176,8 @@ static void check_precision(const Ref *r, int bf16) {
              * the weights do: the loss at them (the C model, float32) */
             float lg = loss_at(&m, m.params, &b), lr_ = loss_at(&m, want, &b);
             printf("  %s: loss at the weights %.6f (at the reference's %.6f)\n", what, lg, lr_);
-            snprintf(what, sizeof what, "bf16 %s step %d: the loss at the weights within 1e-2", kind == 0 ? "LAMB" : "AdamW",
-                     s + 1);
+            snprintf(what, sizeof what, "bf16 %s step %d: the loss at the weights within 1e-2",
+                     kind == 0 ? "LAMB" : "AdamW", s + 1);
             test_cond(what, fabsf(lg - lr_) <= 1e-2f * lr_);
         }
         be.close(be.ctx);
@@ -201,7 +203,8 @@ static float *model_grads(Bert *m, const BertBatch *bt, int drop, uint64_t key) 
 
 /* the fp32 backend's gradients of m on bt against want within 1e-4,
  * counted as what */
-static void fp32_grads_vs(Bert *m, const BertBatch *bt, int drop, uint64_t key, const float *want, const char *what) {
+static void fp32_grads_vs(Bert *m, const BertBatch *bt, int drop, uint64_t key, const float *want,
+                          const char *what) {
     OptimConfig oc;
     optim_config_default(&oc, OPT_LAMB);
     Optim opt;
@@ -242,12 +245,14 @@ static void check_long_lists(const Ref *r) {
     for (int n = 0; n < N; n++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         int s = n % S;
-        ids[n] = s < 3 * S / 4 ? 5 + (int)(x >> 60) % 3 : (int)((x >> 33) % (uint64_t)r->V); /* ids 5-7 often */
+        ids[n] = s < 3 * S / 4 ? 5 + (int)(x >> 60) % 3
+                               : (int)((x >> 33) % (uint64_t)r->V); /* ids 5-7 often */
         seg[n] = s >= S / 2, mask[n] = s < S - 2;
     }
     for (int b = 0; b < B; b++) {
         nsp[b] = b & 1;
-        for (int k = 0; k < M - (b & 1); k++) mpos[b * M + k] = 1 + 3 * k, mids[b * M + k] = ids[b * S + 1 + 3 * k];
+        for (int k = 0; k < M - (b & 1); k++)
+            mpos[b * M + k] = 1 + 3 * k, mids[b * M + k] = ids[b * S + 1 + 3 * k];
     }
     BertBatch bt = {B, S, M, ids, seg, mask, mpos, mids, nsp};
     float *want = model_grads(&m, &bt, 0, 0);
@@ -272,15 +277,18 @@ static void drop_key_bias(const Bert *m, float *x) {
 enum { TB = 3, TS = 80, TM = 6, TV = 128 };
 static BertBatch test_batch(void) {
     static const int len[TB] = {80, 61, 37};
-    static int32_t ids[TB * TS], seg[TB * TS], mask[TB * TS], mpos[TB * TM], mids[TB * TM], nsp[TB] = {0, 1, 0};
+    static int32_t ids[TB * TS], seg[TB * TS], mask[TB * TS], mpos[TB * TM], mids[TB * TM],
+        nsp[TB] = {0, 1, 0};
     uint64_t x = 777;
     for (int n = 0; n < TB * TS; n++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
-        ids[n] = 5 + (int)((x >> 33) % (TV - 5)), seg[n] = n % TS >= TS / 2, mask[n] = n % TS < len[n / TS];
+        ids[n] = 5 + (int)((x >> 33) % (TV - 5)), seg[n] = n % TS >= TS / 2,
+        mask[n] = n % TS < len[n / TS];
     }
     for (int b = 0; b < TB; b++)
         for (int k = 0; k < TM; k++)
-            mpos[b * TM + k] = 1 + k * (len[b] - 2) / TM, mids[b * TM + k] = ids[b * TS + mpos[b * TM + k]];
+            mpos[b * TM + k] = 1 + k * (len[b] - 2) / TM,
+                          mids[b * TM + k] = ids[b * TS + mpos[b * TM + k]];
     BertBatch bt = {TB, TS, TM, ids, seg, mask, mpos, mids, nsp};
     return bt;
 }
@@ -305,15 +313,18 @@ static void check_fused_attention(void) {
             continue;
         }
         bert_init_weights(&m, 11 + (uint64_t)v);
-        for (int t = 0; t < m.ntensors; t++) { /* peaked attention: query weights x 8; biases not 0 */
+        for (int t = 0; t < m.ntensors;
+             t++) { /* peaked attention: query weights x 8; biases not 0 */
             const BertTensor *tq = bert_tensor(&m, t);
             size_t nl = strlen(tq->name);
             if (strstr(tq->name, "attention.self.query.weight"))
-                for (size_t i = 0; i < tq->n; i++) m.params[tq->off + i] *= 8;
+                for (size_t i = 0; i < tq->n; i++)
+                    m.params[tq->off + i] *= 8;
             if (nl > 5 && !strcmp(tq->name + nl - 5, ".bias"))
                 for (size_t i = 0; i < tq->n; i++) {
                     x = x * 6364136223846793005ull + 1442695040888963407ull;
-                    m.params[tq->off + i] = (float)((double)(x >> 11) / 9007199254740992.0 - 0.5) * 0.2f;
+                    m.params[tq->off + i] =
+                        (float)((double)(x >> 11) / 9007199254740992.0 - 0.5) * 0.2f;
                 }
         }
         float *want[2], *got = malloc(m.nparams * sizeof *got);
@@ -339,7 +350,8 @@ static void check_fused_attention(void) {
                 be.micro_step(be.ctx, &bt, 1.0f, d, 0x5eedULL);
                 gpu_backend_grads_to_host(be.ctx);
                 drop_key_bias(&m, m.grads);
-                snprintf(what, sizeof what, "bf16 %s attention, head size %d%s: gradients within 5e-2",
+                snprintf(what, sizeof what,
+                         "bf16 %s attention, head size %d%s: gradients within 5e-2",
                          path ? "matmul" : "fused", hidden[v] / heads[v], d ? ", dropout" : "");
                 int ok = tensors_close(&m, m.grads, want[d], 5e-2, what);
                 if (path == 0) test_cond(what, ok);
@@ -350,7 +362,8 @@ static void check_fused_attention(void) {
                 be.micro_step(be.ctx, &bt, 1.0f, 1, 0x5eedULL);
                 gpu_backend_grads_to_host(be.ctx);
                 drop_key_bias(&m, m.grads);
-                snprintf(what, sizeof what, "bf16 fused attention, head size %d: the same bits when run again",
+                snprintf(what, sizeof what,
+                         "bf16 fused attention, head size %d: the same bits when run again",
                          hidden[v] / heads[v]);
                 test_cond(what, memcmp(got, m.grads, m.nparams * sizeof *got) == 0);
             }
@@ -386,7 +399,8 @@ static void check_odd_width(void) {
     BertBatch bn = bt;
     bn.masked_lm_positions = nopos;
     want = model_grads(&m, &bn, 0, 0);
-    fp32_grads_vs(&m, &bn, 0, 0, want, "fp32, no masked token: gradients within 1e-4 of the C model's");
+    fp32_grads_vs(&m, &bn, 0, 0, want,
+                  "fp32, no masked token: gradients within 1e-4 of the C model's");
     free(want);
     bert_free(&m);
 }
@@ -400,8 +414,8 @@ static int compare_ckpts(const char *config, const char *a, const char *b, doubl
     }
     if (c.vocab_size % 8) c.vocab_size += 8 - c.vocab_size % 8;
     Bert ma, mb;
-    if (bert_create(&ma, &c, &err) || bert_create(&mb, &c, &err) || ckpt_load(a, &ma, NULL, NULL, &err) ||
-        ckpt_load(b, &mb, NULL, NULL, &err)) {
+    if (bert_create(&ma, &c, &err) || bert_create(&mb, &c, &err) ||
+        ckpt_load(a, &ma, NULL, NULL, &err) || ckpt_load(b, &mb, NULL, NULL, &err)) {
         fprintf(stderr, "%s\n", err.msg);
         return 2;
     }
@@ -413,7 +427,8 @@ static int compare_ckpts(const char *config, const char *a, const char *b, doubl
 }
 
 int main(int argc, char **argv) {
-    if (argc == 6 && strcmp(argv[1], "ckpt") == 0) return compare_ckpts(argv[2], argv[3], argv[4], atof(argv[5]));
+    if (argc == 6 && strcmp(argv[1], "ckpt") == 0)
+        return compare_ckpts(argv[2], argv[3], argv[4], atof(argv[5]));
     Ref r = {0};
     char path[512];
     snprintf(path, sizeof path, "%s/bert_tiny_ref.bin", TEST_DATA);

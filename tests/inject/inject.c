@@ -151,7 +151,9 @@ int H5Lexists(int64_t loc, const char *name, int64_t lapl) {
 /* HDF5's H5Dread, or with WB_INJECT=H5Dread a fault at its WB_INJECT_AT-th call. */
 int H5Dread(int64_t dset, int64_t mtype, int64_t mspace, int64_t fspace, int64_t plist, void *buf) {
     static int (*real)(int64_t, int64_t, int64_t, int64_t, int64_t, void *);
-    if (!real) real = (int (*)(int64_t, int64_t, int64_t, int64_t, int64_t, void *))dlsym(RTLD_NEXT, "H5Dread");
+    if (!real)
+        real = (int (*)(int64_t, int64_t, int64_t, int64_t, int64_t, void *))dlsym(RTLD_NEXT,
+                                                                                   "H5Dread");
     crash_if("H5Dread");
     return real(dset, mtype, mspace, fspace, plist, buf);
 }

@@ -30,7 +30,6 @@
 #define TEST_DATA "tests/data"
 #endif
 
-
 static void test_against_reference(void) {
     Ref r = {0};
     char path[512];
@@ -58,12 +57,14 @@ static void test_against_reference(void) {
     BertLoss l;
     bert_forward(&m, &b, &l, mlm, nsp);
     test_cond("masked tokens counted", l.masked == r.nmask);
-    double e1 = rel_err(mlm, r.mlm_logits, (size_t)r.nmask * r.V), e2 = rel_err(nsp, r.nsp_logits, (size_t)r.B * 2);
+    double e1 = rel_err(mlm, r.mlm_logits, (size_t)r.nmask * r.V),
+           e2 = rel_err(nsp, r.nsp_logits, (size_t)r.B * 2);
     printf("  logits: MLM %.2e, NSP %.2e; loss %.7f (ref %.7f)\n", e1, e2, l.total, r.losses[0]);
     test_cond("MLM logits at the masked positions", e1 <= 1e-4);
     test_cond("NSP logits", e2 <= 1e-4);
     float lo[3] = {l.total, l.mlm, l.nsp};
-    test_cond("losses (total, MLM, NSP)", rel_err(lo, r.losses, 3) <= 1e-4 && fabsf(l.mlm - r.losses[1]) <= 1e-4f * r.losses[1] &&
+    test_cond("losses (total, MLM, NSP)", rel_err(lo, r.losses, 3) <= 1e-4 &&
+                                              fabsf(l.mlm - r.losses[1]) <= 1e-4f * r.losses[1] &&
                                               fabsf(l.nsp - r.losses[2]) <= 1e-4f * r.losses[2]);
     bert_zero_grad(&m);
     bert_backward(&m, 1.0f);
@@ -81,7 +82,8 @@ static void test_against_reference(void) {
     bert_zero_grad(&m);
     bert_forward(&m, &b, &l, NULL, NULL);
     bert_backward(&m, 1.0f);
-    test_cond("gradients identical for 1, 3 and all threads", same1 && memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+    test_cond("gradients identical for 1, 3 and all threads",
+              same1 && memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
     bert_set_threads(0);
 
     /* accumulation: two backward passes at scale 1/2 = one at 1 */
@@ -103,11 +105,13 @@ static void test_against_reference(void) {
             if (last < S) rows[n++] = i, cut = last > cut ? last : cut;
         }
         test_cond("the reference batch has rows with padding", n > 0 && cut < S);
-        int32_t *f[3], *c3[3], *mp = malloc((size_t)(n ? n : 1) * M * 4), *mi = malloc((size_t)(n ? n : 1) * M * 4),
-                       *ns = malloc((size_t)(n ? n : 1) * 4);
+        int32_t *f[3], *c3[3], *mp = malloc((size_t)(n ? n : 1) * M * 4),
+                               *mi = malloc((size_t)(n ? n : 1) * M * 4),
+                               *ns = malloc((size_t)(n ? n : 1) * 4);
         const int32_t *src[3] = {b.input_ids, b.segment_ids, b.input_mask};
         for (int k = 0; k < 3; k++) {
-            f[k] = malloc((size_t)(n ? n : 1) * S * 4), c3[k] = malloc((size_t)(n ? n : 1) * cut * 4);
+            f[k] = malloc((size_t)(n ? n : 1) * S * 4),
+            c3[k] = malloc((size_t)(n ? n : 1) * cut * 4);
             for (int i = 0; i < n; i++) {
                 memcpy(f[k] + i * S, src[k] + rows[i] * S, (size_t)S * 4);
                 memcpy(c3[k] + i * cut, src[k] + rows[i] * S, (size_t)cut * 4);
@@ -118,7 +122,8 @@ static void test_against_reference(void) {
             memcpy(mi + i * M, b.masked_lm_ids + rows[i] * M, (size_t)M * 4);
             ns[i] = b.next_sentence_labels[rows[i]];
         }
-        BertBatch bf = {n, S, M, f[0], f[1], f[2], mp, mi, ns}, bc = {n, cut, M, c3[0], c3[1], c3[2], mp, mi, ns};
+        BertBatch bf = {n, S, M, f[0], f[1], f[2], mp, mi, ns},
+                  bc = {n, cut, M, c3[0], c3[1], c3[2], mp, mi, ns};
         BertLoss lc, lf;
         float *gf = malloc(m.nparams * sizeof *gf);
         if (n) {
@@ -130,20 +135,26 @@ static void test_against_reference(void) {
             bert_forward(&m, &bc, &lc, NULL, NULL);
             bert_backward(&m, 1.0f);
             double ge = rel_err(m.grads, gf, m.nparams);
-            printf("  %d padded rows cut after the last token (%d of %d): loss %.7f vs %.7f, gradients %.2e\n", n, cut,
-                   S, lc.total, lf.total, ge);
-            test_cond("cut rows: the full rows' loss and gradients", fabsf(lc.total - lf.total) <= 1e-6f * lf.total &&
-                                                                          lc.masked == lf.masked && ge <= 1e-5);
+            printf("  %d padded rows cut after the last token (%d of %d): loss %.7f vs %.7f, "
+                   "gradients %.2e\n",
+                   n, cut, S, lc.total, lf.total, ge);
+            test_cond("cut rows: the full rows' loss and gradients",
+                      fabsf(lc.total - lf.total) <= 1e-6f * lf.total && lc.masked == lf.masked &&
+                          ge <= 1e-5);
         }
-        for (int k = 0; k < 3; k++) free(f[k]), free(c3[k]);
+        for (int k = 0; k < 3; k++)
+            free(f[k]), free(c3[k]);
         free(mp), free(mi), free(ns), free(gf);
     }
 
     /* the schedule */
-    float lr1 = poly_warmup_lr(1, r.hyp[0], r.hyp[6], r.total_steps), lr2 = poly_warmup_lr(2, r.hyp[0], r.hyp[6], r.total_steps);
-    test_cond("PolyWarmUp learning rates of steps 1 and 2", fabsf(lr1 - r.lr[0]) <= 1e-7f && fabsf(lr2 - r.lr[1]) <= 1e-7f);
+    float lr1 = poly_warmup_lr(1, r.hyp[0], r.hyp[6], r.total_steps),
+          lr2 = poly_warmup_lr(2, r.hyp[0], r.hyp[6], r.total_steps);
+    test_cond("PolyWarmUp learning rates of steps 1 and 2",
+              fabsf(lr1 - r.lr[0]) <= 1e-7f && fabsf(lr2 - r.lr[1]) <= 1e-7f);
     test_cond("PolyWarmUp after warm-up: base * (1 - progress)^0.5",
-              fabsf(poly_warmup_lr(5, 1.0f, 0.3f, 10) - sqrtf(0.5f)) < 1e-6f && poly_warmup_lr(10, 1.0f, 0.3f, 10) == 0.0f);
+              fabsf(poly_warmup_lr(5, 1.0f, 0.3f, 10) - sqrtf(0.5f)) < 1e-6f &&
+                  poly_warmup_lr(10, 1.0f, 0.3f, 10) == 0.0f);
 
     /* two optimizer steps each, from the reference's initial weights */
     for (int kind = 0; kind < 2; kind++) {
@@ -161,9 +172,11 @@ static void test_against_reference(void) {
             optim_step(&o, &m, poly_warmup_lr(s + 1, r.hyp[0], r.hyp[6], r.total_steps));
             char what[64];
             snprintf(what, sizeof what, "%s step %d weights", kind == 0 ? "LAMB" : "AdamW", s + 1);
-            test_cond(what, tensors_close(&m, m.params, kind == 0 ? r.lamb[s] : r.adamw[s], 1e-4, what));
+            test_cond(what,
+                      tensors_close(&m, m.params, kind == 0 ? r.lamb[s] : r.adamw[s], 1e-4, what));
         }
-        if (kind == 0) test_cond("LAMB clipped: the gradient norm exceeded 1", o.last_grad_norm > 1.0);
+        if (kind == 0)
+            test_cond("LAMB clipped: the gradient norm exceeded 1", o.last_grad_norm > 1.0);
         optim_free(&o);
     }
 
@@ -175,24 +188,30 @@ static void test_against_reference(void) {
     bert_forward(&m, &b, &l, NULL, NULL);
     bert_backward(&m, 1.0f);
     float dl[3] = {l.total, l.mlm, l.nsp};
-    printf("  dropout: loss %.7f (ref %.7f; without dropout %.7f)\n", l.total, r.dropout_losses[0], r.losses[0]);
-    test_cond("dropout changes the loss", fabsf(r.dropout_losses[0] - r.losses[0]) > 1e-3f * r.losses[0]);
-    test_cond("losses with dropout (total, MLM, NSP)", rel_err(dl, r.dropout_losses, 3) <= 1e-4 &&
-                                                        fabsf(l.nsp - r.dropout_losses[2]) <= 1e-4f * r.dropout_losses[2]);
-    test_cond("every gradient with dropout", tensors_close(&m, m.grads, r.dropout_grads, 1e-4, "gradients, dropout"));
+    printf("  dropout: loss %.7f (ref %.7f; without dropout %.7f)\n", l.total, r.dropout_losses[0],
+           r.losses[0]);
+    test_cond("dropout changes the loss",
+              fabsf(r.dropout_losses[0] - r.losses[0]) > 1e-3f * r.losses[0]);
+    test_cond("losses with dropout (total, MLM, NSP)",
+              rel_err(dl, r.dropout_losses, 3) <= 1e-4 &&
+                  fabsf(l.nsp - r.dropout_losses[2]) <= 1e-4f * r.dropout_losses[2]);
+    test_cond("every gradient with dropout",
+              tensors_close(&m, m.grads, r.dropout_grads, 1e-4, "gradients, dropout"));
     memcpy(g1, m.grads, m.nparams * sizeof *g1);
     bert_set_threads(1);
     bert_zero_grad(&m);
     bert_forward(&m, &b, &l, NULL, NULL);
     bert_backward(&m, 1.0f);
     bert_set_threads(0);
-    test_cond("dropout gradients identical for 1 and all threads", memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+    test_cond("dropout gradients identical for 1 and all threads",
+              memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
     m.dropout_key++;
     bert_forward(&m, &b, &l, NULL, NULL);
     test_cond("another pass key, other masks", fabsf(l.total - dl[0]) > 1e-6f);
     m.dropout = 0;
     bert_forward(&m, &b, &l, NULL, NULL);
-    test_cond("dropout off again: the reference loss", fabsf(l.total - r.losses[0]) <= 1e-4f * r.losses[0]);
+    test_cond("dropout off again: the reference loss",
+              fabsf(l.total - r.losses[0]) <= 1e-4f * r.losses[0]);
     free(mlm), free(g1);
     bert_free(&m);
     free_ref(&r);
@@ -200,92 +219,117 @@ static void test_against_reference(void) {
 
 /* the mask hash: keep rate near 1 - p over many elements, keys independent */
 static void test_dropout_mask(void) {
-    uint64_t k1 = dropout_site_key(dropout_pass_key(42, 1, 0), 0), k2 = dropout_site_key(dropout_pass_key(42, 1, 0), 1);
+    uint64_t k1 = dropout_site_key(dropout_pass_key(42, 1, 0), 0),
+             k2 = dropout_site_key(dropout_pass_key(42, 1, 0), 1);
     uint32_t thr = dropout_threshold(0.1f);
     long kept = 0, both = 0, n = 1000000;
     for (uint32_t i = 0; i < (uint32_t)n; i++) {
         int a = dropout_keep(k1, i, thr), b = dropout_keep(k2, i, thr);
         kept += a, both += a && b;
     }
-    printf("  dropout 0.1: kept %.4f, kept at two sites %.4f (independent: 0.81)\n", (double)kept / n, (double)both / n);
+    printf("  dropout 0.1: kept %.4f, kept at two sites %.4f (independent: 0.81)\n",
+           (double)kept / n, (double)both / n);
     test_cond("dropout keeps 90 % (+-0.3 %)", fabs((double)kept / n - 0.9) < 0.003);
     test_cond("two sites' masks independent", fabs((double)both / n - 0.81) < 0.004);
     test_cond("p = 0 keeps everything", dropout_threshold(0.0f) == 0 && dropout_keep(k1, 12345, 0));
     test_cond("pass keys differ by step and micro-batch",
-              dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 2, 0) && dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 1, 1) &&
+              dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 2, 0) &&
+                  dropout_pass_key(42, 1, 0) != dropout_pass_key(42, 1, 1) &&
                   dropout_pass_key(42, 1, 0) != dropout_pass_key(43, 1, 0));
 }
 
 static void test_config(void) {
     BertConfig c;
     Err err;
-    const char *ok = "{\"attention_probs_dropout_prob\": 0.1, \"hidden_act\": \"gelu\", \"hidden_dropout_prob\": 0.1,"
-                     " \"hidden_size\": 1024, \"initializer_range\": 0.02, \"intermediate_size\": 4096,"
-                     " \"max_position_embeddings\": 512, \"num_attention_heads\": 16, \"num_hidden_layers\": 24,"
-                     " \"type_vocab_size\": 2, \"vocab_size\": 32000}";
-    test_cond("BERT-large config (the Hungarian workflow's)", bert_config_parse(&c, ok, strlen(ok), "cfg", &err) == 0 &&
-                                                                   c.hidden_size == 1024 && c.num_hidden_layers == 24 &&
-                                                                   c.vocab_size == 32000 && c.intermediate_size == 4096);
-    const char *base = "{\"hidden_size\": 768, \"intermediate_size\": 3072, \"max_position_embeddings\": 512,"
-                       " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"vocab_size\": 30522}";
+    const char *ok =
+        "{\"attention_probs_dropout_prob\": 0.1, \"hidden_act\": \"gelu\", "
+        "\"hidden_dropout_prob\": 0.1,"
+        " \"hidden_size\": 1024, \"initializer_range\": 0.02, \"intermediate_size\": 4096,"
+        " \"max_position_embeddings\": 512, \"num_attention_heads\": 16, \"num_hidden_layers\": 24,"
+        " \"type_vocab_size\": 2, \"vocab_size\": 32000}";
+    test_cond("BERT-large config (the Hungarian workflow's)",
+              bert_config_parse(&c, ok, strlen(ok), "cfg", &err) == 0 && c.hidden_size == 1024 &&
+                  c.num_hidden_layers == 24 && c.vocab_size == 32000 &&
+                  c.intermediate_size == 4096);
+    const char *base =
+        "{\"hidden_size\": 768, \"intermediate_size\": 3072, \"max_position_embeddings\": 512,"
+        " \"num_attention_heads\": 12, \"num_hidden_layers\": 12, \"vocab_size\": 30522}";
     Bert m;
     size_t encoder = 0;
     int rc = bert_config_parse(&c, base, strlen(base), "base", &err) || bert_create(&m, &c, &err);
     if (rc == 0) {
         for (int t = 0; t < m.ntensors; t++)
-            if (strncmp(bert_tensor(&m, t)->name, "bert.", 5) == 0) encoder += bert_tensor(&m, t)->n;
+            if (strncmp(bert_tensor(&m, t)->name, "bert.", 5) == 0)
+                encoder += bert_tensor(&m, t)->n;
         bert_free(&m);
     }
-    test_cond("BERT-base: the encoder has bert-base-uncased's 109,482,240 parameters", rc == 0 && encoder == 109482240u);
-    const char *noheads = "{\"hidden_size\": 64, \"intermediate_size\": 4, \"max_position_embeddings\": 8,"
-                          " \"num_hidden_layers\": 1, \"vocab_size\": 10}";
-    test_cond("missing num_attention_heads named", bert_config_parse(&c, noheads, strlen(noheads), "cfg", &err) < 0 &&
-                                                      strstr(err.msg, "num_attention_heads"));
-    const char *div = "{\"hidden_size\": 30, \"num_attention_heads\": 4, \"intermediate_size\": 4,"
-                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
-    test_cond("heads must divide hidden_size", bert_config_parse(&c, div, strlen(div), "cfg", &err) < 0 &&
-                                                  strstr(err.msg, "not a multiple"));
-    const char *act = "{\"hidden_act\": \"relu\", \"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
-                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
-    test_cond("hidden_act other than gelu refused", bert_config_parse(&c, act, strlen(act), "cfg", &err) < 0 &&
-                                                       strstr(err.msg, "hidden_act"));
+    test_cond("BERT-base: the encoder has bert-base-uncased's 109,482,240 parameters",
+              rc == 0 && encoder == 109482240u);
+    const char *noheads =
+        "{\"hidden_size\": 64, \"intermediate_size\": 4, \"max_position_embeddings\": 8,"
+        " \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("missing num_attention_heads named",
+              bert_config_parse(&c, noheads, strlen(noheads), "cfg", &err) < 0 &&
+                  strstr(err.msg, "num_attention_heads"));
+    const char *div =
+        "{\"hidden_size\": 30, \"num_attention_heads\": 4, \"intermediate_size\": 4,"
+        " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("heads must divide hidden_size",
+              bert_config_parse(&c, div, strlen(div), "cfg", &err) < 0 &&
+                  strstr(err.msg, "not a multiple"));
+    const char *act =
+        "{\"hidden_act\": \"relu\", \"hidden_size\": 8, \"num_attention_heads\": 2, "
+        "\"intermediate_size\": 4,"
+        " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("hidden_act other than gelu refused",
+              bert_config_parse(&c, act, strlen(act), "cfg", &err) < 0 &&
+                  strstr(err.msg, "hidden_act"));
     const char *broken = "{\"hidden_size\": 8,, }";
-    test_cond("malformed JSON: file and byte offset", bert_config_parse(&c, broken, strlen(broken), "cfg.json", &err) < 0 &&
-                                                         strstr(err.msg, "cfg.json: byte"));
-    const char *neg = "{\"hidden_size\": -8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
-                      " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
-    test_cond("negative size refused", bert_config_parse(&c, neg, strlen(neg), "cfg", &err) < 0 && strstr(err.msg, "hidden_size"));
+    test_cond("malformed JSON: file and byte offset",
+              bert_config_parse(&c, broken, strlen(broken), "cfg.json", &err) < 0 &&
+                  strstr(err.msg, "cfg.json: byte"));
+    const char *neg =
+        "{\"hidden_size\": -8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+        " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";
+    test_cond("negative size refused", bert_config_parse(&c, neg, strlen(neg), "cfg", &err) < 0 &&
+                                           strstr(err.msg, "hidden_size"));
     /* out of range: each refused naming its field (a field set twice: the last one counts) */
     static const struct {
         const char *set, *field;
-    } bad[] = {{"\"num_hidden_layers\": 1e9", "num_hidden_layers 1000000000: at most"},
-               {"\"num_hidden_layers\": 4097", "num_hidden_layers 4097"},
-               {"\"hidden_size\": 65536, \"num_attention_heads\": 1", "hidden_size 65536 x hidden_size"},
-               {"\"vocab_size\": 1000000000", "vocab_size 1000000000 x hidden_size 8"},
-               {"\"hidden_size\": 2048, \"intermediate_size\": 2000000, \"num_attention_heads\": 1",
-                "intermediate_size 2000000 x hidden_size 2048"},
-               {"\"hidden_size\": 16384, \"intermediate_size\": 65536, \"num_hidden_layers\": 16",
-                "num_hidden_layers 16 of "},
-               {"\"hidden_dropout_prob\": 1", "hidden_dropout_prob 1: must be in [0, 1)"},
-               {"\"attention_probs_dropout_prob\": 2", "attention_probs_dropout_prob 2: must be in [0, 1)"},
-               {"\"hidden_dropout_prob\": -0.5", "hidden_dropout_prob: not a number"},
-               {"\"layer_norm_eps\": 0", "layer_norm_eps 0: must be positive"},
-               {"\"layer_norm_eps\": 1e-300", "layer_norm_eps 0: must be positive"},
-               {"\"type_vocab_size\": 0", "type_vocab_size"}};
+    } bad[] = {
+        {"\"num_hidden_layers\": 1e9", "num_hidden_layers 1000000000: at most"},
+        {"\"num_hidden_layers\": 4097", "num_hidden_layers 4097"},
+        {"\"hidden_size\": 65536, \"num_attention_heads\": 1", "hidden_size 65536 x hidden_size"},
+        {"\"vocab_size\": 1000000000", "vocab_size 1000000000 x hidden_size 8"},
+        {"\"hidden_size\": 2048, \"intermediate_size\": 2000000, \"num_attention_heads\": 1",
+         "intermediate_size 2000000 x hidden_size 2048"},
+        {"\"hidden_size\": 16384, \"intermediate_size\": 65536, \"num_hidden_layers\": 16",
+         "num_hidden_layers 16 of "},
+        {"\"hidden_dropout_prob\": 1", "hidden_dropout_prob 1: must be in [0, 1)"},
+        {"\"attention_probs_dropout_prob\": 2",
+         "attention_probs_dropout_prob 2: must be in [0, 1)"},
+        {"\"hidden_dropout_prob\": -0.5", "hidden_dropout_prob: not a number"},
+        {"\"layer_norm_eps\": 0", "layer_norm_eps 0: must be positive"},
+        {"\"layer_norm_eps\": 1e-300", "layer_norm_eps 0: must be positive"},
+        {"\"type_vocab_size\": 0", "type_vocab_size"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char js[512];
-        snprintf(js, sizeof js,
-                 "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
-                 " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10, %s}",
-                 bad[i].set);
+        snprintf(
+            js, sizeof js,
+            "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+            " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10, %s}",
+            bad[i].set);
         int r = bert_config_parse(&c, js, strlen(js), "cfg", &err);
         test_cond(bad[i].set, r < 0 && strstr(err.msg, bad[i].field));
-        if (r == 0 || !strstr(err.msg, bad[i].field)) printf("  %s\n", r < 0 ? err.msg : "accepted");
+        if (r == 0 || !strstr(err.msg, bad[i].field))
+            printf("  %s\n", r < 0 ? err.msg : "accepted");
     }
-    const char *edge = "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
-                       " \"max_position_embeddings\": 8, \"num_hidden_layers\": 4096, \"vocab_size\": 10,"
-                       " \"hidden_dropout_prob\": 0, \"attention_probs_dropout_prob\": 0.999}";
-    test_cond("4096 layers and dropout 0 and 0.999 are fine", bert_config_parse(&c, edge, strlen(edge), "cfg", &err) == 0);
+    const char *edge =
+        "{\"hidden_size\": 8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
+        " \"max_position_embeddings\": 8, \"num_hidden_layers\": 4096, \"vocab_size\": 10,"
+        " \"hidden_dropout_prob\": 0, \"attention_probs_dropout_prob\": 0.999}";
+    test_cond("4096 layers and dropout 0 and 0.999 are fine",
+              bert_config_parse(&c, edge, strlen(edge), "cfg", &err) == 0);
 }
 
 int main(void) {

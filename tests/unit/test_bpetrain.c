@@ -42,7 +42,8 @@ static int train_words(const Word *words, int nw, int vocab, float coverage, Buf
     o.vocab_size = vocab;
     o.character_coverage = coverage;
     BpeTrainer *t = bpe_create(&o);
-    for (int i = 0; i < nw; i++) bpe_add_word(t, words[i].w, strlen(words[i].w), words[i].n);
+    for (int i = 0; i < nw; i++)
+        bpe_add_word(t, words[i].w, strlen(words[i].w), words[i].n);
     Err err;
     buf_clear(out);
     int rc = bpe_train(t, &err);
@@ -92,7 +93,8 @@ static void test_merges(void) {
      * taken as spm_train does (here "ab" after ▁a took its a) */
     Word w5[] = {{WS "a1", 3}, {WS "ab,", 2}};
     test_cond("train", train_words(w5, 2, 11, 1.0f, &b) == 0);
-    test_str_eq("digits and punctuation do not join letters", b.data, WS "a " WS "ab ab a " WS " 1 , b");
+    test_str_eq("digits and punctuation do not join letters", b.data,
+                WS "a " WS "ab ab a " WS " 1 , b");
     test_cond("too many pieces for the text", train_words(w5, 2, 12, 1.0f, &b) == -1);
     test_cond("... says the maximum", strstr(b.data, "at most 11 pieces") != NULL);
 
@@ -106,11 +108,13 @@ static void test_merges(void) {
         e = strchr(p, ' ');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         int chars = 0;
-        for (size_t i = 0; i < n; i++) chars += ((unsigned char)p[i] & 0xC0) != 0x80;
+        for (size_t i = 0; i < n; i++)
+            chars += ((unsigned char)p[i] & 0xC0) != 0x80;
         if (chars > longest) longest = chars;
     }
     test_cond("the longest piece has max-piece-length characters", longest == 4);
-    test_cond("pieces of two first, in byte order", strncmp(b.data, "ab cd ef gh ij kl mn op qr st uv wx yz ", 39) == 0);
+    test_cond("pieces of two first, in byte order",
+              strncmp(b.data, "ab cd ef gh ij kl mn op qr st uv wx yz ", 39) == 0);
     buf_free(&b);
 }
 
@@ -135,7 +139,8 @@ static void test_alphabet(void) {
     o.vocab_size = 3 + 4 + 3;
     o.character_coverage = 0.8f;
     BpeTrainer *t = bpe_create(&o);
-    for (int i = 0; i < 4; i++) bpe_add_word(t, w2[i].w, strlen(w2[i].w), w2[i].n);
+    for (int i = 0; i < 4; i++)
+        bpe_add_word(t, w2[i].w, strlen(w2[i].w), w2[i].n);
     Err err;
     test_cond("train with replaced characters", bpe_train(t, &err) == 0);
     test_cond("distinct words after replacement", bpe_stats(t)->distinct_words == 3);
@@ -156,8 +161,10 @@ static void test_lines(void) {
     o.vocab_size = 3 + 6;
     o.max_sentence_length = 20;
     BpeTrainer *t = bpe_create(&o);
-    const char *lines[] = {"", "ab ab", "a " UNK " b", "abababababababababababab", "  ab  ", "<s>ab</s>"};
-    for (int i = 0; i < 6; i++) bpe_add_line(t, lines[i], strlen(lines[i]));
+    const char *lines[] = {"",       "ab ab",    "a " UNK " b", "abababababababababababab",
+                           "  ab  ", "<s>ab</s>"};
+    for (int i = 0; i < 6; i++)
+        bpe_add_line(t, lines[i], strlen(lines[i]));
     const BpeStats *st = bpe_stats(t);
     test_cond("lines", st->lines == 6);
     test_cond("empty lines skipped", st->empty == 1);
@@ -200,8 +207,12 @@ static void test_validity(void) {
     test_cond("letter + punctuation", !bpe_valid_piece("a,", 2, 16));
     test_cond("▁ + digit", bpe_valid_piece(WS "1", 4, 16));
     test_cond("combining mark takes the script before it", bpe_valid_piece("e\xcc\x81t", 4, 16));
-    test_cond("combining mark first", bpe_valid_piece("\xcc\x81" "a", 3, 16));
-    test_cond("Greek + Latin", !bpe_valid_piece("\xce\xb1" "a", 3, 16));
+    test_cond("combining mark first", bpe_valid_piece("\xcc\x81"
+                                                      "a",
+                                                      3, 16));
+    test_cond("Greek + Latin", !bpe_valid_piece("\xce\xb1"
+                                                "a",
+                                                3, 16));
     test_cond("16 characters", bpe_valid_piece("abcdefghijklmnop", 16, 16));
     test_cond("17 characters", !bpe_valid_piece("abcdefghijklmnopq", 17, 16));
     test_cond("max length 2", !bpe_valid_piece("abc", 3, 2));
@@ -219,15 +230,30 @@ static void test_validity(void) {
     test_cond("a Unicode 10 Han character is Common", bpe_script(0x9FD6) == UNI_SC_COMMON);
     test_cond("a Unicode 11 script is Common", bpe_script(0x10D00) == UNI_SC_COMMON);
     test_cond("unassigned is Common", bpe_script(0x0378) == UNI_SC_COMMON);
-    test_cond("ICU: Adlam (9.0) has its script", uni_script(0x1E900) != UNI_SC_COMMON &&
-                                                     bpe_script(0x1E900) == uni_script(0x1E900));
-    test_cond("uni_age", uni_age('a') == 0x0101 && uni_age(0x1E900) == 0x0900 && uni_age(0x0378) == 0);
+    test_cond("ICU: Adlam (9.0) has its script",
+              uni_script(0x1E900) != UNI_SC_COMMON && bpe_script(0x1E900) == uni_script(0x1E900));
+    test_cond("uni_age",
+              uni_age('a') == 0x0101 && uni_age(0x1E900) == 0x0900 && uni_age(0x0378) == 0);
 }
 
 /* ---- real-size input: threads, files, sampling ---- */
 
-static const char *syll[] = {"ka", "le", "mi", "no", "sz", "\xc3\xa1", "\xc5\x91", "gy", "t\xc3\xa9",
-                             "ri", "\xd0\xb4\xd0\xb0", "\xe6\x97\xa5", "th", "er", "ing", "qu"};
+static const char *syll[] = {"ka",
+                             "le",
+                             "mi",
+                             "no",
+                             "sz",
+                             "\xc3\xa1",
+                             "\xc5\x91",
+                             "gy",
+                             "t\xc3\xa9",
+                             "ri",
+                             "\xd0\xb4\xd0\xb0",
+                             "\xe6\x97\xa5",
+                             "th",
+                             "er",
+                             "ing",
+                             "qu"};
 
 /* A corpus of n pseudo-random lines (seeded) written to path. */
 static int write_corpus(const char *path, int n, uint64_t seed) {
@@ -241,7 +267,8 @@ static int write_corpus(const char *path, int n, uint64_t seed) {
             if (w) fputc(rng_below(&r, 20) ? ' ' : '\t', fp);
             int sy = 1 + (int)rng_below(&r, 4);
             /* Zipf-like: small indexes are frequent */
-            for (int k = 0; k < sy; k++) fputs(syll[rng_below(&r, 1 + rng_below(&r, 16))], fp);
+            for (int k = 0; k < sy; k++)
+                fputs(syll[rng_below(&r, 1 + rng_below(&r, 16))], fp);
             if (!rng_below(&r, 9)) fprintf(fp, "%d", (int)rng_below(&r, 3000));
             if (!rng_below(&r, 11)) fputc(",.;:!?"[rng_below(&r, 6)], fp);
         }
@@ -270,7 +297,8 @@ static int train_file(const char *path, int threads, uint64_t nsent, int shuffle
         spmodel_free(&m);
         if (nsent) {
             char line[64];
-            snprintf(line, sizeof line, "sentences %llu\n", (unsigned long long)bpe_stats(t)->sentences);
+            snprintf(line, sizeof line, "sentences %llu\n",
+                     (unsigned long long)bpe_stats(t)->sentences);
             buf_puts(out, line);
         }
     } else {
@@ -308,7 +336,8 @@ static void test_threads_and_files(void) {
     snprintf(path, sizeof path, "%s/corpus.txt", dir);
     test_cond("sample 5000 of a file", train_file(path, 2, 5000, 1, &a) == 0);
     test_cond("sampled 5000", strstr(a.data, "sentences 5000\n") != NULL);
-    test_cond("a sample is not the first lines", a.len < b.len || memcmp(a.data, b.data, b.len) != 0);
+    test_cond("a sample is not the first lines",
+              a.len < b.len || memcmp(a.data, b.data, b.len) != 0);
     snprintf(cmd, sizeof cmd, "mkfifo '%s/fifo' && (cat '%s' > '%s/fifo' &)", dir, path, dir);
     test_cond("fifo", system(cmd) == 0);
     snprintf(path, sizeof path, "%s/fifo", dir);
@@ -322,7 +351,8 @@ static void test_threads_and_files(void) {
     BpeTrainer *t = bpe_create(&o);
     char *missing[] = {"/nonexistent/corpus.txt"};
     Err err;
-    test_cond("missing input: -2", bpe_read(t, missing, 1, &err) == -2 && strstr(err.msg, "No such file"));
+    test_cond("missing input: -2",
+              bpe_read(t, missing, 1, &err) == -2 && strstr(err.msg, "No such file"));
     char *adir[] = {dir};
     test_cond("a directory: -2", bpe_read(t, adir, 1, &err) == -2);
     bpe_destroy(t);
@@ -339,11 +369,33 @@ static int compare_norm(const TextNorm *sn, const char *what) {
     o.norm = sn;
     BpeTrainer *t = bpe_create(&o);
     static const char *cases[] = {
-        "", " ", "   ", "a", " a", "a ", "  hello   world  ", "tab\there", "cr\r\nlf", "\x01\x02x\x7f",
-        "e\xcc\x81t\xc3\xa9", "A\xcc\x8a", "\xef\xbc\xa1\xef\xbc\xa2 full width", "\xef\xac\x81nance",
-        "x\xe2\x80\x8by", "no\xc2\xa0" "break", "\xe3\x80\x80ideographic", "\xff\xfe bad bytes \xc3",
-        "(c) 1/2 ... --", "<s> x </s>", "\xe2\x91\xa0 \xe2\x84\xa2", "a \xcc\x81", "\xcc\x81\xcc\x81",
-        "trailing\xe2\x80\x83", "k\xc3\xb6zt\xc3\xa1rsas\xc3\xa1g", "\xd0\x9c\xd0\xbe\xd1\x81\xd0\xba\xd0\xb2\xd0\xb0",
+        "",
+        " ",
+        "   ",
+        "a",
+        " a",
+        "a ",
+        "  hello   world  ",
+        "tab\there",
+        "cr\r\nlf",
+        "\x01\x02x\x7f",
+        "e\xcc\x81t\xc3\xa9",
+        "A\xcc\x8a",
+        "\xef\xbc\xa1\xef\xbc\xa2 full width",
+        "\xef\xac\x81nance",
+        "x\xe2\x80\x8by",
+        "no\xc2\xa0"
+        "break",
+        "\xe3\x80\x80ideographic",
+        "\xff\xfe bad bytes \xc3",
+        "(c) 1/2 ... --",
+        "<s> x </s>",
+        "\xe2\x91\xa0 \xe2\x84\xa2",
+        "a \xcc\x81",
+        "\xcc\x81\xcc\x81",
+        "trailing\xe2\x80\x83",
+        "k\xc3\xb6zt\xc3\xa1rsas\xc3\xa1g",
+        "\xd0\x9c\xd0\xbe\xd1\x81\xd0\xba\xd0\xb2\xd0\xb0",
     };
     int bad = 0;
     Buf x = {0}, y = {0};
@@ -352,13 +404,17 @@ static int compare_norm(const TextNorm *sn, const char *what) {
         bpe_normalize(t, cases[i], strlen(cases[i]), &x);
         textnorm_normalize(sn, cases[i], strlen(cases[i]), &y);
         if (x.len != y.len || (x.len && memcmp(x.data, y.data, x.len))) {
-            printf("  %s: case %zu differs: [%s] vs [%s]\n", what, i, x.data ? x.data : "", y.data ? y.data : "");
+            printf("  %s: case %zu differs: [%s] vs [%s]\n", what, i, x.data ? x.data : "",
+                   y.data ? y.data : "");
             bad++;
         }
     }
     /* random strings over a mixed alphabet */
-    static const char *atoms[] = {"a", " ", "  ", "\t", "b", "\xc3\xa9", "e\xcc\x81", "\xef\xbc\xa1", "1",
-                                  "\xe2\x80\x8b", "\x01", "\xc2\xa0", "\xe6\x97\xa5", "\xcc\x81", ".", "\xff"};
+    static const char *atoms[] = {
+        "a",        " ",         "  ",           "\t",       "b",
+        "\xc3\xa9", "e\xcc\x81", "\xef\xbc\xa1", "1",        "\xe2\x80\x8b",
+        "\x01",     "\xc2\xa0",  "\xe6\x97\xa5", "\xcc\x81", ".",
+        "\xff"};
     Rng r;
     rng_seed(&r, 99);
     for (int i = 0; i < 20000; i++) {
@@ -384,16 +440,19 @@ static int compare_norm(const TextNorm *sn, const char *what) {
 static void test_normalize(void) {
     Err err;
     TextNorm *id = textnorm_new(NULL, 0, NULL, &err);
-    test_cond("identity rule: fast normalization == textnorm_normalize", compare_norm(id, "identity") == 0);
+    test_cond("identity rule: fast normalization == textnorm_normalize",
+              compare_norm(id, "identity") == 0);
     textnorm_free(id);
     Buf table = {0};
     test_cond("built-in nmt_nfkc table", charsmap_nmt_nfkc(&table, &err) == 0);
     TextNorm *nfkc = textnorm_new(table.data, table.len, NULL, &err);
     test_cond("built-in table loads", nfkc != NULL);
     if (nfkc) {
-        test_cond("built-in nmt_nfkc: fast normalization == textnorm_normalize", compare_norm(nfkc, "built-in") == 0);
+        test_cond("built-in nmt_nfkc: fast normalization == textnorm_normalize",
+                  compare_norm(nfkc, "built-in") == 0);
         test_cond("built-in nmt_nfkc leaves letters and digits alone",
-                  !textnorm_key_continues_ascii(nfkc, 'a') && !textnorm_key_continues_ascii(nfkc, '7'));
+                  !textnorm_key_continues_ascii(nfkc, 'a') &&
+                      !textnorm_key_continues_ascii(nfkc, '7'));
     }
     textnorm_free(nfkc);
     buf_free(&table);
@@ -401,7 +460,8 @@ static void test_normalize(void) {
     char pybuf[1024];
     const char *py = test_find_python("import sentencepiece", pybuf, sizeof pybuf);
     if (!py) {
-        printf("test_bpetrain: no Python with the sentencepiece package: the nmt_nfkc normalization check did not run\n");
+        printf("test_bpetrain: no Python with the sentencepiece package: the nmt_nfkc "
+               "normalization check did not run\n");
         return;
     }
     char dir[] = "/tmp/test_bpetrain.XXXXXX";
@@ -409,22 +469,27 @@ static void test_normalize(void) {
     char cmd[2048], path[300];
     snprintf(path, sizeof path, "%s/c.txt", dir);
     write_corpus(path, 2000, 3);
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && '%s' -c \"import sentencepiece as s; s.SentencePieceTrainer.Train('--input=c.txt "
-             "--model_prefix=m --vocab_size=300 --model_type=bpe --minloglevel=2')\" >/dev/null 2>&1",
-             dir, py);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd '%s' && '%s' -c \"import sentencepiece as s; "
+        "s.SentencePieceTrainer.Train('--input=c.txt "
+        "--model_prefix=m --vocab_size=300 --model_type=bpe --minloglevel=2')\" >/dev/null 2>&1",
+        dir, py);
     int rc = system(cmd);
     test_cond("spm_train for an nmt_nfkc table", rc == 0);
     snprintf(path, sizeof path, "%s/m.model", dir);
     Buf data = {0};
     SpModel m;
     spmodel_init(&m);
-    if (rc == 0 && read_file(path, &data, &err) == 0 && spmodel_read(&m, data.data, data.len, &err) == 0) {
+    if (rc == 0 && read_file(path, &data, &err) == 0 &&
+        spmodel_read(&m, data.data, data.len, &err) == 0) {
         const SpField *cf = spmsg_get(&m.normalizer, SPN_PRECOMPILED_CHARSMAP);
-        TextNorm *sn = cf ? textnorm_new(m.normalizer.data.data + cf->off, cf->len, NULL, &err) : NULL;
+        TextNorm *sn =
+            cf ? textnorm_new(m.normalizer.data.data + cf->off, cf->len, NULL, &err) : NULL;
         test_cond("nmt_nfkc table loads", sn != NULL);
         if (sn) {
-            test_cond("nmt_nfkc: fast normalization == textnorm_normalize", compare_norm(sn, "nmt_nfkc") == 0);
+            test_cond("nmt_nfkc: fast normalization == textnorm_normalize",
+                      compare_norm(sn, "nmt_nfkc") == 0);
             test_cond("nmt_nfkc leaves 'a' alone and has no ASCII pair keys from it",
                       !textnorm_key_continues_ascii(sn, 'a'));
         }

@@ -48,7 +48,8 @@ static void make_text(Buf *b, size_t n) {
             buf_puts(b, words[rnd() % 12]);
         } else {
             int wl = 1 + (int)(rnd() % 9);
-            for (int i = 0; i < wl; i++) buf_putc(b, (char)('a' + rnd() % 26));
+            for (int i = 0; i < wl; i++)
+                buf_putc(b, (char)('a' + rnd() % 26));
         }
         buf_putc(b, rnd() % 11 == 0 ? '\n' : ' ');
     }
@@ -64,8 +65,8 @@ static void compress_into(Buf *dst, const void *src, size_t n, int level) {
     unsigned cap = (unsigned)(n + n / 50 + 1024);
     buf_reserve(dst, cap);
     unsigned got = cap;
-    int r = BZ2_bzBuffToBuffCompress(dst->data + dst->len, &got, (char *)src, (unsigned)n,
-                                     level, 0, 30);
+    int r = BZ2_bzBuffToBuffCompress(dst->data + dst->len, &got, (char *)src, (unsigned)n, level, 0,
+                                     30);
     if (r != BZ_OK) {
         fprintf(stderr, "compress failed %d\n", r);
         exit(1);
@@ -213,8 +214,7 @@ static void check_ok(const char *what, const Buf *z, const Buf *want, const Bz2P
             snprintf(d, sizeof d, "%s (-j%d, %s)", what, threads[t], via ? "pipe" : "file");
             test_cond(d, r.rc == 0);
             if (r.rc != 0) printf("  rc %d: %s\n", r.rc, r.err.msg);
-            test_cond(d, r.out.len == want->len &&
-                             memcmp(r.out.data, want->data, want->len) == 0);
+            test_cond(d, r.out.len == want->len && memcmp(r.out.data, want->data, want->len) == 0);
             test_cond(d, r.cpos == z->len);
             res_free(&r);
         }
@@ -222,8 +222,8 @@ static void check_ok(const char *what, const Buf *z, const Buf *want, const Bz2P
 
 /* Expect an error containing `msg` at "byte N", after exactly `prefix`
  * bytes of correct output, for every thread count and both inputs. */
-static void check_err(const char *what, const Buf *z, const Buf *want, size_t prefix,
-                      uint64_t byte, const char *msg, const Bz2ParOpts *o) {
+static void check_err(const char *what, const Buf *z, const Buf *want, size_t prefix, uint64_t byte,
+                      const char *msg, const Bz2ParOpts *o) {
     char at[64];
     snprintf(at, sizeof at, "in.bz2: byte %" PRIu64 ": ", byte);
     for (int t = 0; t < 4; t++)
@@ -311,7 +311,8 @@ static void test_multistream(const Buf *text) {
     uint64_t blk[64];
     size_t nb = find_blocks(&z, blk, 64);
     size_t k = 0;
-    while (k < nb && blk[k] < offs[3] * 8) k++;
+    while (k < nb && blk[k] < offs[3] * 8)
+        k++;
     test_cond("found blocks of stream 4", k < nb && blk[k] == offs[3] * 8 + 32);
     Buf bad = {0};
     buf_append(&bad, z.data, z.len);
@@ -323,8 +324,8 @@ static void test_multistream(const Buf *text) {
     /* broken header of the 2nd stream (after a stream with a block) */
     buf_append(&bad, z.data, z.len);
     bad.data[offs[1]] = 'C';
-    check_err("multistream, broken 2nd header", &bad, &want, 1000, offs[1],
-              "not a bz2 stream", NULL);
+    check_err("multistream, broken 2nd header", &bad, &want, 1000, offs[1], "not a bz2 stream",
+              NULL);
     buf_free(&bad);
 
     /* broken header of the 4th stream (after an empty stream) */
@@ -349,8 +350,8 @@ static void test_multistream(const Buf *text) {
         if (get48(p, bit) == 0x177245385090ULL) eos = bit;
     test_cond("found last EOS", eos > 0);
     flip_bit(&bad, eos + 48 + 5);
-    check_err("multistream, stream CRC", &bad, &want, want.len, eos / 8,
-              "bz2 stream CRC mismatch", NULL);
+    check_err("multistream, stream CRC", &bad, &want, want.len, eos / 8, "bz2 stream CRC mismatch",
+              NULL);
     buf_free(&bad);
 
     buf_free(&z);
@@ -375,8 +376,7 @@ static void test_corruption(const Buf *text) {
     /* data damage: either a structural error or a CRC mismatch */
     buf_append(&bad, z.data, z.len);
     flip_bit(&bad, (blk[2] + blk[3]) / 2);
-    check_err("damaged data in block 2", &bad, text, 2 * (size_t)BLOCK1, blk[2] / 8, "bz2 ",
-              NULL);
+    check_err("damaged data in block 2", &bad, text, 2 * (size_t)BLOCK1, blk[2] / 8, "bz2 ", NULL);
     buf_free(&bad);
 
     buf_append(&bad, z.data, z.len);
@@ -387,8 +387,8 @@ static void test_corruption(const Buf *text) {
     /* damaged last block */
     buf_append(&bad, z.data, z.len);
     flip_bit(&bad, blk[nb - 1] + 48 + 3);
-    check_err("CRC error in the last block", &bad, text, (nb - 1) * (size_t)BLOCK1,
-              blk[nb - 1] / 8, "bz2 block CRC mismatch", NULL);
+    check_err("CRC error in the last block", &bad, text, (nb - 1) * (size_t)BLOCK1, blk[nb - 1] / 8,
+              "bz2 block CRC mismatch", NULL);
     buf_free(&bad);
 
     /* truncation: mid-block, inside the EOS trailer, right after the header */
@@ -408,8 +408,8 @@ static void test_corruption(const Buf *text) {
     check_err("two bytes", &cut, text, 0, 0, "not bz2 data", NULL);
     buf_free(&cut);
     buf_append(&cut, z.data, (size_t)(blk[1] / 8));
-    check_err("cut at a block boundary", &cut, text, 0, cut.len,
-              "unexpected end of bz2 data", NULL);
+    check_err("cut at a block boundary", &cut, text, 0, cut.len, "unexpected end of bz2 data",
+              NULL);
     buf_free(&cut);
 
     /* not bz2 at all, empty input */
@@ -448,8 +448,8 @@ static void test_trailing(const Buf *text) {
 
     z.len = zlen;
     buf_puts(&z, "BZh9");
-    check_err("trailing header only", &z, &want, want.len, zlen + 4,
-              "unexpected end of bz2 data", NULL);
+    check_err("trailing header only", &z, &want, want.len, zlen + 4, "unexpected end of bz2 data",
+              NULL);
     buf_free(&z);
     buf_free(&want);
 }
@@ -508,8 +508,8 @@ static void test_index(const Buf *text) {
     /* like Wikimedia's: header stream not listed, repeated offsets */
     for (size_t i = 1; i < n; i++)
         for (int pg = 0; pg < 3; pg++) {
-            snprintf(line, sizeof line, "%" PRIu64 ":%zu:Title %zu:%d\n", offs[i], i * 10 + pg,
-                     i, pg);
+            snprintf(line, sizeof line, "%" PRIu64 ":%zu:Title %zu:%d\n", offs[i], i * 10 + pg, i,
+                     pg);
             buf_puts(&ix, line);
         }
     snprintf(path, sizeof path, "%s/index.txt", tmpdir_path);
@@ -537,12 +537,13 @@ static void test_index(const Buf *text) {
     /* the last piece holds streams 4-7: damage in stream 7 (one block) */
     uint64_t blk[64];
     size_t nb = find_blocks(&z, blk, 64), k = 0;
-    while (k < nb && blk[k] < offs[6] * 8) k++;
+    while (k < nb && blk[k] < offs[6] * 8)
+        k++;
     Buf bad = {0};
     buf_append(&bad, z.data, z.len);
     flip_bit(&bad, blk[k] + 48 + 20);
-    check_err("partial index, CRC error in stream 7", &bad, &want, want.len - 60000,
-              blk[k] / 8, "bz2 block CRC mismatch", &o);
+    check_err("partial index, CRC error in stream 7", &bad, &want, want.len - 60000, blk[k] / 8,
+              "bz2 block CRC mismatch", &o);
     buf_free(&bad);
 
     /* trailing junk after the last indexed piece */
@@ -564,12 +565,13 @@ static void test_index(const Buf *text) {
     /* CRC of stream 4's 2nd block (level 1, 120000 bytes): the indexed
      * piece is decoded again block by block to find it */
     k = 0;
-    while (k < nb && blk[k] < offs[3] * 8) k++;
+    while (k < nb && blk[k] < offs[3] * 8)
+        k++;
     buf_append(&bad, z.data, z.len);
     flip_bit(&bad, blk[k + 1] + 48 + 9);
     o.index_path = pathz;
-    check_err("index, CRC error in 2nd block of stream 4", &bad, &want,
-              1000 + 250000 + BLOCK1, blk[k + 1] / 8, "bz2 block CRC mismatch", &o);
+    check_err("index, CRC error in 2nd block of stream 4", &bad, &want, 1000 + 250000 + BLOCK1,
+              blk[k + 1] / 8, "bz2 block CRC mismatch", &o);
     buf_free(&bad);
 
     /* offsets that do not fit the file */
@@ -582,8 +584,8 @@ static void test_index(const Buf *text) {
     snprintf(line, sizeof line, "%" PRIu64 ":1:a\n%" PRIu64 ":2:b\n", offs[4], offs[2]);
     write_text(path, line, strlen(line));
     Res r = run(&z, 2, VIA_FILE, &o);
-    test_cond("unsorted index", r.rc == -1 && has(r.err.msg, "line 2") &&
-                                    has(r.err.msg, "not sorted"));
+    test_cond("unsorted index",
+              r.rc == -1 && has(r.err.msg, "line 2") && has(r.err.msg, "not sorted"));
     if (!has(r.err.msg, "not sorted")) printf("  got \"%s\"\n", r.err.msg);
     res_free(&r);
 
@@ -593,14 +595,14 @@ static void test_index(const Buf *text) {
     test_cond("index beyond the file (file)", r.rc == -2 && has(r.err.msg, "beyond the end"));
     res_free(&r);
     r = run(&z, 2, VIA_PIPE, &o);
-    test_cond("index beyond the file (pipe)", r.rc == -1 && has(r.err.msg, "beyond the end") &&
-                                                  r.out.len == want.len);
+    test_cond("index beyond the file (pipe)",
+              r.rc == -1 && has(r.err.msg, "beyond the end") && r.out.len == want.len);
     res_free(&r);
 
     write_text(path, "hello world\n", 12);
     r = run(&z, 2, VIA_FILE, &o);
-    test_cond("malformed index", r.rc == -2 && has(r.err.msg, "line 1") &&
-                                     has(r.err.msg, "offset:pageid:title"));
+    test_cond("malformed index",
+              r.rc == -2 && has(r.err.msg, "line 1") && has(r.err.msg, "offset:pageid:title"));
     res_free(&r);
     write_text(path, "", 0);
     r = run(&z, 2, VIA_FILE, &o);
@@ -624,7 +626,8 @@ static void test_index(const Buf *text) {
 static void test_index_big_piece(void) {
     Buf t = {0}, z = {0};
     buf_reserve(&t, 2600000);
-    for (size_t i = 0; i < 2600000; i++) t.data[i] = (char)(rnd() & 0xff);
+    for (size_t i = 0; i < 2600000; i++)
+        t.data[i] = (char)(rnd() & 0xff);
     t.len = 2600000;
     compress_into(&z, "header\n", 7, 9);
     uint64_t o2 = z.len;
@@ -654,7 +657,8 @@ static void test_index_big_piece(void) {
 static void test_big_input(const Buf *text) {
     Buf t = {0}, z = {0};
     buf_reserve(&t, 5000000);
-    for (size_t i = 0; i < 4400000; i++) t.data[i] = (char)(rnd() & 0xff);
+    for (size_t i = 0; i < 4400000; i++)
+        t.data[i] = (char)(rnd() & 0xff);
     t.len = 4400000;
     buf_append(&t, text->data, 600000);
     compress_into(&z, t.data, t.len, 9);
@@ -696,8 +700,8 @@ static void test_early_close(const Buf *text) {
             size_t n;
             int r = b ? bz2par_next(b, &d, &n, &err) : -2;
             test_cond("early close: first piece", r == 1 && n > 0 && memcmp(d, text->data, n) == 0);
-            test_cond("early close: progress", bz2par_compressed_pos(b) > 0 &&
-                                                  bz2par_compressed_pos(b) < z.len);
+            test_cond("early close: progress",
+                      bz2par_compressed_pos(b) > 0 && bz2par_compressed_pos(b) < z.len);
             bz2par_close(b);
             close(fd); /* the writer gets EPIPE */
             if (via == VIA_PIPE) pthread_join(th, NULL);
@@ -721,10 +725,12 @@ static void test_shared_sample(void) {
     FILE *fp = fopen(f, "rb");
     char tmp[65536];
     size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) buf_append(&z, tmp, n);
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
+        buf_append(&z, tmp, n);
     fclose(fp);
     fp = fopen(fs, "rb");
-    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0) buf_append(&zs, tmp, n);
+    while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
+        buf_append(&zs, tmp, n);
     fclose(fp);
     Res r = run(&zs, 2, VIA_FILE, NULL); /* the single-stream version */
     buf_append(&want, r.out.data, r.out.len);
@@ -733,14 +739,12 @@ static void test_shared_sample(void) {
     Bz2ParOpts o;
     memset(&o, 0, sizeof o);
     r = run(&z, 3, VIA_PIPE, &o);
-    test_mem_eq("sample multistream = single stream", r.out.data, r.out.len, want.data,
-                want.len);
+    test_mem_eq("sample multistream = single stream", r.out.data, r.out.len, want.data, want.len);
     res_free(&r);
     o.index_path = fi;
     r = run(&z, 2, VIA_FILE, &o);
     test_cond("sample multistream with its index", r.rc == 0);
-    test_mem_eq("sample multistream with its index", r.out.data, r.out.len, want.data,
-                want.len);
+    test_mem_eq("sample multistream with its index", r.out.data, r.out.len, want.data, want.len);
     res_free(&r);
     buf_free(&z);
     buf_free(&zs);

@@ -55,7 +55,8 @@ static void test_crc(void) {
     const unsigned char *s = (const unsigned char *)"123456789";
     test_cond("CRC-32/BZIP2 check value", ~bzdec_crc_update(~0u, s, 9) == 0xFC891918u);
     unsigned char buf[1000];
-    for (int i = 0; i < 1000; i++) buf[i] = (unsigned char)rnd();
+    for (int i = 0; i < 1000; i++)
+        buf[i] = (unsigned char)rnd();
     uint32_t whole = bzdec_crc_update(~0u, buf, 1000);
     int same = 1;
     for (size_t cut = 0; cut <= 1000; cut += 37) {
@@ -69,8 +70,9 @@ static void test_crc(void) {
 static void test_shapes(BzDec *d) {
     size_t n = 1500000;
     unsigned char *b = malloc(n);
-    const char *words[] = {"the ", "bzip2 ", "format ", "uses ", "a ", "Burrows", "-Wheeler ",
-                           "transform, ", "then ", "move-to-front.\n", "Árvíztűrő ", "tükörfúrógép "};
+    const char *words[] = {"the ",  "bzip2 ",           "format ",    "uses ",
+                           "a ",    "Burrows",          "-Wheeler ",  "transform, ",
+                           "then ", "move-to-front.\n", "Árvíztűrő ", "tükörfúrógép "};
     size_t k = 0;
     while (k < n) {
         const char *w = words[rnd() % 12];
@@ -89,7 +91,8 @@ static void test_shapes(BzDec *d) {
     k = 0;
     for (int len = 1; len <= 300; len++) {
         unsigned char c = (unsigned char)('a' + len % 26);
-        for (int i = 0; i < len; i++) b[k++] = c;
+        for (int i = 0; i < len; i++)
+            b[k++] = c;
         b[k++] = '|';
     }
     test_cond("runs of length 1..300", roundtrip(d, b, k, 9));
@@ -101,7 +104,8 @@ static void test_shapes(BzDec *d) {
     test_cond("four equal bytes at the end", roundtrip(d, b, 4, 9));
     test_cond("five equal bytes", roundtrip(d, b, 5, 9));
 
-    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)rnd();
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)rnd();
     test_cond("random bytes (all 256 values)", roundtrip(d, b, 400000, 9));
 
     /* skewed: symbol i with probability ~ 2^-(i/8), so rare symbols get
@@ -119,10 +123,12 @@ static void test_shapes(BzDec *d) {
 
     /* the inverse BWT is walked in segments of about 8 KB: block sizes
      * around one and several segments, random and repetitive text */
-    static const size_t sizes[] = {2, 3, 7, 255, 8191, 8192, 8193, 16383, 16384, 16385, 49152, 65537, 131071};
+    static const size_t sizes[] = {2,     3,     7,     255,   8191,  8192,  8193,
+                                   16383, 16384, 16385, 49152, 65537, 131071};
     int all = 1;
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-        for (size_t j = 0; j < sizes[i]; j++) b[j] = i % 2 ? (unsigned char)rnd() : (unsigned char)"abcab"[rnd() % 5];
+        for (size_t j = 0; j < sizes[i]; j++)
+            b[j] = i % 2 ? (unsigned char)rnd() : (unsigned char)"abcab"[rnd() % 5];
         if (!roundtrip(d, b, sizes[i], 1)) {
             fprintf(stderr, "  block of %zu bytes\n", sizes[i]);
             all = 0;
@@ -135,7 +141,8 @@ static void test_shapes(BzDec *d) {
 static void test_damage(BzDec *d) {
     size_t n = 300000, clen;
     unsigned char *b = malloc(n);
-    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)("abcdefgh  \n"[rnd() % 11]);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)("abcdefgh  \n"[rnd() % 11]);
     unsigned char *c = compress(b, n, 1, &clen);
     unsigned char *out = malloc(16);
     size_t ocap = 16;
@@ -164,7 +171,7 @@ static void test_damage(BzDec *d) {
     test_cond("truncated streams declined", trunc_ok);
     size_t olen = 0, used;
     test_cond("not bz2 declined", bzdec_stream(d, (const unsigned char *)"BZh0xxxxxxxx", 12, &out,
-                                                &olen, &ocap, &used) < 0);
+                                               &olen, &ocap, &used) < 0);
     free(out);
     free(c);
     free(b);
@@ -186,7 +193,8 @@ static unsigned char *slurp_cmd(const char *cmd, size_t *n) {
 
 static void test_samples(BzDec *d) {
     static const char *files[] = {"enwiki-206.xml.bz2", "elwikivoyage-17.multistream.xml.bz2",
-                                  "huwiki-berlin.xml.bz2", "elwikivoyage-17.multistream-index.txt.bz2"};
+                                  "huwiki-berlin.xml.bz2",
+                                  "elwikivoyage-17.multistream-index.txt.bz2"};
     const char *dir = getenv("TESTS");
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[4096], cmd[4200], name[128];

@@ -16,7 +16,8 @@
 
 static void test_utf8(void) {
     Buf b = {0};
-    size_t bad = utf8_append_repair(&b, "a\xC3\xA9\xE2\x82z\xED\xA0\x80\xF4\x90\x80\x80\xC0\xAF", 16);
+    size_t bad =
+        utf8_append_repair(&b, "a\xC3\xA9\xE2\x82z\xED\xA0\x80\xF4\x90\x80\x80\xC0\xAF", 16);
     test_str_eq("repair maximal subparts", b.data,
                 "a\xC3\xA9\xEF\xBF\xBDz\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
                 "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
@@ -31,20 +32,26 @@ static void test_utf8(void) {
 static void test_wide(void) {
     static const char le[] = "<\0m\0e\0d\0i\0a\0w\0i\0k\0i\0>\0\n\0", be[] = "\0<\0p\0a\0g\0e\0>";
     static const char u32[] = "a\0\0\0b\0\0\0c\0\0\0\n\0\0\0";
-    test_cond("UTF-16 BOM", !strcmp(utf8_wide_encoding("\xFF\xFE" "a\0", 4), "UTF-16"));
+    test_cond("UTF-16 BOM", !strcmp(utf8_wide_encoding("\xFF\xFE"
+                                                       "a\0",
+                                                       4),
+                                    "UTF-16"));
     test_cond("UTF-16 BOM (big-endian)", !strcmp(utf8_wide_encoding("\xFE\xFF\0a", 4), "UTF-16"));
     test_cond("UTF-32 BOM", !strcmp(utf8_wide_encoding("\xFF\xFE\0\0a\0\0\0", 8), "UTF-32"));
     test_cond("UTF-16LE without BOM", !strcmp(utf8_wide_encoding(le, sizeof le - 1), "UTF-16"));
     test_cond("UTF-16BE without BOM", !strcmp(utf8_wide_encoding(be, sizeof be - 1), "UTF-16"));
     test_cond("UTF-32LE without BOM", !strcmp(utf8_wide_encoding(u32, sizeof u32 - 1), "UTF-32"));
     test_cond("UTF-8", utf8_wide_encoding("Alma \xC3\xA9s k\xC3\xB6rte.\n", 17) == NULL);
-    test_cond("UTF-8 with BOM", utf8_wide_encoding("\xEF\xBB\xBF" "abc", 6) == NULL);
+    test_cond("UTF-8 with BOM", utf8_wide_encoding("\xEF\xBB\xBF"
+                                                   "abc",
+                                                   6) == NULL);
     test_cond("one NUL in UTF-8 text", utf8_wide_encoding("ab\0defgh", 9) == NULL);
     test_cond("empty", utf8_wide_encoding("", 0) == NULL);
     Err e;
-    test_cond("refusal message", utf8_refuse_wide("x.txt", le, sizeof le - 1, &e) == -1 &&
-                                     !strcmp(e.msg, "x.txt: UTF-16 text (convert it to UTF-8, e.g. iconv -f "
-                                                    "UTF-16 -t UTF-8)"));
+    test_cond("refusal message",
+              utf8_refuse_wide("x.txt", le, sizeof le - 1, &e) == -1 &&
+                  !strcmp(e.msg, "x.txt: UTF-16 text (convert it to UTF-8, e.g. iconv -f "
+                                 "UTF-16 -t UTF-8)"));
     test_cond("UTF-8 passes", utf8_refuse_wide("x.txt", "abc", 3, &e) == 0);
 }
 
@@ -53,14 +60,17 @@ static void test_quote(void) {
     test_cond("printable as is", !strcmp(utf8_quote(q, sizeof q, "izé. =x", 8), "izé. =x"));
     test_cond("ESC, CR and backslash escaped, tab kept",
               !strcmp(utf8_quote(q, sizeof q, "\033[2J\r\tb\\", 8), "\\x1B[2J\\x0D\tb\\\\"));
-    test_cond("invalid UTF-8 and C1 escaped", !strcmp(utf8_quote(q, sizeof q, "\xFF\xC2\x9B", 3), "\\xFF\\xC2\\x9B"));
+    test_cond("invalid UTF-8 and C1 escaped",
+              !strcmp(utf8_quote(q, sizeof q, "\xFF\xC2\x9B", 3), "\\xFF\\xC2\\x9B"));
     char big[200];
     memset(big, 'a', sizeof big);
     utf8_quote(q, sizeof q, big, sizeof big);
     test_cond("long text cut with ...", strlen(q) < sizeof q && !strcmp(q + strlen(q) - 3, "..."));
     char tiny[8];
-    test_cond("cut never splits an escape", !strcmp(utf8_quote(tiny, sizeof tiny, "\x01\x02", 2), "\\x01..."));
-    test_cond("cut on a character boundary", !strcmp(utf8_quote(tiny, sizeof tiny, "ab\xC3\xA9\xC3\xA9", 6), "ab\xC3\xA9..."));
+    test_cond("cut never splits an escape",
+              !strcmp(utf8_quote(tiny, sizeof tiny, "\x01\x02", 2), "\\x01..."));
+    test_cond("cut on a character boundary",
+              !strcmp(utf8_quote(tiny, sizeof tiny, "ab\xC3\xA9\xC3\xA9", 6), "ab\xC3\xA9..."));
 }
 
 static void test_json(void) {
@@ -71,7 +81,8 @@ static void test_json(void) {
     json_append_string_ascii(&b, "\xC3\xA9\xF0\x9F\x98\x80\x7F\"", 8);
     test_str_eq("json ensure_ascii like Python", b.data, "\"\\u00e9\\ud83d\\ude00\\u007f\\\"\"");
 
-    const char *rec = " {\"id\":12, \"t\":\"x\\\"}\", \"n\":{\"a\":[1,{\"b\":\"]\"}]}, \"u\":\"\\u00e9\\ud83d\\ude00\\/\"} ";
+    const char *rec = " {\"id\":12, \"t\":\"x\\\"}\", \"n\":{\"a\":[1,{\"b\":\"]\"}]}, "
+                      "\"u\":\"\\u00e9\\ud83d\\ude00\\/\"} ";
     JsonIter it;
     const char *k, *v;
     size_t kn, vn;
@@ -84,7 +95,8 @@ static void test_json(void) {
         if (json_key_is(k, kn, "id")) json_to_i64(v, vn, &id);
         if (json_key_is(k, kn, "t")) json_decode_string(&t, v, vn);
         if (json_key_is(k, kn, "u")) json_decode_string(&u, v, vn);
-        if (json_key_is(k, kn, "n")) test_mem_eq("nested span", v, vn, "{\"a\":[1,{\"b\":\"]\"}]}", 19);
+        if (json_key_is(k, kn, "n"))
+            test_mem_eq("nested span", v, vn, "{\"a\":[1,{\"b\":\"]\"}]}", 19);
     }
     test_cond("members", n == 4 && !it.error);
     test_cond("int", id == 12);
@@ -94,7 +106,8 @@ static void test_json(void) {
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int r = json_iter_init(&it, bad[i], strlen(bad[i]), '{');
         if (r == 0)
-            while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {}
+            while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
+            }
         test_cond("malformed JSON detected", r == -1 && it.error);
     }
     buf_free(&b), buf_free(&t), buf_free(&u);
@@ -154,8 +167,8 @@ static void test_pool(void) {
     for (int nt = 2; nt <= 8; nt *= 2) {
         PoolCtx c = {.limit = 500};
         test_cond("pool threads", pool_run(nt, &ops, &c) == 0);
-        test_mem_eq("pool output identical for every thread count", c.out.data, c.out.len, ref.out.data,
-                    ref.out.len);
+        test_mem_eq("pool output identical for every thread count", c.out.data, c.out.len,
+                    ref.out.data, ref.out.len);
         buf_free(&c.out);
     }
     test_cond("pool result", strncmp(ref.out.data, "0,1,4,9,16,", 11) == 0);
@@ -174,13 +187,15 @@ static void test_reader_writer(void) {
     test_cond("temp name", access(path, F_OK) != 0);
     /* a 3 MB line (longer than the reader's 1 MB chunk), an empty line, a
      * line with a NUL, and a last line without '\n' */
-    for (int i = 0; i < 3 << 20; i++) fputc('a' + i % 26, w.fp);
+    for (int i = 0; i < 3 << 20; i++)
+        fputc('a' + i % 26, w.fp);
     fputs("\n\nx", w.fp);
     fputc(0, w.fp);
     fputs("y\nlast", w.fp);
     test_cond("writer close", writer_close(&w, &err) == 0);
     test_cond("renamed into place", access(path, F_OK) == 0);
-    test_cond("refuse overwrite", writer_open(&w, path, 0, &err) == -1 && strstr(err.msg, "already exists"));
+    test_cond("refuse overwrite",
+              writer_open(&w, path, 0, &err) == -1 && strstr(err.msg, "already exists"));
     FILE *f = fopen(path2, "w");
     fputs("second\n", f);
     fclose(f);
@@ -192,7 +207,8 @@ static void test_reader_writer(void) {
     size_t len;
     int n = 0;
     size_t lens[8];
-    while (n < 8 && reader_next_line(&r, &line, &len, &err) == 1) lens[n++] = len;
+    while (n < 8 && reader_next_line(&r, &line, &len, &err) == 1)
+        lens[n++] = len;
     test_cond("line count", n == 5);
     test_cond("long line", n > 0 && lens[0] == 3u << 20);
     test_cond("empty line", n > 1 && lens[1] == 0);
@@ -206,13 +222,16 @@ static void test_reader_writer(void) {
     snprintf(nope, sizeof nope, "%s/nope", dir);
     missing[0] = nope;
     reader_init(&r, missing, 1);
-    test_cond("missing input", reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, "No such file"));
+    test_cond("missing input",
+              reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, "No such file"));
     reader_free(&r);
 
     test_cond("input_check: a file", input_check(path, &err) == 0);
     test_cond("input_check: stdin", input_check("-", &err) == 0);
-    test_cond("input_check: missing", input_check(nope, &err) == -1 && strstr(err.msg, "/nope: No such file"));
-    test_cond("input_check: a directory", input_check(dir, &err) == -1 && strstr(err.msg, "Is a directory"));
+    test_cond("input_check: missing",
+              input_check(nope, &err) == -1 && strstr(err.msg, "/nope: No such file"));
+    test_cond("input_check: a directory",
+              input_check(dir, &err) == -1 && strstr(err.msg, "Is a directory"));
     /* a FIFO without a writer: an open() would wait for one */
     char fifo[300];
     snprintf(fifo, sizeof fifo, "%s/fifo", dir);
@@ -225,7 +244,8 @@ static void test_reader_writer(void) {
     writer_abort(&w);
     f = fopen(path2, "r");
     char buf[16] = {0};
-    test_cond("abort keeps old file", f && fgets(buf, sizeof buf, f) && strcmp(buf, "second\n") == 0);
+    test_cond("abort keeps old file",
+              f && fgets(buf, sizeof buf, f) && strcmp(buf, "second\n") == 0);
     if (f) fclose(f);
     unlink(path);
     unlink(path2);
@@ -289,9 +309,15 @@ static void test_filter_run(void) {
         memset(&st, 0, sizeof st);
         snprintf(out, sizeof out, "%s/out%d.txt", dir, threads);
         snprintf(side, sizeof side, "%s/side%d.txt", dir, threads);
-        FilterRun r = {.output = out, .side_output = side, .nthreads = threads,
-                       .ops = {fr_fill, fr_work, fr_flush}, .ctx = &st, .out = &st.out,
-                       .side = &st.side, .progress = &st.progress, .err = &st.err,
+        FilterRun r = {.output = out,
+                       .side_output = side,
+                       .nthreads = threads,
+                       .ops = {fr_fill, fr_work, fr_flush},
+                       .ctx = &st,
+                       .out = &st.out,
+                       .side = &st.side,
+                       .progress = &st.progress,
+                       .err = &st.err,
                        .report = fr_report};
         filter_run(&r);
         test_cond("report called with the output open, after every record", st.reported);

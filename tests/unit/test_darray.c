@@ -49,7 +49,8 @@ static void keys_add(Keys *ks, const char *k, size_t len, int32_t v) {
 }
 
 static void keys_free(Keys *ks) {
-    for (size_t i = 0; i < ks->n; i++) free(ks->k[i]);
+    for (size_t i = 0; i < ks->n; i++)
+        free(ks->k[i]);
     free(ks->k), free(ks->len), free(ks->v);
     strmap_free(&ks->set);
 }
@@ -99,10 +100,12 @@ static void check_lookups(const char *what, const Keys *ks, const DArray *da, Rn
             keep = rng_below(r, keep + 1);
             memcpy(q, ks->k[i], keep);
             qn = keep + rng_below(r, 6);
-            for (size_t j = keep; j < qn; j++) q[j] = (char)rng_below(r, 256);
+            for (size_t j = keep; j < qn; j++)
+                q[j] = (char)rng_below(r, 256);
         } else {
             qn = rng_below(r, 12);
-            for (size_t j = 0; j < qn; j++) q[j] = (char)(rng_below(r, 256));
+            for (size_t j = 0; j < qn; j++)
+                q[j] = (char)(rng_below(r, 256));
         }
         /* brute force: every prefix that is a key */
         int32_t want_v[300];
@@ -113,7 +116,8 @@ static void check_lookups(const char *what, const Keys *ks, const DArray *da, Rn
         }
         size_t got = darray_prefixes(da->units, da->n, q, qn, vals, lens, 300);
         int ok = got == nw;
-        for (size_t j = 0; ok && j < nw; j++) ok = vals[j] == want_v[j] && lens[j] == want_l[j];
+        for (size_t j = 0; ok && j < nw; j++)
+            ok = vals[j] == want_v[j] && lens[j] == want_l[j];
         bad_probe += !ok;
         size_t len = 0;
         int32_t v = darts_longest_prefix(da->units, da->n, q, qn, &len);
@@ -131,8 +135,8 @@ static void check_lookups(const char *what, const Keys *ks, const DArray *da, Rn
     snprintf(msg, sizeof msg, "%s: whole 256-unit blocks", what);
     test_cond(msg, da->n > 0 && da->n % 256 == 0);
     if (bad_key || bad_probe || bad_longest || oob)
-        printf("  %zu bad keys, %zu bad probes, %zu bad longest, %d out of bounds\n", bad_key, bad_probe,
-               bad_longest, oob);
+        printf("  %zu bad keys, %zu bad probes, %zu bad longest, %d out of bounds\n", bad_key,
+               bad_probe, bad_longest, oob);
 }
 
 static int build(DArray *da, const Keys *ks) {
@@ -145,22 +149,37 @@ static int build(DArray *da, const Keys *ks) {
 static void test_small(void) {
     Keys ks;
     keys_init(&ks);
-    const char *words[] = {"a", "ab", "abc", "abd", "b", "ba", "bab", "z", "zzzzzzzz", "\xc3\xa9", "\xc3\xa9t\xc3\xa9"};
-    for (int i = 0; i < 11; i++) keys_add(&ks, words[i], strlen(words[i]), i * 7);
+    const char *words[] = {"a",
+                           "ab",
+                           "abc",
+                           "abd",
+                           "b",
+                           "ba",
+                           "bab",
+                           "z",
+                           "zzzzzzzz",
+                           "\xc3\xa9",
+                           "\xc3\xa9t\xc3\xa9"};
+    for (int i = 0; i < 11; i++)
+        keys_add(&ks, words[i], strlen(words[i]), i * 7);
     DArray da;
     test_cond("small set builds", build(&da, &ks) == 0);
     size_t len = 0;
-    test_cond("longest prefix of abcx is abc", darts_longest_prefix(da.units, da.n, "abcx", 4, &len) == 14 && len == 3);
-    test_cond("longest prefix of abx is ab", darts_longest_prefix(da.units, da.n, "abx", 3, &len) == 7 && len == 2);
+    test_cond("longest prefix of abcx is abc",
+              darts_longest_prefix(da.units, da.n, "abcx", 4, &len) == 14 && len == 3);
+    test_cond("longest prefix of abx is ab",
+              darts_longest_prefix(da.units, da.n, "abx", 3, &len) == 7 && len == 2);
     test_cond("no key prefixes c", darts_longest_prefix(da.units, da.n, "cab", 3, &len) == -1);
-    test_cond("zzz: z only", darts_longest_prefix(da.units, da.n, "zzz", 3, &len) == 49 && len == 1);
+    test_cond("zzz: z only",
+              darts_longest_prefix(da.units, da.n, "zzz", 3, &len) == 49 && len == 1);
     int32_t v[8];
     size_t l[8];
     test_cond("abd: three prefixes, shortest first",
-              darray_prefixes(da.units, da.n, "abdz", 4, v, l, 8) == 3 && v[0] == 0 && l[0] == 1 && v[1] == 7 &&
-                  l[1] == 2 && v[2] == 21 && l[2] == 3);
+              darray_prefixes(da.units, da.n, "abdz", 4, v, l, 8) == 3 && v[0] == 0 && l[0] == 1 &&
+                  v[1] == 7 && l[1] == 2 && v[2] == 21 && l[2] == 3);
     test_cond("count without room", darray_prefixes(da.units, da.n, "abdz", 4, NULL, NULL, 0) == 3);
-    test_cond("a NUL byte never matches", darts_longest_prefix(da.units, da.n, "a\0bc", 4, &len) == 0 && len == 1);
+    test_cond("a NUL byte never matches",
+              darts_longest_prefix(da.units, da.n, "a\0bc", 4, &len) == 0 && len == 1);
     test_cond("empty input", darts_longest_prefix(da.units, da.n, "", 0, &len) == -1);
     check_lookups("small", &ks, &da, &(Rng){{1, 2, 3, 4}}, 2000);
     darray_free(&da);
@@ -201,7 +220,8 @@ static void test_random(void) {
             len = ks.len[i] < 40 ? ks.len[i] : 40;
             memcpy(k, ks.k[i], len);
             size_t extra = 1 + rng_below(&r, 4);
-            for (size_t j = 0; j < extra; j++) k[len++] = (char)(1 + rng_below(&r, 255));
+            for (size_t j = 0; j < extra; j++)
+                k[len++] = (char)(1 + rng_below(&r, 255));
         } else {
             len = 1 + rng_below(&r, rng_below(&r, 2) ? 6 : 30);
             /* mostly a small alphabet, for prefix sharing */
@@ -211,7 +231,8 @@ static void test_random(void) {
         keys_add(&ks, k, len, (int32_t)rng_below(&r, 1u << 31));
     }
     for (int i = 0; i < 3; i++) { /* long keys sharing a 4000-byte prefix */
-        for (size_t j = 0; j < sizeof k; j++) k[j] = (char)('A' + j % 23);
+        for (size_t j = 0; j < sizeof k; j++)
+            k[j] = (char)('A' + j % 23);
         k[4000 + i] = 'x';
         keys_add(&ks, k, 4001 + i * 300, i);
     }
@@ -220,23 +241,27 @@ static void test_random(void) {
     test_cond("100,003 keys build", build(&da, &ks) == 0);
     check_lookups("random", &ks, &da, &r, 40000);
     size_t len = 0;
-    test_cond("a long key's own value", darts_longest_prefix(da.units, da.n, ks.k[ks.n - 1], 3999, &len) == 0x7FFFFFFF);
+    test_cond("a long key's own value",
+              darts_longest_prefix(da.units, da.n, ks.k[ks.n - 1], 3999, &len) == 0x7FFFFFFF);
 
     /* the same keys in another order give the same units */
     Keys sh;
     keys_init(&sh);
     size_t *perm = xmalloc(ks.n * sizeof *perm);
-    for (size_t i = 0; i < ks.n; i++) perm[i] = i;
+    for (size_t i = 0; i < ks.n; i++)
+        perm[i] = i;
     for (size_t i = ks.n - 1; i > 0; i--) {
         size_t j = rng_below(&r, i + 1), t = perm[i];
         perm[i] = perm[j], perm[j] = t;
     }
-    for (size_t i = 0; i < ks.n; i++) keys_add(&sh, ks.k[perm[i]], ks.len[perm[i]], ks.v[perm[i]]);
+    for (size_t i = 0; i < ks.n; i++)
+        keys_add(&sh, ks.k[perm[i]], ks.len[perm[i]], ks.v[perm[i]]);
     DArray d2, d3;
     test_cond("shuffled keys build", build(&d2, &sh) == 0);
-    test_cond("input order does not matter", d2.n == da.n && memcmp(d2.units, da.units, da.n * 4) == 0);
-    test_cond("a second build is identical", build(&d3, &ks) == 0 && d3.n == da.n &&
-                                                 memcmp(d3.units, da.units, da.n * 4) == 0);
+    test_cond("input order does not matter",
+              d2.n == da.n && memcmp(d2.units, da.units, da.n * 4) == 0);
+    test_cond("a second build is identical",
+              build(&d3, &ks) == 0 && d3.n == da.n && memcmp(d3.units, da.units, da.n * 4) == 0);
     darray_free(&d2), darray_free(&d3);
     free(perm);
     keys_free(&sh);
@@ -250,7 +275,8 @@ static void test_sharing(void) {
     keys_init(&same), keys_init(&diff);
     for (int a = 0; a < 200; a++)
         for (int b = 0; b < 20; b++) {
-            char k[6] = {(char)(0xC4 + a / 64), (char)(0x80 + a % 64), 'x', (char)('a' + b), 'y', 'z'};
+            char k[6] = {
+                (char)(0xC4 + a / 64), (char)(0x80 + a % 64), 'x', (char)('a' + b), 'y', 'z'};
             keys_add(&same, k, 6, b);
             keys_add(&diff, k, 6, a * 20 + b);
         }
@@ -270,19 +296,24 @@ static void test_errors(void) {
     const char *k2[] = {"ab", "ab"};
     size_t l2[] = {2, 2};
     int32_t v2[] = {1, 2};
-    test_cond("repeated key refused", darray_build(&da, 2, k2, l2, v2, &err) == -1 && strstr(err.msg, "repeated"));
+    test_cond("repeated key refused",
+              darray_build(&da, 2, k2, l2, v2, &err) == -1 && strstr(err.msg, "repeated"));
     const char *k1[] = {"a\0b"};
     size_t l1[] = {3};
-    test_cond("NUL byte refused", darray_build(&da, 1, k1, l1, v2, &err) == -1 && strstr(err.msg, "NUL"));
+    test_cond("NUL byte refused",
+              darray_build(&da, 1, k1, l1, v2, &err) == -1 && strstr(err.msg, "NUL"));
     size_t l0[] = {0};
-    test_cond("empty key refused", darray_build(&da, 1, k1, l0, v2, &err) == -1 && strstr(err.msg, "empty"));
+    test_cond("empty key refused",
+              darray_build(&da, 1, k1, l0, v2, &err) == -1 && strstr(err.msg, "empty"));
     int32_t neg[] = {-5};
-    test_cond("negative value refused", darray_build(&da, 1, k2, l2, neg, &err) == -1 && strstr(err.msg, "negative"));
-    test_cond("no keys: an array that matches nothing", darray_build(&da, 0, NULL, NULL, NULL, &err) == 0 &&
-                                                            da.n == 256);
+    test_cond("negative value refused",
+              darray_build(&da, 1, k2, l2, neg, &err) == -1 && strstr(err.msg, "negative"));
+    test_cond("no keys: an array that matches nothing",
+              darray_build(&da, 0, NULL, NULL, NULL, &err) == 0 && da.n == 256);
     size_t len;
-    test_cond("no keys: lookups fail", darts_longest_prefix(da.units, da.n, "abc", 3, &len) == -1 &&
-                                           darray_prefixes(da.units, da.n, "\x01", 1, NULL, NULL, 0) == 0);
+    test_cond("no keys: lookups fail",
+              darts_longest_prefix(da.units, da.n, "abc", 3, &len) == -1 &&
+                  darray_prefixes(da.units, da.n, "\x01", 1, NULL, NULL, 0) == 0);
     darray_free(&da);
 }
 

@@ -46,7 +46,9 @@ static void fill(void *arg, uint64_t row0, uint64_t n, void *buf) {
             continue;
         }
         for (int j = 0; j < len; j++)
-            o[i * L + j] = !strcmp(which, "ids") ? g_base + (int32_t)r : !strcmp(which, "mask") ? 1 : (j >= len / 2);
+            o[i * L + j] = !strcmp(which, "ids")    ? g_base + (int32_t)r
+                           : !strcmp(which, "mask") ? 1
+                                                    : (j >= len / 2);
     }
 }
 
@@ -70,7 +72,8 @@ static int write_file(const char *path) {
 
 /* rows of one pass over the file: checks each batch, returns the number of
  * batches and fills seen[] and the batch shapes */
-static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shapeS, int64_t *first_row) {
+static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shapeS,
+                    int64_t *first_row) {
     Err err;
     int nb = 0, bad = 0, rows = 0, full_phase = 1, last_partial_bin = -1;
     while (rows < ROWS) {
@@ -85,9 +88,10 @@ static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shape
             seen[r]++;
             int rb = bin ? (len - 1) / bin : 0;
             if (binof < 0) binof = rb;
-            bad |= rb != binof;                                   /* one bin per batch */
-            bad |= len > b.S;                                     /* every token inside */
-            for (int j = 0; j < b.S; j++) bad |= b.input_mask[i * b.S + j] != (j < len);
+            bad |= rb != binof; /* one bin per batch */
+            bad |= len > b.S;   /* every token inside */
+            for (int j = 0; j < b.S; j++)
+                bad |= b.input_mask[i * b.S + j] != (j < len);
             bad |= b.masked_lm_positions[i * b.M + 1] != len - 2; /* positions kept */
         }
         int bound = bin ? ((binof + 1) * bin > L ? L : (binof + 1) * bin) : L;
@@ -102,7 +106,9 @@ static int one_pass(Data *d, int bin, int mb, int *seen, int *shapeB, int *shape
         shapeB[nb] = b.B, shapeS[nb] = b.S;
         rows += b.B, nb++;
     }
-    test_cond("one bin per batch, cut to its bound, tokens and masks kept, partial bins last in bin order", !bad);
+    test_cond("one bin per batch, cut to its bound, tokens and masks kept, partial bins last in "
+              "bin order",
+              !bad);
     return nb;
 }
 
@@ -119,13 +125,16 @@ static void test_bins(const char *dir) {
     int64_t f1[ROWS], f2[ROWS];
     int nb = one_pass(d, 16, 8, seen, B1, S1, f1);
     int once = nb > 0;
-    for (int r = 0; r < ROWS; r++) once &= seen[r] == 1;
+    for (int r = 0; r < ROWS; r++)
+        once &= seen[r] == 1;
     test_cond("every row once per pass", once);
     int64_t done, full;
     data_tokens(d, &done, &full);
-    test_cond("fewer token positions than at full length", done < full && full == (int64_t)ROWS * L);
+    test_cond("fewer token positions than at full length",
+              done < full && full == (int64_t)ROWS * L);
     int shorter = 0;
-    for (int i = 0; i < nb; i++) shorter += S1[i] < L;
+    for (int i = 0; i < nb; i++)
+        shorter += S1[i] < L;
     test_cond("batches shorter than the file's length", shorter >= 2);
 
     /* the same options: the same batches; resume at the third batch */
@@ -135,15 +144,18 @@ static void test_bins(const char *dir) {
         memset(seen, 0, sizeof seen);
         int nb2 = one_pass(d2, 16, 8, seen, B2, S2, f2);
         int same = nb2 == nb;
-        for (int i = 0; same && i < nb; i++) same = B1[i] == B2[i] && S1[i] == S2[i] && f1[i] == f2[i];
+        for (int i = 0; same && i < nb; i++)
+            same = B1[i] == B2[i] && S1[i] == S2[i] && f1[i] == f2[i];
         test_cond("the same options give the same batches", same);
         at.row = B1[0] + B1[1];
         BertBatch b;
-        test_cond("seek to a batch start", data_seek(d2, at, &err) == 0 && data_next(d2, &b, &err) == 0 &&
-                                               b.B == B1[2] && b.S == S1[2] && b.input_ids[0] - 1000 == f1[2]);
+        test_cond("seek to a batch start", data_seek(d2, at, &err) == 0 &&
+                                               data_next(d2, &b, &err) == 0 && b.B == B1[2] &&
+                                               b.S == S1[2] && b.input_ids[0] - 1000 == f1[2]);
         at.row = B1[0] + 1;
-        test_cond("a position inside a batch is refused",
-                  data_seek(d2, at, &err) == 0 && data_next(d2, &b, &err) == -1 && strstr(err.msg, "--bin_size 16"));
+        test_cond("a position inside a batch is refused", data_seek(d2, at, &err) == 0 &&
+                                                              data_next(d2, &b, &err) == -1 &&
+                                                              strstr(err.msg, "--bin_size 16"));
         data_close(d2);
     }
     data_close(d);
@@ -154,7 +166,8 @@ static void test_bins(const char *dir) {
         memset(seen, 0, sizeof seen);
         nb = one_pass(d, 0, 8, seen, B1, S1, NULL);
         int ok = nb == (ROWS + 7) / 8;
-        for (int i = 0; ok && i < nb; i++) ok = S1[i] == L && B1[i] == (i < nb - 1 ? 8 : ROWS - 8 * (nb - 1));
+        for (int i = 0; ok && i < nb; i++)
+            ok = S1[i] == L && B1[i] == (i < nb - 1 ? 8 : ROWS - 8 * (nb - 1));
         test_cond("without bins: full-length batches in the seeded order", ok);
         data_tokens(d, &done, &full);
         test_cond("... every position computed", done == full);
@@ -194,12 +207,13 @@ static int both_read(const DataOpts *o, int n, int *files, Err *ea, Err *eb) {
             break;
         }
         DataState sa = data_state(a), sb = data_state(b);
-        if (!same_batch(&x, &y) || sa.epoch != sb.epoch || sa.file_step != sb.file_step || sa.row != sb.row ||
-            strcmp(data_file(a), data_file(b))) {
+        if (!same_batch(&x, &y) || sa.epoch != sb.epoch || sa.file_step != sb.file_step ||
+            sa.row != sb.row || strcmp(data_file(a), data_file(b))) {
             k = -1;
             break;
         }
-        changes += last >= 0 && last != sa.epoch * 100000 + sa.file_step; /* a new file's first batch */
+        changes +=
+            last >= 0 && last != sa.epoch * 100000 + sa.file_step; /* a new file's first batch */
         last = sa.epoch * 100000 + sa.file_step;
     }
     data_close(a), data_close(b);
@@ -221,8 +235,10 @@ static void test_prefetch(const char *dir) {
     Err ea, eb;
     int files = 0;
     DataOpts o = {dir, 9, 0, 1, 8, P, 40000, L, 0, 101, 102, 103, 0, 0, 0};
-    int n = both_read(&o, 3 * 3 * 7, &files, &ea, &eb); /* three epochs of three files of 7 batches */
-    test_cond("reading ahead: the same batches and positions over three epochs as reading each file when reached",
+    int n =
+        both_read(&o, 3 * 3 * 7, &files, &ea, &eb); /* three epochs of three files of 7 batches */
+    test_cond("reading ahead: the same batches and positions over three epochs as reading each "
+              "file when reached",
               n == 63 && files == 8);
     o.bin_size = 16;
     n = both_read(&o, 70, &files, &ea, &eb);
@@ -243,7 +259,8 @@ static void test_prefetch(const char *dir) {
         }
     }
     n = both_read(&o, 200, &files, &ea, &eb);
-    test_cond("a bad file read ahead: its error at the same batch as reading it when reached", n >= 7 && n < 200);
+    test_cond("a bad file read ahead: its error at the same batch as reading it when reached",
+              n >= 7 && n < 200);
     test_cond("... naming it", strstr(ea.msg, "p_training_3.hdf5") != NULL);
     for (int f = 0; f < 4; f++) {
         snprintf(path, sizeof path, "%s/p_training_%d.hdf5", dir, f);

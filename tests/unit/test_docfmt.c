@@ -7,7 +7,8 @@
 #include "tests/test.h"
 #include "common/docfmt.h"
 
-static const DocMeta M = {.id = "12", .revid = "34", .url = "https://x.org/wiki?curid=12", .title = "Tö \"q\""};
+static const DocMeta M = {
+    .id = "12", .revid = "34", .url = "https://x.org/wiki?curid=12", .title = "Tö \"q\""};
 
 static void check(const char *name, DocFormat f, const char *paras, const char *want) {
     Buf b = {0};
@@ -40,7 +41,8 @@ static void read_all(const char *content, DocFormat fmt, Buf *out, DocReader *ke
     while ((r = docreader_next(&dr, &d, &err)) == 1) {
         buf_append(out, d.title.data, d.title.len);
         buf_putc(out, '|');
-        for (size_t i = 0; i < d.text.len; i++) buf_putc(out, d.text.data[i] == '\n' ? '/' : d.text.data[i]);
+        for (size_t i = 0; i < d.text.len; i++)
+            buf_putc(out, d.text.data[i] == '\n' ? '/' : d.text.data[i]);
         buf_putc(out, ';');
     }
     test_cond("no read error", r == 0);
@@ -63,20 +65,24 @@ static void test_reading(void) {
     }
     int saved = display_level;
     display_level = 0; /* the malformed cases warn */
-    const char *doc = "<doc id=\"12\" url=\"https://x/wiki?curid=12\" title=\"Say \"hi\"\">\nSay \"hi\"\n\nP1\nP2 é\n\n</doc>\n"
+    const char *doc = "<doc id=\"12\" url=\"https://x/wiki?curid=12\" title=\"Say \"hi\"\">\nSay "
+                      "\"hi\"\n\nP1\nP2 é\n\n</doc>\n"
                       "<doc id=\"13\" url=\"u\" title=\"Empty\">\nEmpty\n\n\n\n</doc>\n";
     check_read("doc", doc, DOC_DOC, "Say \"hi\"|P1/P2 é/;Empty|;");
     check_read("doc auto", doc, DOC_AUTO, "Say \"hi\"|P1/P2 é/;Empty|;");
-    const char *json = "{\"id\": \"12\", \"revid\": \"1\", \"url\": \"u\", \"title\": \"T\\u00f6\", \"text\": \"A\\nB \\\"q\\\"\\n\"}\n"
+    const char *json = "{\"id\": \"12\", \"revid\": \"1\", \"url\": \"u\", \"title\": "
+                       "\"T\\u00f6\", \"text\": \"A\\nB \\\"q\\\"\\n\"}\n"
                        "\n{\"id\": 13, \"title\": \"Bad\", \"text\": \"x}\n"
                        "{\"id\": \"14\", \"title\": \"C\", \"text\": \"\"}\n";
     check_read("json, malformed record skipped", json, DOC_AUTO, "Tö|A/B \"q\"/;C|;");
     check_read("text with CRLF and blank runs", "\n\nA one\r\nA two\n\n\n B one \n", DOC_AUTO,
-          "|A one/A two/;| B one /;");
+               "|A one/A two/;| B one /;");
     check_read("lines layout (wiki_strip -F lines)", "Art one P1 P2 \n\nArt two \n\n", DOC_LINES,
-          "|Art one P1 P2 /;|Art two /;");
-    check_read("doc without </doc>", "<doc id=\"1\" url=\"u\" title=\"A\">\nA\n\nx\n<doc id=\"2\" url=\"u\" title=\"B\">\nB\n\ny\n",
-          DOC_DOC, "A|x/;B|y/;");
+               "|Art one P1 P2 /;|Art two /;");
+    check_read("doc without </doc>",
+               "<doc id=\"1\" url=\"u\" title=\"A\">\nA\n\nx\n<doc id=\"2\" url=\"u\" "
+               "title=\"B\">\nB\n\ny\n",
+               DOC_DOC, "A|x/;B|y/;");
     check_read("invalid UTF-8 repaired", "a\xff b\n", DOC_LINES, "|a\xEF\xBF\xBD b/;");
     check_read("empty input", "", DOC_AUTO, "");
 
@@ -99,15 +105,19 @@ static void test_reading(void) {
 
 int main(void) {
     check("doc", DOC_DOC, "P1\nP2\n",
-          "<doc id=\"12\" url=\"https://x.org/wiki?curid=12\" title=\"Tö \"q\"\">\nTö \"q\"\n\nP1\nP2\n\n</doc>\n");
+          "<doc id=\"12\" url=\"https://x.org/wiki?curid=12\" title=\"Tö \"q\"\">\nTö "
+          "\"q\"\n\nP1\nP2\n\n</doc>\n");
     check("doc empty", DOC_DOC, "",
-          "<doc id=\"12\" url=\"https://x.org/wiki?curid=12\" title=\"Tö \"q\"\">\nTö \"q\"\n\n\n\n</doc>\n");
-    check("json", DOC_JSON, "P1 é\nP2\n",
-          "{\"id\": \"12\", \"revid\": \"34\", \"url\": \"https://x.org/wiki?curid=12\", \"title\": "
-          "\"T\\u00f6 \\\"q\\\"\", \"text\": \"P1 \\u00e9\\nP2\"}\n");
-    check("json empty", DOC_JSON, "",
-          "{\"id\": \"12\", \"revid\": \"34\", \"url\": \"https://x.org/wiki?curid=12\", \"title\": "
-          "\"T\\u00f6 \\\"q\\\"\", \"text\": \"\"}\n");
+          "<doc id=\"12\" url=\"https://x.org/wiki?curid=12\" title=\"Tö \"q\"\">\nTö "
+          "\"q\"\n\n\n\n</doc>\n");
+    check(
+        "json", DOC_JSON, "P1 é\nP2\n",
+        "{\"id\": \"12\", \"revid\": \"34\", \"url\": \"https://x.org/wiki?curid=12\", \"title\": "
+        "\"T\\u00f6 \\\"q\\\"\", \"text\": \"P1 \\u00e9\\nP2\"}\n");
+    check(
+        "json empty", DOC_JSON, "",
+        "{\"id\": \"12\", \"revid\": \"34\", \"url\": \"https://x.org/wiki?curid=12\", \"title\": "
+        "\"T\\u00f6 \\\"q\\\"\", \"text\": \"\"}\n");
     check("lines", DOC_LINES, "P1\nP2  \xC2\xA0\xE3\x80\x80\n", "P1 P2 \n\n");
     check("lines empty article", DOC_LINES, "", "\n\n");
     /* a paragraph that merely mentions </doc> closes the article there, and
@@ -118,9 +128,11 @@ int main(void) {
 
     test_cond("rstrip ascii", py_rstrip_len("ab \t\r\x0b\x0c\x1c", 8) == 2);
     test_cond("rstrip unicode", py_rstrip_len("a\xE2\x80\xAF\xE3\x80\x80\xC2\x85", 9) == 1);
-    test_cond("rstrip keeps non-space", py_rstrip_len("a\xE2\x80\x8B", 4) == 4); /* U+200B is not space */
+    test_cond("rstrip keeps non-space",
+              py_rstrip_len("a\xE2\x80\x8B", 4) == 4); /* U+200B is not space */
     DocFormat f;
-    test_cond("parse formats", docfmt_parse("lines", &f) == 0 && f == DOC_LINES && docfmt_parse("x", &f) == -1);
+    test_cond("parse formats",
+              docfmt_parse("lines", &f) == 0 && f == DOC_LINES && docfmt_parse("x", &f) == -1);
     test_reading();
     return test_report();
 }

@@ -44,15 +44,19 @@ typedef struct Gen {
     uint64_t cols;
 } Gen;
 
-static int32_t value_at(uint64_t r, uint64_t c) { return (int32_t)((r * 7919u + c * 104729u) % 30522u) - (int32_t)(c % 3); }
+static int32_t value_at(uint64_t r, uint64_t c) {
+    return (int32_t)((r * 7919u + c * 104729u) % 30522u) - (int32_t)(c % 3);
+}
 
 static void fill(void *arg, uint64_t row0, uint64_t nrows, void *buf) {
     Gen *g = arg;
     for (uint64_t r = 0; r < nrows; r++)
         for (uint64_t c = 0; c < g->cols; c++) {
             int32_t v = value_at(row0 + r, c);
-            if (g->elem == 4) ((int32_t *)buf)[r * g->cols + c] = v;
-            else ((int8_t *)buf)[r * g->cols + c] = (int8_t)(v & 0x7f);
+            if (g->elem == 4)
+                ((int32_t *)buf)[r * g->cols + c] = v;
+            else
+                ((int8_t *)buf)[r * g->cols + c] = (int8_t)(v & 0x7f);
         }
 }
 
@@ -77,7 +81,9 @@ static int write_file(const char *path, uint64_t rows, int threads, int level) {
         return -1;
     }
     Gen g4 = {4, 131}, g1 = {1, 20}, g0 = {1, 1};
-    H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4}, {"mask", 1, 2, rows, 20, fill, &g1}, {"labels", 1, 1, rows, 1, fill, &g0}};
+    H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4},
+                      {"mask", 1, 2, rows, 20, fill, &g1},
+                      {"labels", 1, 1, rows, 1, fill, &g0}};
     for (int i = 0; i < 3; i++)
         if (h5out_write(o, &d[i], level, threads, &err)) {
             printf("  %s\n", err.msg);
@@ -100,7 +106,8 @@ static void test_roundtrip(const char *dir) {
     size_t n1 = 0, n4 = 0;
     char *b1 = slurp(p1, &n1), *b4 = slurp(p4, &n4);
     test_cond("files exist", b1 && b4);
-    test_cond("byte-identical for 1 and 4 threads", b1 && b4 && n1 == n4 && memcmp(b1, b4, n1) == 0);
+    test_cond("byte-identical for 1 and 4 threads",
+              b1 && b4 && n1 == n4 && memcmp(b1, b4, n1) == 0);
     free(b1);
     free(b4);
 
@@ -109,10 +116,12 @@ static void test_roundtrip(const char *dir) {
     test_cond("libdeflate file opens", h5in_open(&in, pl, &err) == 0);
     if (in) {
         H5Info li;
-        test_cond("libdeflate level 6 recorded", h5in_info(in, "ids", &li, &err) == 1 && li.deflate_level == 6);
+        test_cond("libdeflate level 6 recorded",
+                  h5in_info(in, "ids", &li, &err) == 1 && li.deflate_level == 6);
         int32_t *a = malloc(rows * 131 * sizeof *a);
         int diff = h5in_read_rows(in, "ids", 0, rows, a, &err) != 0;
-        for (uint64_t i = 0; i < rows * 131 && !diff; i++) diff = a[i] != value_at(i / 131, i % 131);
+        for (uint64_t i = 0; i < rows * 131 && !diff; i++)
+            diff = a[i] != value_at(i / 131, i % 131);
         test_cond("libdeflate file reads back", !diff);
         free(a);
         h5in_close(in);
@@ -122,20 +131,22 @@ static void test_roundtrip(const char *dir) {
     if (!in) return;
     char **names = NULL;
     int nn = h5in_list(in, &names, &err);
-    test_cond("three datasets, alphabetical", nn == 3 && !strcmp(names[0], "ids") && !strcmp(names[1], "labels") &&
-                                                   !strcmp(names[2], "mask") && names[3] == NULL);
+    test_cond("three datasets, alphabetical", nn == 3 && !strcmp(names[0], "ids") &&
+                                                  !strcmp(names[1], "labels") &&
+                                                  !strcmp(names[2], "mask") && names[3] == NULL);
     free(names);
     H5Info info;
     test_cond("ids info", h5in_info(in, "ids", &info, &err) == 1);
-    test_cond("ids: i32 LE signed, (rows, 131)", info.is_integer && info.elem_size == 4 && info.is_signed &&
-                                                    info.little_endian && info.rank == 2 && info.dims[0] == rows &&
-                                                    info.dims[1] == 131);
+    test_cond("ids: i32 LE signed, (rows, 131)",
+              info.is_integer && info.elem_size == 4 && info.is_signed && info.little_endian &&
+                  info.rank == 2 && info.dims[0] == rows && info.dims[1] == 131);
     uint64_t want[2], shape[2] = {rows, 131};
     h5_guess_chunk(2, shape, 4, want);
     test_cond("ids: chunked as guessed, deflate 4, nothing else",
-              info.chunked && info.chunk[0] == want[0] && info.chunk[1] == want[1] && info.deflate_level == 4 &&
-                  info.other_filters == 0);
-    test_cond("labels: rank 1, i8", h5in_info(in, "labels", &info, &err) == 1 && info.rank == 1 && info.elem_size == 1);
+              info.chunked && info.chunk[0] == want[0] && info.chunk[1] == want[1] &&
+                  info.deflate_level == 4 && info.other_filters == 0);
+    test_cond("labels: rank 1, i8",
+              h5in_info(in, "labels", &info, &err) == 1 && info.rank == 1 && info.elem_size == 1);
     test_cond("absent dataset", h5in_info(in, "nope", &info, &err) == 0);
 
     /* every value, read through HDF5's deflate filter, in uneven blocks */
@@ -148,21 +159,25 @@ static void test_roundtrip(const char *dir) {
             break;
         }
         for (uint64_t r = 0; r < n; r++)
-            for (uint64_t c = 0; c < 131; c++) bad += buf[r * 131 + c] != value_at(r0 + r, c);
+            for (uint64_t c = 0; c < 131; c++)
+                bad += buf[r * 131 + c] != value_at(r0 + r, c);
         if (h5in_read_rows(in, "mask", r0, n, buf, &err)) {
             bad++;
             break;
         }
         for (uint64_t r = 0; r < n; r++)
-            for (uint64_t c = 0; c < 20; c++) bad += buf[r * 20 + c] != (value_at(r0 + r, c) & 0x7f);
+            for (uint64_t c = 0; c < 20; c++)
+                bad += buf[r * 20 + c] != (value_at(r0 + r, c) & 0x7f);
         if (h5in_read_rows(in, "labels", r0, n, buf, &err)) {
             bad++;
             break;
         }
-        for (uint64_t r = 0; r < n; r++) bad += buf[r] != (value_at(r0 + r, 0) & 0x7f);
+        for (uint64_t r = 0; r < n; r++)
+            bad += buf[r] != (value_at(r0 + r, 0) & 0x7f);
     }
     test_cond("every value reads back", bad == 0);
-    test_cond("rows out of range", h5in_read_rows(in, "ids", rows - 1, 2, buf, &err) == -1 && strstr(err.msg, "rows"));
+    test_cond("rows out of range",
+              h5in_read_rows(in, "ids", rows - 1, 2, buf, &err) == -1 && strstr(err.msg, "rows"));
     test_cond("read of a missing dataset", h5in_read_rows(in, "nope", 0, 1, buf, &err) == -1 &&
                                                strstr(err.msg, "nope: no such dataset"));
     free(buf);
@@ -176,15 +191,19 @@ static void test_roundtrip(const char *dir) {
         snprintf(cmd, sizeof cmd,
                  "'%s' -c 'import h5py, numpy as np\n"
                  "f = h5py.File(\"%s\", \"r\")\n"
-                 "r = np.arange(%llu, dtype=np.int64)[:, None]; c = np.arange(131, dtype=np.int64)[None, :]\n"
+                 "r = np.arange(%llu, dtype=np.int64)[:, None]; c = np.arange(131, "
+                 "dtype=np.int64)[None, :]\n"
                  "v = ((r * 7919 + c * 104729) %% 30522) - (c %% 3)\n"
                  "d = f[\"ids\"]\n"
-                 "assert d.dtype == np.dtype(\"<i4\") and d.compression == \"gzip\" and d.compression_opts == 4\n"
+                 "assert d.dtype == np.dtype(\"<i4\") and d.compression == \"gzip\" and "
+                 "d.compression_opts == 4\n"
                  "assert d.shuffle is False and d.fletcher32 is False\n"
                  "assert (d[:] == v).all()\n"
-                 "assert (f[\"mask\"][:] == (v[:, :20] & 0x7f)).all() and f[\"mask\"].dtype == np.dtype(\"i1\")\n"
+                 "assert (f[\"mask\"][:] == (v[:, :20] & 0x7f)).all() and f[\"mask\"].dtype == "
+                 "np.dtype(\"i1\")\n"
                  "assert (f[\"labels\"][:] == (v[:, 0] & 0x7f)).all()\n"
-                 "g = h5py.File(\"%s/h5py.hdf5\", \"w\"); g.create_dataset(\"x\", data=d[:], compression=\"gzip\")\n"
+                 "g = h5py.File(\"%s/h5py.hdf5\", \"w\"); g.create_dataset(\"x\", data=d[:], "
+                 "compression=\"gzip\")\n"
                  "assert g[\"x\"].chunks == d.chunks, (g[\"x\"].chunks, d.chunks)\n'",
                  py, p4, (unsigned long long)rows, dir);
         test_cond("h5py reads our file and guesses the same chunks", system(cmd) == 0);
@@ -192,7 +211,8 @@ static void test_roundtrip(const char *dir) {
 
     /* existing file without force; no temp file left */
     H5Out *o;
-    test_cond("existing file refused", h5out_create(&o, p1, 0, &err) == -1 && strstr(err.msg, "already exists"));
+    test_cond("existing file refused",
+              h5out_create(&o, p1, 0, &err) == -1 && strstr(err.msg, "already exists"));
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", p1, (long)getpid());
     struct stat st;
@@ -210,11 +230,13 @@ static void test_roundtrip(const char *dir) {
     FILE *fp = fopen(junk, "w");
     fputs("not hdf5 at all\n", fp);
     fclose(fp);
-    test_cond("not an HDF5 file", h5in_open(&in, junk, &err) == -1 && strstr(err.msg, "junk.hdf5: not an HDF5 file"));
+    test_cond("not an HDF5 file",
+              h5in_open(&in, junk, &err) == -1 && strstr(err.msg, "junk.hdf5: not an HDF5 file"));
     snprintf(junk, sizeof junk, "%s/missing.hdf5", dir);
     test_cond("missing file", h5in_open(&in, junk, &err) == -1 && strstr(err.msg, "No such file"));
     snprintf(junk, sizeof junk, "%s/nodir/x.hdf5", dir);
-    test_cond("unwritable output", h5out_create(&o, junk, 0, &err) == -1 && strstr(err.msg, "x.hdf5"));
+    test_cond("unwritable output",
+              h5out_create(&o, junk, 0, &err) == -1 && strstr(err.msg, "x.hdf5"));
 }
 
 /* Write n bytes of b to dir/name; returns the path (static buffer). */
@@ -237,15 +259,18 @@ static long find(const uint8_t *b, size_t n, const uint8_t *pat, size_t m) {
 }
 
 static void put_u64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void put_u32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* h5in_open's -2 and its message for the file b[0..n) */
-static int damaged_open(const char *dir, const char *name, const void *b, size_t n, const char *want) {
+static int damaged_open(const char *dir, const char *name, const void *b, size_t n,
+                        const char *want) {
     Err err;
     H5In *in = NULL;
     int rc = h5in_open(&in, put(dir, name, b, n), &err);
@@ -256,7 +281,8 @@ static int damaged_open(const char *dir, const char *name, const void *b, size_t
 
 /* h5in_info and h5in_read_rows on dataset "ids" of the file b[0..n):
  * both -1 with a message containing want */
-static int damaged_ids(const char *dir, const char *name, const void *b, size_t n, const char *want) {
+static int damaged_ids(const char *dir, const char *name, const void *b, size_t n,
+                       const char *want) {
     Err err;
     H5In *in = NULL;
     if (h5in_open(&in, put(dir, name, b, n), &err)) {
@@ -291,48 +317,71 @@ static void test_damaged(const char *dir) {
     test_cond("superblock version 0, 8-byte addresses (what the offsets below assume)",
               good[8] == 0 && good[13] == 8 && good[14] == 8);
     uint64_t eof = 0;
-    for (int i = 7; i >= 0; i--) eof = eof << 8 | good[40 + i];
+    for (int i = 7; i >= 0; i--)
+        eof = eof << 8 | good[40 + i];
     test_cond("its end-of-file address is its size", eof == n);
 
     char want[128];
-    snprintf(want, sizeof want, "damaged HDF5 file (truncated: its superblock says %zu bytes, the file has %zu)", n, n / 2);
+    snprintf(want, sizeof want,
+             "damaged HDF5 file (truncated: its superblock says %zu bytes, the file has %zu)", n,
+             n / 2);
     test_cond("cut in half: truncated", damaged_open(dir, "half.hdf5", good, n / 2, want));
-    test_cond("cut in the superblock", damaged_open(dir, "sb.hdf5", good, 40, "damaged HDF5 file (truncated in its superblock)"));
+    test_cond(
+        "cut in the superblock",
+        damaged_open(dir, "sb.hdf5", good, 40, "damaged HDF5 file (truncated in its superblock)"));
     memcpy(b, good, n);
     b[13] = 3;
-    test_cond("3-byte addresses", damaged_open(dir, "osize.hdf5", b, n, "damaged HDF5 file (superblock: 3-byte addresses, 8-byte lengths)"));
+    test_cond("3-byte addresses",
+              damaged_open(dir, "osize.hdf5", b, n,
+                           "damaged HDF5 file (superblock: 3-byte addresses, 8-byte lengths)"));
     memcpy(b, good, n);
     put_u64(b + 40, (uint64_t)n + 1); /* end-of-file address past the end */
-    test_cond("end-of-file address past the end", damaged_open(dir, "eof.hdf5", b, n, "truncated: its superblock says"));
+    test_cond("end-of-file address past the end",
+              damaged_open(dir, "eof.hdf5", b, n, "truncated: its superblock says"));
     memcpy(b, good, n);
     put_u64(b + 64, 1ull << 40); /* the root group's object header */
-    test_cond("root group header past the end", damaged_open(dir, "root.hdf5", b, n, "damaged HDF5 file (the root group's header at 1099511627776, past the end of its data at"));
+    test_cond("root group header past the end",
+              damaged_open(dir, "root.hdf5", b, n,
+                           "damaged HDF5 file (the root group's header at 1099511627776, past the "
+                           "end of its data at"));
     memcpy(b, good, n);
     put_u64(b + 88, (uint64_t)n + 4096); /* the root group's name heap */
-    test_cond("root group heap past the end", damaged_open(dir, "heap.hdf5", b, n, "damaged HDF5 file (the root group's name heap at"));
+    test_cond(
+        "root group heap past the end",
+        damaged_open(dir, "heap.hdf5", b, n, "damaged HDF5 file (the root group's name heap at"));
     memcpy(b, good, n);
     b[0] = 'X';
     Err err;
     H5In *in = NULL;
-    test_cond("no signature: not HDF5, -1", h5in_open(&in, put(dir, "nosig.hdf5", b, n), &err) == -1 &&
-                                                strstr(err.msg, "nosig.hdf5: not an HDF5 file"));
+    test_cond("no signature: not HDF5, -1",
+              h5in_open(&in, put(dir, "nosig.hdf5", b, n), &err) == -1 &&
+                  strstr(err.msg, "nosig.hdf5: not an HDF5 file"));
 
     /* ids: dataspace message v1 (rank 2, max dims present) with (rows, 131) / (rows, 131) */
     uint8_t space[40] = {1, 2, 1, 0, 0, 0, 0, 0};
-    put_u64(space + 8, rows), put_u64(space + 16, 131), put_u64(space + 24, rows), put_u64(space + 32, 131);
+    put_u64(space + 8, rows), put_u64(space + 16, 131), put_u64(space + 24, rows),
+        put_u64(space + 32, 131);
     long at = find(good, n, space, sizeof space);
     test_cond("ids' dataspace found", at > 0);
     if (at > 0) {
         memcpy(b, good, n);
         put_u64(b + at + 8, 1ull << 40), put_u64(b + at + 24, 1ull << 40);
-        snprintf(want, sizeof want, "dataset ids claims 1099511627776 rows of 131 (more than a file of %zu bytes can hold)", n);
+        snprintf(
+            want, sizeof want,
+            "dataset ids claims 1099511627776 rows of 131 (more than a file of %zu bytes can hold)",
+            n);
         test_cond("2^40 rows: refused before reading", damaged_ids(dir, "rows.hdf5", b, n, want));
         memcpy(b, good, n);
         put_u64(b + at + 16, (1ull << 32) + 131), put_u64(b + at + 32, (1ull << 32) + 131);
-        test_cond("2^32 + 131 columns: refused", damaged_ids(dir, "cols.hdf5", b, n, "ids: 4294967427 columns (more than 2147483647)"));
+        test_cond(
+            "2^32 + 131 columns: refused",
+            damaged_ids(dir, "cols.hdf5", b, n, "ids: 4294967427 columns (more than 2147483647)"));
         memcpy(b, good, n);
         put_u64(b + at + 16, 131 + (1ull << 39));
-        test_cond("a dimension past its maximum", damaged_ids(dir, "dims.hdf5", b, n, "damaged HDF5 file (ids: dimension 1 is 549755814019, its maximum 131)"));
+        test_cond(
+            "a dimension past its maximum",
+            damaged_ids(dir, "dims.hdf5", b, n,
+                        "damaged HDF5 file (ids: dimension 1 is 549755814019, its maximum 131)"));
     }
     /* ids: chunked layout message v3 (rank + 1 dimensions, the last the element size) */
     uint64_t shape[2] = {rows, 131}, ch[2];
@@ -340,22 +389,27 @@ static void test_damaged(const char *dir) {
     uint8_t lay[12];
     put_u32(lay, (uint32_t)ch[0]), put_u32(lay + 4, (uint32_t)ch[1]), put_u32(lay + 8, 4);
     at = find(good, n, lay, sizeof lay);
-    test_cond("ids' chunk dimensions found", at > 11 && good[at - 11] == 3 && good[at - 10] == 2 && good[at - 9] == 3);
+    test_cond("ids' chunk dimensions found",
+              at > 11 && good[at - 11] == 3 && good[at - 10] == 2 && good[at - 9] == 3);
     if (at > 11) {
         memcpy(b, good, n);
         put_u32(b + at + 4, (uint32_t)ch[1] + (1u << 24));
-        snprintf(want, sizeof want, "damaged HDF5 file (ids: chunk dimension 1 is %llu, the dataset's at most 131)",
+        snprintf(want, sizeof want,
+                 "damaged HDF5 file (ids: chunk dimension 1 is %llu, the dataset's at most 131)",
                  (unsigned long long)ch[1] + (1u << 24));
         test_cond("a chunk larger than the dataset", damaged_ids(dir, "chunk.hdf5", b, n, want));
     }
-    /* ids: datatype message v1, fixed-point, signed little-endian, 4 bytes, offset 0, precision 32 */
+    /* ids: datatype message v1, fixed-point, signed little-endian, 4 bytes, offset 0, precision 32
+     */
     uint8_t type[12] = {0x10, 0x08, 0, 0, 4, 0, 0, 0, 0, 0, 32, 0};
     at = find(good, n, type, sizeof type);
     test_cond("ids' datatype found", at > 0);
     if (at > 0) {
         memcpy(b, good, n);
         put_u32(b + at + 4, 0x100004);
-        test_cond("a 1048580-byte integer", damaged_ids(dir, "type.hdf5", b, n, "damaged HDF5 file (ids: 1048580-byte integers)"));
+        test_cond(
+            "a 1048580-byte integer",
+            damaged_ids(dir, "type.hdf5", b, n, "damaged HDF5 file (ids: 1048580-byte integers)"));
     }
     free(good);
     free(b);

@@ -13,7 +13,8 @@ static void test_arena(void) {
     char *big = arena_alloc(&a, 5000); /* own block */
     memset(big, 'y', 5000);
     ArenaMark m = arena_mark(&a);
-    for (int i = 0; i < 100; i++) memset(arena_alloc(&a, 100), i, 100);
+    for (int i = 0; i < 100; i++)
+        memset(arena_alloc(&a, 100), i, 100);
     arena_release(&a, m);
     char *s = arena_strndup(&a, "hello world", 5);
     test_str_eq("strndup", s, "hello");
@@ -43,7 +44,8 @@ static void test_map(void) {
     test_cond("load factor", m.count * 2 <= m.cap);
     test_cond("embedded NUL keys differ", strmap_get(&m, "k1\0", 3) == NULL);
     strmap_free(&m);
-    test_cond("hash stable", hash_bytes("abc", 3) == hash_bytes("abc", 3) && hash_bytes("abc", 3) != hash_bytes("abd", 3));
+    test_cond("hash stable", hash_bytes("abc", 3) == hash_bytes("abc", 3) &&
+                                 hash_bytes("abc", 3) != hash_bytes("abd", 3));
 }
 
 static void test_rng(void) {
@@ -69,7 +71,8 @@ static void test_rng(void) {
     }
     test_cond("ranges", inrange);
     int flat = 1;
-    for (int i = 0; i < 10; i++) flat &= hist[i] > 9500 && hist[i] < 10500;
+    for (int i = 0; i < 10; i++)
+        flat &= hist[i] > 9500 && hist[i] < 10500;
     test_cond("roughly uniform", flat);
 }
 

@@ -48,7 +48,8 @@ typedef struct Row {
 static void get_row(const InstSet *s, size_t r, Row *w) {
     InstView v;
     inst_row(s, r, &v, w->input_ids, w->positions, w->label_ids);
-    w->len = v.len, w->seg0 = v.seg0, w->nmask = v.nmask, w->next_sentence_label = v.next_sentence_label;
+    w->len = v.len, w->seg0 = v.seg0, w->nmask = v.nmask,
+    w->next_sentence_label = v.next_sentence_label;
 }
 
 /* The rows of s in inst_dump's text format. */
@@ -62,7 +63,8 @@ static void format_rows(const InstSet *s, Buf *out) {
             buf_append(out, num, (size_t)n);
         }
         buf_putc(out, '\t');
-        for (size_t i = 0; i < v.len; i++) buf_putc(out, i < v.seg0 ? '0' : '1');
+        for (size_t i = 0; i < v.len; i++)
+            buf_putc(out, i < v.seg0 ? '0' : '1');
         buf_putc(out, '\t');
         for (size_t i = 0; i < v.nmask; i++) {
             int n = snprintf(num, sizeof num, i ? " %d" : "%d", (int)v.positions[i]);
@@ -79,8 +81,8 @@ static void format_rows(const InstSet *s, Buf *out) {
 }
 
 /* Generate from `text` with vocabulary `vocab` and compare with `want`. */
-static void check_vector(const char *name, const char *vocab, const char *text, size_t textlen, const InstOpts *o,
-                         const char *want) {
+static void check_vector(const char *name, const char *vocab, const char *text, size_t textlen,
+                         const InstOpts *o, const char *want) {
     Err err;
     WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", 1, &err);
     InstSet s;
@@ -99,11 +101,13 @@ static void check_vector(const char *name, const char *vocab, const char *text, 
 }
 
 static const char spec_vocab[] =
-    "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\na\ndog\nran\nfast\n.\n,\nit\nwas\n"
+    "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\nsat\non\nmat\na\ndog\nran\nfast\n.\n,"
+    "\nit\nwas\n"
     "happy\n##s\n##ing\nbird\nsang\nsong\nsun\nis\nhot\ntoday\nwe\ngo\nhome\n";
 
-static const char spec_text[] = "The cat sat on the mat.\nIt was happy.\nThe dog ran fast.\nA bird sang a song.\n\n"
-                                "The sun is hot today.\nWe go home.\nDogs ran, cats sat.\n\nSinging birds.\n";
+static const char spec_text[] =
+    "The cat sat on the mat.\nIt was happy.\nThe dog ran fast.\nA bird sang a song.\n\n"
+    "The sun is hot today.\nWe go home.\nDogs ran, cats sat.\n\nSinging birds.\n";
 
 /* Specification 16.2: the rows of its table (ids, segments, positions,
  * label ids, next_sentence_label), unpadded. */
@@ -121,9 +125,10 @@ static const char spec_rows[] =
  * 5 --masked_lm_prob 0.5 --short_seq_prob 0.3 --random_seed 99, on
  * v2_text with the spec vocabulary plus a second "the" (line 32) and "cat"
  * (line 33). */
-static const char v2_text[] = "The cat sat on the mat.\r\nIt was happy.\r\nThe dog ran fast!\r\n \t\r\n"
-                              "A bird sang a song.\rThe sun is hot today.\r\xe2\x80\x8b\rWe go home.\n\xc2\xa0\n"
-                              "Dogs ran, cats sat.\nSinging birds.\nThe cat is a dog\n";
+static const char v2_text[] =
+    "The cat sat on the mat.\r\nIt was happy.\r\nThe dog ran fast!\r\n \t\r\n"
+    "A bird sang a song.\rThe sun is hot today.\r\xe2\x80\x8b\rWe go home.\n\xc2\xa0\n"
+    "Dogs ran, cats sat.\nSinging birds.\nThe cat is a dog\n";
 static const char v2_rows[] =
     "3 32 5 5 14 2 4 5 30 26 5 4\t000000011111\t2 3 7 9 10\t12 13 29 31 15\t1\n"
     "3 5 13 16 5 5 8 15 4 17 18 5 5 4\t00000000011111\t1 4 5 11 12\t20 33 20 19 15\t1\n"
@@ -145,20 +150,18 @@ static const char v2_rows[] =
     "3 5 22 20 5 4 32 5 26 11 12 4\t000000111111\t1 4 7 9 10\t2 15 33 11 12\t0\n"
     "3 5 10 8 9 32 10 4 32 25 5 5 5 4\t00000000111111\t1 2 10 11 12\t32 33 26 27 28\t1\n"
     "3 5 22 20 5 4 5 33 26 5 12 4\t000000111111\t1 4 6 9 10\t2 15 32 11 12\t0\n"
-    "3 33 8 5 32 5 5 4 5 33 26 11 12 4\t00000000111111\t1 3 5 6 8\t33 9 10 15 32\t1\n"
-    ;
+    "3 33 8 5 32 5 5 4 5 33 26 11 12 4\t00000000111111\t1 3 5 6 8\t33 9 10 15 32\t1\n";
 
 /* The original, --max_seq_length 12 --dupe_factor 2 --max_predictions_per_seq
  * 2 --random_seed 5, spec vocabulary, one document: every random B comes
  * from the same document and is labelled 0. */
-static const char v3_text[] = "The cat sat on the mat.\nIt was happy.\nThe dog ran fast.\nA bird sang a song.\n";
-static const char v3_rows[] =
-    "3 6 12 13 14 15 4 12 13 14 5 4\t000000011111\t9 10\t14 15\t0\n"
-    "3 6 12 13 14 15 4 23 11 5 5 4\t000000011111\t9 10\t24 15\t0\n"
-    "3 6 7 8 9 5 4 17 18 19 15 4\t000000011111\t3 5\t8 6\t0\n"
-    "3 7 8 9 19 10 4 17 5 19 15 4\t000000011111\t4 8\t6 18\t0\n"
-    "3 22 23 11 24 15 4 22 23 11 5 4\t000000011111\t4 10\t24 24\t0\n"
-    ;
+static const char v3_text[] =
+    "The cat sat on the mat.\nIt was happy.\nThe dog ran fast.\nA bird sang a song.\n";
+static const char v3_rows[] = "3 6 12 13 14 15 4 12 13 14 5 4\t000000011111\t9 10\t14 15\t0\n"
+                              "3 6 12 13 14 15 4 23 11 5 5 4\t000000011111\t9 10\t24 15\t0\n"
+                              "3 6 7 8 9 5 4 17 18 19 15 4\t000000011111\t3 5\t8 6\t0\n"
+                              "3 7 8 9 19 10 4 17 5 19 15 4\t000000011111\t4 8\t6 18\t0\n"
+                              "3 22 23 11 24 15 4 22 23 11 5 4\t000000011111\t4 10\t24 24\t0\n";
 
 static void test_vectors(void) {
     InstOpts o;
@@ -173,8 +176,8 @@ static void test_vectors(void) {
     inst_opts_default(&o);
     o.max_seq_length = 14, o.dupe_factor = 3, o.max_predictions = 5;
     o.masked_lm_prob = 0.5, o.short_seq_prob = 0.3, o.seed = 99;
-    check_vector("original: universal newlines, duplicate vocab lines", v2_vocab, v2_text, strlen(v2_text), &o,
-                 v2_rows);
+    check_vector("original: universal newlines, duplicate vocab lines", v2_vocab, v2_text,
+                 strlen(v2_text), &o, v2_rows);
 
     inst_opts_default(&o);
     o.max_seq_length = 12, o.dupe_factor = 2, o.max_predictions = 2, o.seed = 5;
@@ -190,13 +193,15 @@ static void test_vectors(void) {
     test_cond("num_to_predict 133 -> 20", mlm_num_to_predict(133, 0.15, 80) == 20);
     test_cond("num_to_predict 512 -> 77 (P 80)", mlm_num_to_predict(512, 0.15, 80) == 77);
     test_cond("num_to_predict capped by P", mlm_num_to_predict(512, 0.15, 20) == 20);
-    test_cond("num_to_predict at least 1", mlm_num_to_predict(3, 0.15, 20) == 1 && mlm_num_to_predict(9, 0, 20) == 1);
+    test_cond("num_to_predict at least 1",
+              mlm_num_to_predict(3, 0.15, 20) == 1 && mlm_num_to_predict(9, 0, 20) == 1);
     test_cond("num_to_predict P 0", mlm_num_to_predict(100, 0.15, 0) == 0);
 }
 
 /* ---- reading ---- */
 
-static int read_docs(const char *vocab, const char *text, size_t len, int strict, InstDocs *d, Err *err) {
+static int read_docs(const char *vocab, const char *text, size_t len, int strict, InstDocs *d,
+                     Err *err) {
     WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", 1, err);
     if (!wp) return -1;
     InstOpts o;
@@ -215,8 +220,9 @@ static void test_reading(void) {
     Err err;
     /* blank lines of all kinds; a ZWSP-only line is neither sentence nor
      * boundary; a line with only [unknown] chars gives one [UNK] sentence */
-    static const char t1[] = "\n\n the cat \r\n\xe2\x80\x8b\nit was\r\r  \t\x0b\x1c\n\xe3\x80\x80\ndog\xc2\xa0\n"
-                             "\xc2\xa0\xe2\x80\xa8\n\n\n\x01\x02\n \nsun\rhot\n$$$\n";
+    static const char t1[] =
+        "\n\n the cat \r\n\xe2\x80\x8b\nit was\r\r  \t\x0b\x1c\n\xe3\x80\x80\ndog\xc2\xa0\n"
+        "\xc2\xa0\xe2\x80\xa8\n\n\n\x01\x02\n \nsun\rhot\n$$$\n";
     test_cond("read t1", read_docs(spec_vocab, t1, sizeof t1 - 1, 0, &d, &err) == 0);
     test_cond("t1: 3 documents", d.ndoc == 3);
     if (d.ndoc == 3) {
@@ -233,32 +239,40 @@ static void test_reading(void) {
     WordPiece *wp = wp_create_mem(spec_vocab, strlen(spec_vocab), "vocab", 1, &err);
     InstOpts o;
     inst_opts_default(&o);
-    char *two[2] = {(char *)put("a.txt", "the cat\n\ndog", 12), (char *)put("b.txt", "sun\n\nhot\n", 9)};
+    char *two[2] = {(char *)put("a.txt", "the cat\n\ndog", 12),
+                    (char *)put("b.txt", "sun\n\nhot\n", 9)};
     test_cond("read two files", inst_docs_read(&d, wp, two, 2, &o, &err) == 0);
-    test_cond("two files: 3 documents, the second spans both", d.ndoc == 3 && doc_sents(&d, 1) == 2);
+    test_cond("two files: 3 documents, the second spans both",
+              d.ndoc == 3 && doc_sents(&d, 1) == 2);
     inst_docs_free(&d);
 
     char *missing[1] = {"/nonexistent/shard.txt"};
     test_cond("missing file fails", inst_docs_read(&d, wp, missing, 1, &o, &err) == -1);
-    test_str_eq("missing file message", err.msg, "/nonexistent/shard.txt: No such file or directory");
+    test_str_eq("missing file message", err.msg,
+                "/nonexistent/shard.txt: No such file or directory");
 
     /* invalid UTF-8: dropped and counted, or an error with --strict */
     static const char bad[] = "the cat\nsat\non \xff mat\n";
     test_cond("invalid UTF-8 read", read_docs(spec_vocab, bad, sizeof bad - 1, 0, &d, &err) == 0);
     test_cond("invalid UTF-8 counted, rest kept", d.bad_utf8 == 1 && d.nsent == 3 && d.ntok == 5);
     inst_docs_free(&d);
-    test_cond("invalid UTF-8 strict fails", read_docs(spec_vocab, bad, sizeof bad - 1, 1, &d, &err) == -1);
-    test_cond("strict message names file:line", strstr(err.msg, "read.txt:3: invalid UTF-8") != NULL);
+    test_cond("invalid UTF-8 strict fails",
+              read_docs(spec_vocab, bad, sizeof bad - 1, 1, &d, &err) == -1);
+    test_cond("strict message names file:line",
+              strstr(err.msg, "read.txt:3: invalid UTF-8") != NULL);
 
     /* no [UNK] in the vocabulary while the text needs one */
     static const char nounk[] = "[PAD]\n[CLS]\n[SEP]\n[MASK]\nthe\ncat\n";
-    test_cond("no [UNK], not needed", read_docs(nounk, "the cat\n", 8, 0, &d, &err) == 0 && d.ntok == 2);
+    test_cond("no [UNK], not needed",
+              read_docs(nounk, "the cat\n", 8, 0, &d, &err) == 0 && d.ntok == 2);
     inst_docs_free(&d);
     test_cond("no [UNK], needed", read_docs(nounk, "the cat\nthe dog\n", 16, 0, &d, &err) == -1);
-    test_cond("no [UNK] message", strstr(err.msg, "read.txt:2: the vocabulary has no [UNK] token") != NULL);
+    test_cond("no [UNK] message",
+              strstr(err.msg, "read.txt:2: the vocabulary has no [UNK] token") != NULL);
 
     /* empty input, and build errors */
-    test_cond("empty input", read_docs(spec_vocab, "", 0, 0, &d, &err) == 0 && d.ndoc == 0 && d.nsent == 0);
+    test_cond("empty input",
+              read_docs(spec_vocab, "", 0, 0, &d, &err) == 0 && d.ndoc == 0 && d.nsent == 0);
     InstSet s;
     test_cond("no documents: no instances", inst_build(&s, &d, wp, &o, &err) == 0 && s.n == 0);
     inst_set_free(&s);
@@ -268,15 +282,16 @@ static void test_reading(void) {
     test_str_eq("without [CLS] message", err.msg, "the vocabulary has no [CLS] token");
     wp_destroy(nocls);
     o.max_seq_length = 4;
-    test_cond("max_seq_length 4 rejected", inst_opts_check(&o, &err) == -1 && strstr(err.msg, "max_seq_length"));
+    test_cond("max_seq_length 4 rejected",
+              inst_opts_check(&o, &err) == -1 && strstr(err.msg, "max_seq_length"));
     inst_opts_default(&o);
     o.masked_lm_prob = 1.5;
     test_cond("masked_lm_prob 1.5 rejected", inst_opts_check(&o, &err) == -1);
     inst_opts_default(&o);
     test_cond("defaults valid", inst_opts_check(&o, &err) == 0);
-    test_cond("defaults are the original's", o.max_seq_length == 128 && o.max_predictions == 20 &&
-                                                 o.masked_lm_prob == 0.15 && o.short_seq_prob == 0.1 &&
-                                                 o.dupe_factor == 10 && o.seed == 12345);
+    test_cond("defaults are the original's",
+              o.max_seq_length == 128 && o.max_predictions == 20 && o.masked_lm_prob == 0.15 &&
+                  o.short_seq_prob == 0.1 && o.dupe_factor == 10 && o.seed == 12345);
     wp_destroy(wp);
 }
 
@@ -308,7 +323,8 @@ static void make_corpus(Buf *t, int ndoc, uint64_t seed) {
             for (int w = 0; w < nw; w++) {
                 char word[24];
                 int k = (int)rng_below(&r, NWORDS);
-                snprintf(word, sizeof word, "%sW%d%s", w ? " " : "", k, rng_below(&r, 4) ? "" : suf[rng_below(&r, 3)]);
+                snprintf(word, sizeof word, "%sW%d%s", w ? " " : "", k,
+                         rng_below(&r, 4) ? "" : suf[rng_below(&r, 3)]);
                 buf_puts(t, word);
             }
             buf_puts(t, ".\n");
@@ -334,8 +350,10 @@ typedef struct Tally {
     size_t masked, as_mask, kept, random, next, short_rows;
 } Tally;
 
-static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, const InstOpts *o, Tally *t) {
-    int32_t cls = wp_token_id(wp, "[CLS]", 5), sep = wp_token_id(wp, "[SEP]", 5), msk = wp_token_id(wp, "[MASK]", 6);
+static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, const InstOpts *o,
+                      Tally *t) {
+    int32_t cls = wp_token_id(wp, "[CLS]", 5), sep = wp_token_id(wp, "[SEP]", 5),
+            msk = wp_token_id(wp, "[MASK]", 6);
     size_t L = (size_t)o->max_seq_length;
     int32_t *orig = malloc(L * sizeof *orig);
     memset(t, 0, sizeof *t);
@@ -343,10 +361,12 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
     for (size_t r = 0; r < s->n; r++) {
         get_row(s, r, &v);
         t->rows++;
-        int shape = v.len <= L && v.input_ids[0] == cls && v.input_ids[v.len - 1] == sep && v.seg0 >= 3 &&
-                    v.input_ids[v.seg0 - 1] == sep;
-        if (o->no_nsp) shape &= v.seg0 == v.len && v.next_sentence_label == 0;
-        else shape &= v.len - v.seg0 >= 2;
+        int shape = v.len <= L && v.input_ids[0] == cls && v.input_ids[v.len - 1] == sep &&
+                    v.seg0 >= 3 && v.input_ids[v.seg0 - 1] == sep;
+        if (o->no_nsp)
+            shape &= v.seg0 == v.len && v.next_sentence_label == 0;
+        else
+            shape &= v.len - v.seg0 >= 2;
         t->bad_shape += !shape;
         if (!shape) continue;
         t->next += v.next_sentence_label == 1;
@@ -355,17 +375,22 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
         int pos_ok = 1;
         for (size_t k = 0; k < v.nmask; k++) {
             size_t p = (size_t)v.positions[k];
-            pos_ok &= p > 0 && p < v.len - 1 && p != v.seg0 - 1 && (k == 0 || v.positions[k - 1] < v.positions[k]);
+            pos_ok &= p > 0 && p < v.len - 1 && p != v.seg0 - 1 &&
+                      (k == 0 || v.positions[k - 1] < v.positions[k]);
             if (!pos_ok) break;
             orig[p] = v.label_ids[k];
             t->masked++;
-            if (v.input_ids[p] == msk) t->as_mask++;
-            else if (v.input_ids[p] == v.label_ids[k]) t->kept++;
-            else t->random++;
+            if (v.input_ids[p] == msk)
+                t->as_mask++;
+            else if (v.input_ids[p] == v.label_ids[k])
+                t->kept++;
+            else
+                t->random++;
         }
         t->bad_pos += !pos_ok;
         if (!pos_ok) continue;
-        size_t want = o->no_mask ? 0 : mlm_num_to_predict(v.len, o->masked_lm_prob, o->max_predictions);
+        size_t want =
+            o->no_mask ? 0 : mlm_num_to_predict(v.len, o->masked_lm_prob, o->max_predictions);
         t->bad_count += o->whole_word ? v.nmask > want : v.nmask != want;
         /* A and B, unmasked, are runs of the documents' tokens */
         int in_docs = occurs(d->tok, d->ntok, orig + 1, v.seg0 - 2);
@@ -379,9 +404,11 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
                 const char *tok = wp_id_token(wp, orig[p], &tl);
                 if (tl > 2 && tok[0] == '#' && tok[1] == '#') {
                     size_t q = p - 1;
-                    while (q > 0 && (orig[q] == sep || orig[q] == cls)) q--;
+                    while (q > 0 && (orig[q] == sep || orig[q] == cls))
+                        q--;
                     int found = 0;
-                    for (size_t m = 0; m < v.nmask; m++) found |= (size_t)v.positions[m] == q;
+                    for (size_t m = 0; m < v.nmask; m++)
+                        found |= (size_t)v.positions[m] == q;
                     ok &= q == 0 || found;
                 }
             }
@@ -406,18 +433,20 @@ static void test_invariants(void) {
     test_cond("corpus has pieces", d.ntok > 50000 && wp_token_id(wp, "##ing", 5) >= 0);
     o.threads = 3;
     test_cond("read corpus, 3 threads", inst_docs_read(&d3, wp, paths, 1, &o, &err) == 0);
-    test_cond("3 threads: same documents", d3.ntok == d.ntok && d3.nsent == d.nsent && d3.ndoc == d.ndoc &&
-                                               !memcmp(d3.tok, d.tok, d.ntok * 4) &&
-                                               !memcmp(d3.sent, d.sent, (d.nsent + 1) * sizeof *d.sent) &&
-                                               !memcmp(d3.doc, d.doc, (d.ndoc + 1) * sizeof *d.doc));
+    test_cond("3 threads: same documents",
+              d3.ntok == d.ntok && d3.nsent == d.nsent && d3.ndoc == d.ndoc &&
+                  !memcmp(d3.tok, d.tok, d.ntok * 4) &&
+                  !memcmp(d3.sent, d.sent, (d.nsent + 1) * sizeof *d.sent) &&
+                  !memcmp(d3.doc, d.doc, (d.ndoc + 1) * sizeof *d.doc));
     inst_docs_free(&d3);
     o.threads = 1;
 
     static const struct {
         const char *name;
         int seq, wwm, nomask, nonsp;
-    } modes[] = {{"default 128", 128, 0, 0, 0}, {"default 512", 512, 0, 0, 0}, {"whole-word", 128, 1, 0, 0},
-                 {"no-mask", 128, 0, 1, 0},     {"no-nsp", 128, 0, 0, 1},      {"no-nsp no-mask", 64, 0, 1, 1}};
+    } modes[] = {{"default 128", 128, 0, 0, 0}, {"default 512", 512, 0, 0, 0},
+                 {"whole-word", 128, 1, 0, 0},  {"no-mask", 128, 0, 1, 0},
+                 {"no-nsp", 128, 0, 0, 1},      {"no-nsp no-mask", 64, 0, 1, 1}};
     char name[128];
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         o.max_seq_length = modes[m].seq;
@@ -430,8 +459,8 @@ static void test_invariants(void) {
         test_cond(name, rc == 0 && s.n > 1000);
         if (rc) continue;
         check_set(&s, &d, wp, &o, &t);
-#define MODE_COND(what, cond)                                   \
-    snprintf(name, sizeof name, "%s: %s", modes[m].name, what); \
+#define MODE_COND(what, cond)                                                                      \
+    snprintf(name, sizeof name, "%s: %s", modes[m].name, what);                                    \
     test_cond(name, cond)
         MODE_COND("[CLS] A [SEP] B [SEP] shape, lengths", t.bad_shape == 0);
         MODE_COND("positions increasing, never on [CLS]/[SEP]", t.bad_pos == 0);
@@ -439,15 +468,19 @@ static void test_invariants(void) {
         MODE_COND("unmasked segments are runs of the documents", t.not_in_docs == 0);
         MODE_COND("short rows occur (short_seq_prob)", t.short_rows > 0);
         if (!o.no_mask) {
-            MODE_COND("about 80% [MASK]", t.as_mask > t.masked * 75 / 100 && t.as_mask < t.masked * 85 / 100);
-            MODE_COND("about 10% kept", t.kept > t.masked * 7 / 100 && t.kept < t.masked * 13 / 100);
-            MODE_COND("about 10% random words", t.random > t.masked * 7 / 100 && t.random < t.masked * 13 / 100);
+            MODE_COND("about 80% [MASK]",
+                      t.as_mask > t.masked * 75 / 100 && t.as_mask < t.masked * 85 / 100);
+            MODE_COND("about 10% kept",
+                      t.kept > t.masked * 7 / 100 && t.kept < t.masked * 13 / 100);
+            MODE_COND("about 10% random words",
+                      t.random > t.masked * 7 / 100 && t.random < t.masked * 13 / 100);
         } else {
             MODE_COND("nothing masked", t.masked == 0 && s.st.masked == 0);
         }
         if (!o.no_nsp) {
             /* half of the chunks of two or more sentences, all of one sentence */
-            MODE_COND("random next: 45-75%", t.next > t.rows * 45 / 100 && t.next < t.rows * 75 / 100);
+            MODE_COND("random next: 45-75%",
+                      t.next > t.rows * 45 / 100 && t.next < t.rows * 75 / 100);
         } else {
             MODE_COND("no random next", t.next == 0 && s.st.random_next == 0);
             uint64_t used = 0;
@@ -470,9 +503,10 @@ static void test_invariants(void) {
         format_rows(&s, &rows);
         int rc2 = inst_build(&s2, &d, wp, &o, &err);
         if (rc2 == 0) format_rows(&s2, &rows2);
-        MODE_COND("same seed, same instances", rc2 == 0 && s2.n == s.n && rows.len == rows2.len &&
-                                                   !memcmp(rows.data, rows2.data, rows.len) &&
-                                                   !memcmp(s2.order, s.order, s.n * sizeof *s.order));
+        MODE_COND("same seed, same instances",
+                  rc2 == 0 && s2.n == s.n && rows.len == rows2.len &&
+                      !memcmp(rows.data, rows2.data, rows.len) &&
+                      !memcmp(s2.order, s.order, s.n * sizeof *s.order));
         inst_set_free(&s2);
         o.threads = 4;
         buf_clear(&rows2);
@@ -487,7 +521,8 @@ static void test_invariants(void) {
         rc2 = inst_build(&s2, &d, wp, &o, &err);
         if (rc2 == 0) format_rows(&s2, &rows2);
         MODE_COND("other seed, other instances",
-                  rc2 == 0 && (rows.len != rows2.len || memcmp(rows.data, rows2.data, rows.len) != 0));
+                  rc2 == 0 &&
+                      (rows.len != rows2.len || memcmp(rows.data, rows2.data, rows.len) != 0));
         inst_set_free(&s2);
         buf_free(&rows), buf_free(&rows2);
         o.seed = 12345;
@@ -536,7 +571,8 @@ static void test_invariants(void) {
             last_line += id == w7;
         }
     }
-    test_cond("random words: the duplicate's last line only", randoms > 10000 && first_line == 0 && last_line > 0);
+    test_cond("random words: the duplicate's last line only",
+              randoms > 10000 && first_line == 0 && last_line > 0);
     if (rc == 0) inst_set_free(&s);
     inst_docs_free(&d);
     wp_destroy(dup);

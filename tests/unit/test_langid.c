@@ -29,21 +29,28 @@ typedef struct Case {
 } Case;
 
 static const Case wiki_cases[] = {
-    {"hu", "Berlin Németország fővárosa, egyben tartományi rangú városállama (szövetségi tartománya) és a "
+    {"hu", "Berlin Németország fővárosa, egyben tartományi rangú városállama (szövetségi "
+           "tartománya) és a "
            "Berlin/Brandenburg nagyvárosi régió centruma."},
-    {"hu", "3,6 millió lakosával Németország legnépesebb és kiterjedésében is legnagyobb városa, egyben az "
+    {"hu", "3,6 millió lakosával Németország legnépesebb és kiterjedésében is legnagyobb városa, "
+           "egyben az "
            "Európai Unió legnépesebb és legnagyobb városa."},
-    {"en", "In human–computer interaction, computer accessibility (also known as \"Accessible computing\") "
-           "refers to the accessibility of a computer system to all people, regardless of disability or "
-           "severity of impairment."},
+    {"en",
+     "In human–computer interaction, computer accessibility (also known as \"Accessible "
+     "computing\") "
+     "refers to the accessibility of a computer system to all people, regardless of disability or "
+     "severity of impairment."},
     {"en", "Alabama () is a state located in the southeastern region of the United States."},
     {"en", "Analysis of variance (ANOVA) is a collection of statistical models used to analyze the "
            "differences among group means and their associated procedures."},
-    {"el", "Το Κράι Χαμπάροφσκ (ρωσικά: Хаба́ровский край) είναι ομοσπονδιακό υποκείμενο της Ρωσίας, στο "
-           "Διαμέρισμα της Άπω Ανατολής."},
-    {"el", "H Γιακουτία ή Δημοκρατία των Σαχά (ρωσικά: Яку́тия - Респу́блика Саха́) είναι ομοσπονδιακό "
-           "υποκείμενο της Ρωσίας"},
-    {"bg", "Григорианският календар (понякога наричан и Грегориански календар, „нов стил“) е съвременният "
+    {"el",
+     "Το Κράι Χαμπάροφσκ (ρωσικά: Хаба́ровский край) είναι ομοσπονδιακό υποκείμενο της Ρωσίας, στο "
+     "Διαμέρισμα της Άπω Ανατολής."},
+    {"el",
+     "H Γιακουτία ή Δημοκρατία των Σαχά (ρωσικά: Яку́тия - Респу́блика Саха́) είναι ομοσπονδιακό "
+     "υποκείμενο της Ρωσίας"},
+    {"bg", "Григорианският календар (понякога наричан и Грегориански календар, „нов стил“) е "
+           "съвременният "
            "международно признат светски календар"},
 };
 
@@ -67,9 +74,11 @@ static void check_cases(const LangId *m, const Case *cs, size_t n, const char *w
         LangScore s;
         int rc = langid_identify(m, cs[i].text, strlen(cs[i].text), &s);
         char d[160];
-        snprintf(d, sizeof d, "%s %zu (%s): got %s %.3f", what, i, cs[i].lang, rc ? "-1" : s.lang, s.conf);
+        snprintf(d, sizeof d, "%s %zu (%s): got %s %.3f", what, i, cs[i].lang, rc ? "-1" : s.lang,
+                 s.conf);
         test_cond(d, rc == 0 && strcmp(s.lang, cs[i].lang) == 0);
-        test_cond("conf of a clear sentence above 0.5 and at most 1", s.conf > 0.5 && s.conf <= 1.0);
+        test_cond("conf of a clear sentence above 0.5 and at most 1",
+                  s.conf > 0.5 && s.conf <= 1.0);
     }
 }
 
@@ -80,11 +89,13 @@ static void test_shipped(const LangId *m) {
     test_cond("langid_find of an unknown code", langid_find(m, "xx") == -1);
     int hu = langid_find(m, "hu");
     test_cond("langid_lang inverts langid_find", hu >= 0 && strcmp(langid_lang(m, hu), "hu") == 0);
-    test_cond("langid_lang out of range", langid_lang(m, langid_nlangs(m)) == NULL && langid_lang(m, -1) == NULL);
+    test_cond("langid_lang out of range",
+              langid_lang(m, langid_nlangs(m)) == NULL && langid_lang(m, -1) == NULL);
     check_cases(m, wiki_cases, sizeof wiki_cases / sizeof *wiki_cases, "wikipedia sentence");
     check_cases(m, own_cases, sizeof own_cases / sizeof *own_cases, "own sentence");
 
-    static const char *und[] = {"", "   ", "12345 678", "3.14 + 2,71 = 5.85 (!!)", "-- ... --", "\xff\xfe\x80"};
+    static const char *und[] = {"",          "   ",         "12345 678", "3.14 + 2,71 = 5.85 (!!)",
+                                "-- ... --", "\xff\xfe\x80"};
     for (size_t i = 0; i < sizeof und / sizeof *und; i++) {
         LangScore s = {"xx", 0.5};
         int rc = langid_identify(m, und[i], strlen(und[i]), &s);
@@ -95,15 +106,24 @@ static void test_shipped(const LangId *m) {
     /* a text with a NUL inside is read by length */
     static const char nul[] = "Ez egy magyar mondat\0, amely folytatódik is.";
     LangScore s;
-    test_cond("NUL inside the text", langid_identify(m, nul, sizeof nul - 1, &s) == 0 && !strcmp(s.lang, "hu"));
+    test_cond("NUL inside the text",
+              langid_identify(m, nul, sizeof nul - 1, &s) == 0 && !strcmp(s.lang, "hu"));
 
     /* confidence: always in [0, 1]; lower for a short ambiguous word than
      * for a long clear sentence */
-    static const char *mix[] = {"a", "Tom", "ok", "Hi!", "pizza", "internet", "Nokia Helsinki",
-                                "The cat sat on the mat.", "A macska a szőnyegen ült."};
+    static const char *mix[] = {"a",
+                                "Tom",
+                                "ok",
+                                "Hi!",
+                                "pizza",
+                                "internet",
+                                "Nokia Helsinki",
+                                "The cat sat on the mat.",
+                                "A macska a szőnyegen ült."};
     int in_range = 1;
     for (size_t i = 0; i < sizeof mix / sizeof *mix; i++) {
-        if (langid_identify(m, mix[i], strlen(mix[i]), &s) == 0) in_range &= s.conf >= 0 && s.conf <= 1;
+        if (langid_identify(m, mix[i], strlen(mix[i]), &s) == 0)
+            in_range &= s.conf >= 0 && s.conf <= 1;
     }
     test_cond("conf in [0, 1] for short texts", in_range);
     LangScore a, b;
@@ -176,18 +196,21 @@ static void test_errors(void) {
         {"wikibert-langid\t1\norder\t7\n", ":2:", "order must be"},
         {"wikibert-langid\t1\norder\t2\nmu\t1\n", ":3:", "'mu' needs 2 values"},
         {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\tx\n", ":4:", "bad temp"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t0\n", ":6:", "bad gram total"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\na\t1:3\n", ":8:",
-         "bad posting"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:3\n", ":9:",
-         "fewer grams"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\nab\t0:3\n", ":8:",
-         "gram longer"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t2\nlang\ten\t5\nlang\ten\t5\n", ":7:",
-         "duplicate language"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:3\na\t0:1\n",
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t0\n",
+         ":6:", "bad gram total"},
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\na\t1:3\n",
+         ":8:", "bad posting"},
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:3\n",
+         ":9:", "fewer grams"},
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\nab\t0:3\n",
+         ":8:", "gram longer"},
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t2\nlang\ten\t5\nlang\ten\t5\n",
+         ":7:", "duplicate language"},
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t2\na\t0:"
+         "3\na\t0:1\n",
          ":9:", "duplicate gram"},
-        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\na\t0:3\nb\t0:1\n",
+        {"wikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t1\nlang\ten\t5\ngrams\t1\na\t0:"
+         "3\nb\t0:1\n",
          ":9:", "more grams"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -196,21 +219,26 @@ static void test_errors(void) {
         LangId *m = langid_load(path, &err);
         char want[300], d[1400];
         snprintf(want, sizeof want, "%s%s", path, bad[i].where);
-        snprintf(d, sizeof d, "malformed model %zu: want '%s' and '%s', got '%s'", i, want, bad[i].why, err.msg);
+        snprintf(d, sizeof d, "malformed model %zu: want '%s' and '%s', got '%s'", i, want,
+                 bad[i].why, err.msg);
         test_cond(d, m == NULL && strstr(err.msg, want) == err.msg && strstr(err.msg, bad[i].why));
         langid_free(m);
         unlink(path);
     }
     /* the smallest valid model */
     snprintf(path, sizeof path, "%s/tiny.txt", dir);
-    write_file(path, "# a comment\nwikibert-langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t2\nlang\taa\t5\nlang\tbb\t5\n"
+    write_file(path, "# a "
+                     "comment\nwikibert-"
+                     "langid\t1\norder\t1\nmu\t1\ntemp\t1\nlangs\t2\nlang\taa\t5\nlang\tbb\t5\n"
                      "grams\t2\na\t0:4\nb\t1:4\n");
     LangId *m = langid_load(path, &err);
     test_cond("tiny model loads", m != NULL);
     if (m) {
         LangScore s;
-        test_cond("tiny model: aaa -> aa", langid_identify(m, "aaa", 3, &s) == 0 && !strcmp(s.lang, "aa"));
-        test_cond("tiny model: bbb -> bb", langid_identify(m, "bbb", 3, &s) == 0 && !strcmp(s.lang, "bb"));
+        test_cond("tiny model: aaa -> aa",
+                  langid_identify(m, "aaa", 3, &s) == 0 && !strcmp(s.lang, "aa"));
+        test_cond("tiny model: bbb -> bb",
+                  langid_identify(m, "bbb", 3, &s) == 0 && !strcmp(s.lang, "bb"));
         test_cond("tiny model: unknown letters -> und", langid_identify(m, "xyz", 3, &s) == -1);
         langid_free(m);
     }
@@ -244,7 +272,8 @@ static void train_into(Buf *out, int reverse, int top) {
         langid_trainer_add(t, c->lang, strlen(c->lang), c->text, strlen(c->text), 0, &err);
     }
     langid_trainer_add(t, "hu", 2, "Szép napunk van ma.", strlen("Szép napunk van ma."), 1, &err);
-    langid_trainer_add(t, "en", 2, "We have a nice day today.", strlen("We have a nice day today."), 1, &err);
+    langid_trainer_add(t, "en", 2, "We have a nice day today.", strlen("We have a nice day today."),
+                       1, &err);
     test_cond("training succeeds", langid_trainer_write(t, out, &err) == 0);
     langid_trainer_free(t);
 }
@@ -256,24 +285,30 @@ static void test_training(void) {
     train_into(&c, 0, 5);
     test_cond("same texts in another order -> byte-identical model",
               a.len == b.len && a.len > 0 && memcmp(a.data, b.data, a.len) == 0);
-    test_cond("another --top -> another model", !(a.len == c.len && memcmp(a.data, c.data, a.len) == 0));
+    test_cond("another --top -> another model",
+              !(a.len == c.len && memcmp(a.data, c.data, a.len) == 0));
     Err err;
     LangId *m = langid_load_mem(a.data, a.len, "trained", &err);
     test_cond("trained model loads", m != NULL);
     if (m) {
-        test_cond("languages sorted by code", langid_nlangs(m) == 3 && !strcmp(langid_lang(m, 0), "en") &&
-                                                  !strcmp(langid_lang(m, 1), "fi") && !strcmp(langid_lang(m, 2), "hu"));
+        test_cond("languages sorted by code",
+                  langid_nlangs(m) == 3 && !strcmp(langid_lang(m, 0), "en") &&
+                      !strcmp(langid_lang(m, 1), "fi") && !strcmp(langid_lang(m, 2), "hu"));
         test_cond("temperature fitted (not the default 1)", langid_temperature(m) != 1.0);
         LangScore s;
-        test_cond("trained: hu", langid_identify(m, "A kertben van a macska.", 23, &s) == 0 && !strcmp(s.lang, "hu"));
-        test_cond("trained: en", langid_identify(m, "The cat is in the garden.", 25, &s) == 0 && !strcmp(s.lang, "en"));
-        test_cond("trained: fi", langid_identify(m, "Kissa on puutarhassa.", 21, &s) == 0 && !strcmp(s.lang, "fi"));
+        test_cond("trained: hu", langid_identify(m, "A kertben van a macska.", 23, &s) == 0 &&
+                                     !strcmp(s.lang, "hu"));
+        test_cond("trained: en", langid_identify(m, "The cat is in the garden.", 25, &s) == 0 &&
+                                     !strcmp(s.lang, "en"));
+        test_cond("trained: fi", langid_identify(m, "Kissa on puutarhassa.", 21, &s) == 0 &&
+                                     !strcmp(s.lang, "fi"));
         langid_free(m);
     }
     LangIdTrainOpts o;
     langid_train_defaults(&o);
     LangIdTrainer *t = langid_trainer_create(&o);
-    test_cond("no training text -> error", langid_trainer_write(t, &a, &err) == -1 && strstr(err.msg, "no training"));
+    test_cond("no training text -> error",
+              langid_trainer_write(t, &a, &err) == -1 && strstr(err.msg, "no training"));
     test_cond("bad language code -> error", langid_trainer_add(t, "h u", 3, "x", 1, 0, &err) == -1);
     langid_trainer_free(t);
     buf_free(&a), buf_free(&b), buf_free(&c);
@@ -284,7 +319,8 @@ static void test_training(void) {
     int ntest = 0;
     char s[32];
     for (int i = 0; i < 2000; i++) {
-        int n = snprintf(s, sizeof s, "sentence %c%c%c", 'a' + i % 26, 'a' + i / 26 % 26, 'a' + i / 676);
+        int n = snprintf(s, sizeof s, "sentence %c%c%c", 'a' + i % 26, 'a' + i / 26 % 26,
+                         'a' + i / 676);
         ntest += langid_split_part(s, (size_t)n) == 2;
     }
     test_cond("split: 5-15 % test", ntest > 100 && ntest < 300);
@@ -298,11 +334,13 @@ typedef struct Acc {
 
 static size_t nchars(const char *s, size_t n) {
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) k += ((unsigned char)s[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < n; i++)
+        k += ((unsigned char)s[i] & 0xC0) != 0x80;
     return k;
 }
 
-static void score_one(const LangId *m, StrMap *seen, const char *lang, const char *t, size_t n, Acc *acc) {
+static void score_one(const LangId *m, StrMap *seen, const char *lang, const char *t, size_t n,
+                      Acc *acc) {
     if (nchars(t, n) < 40 || langid_split_part(t, n) != 2) return;
     uint64_t *v = strmap_slot(seen, t, n);
     if ((*v)++) return;
@@ -315,9 +353,12 @@ static int test_tatoeba(const LangId *m) {
     /* ${WIKIBERT_SHARED:-$TESTS/../../shared}, TESTS as tests/run.sh sets it */
     const char *env = getenv("WIKIBERT_SHARED"), *tests = getenv("TESTS");
     char dir[4096];
-    if (env && *env) snprintf(dir, sizeof dir, "%s/data/langid/tatoeba-manythings", env);
-    else if (tests && *tests) snprintf(dir, sizeof dir, "%s/../../shared/data/langid/tatoeba-manythings", tests);
-    else snprintf(dir, sizeof dir, "%s/../../shared/data/langid/tatoeba-manythings", WB_DATADIR);
+    if (env && *env)
+        snprintf(dir, sizeof dir, "%s/data/langid/tatoeba-manythings", env);
+    else if (tests && *tests)
+        snprintf(dir, sizeof dir, "%s/../../shared/data/langid/tatoeba-manythings", tests);
+    else
+        snprintf(dir, sizeof dir, "%s/../../shared/data/langid/tatoeba-manythings", WB_DATADIR);
     DIR *d = opendir(dir);
     if (!d) {
         printf("skipped: Tatoeba accuracy (no %s)\n", dir);
@@ -359,8 +400,9 @@ static int test_tatoeba(const LangId *m) {
     }
     free(names);
     strmap_free(&seen_hu), strmap_free(&seen_en);
-    printf("held-out Tatoeba >= 40 chars: hu %ld/%ld (%.2f%%), en %ld/%ld (%.2f%%)\n", hu.right, hu.n,
-           hu.n ? 100.0 * hu.right / hu.n : 0.0, en.right, en.n, en.n ? 100.0 * en.right / en.n : 0.0);
+    printf("held-out Tatoeba >= 40 chars: hu %ld/%ld (%.2f%%), en %ld/%ld (%.2f%%)\n", hu.right,
+           hu.n, hu.n ? 100.0 * hu.right / hu.n : 0.0, en.right, en.n,
+           en.n ? 100.0 * en.right / en.n : 0.0);
     test_cond("Tatoeba hu: at least 500 held-out sentences", hu.n >= 500);
     test_cond("Tatoeba en: at least 2000 held-out sentences", en.n >= 2000);
     test_cond("Tatoeba hu accuracy >= 99 %", hu.n && hu.right >= 0.99 * hu.n);

@@ -6,7 +6,8 @@
 #include "prep/mwxml.h"
 
 static const char DUMP[] =
-    "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\" version=\"0.10\" xml:lang=\"hu\">\n"
+    "<mediawiki xmlns=\"http://www.mediawiki.org/xml/export-0.10/\" version=\"0.10\" "
+    "xml:lang=\"hu\">\n"
     "  <siteinfo>\n    <sitename>Wikipédia</sitename>\n    <dbname>huwiki</dbname>\n"
     "    <base>https://hu.wikipedia.org/wiki/Kezd%C5%91lap</base>\n"
     "    <generator>MediaWiki 1.42</generator>\n    <case>first-letter</case>\n"
@@ -15,8 +16,10 @@ static const char DUMP[] =
     "      <namespace key=\"14\" case=\"first-letter\">Kategória</namespace>\n    </namespaces>\n"
     "  </siteinfo>\n"
     "  <page>\n    <title>Árvíztűrő tükörfúrógép</title>\n    <ns>0</ns>\n    <id>42</id>\n"
-    "    <revision>\n      <id>1001</id>\n      <contributor><username>X</username><id>77</id></contributor>\n"
-    "      <text bytes=\"30\" xml:space=\"preserve\">'''Á''' &lt;ref&gt;x&lt;/ref&gt; &amp;nbsp; [[Fájl:a.jpg]]\nsor2</text>\n"
+    "    <revision>\n      <id>1001</id>\n      "
+    "<contributor><username>X</username><id>77</id></contributor>\n"
+    "      <text bytes=\"30\" xml:space=\"preserve\">'''Á''' &lt;ref&gt;x&lt;/ref&gt; &amp;nbsp; "
+    "[[Fájl:a.jpg]]\nsor2</text>\n"
     "    </revision>\n  </page>\n"
     "  <page>\n    <title>Átirányítás</title>\n    <ns>0</ns>\n    <id>43</id>\n"
     "    <redirect title=\"Cél &quot;oldal&quot;\" />\n"
@@ -86,12 +89,13 @@ static void test_fields(void) {
     Err err = {{0}};
     Buf whole = parse_chunked(DUMP, sizeof DUMP - 1, 0, &rc, &err);
     test_cond("whole parse ok", rc == 0);
-    const char *want =
-        "SITE huwiki https://hu.wikipedia.org/wiki/Kezd%C5%91lap 0=/ 6=Fájl/File 14=Kategória/Category\n"
-        "[42/1001/ns0/line14]Árvíztűrő tükörfúrógép|'''Á''' <ref>x</ref> &nbsp; [[Fájl:a.jpg]]\nsor2\n"
-        "[43/5/ns0/line25]Átirányítás|R=Cél \"oldal\"|#ÁTIRÁNYÍTÁS [[Cél]]\n"
-        "[44/7/ns1/line32]Vita:Valami|\n"
-        "bad_utf8=0\n";
+    const char *want = "SITE huwiki https://hu.wikipedia.org/wiki/Kezd%C5%91lap 0=/ 6=Fájl/File "
+                       "14=Kategória/Category\n"
+                       "[42/1001/ns0/line14]Árvíztűrő tükörfúrógép|'''Á''' <ref>x</ref> &nbsp; "
+                       "[[Fájl:a.jpg]]\nsor2\n"
+                       "[43/5/ns0/line25]Átirányítás|R=Cél \"oldal\"|#ÁTIRÁNYÍTÁS [[Cél]]\n"
+                       "[44/7/ns1/line32]Vita:Valami|\n"
+                       "bad_utf8=0\n";
     test_str_eq("pages, siteinfo, last revision wins", whole.data, want);
     static const size_t chunks[] = {1, 2, 3, 7, 13, 64, 101, 4093};
     for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
@@ -107,8 +111,9 @@ static void test_fields(void) {
 
 static void test_bad_utf8_chunked(void) {
     /* a broken sequence and a valid 4-byte one straddling every chunk edge */
-    const char xml[] = "<mediawiki><page><title>T</title><ns>0</ns><id>1</id><revision><id>2</id>"
-                       "<text>x\xF0\x9F\x98\x80y\xE2\x82z\xC3\xA9</text></revision></page></mediawiki>";
+    const char xml[] =
+        "<mediawiki><page><title>T</title><ns>0</ns><id>1</id><revision><id>2</id>"
+        "<text>x\xF0\x9F\x98\x80y\xE2\x82z\xC3\xA9</text></revision></page></mediawiki>";
     int rc;
     Err err;
     Buf whole = parse_chunked(xml, sizeof xml - 1, 0, &rc, &err);
@@ -124,9 +129,10 @@ static void test_bad_utf8_chunked(void) {
 }
 
 static void test_fragment(void) {
-    const char xml[] = "  <page>\n<title>F</title><ns>0</ns><id>9</id><revision><id>3</id><text>frag</text>"
-                       "</revision></page>\n<page><title>G</title><ns>0</ns><id>10</id><revision><id>4</id>"
-                       "<text>g</text></revision></page>\n";
+    const char xml[] =
+        "  <page>\n<title>F</title><ns>0</ns><id>9</id><revision><id>3</id><text>frag</text>"
+        "</revision></page>\n<page><title>G</title><ns>0</ns><id>10</id><revision><id>4</id>"
+        "<text>g</text></revision></page>\n";
     for (size_t c = 0; c < 4; c++) {
         int rc;
         Err err;
@@ -166,8 +172,10 @@ static void test_errors(void) {
 
 static void test_too_large(void) {
     Buf xml = {0};
-    buf_puts(&xml, "<mediawiki><page><title>Big</title><ns>0</ns><id>1</id><revision><id>1</id><text>");
-    for (int i = 0; i < 2000; i++) buf_putc(&xml, 'a');
+    buf_puts(&xml,
+             "<mediawiki><page><title>Big</title><ns>0</ns><id>1</id><revision><id>1</id><text>");
+    for (int i = 0; i < 2000; i++)
+        buf_putc(&xml, 'a');
     buf_puts(&xml, "</text></revision></page><page><title>S</title><ns>0</ns><id>2</id><revision>"
                    "<id>2</id><text>s</text></revision></page></mediawiki>");
     int rc;

@@ -18,35 +18,41 @@
 static void test_vectors(void) {
     PyRandom r;
     /* random.Random(12345).getrandbits(32) x5 */
-    static const uint32_t u32_12345[5] = {1789368711u, 3146859322u, 43676229u, 3522623596u, 3544234957u};
+    static const uint32_t u32_12345[5] = {1789368711u, 3146859322u, 43676229u, 3522623596u,
+                                          3544234957u};
     pyrandom_seed(&r, 12345);
     int ok = 1;
-    for (int i = 0; i < 5; i++) ok &= pyrandom_u32(&r) == u32_12345[i];
+    for (int i = 0; i < 5; i++)
+        ok &= pyrandom_u32(&r) == u32_12345[i];
     test_cond("seed 12345: first five u32", ok);
 
     /* random.Random(12345).random() x5 (repr round-trips exactly) */
-    static const double rnd_12345[5] = {0.41661987254534116, 0.010169169457068361, 0.8252065092537432,
-                                        0.2986398551995928, 0.3684116894884757};
+    static const double rnd_12345[5] = {0.41661987254534116, 0.010169169457068361,
+                                        0.8252065092537432, 0.2986398551995928, 0.3684116894884757};
     pyrandom_seed(&r, 12345);
     ok = 1;
-    for (int i = 0; i < 5; i++) ok &= pyrandom_random(&r) == rnd_12345[i];
+    for (int i = 0; i < 5; i++)
+        ok &= pyrandom_random(&r) == rnd_12345[i];
     test_cond("seed 12345: first five random()", ok);
 
     static const int ri_12345[10] = {6, 0, 4, 5, 3, 4, 9, 6, 2, 5};
     pyrandom_seed(&r, 12345);
     ok = 1;
-    for (int i = 0; i < 10; i++) ok &= pyrandom_randint(&r, 0, 9) == ri_12345[i];
+    for (int i = 0; i < 10; i++)
+        ok &= pyrandom_randint(&r, 0, 9) == ri_12345[i];
     test_cond("seed 12345: randint(0, 9) x10", ok);
 
     static const int ri2_12345[5] = {55, 95, 3, 106, 107};
     pyrandom_seed(&r, 12345);
     ok = 1;
-    for (int i = 0; i < 5; i++) ok &= pyrandom_randint(&r, 2, 125) == ri2_12345[i];
+    for (int i = 0; i < 5; i++)
+        ok &= pyrandom_randint(&r, 2, 125) == ri2_12345[i];
     test_cond("seed 12345: randint(2, 125) x5", ok);
 
     static const int sh_12345[10] = {8, 7, 3, 5, 1, 2, 9, 4, 0, 6};
     int x[10];
-    for (int i = 0; i < 10; i++) x[i] = i;
+    for (int i = 0; i < 10; i++)
+        x[i] = i;
     pyrandom_seed(&r, 12345);
     pyrandom_shuffle(&r, x, 10, sizeof x[0]);
     test_cond("seed 12345: shuffle(range(10))", memcmp(x, sh_12345, sizeof x) == 0);
@@ -71,8 +77,10 @@ static void test_vectors(void) {
     /* randint(0, 0) is not free: getrandbits(1) until a 0 bit */
     pyrandom_seed(&r, 42);
     ok = 1;
-    for (int i = 0; i < 3; i++) ok &= pyrandom_randint(&r, 0, 0) == 0;
-    test_cond("seed 42: randint(0, 0) x3 then getrandbits(32)", ok && pyrandom_u32(&r) == 1051802512u);
+    for (int i = 0; i < 3; i++)
+        ok &= pyrandom_randint(&r, 0, 0) == 0;
+    test_cond("seed 42: randint(0, 0) x3 then getrandbits(32)",
+              ok && pyrandom_u32(&r) == 1051802512u);
 
     /* randrange(1000000007) x3 (30-bit rejection) */
     pyrandom_seed(&r, 42);
@@ -82,15 +90,18 @@ static void test_vectors(void) {
 
     /* getrandbits(64) x2, then randrange(2**40 + 3) x2: words low first */
     pyrandom_seed(&r, 42);
-    test_cond("seed 42: getrandbits(64)", pyrandom_getrandbits(&r, 64) == 2053695854357871005ull &&
-                                              pyrandom_getrandbits(&r, 64) == 13679192365072849617ull);
-    test_cond("seed 42: randrange(2**40+3)", pyrandom_below(&r, (1ull << 40) + 3) == 538052153943ull &&
-                                                 pyrandom_below(&r, (1ull << 40) + 3) == 305901360862ull);
+    test_cond("seed 42: getrandbits(64)",
+              pyrandom_getrandbits(&r, 64) == 2053695854357871005ull &&
+                  pyrandom_getrandbits(&r, 64) == 13679192365072849617ull);
+    test_cond("seed 42: randrange(2**40+3)",
+              pyrandom_below(&r, (1ull << 40) + 3) == 538052153943ull &&
+                  pyrandom_below(&r, (1ull << 40) + 3) == 305901360862ull);
 
     /* shuffle(range(1000)) with seed 7, first ten, then random() */
     static const int sh_7[10] = {878, 857, 349, 313, 382, 850, 927, 194, 261, 946};
     int *big = malloc(1000 * sizeof *big);
-    for (int i = 0; i < 1000; i++) big[i] = i;
+    for (int i = 0; i < 1000; i++)
+        big[i] = i;
     pyrandom_seed(&r, 7);
     pyrandom_shuffle(&r, big, 1000, sizeof big[0]);
     test_cond("seed 7: shuffle(range(1000))[:10]", memcmp(big, sh_7, sizeof sh_7) == 0);
@@ -99,29 +110,34 @@ static void test_vectors(void) {
 
     /* the state refill: 1000 random() (2000 words) then getrandbits(32) */
     pyrandom_seed(&r, 12345);
-    for (int i = 0; i < 1000; i++) pyrandom_random(&r);
+    for (int i = 0; i < 1000; i++)
+        pyrandom_random(&r);
     test_cond("seed 12345: word 2001", pyrandom_u32(&r) == 269534382u);
 
     /* shuffle of wide elements swaps whole elements */
     struct {
         char s[100];
     } w[10];
-    for (int i = 0; i < 10; i++) memset(w[i].s, 'a' + i, sizeof w[i].s);
+    for (int i = 0; i < 10; i++)
+        memset(w[i].s, 'a' + i, sizeof w[i].s);
     pyrandom_seed(&r, 12345);
     pyrandom_shuffle(&r, w, 10, sizeof w[0]);
     ok = 1;
-    for (int i = 0; i < 10; i++) ok &= w[i].s[0] == 'a' + sh_12345[i] && w[i].s[99] == 'a' + sh_12345[i];
+    for (int i = 0; i < 10; i++)
+        ok &= w[i].s[0] == 'a' + sh_12345[i] && w[i].s[99] == 'a' + sh_12345[i];
     test_cond("shuffle of 100-byte elements", ok);
 
     test_cond("bit_length", pyrandom_bit_length(0) == 0 && pyrandom_bit_length(1) == 1 &&
                                 pyrandom_bit_length(2) == 2 && pyrandom_bit_length(255) == 8 &&
-                                pyrandom_bit_length(256) == 9 && pyrandom_bit_length(UINT64_MAX) == 64);
+                                pyrandom_bit_length(256) == 9 &&
+                                pyrandom_bit_length(UINT64_MAX) == 64);
 }
 
 /* The Python program and the C side run the same script of calls:
  * for each seed: 300 x (random, randint(0, m), randrange(big)), then a
  * shuffle of range(n), printing every value. */
-static const uint64_t script_seeds[] = {1, 12345, 4294967295ull, 4294967296ull, 987654321987654321ull};
+static const uint64_t script_seeds[] = {1, 12345, 4294967295ull, 4294967296ull,
+                                        987654321987654321ull};
 
 static void run_c_script(FILE *out) {
     PyRandom r;
@@ -136,9 +152,11 @@ static void run_c_script(FILE *out) {
         }
         int n = 1 + (int)(script_seeds[s] % 500);
         int *x = malloc((size_t)n * sizeof *x);
-        for (int i = 0; i < n; i++) x[i] = i;
+        for (int i = 0; i < n; i++)
+            x[i] = i;
         pyrandom_shuffle(&r, x, (size_t)n, sizeof *x);
-        for (int i = 0; i < n; i++) fprintf(out, "%d%c", x[i], i + 1 < n ? ' ' : '\n');
+        for (int i = 0; i < n; i++)
+            fprintf(out, "%d%c", x[i], i + 1 < n ? ' ' : '\n');
         free(x);
     }
 }
@@ -196,14 +214,16 @@ static void test_fast_paths(void) {
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         size_t n = sizes[k];
         int32_t *a = malloc((n + 1) * sizeof *a), *b = malloc((n + 1) * sizeof *b);
-        for (size_t i = 0; i < n; i++) a[i] = b[i] = (int32_t)(i * 7 + 3);
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (int32_t)(i * 7 + 3);
         PyRandom r1, r2, r3;
         pyrandom_seed(&r1, 12345 + n), pyrandom_seed(&r2, 12345 + n), pyrandom_seed(&r3, 12345 + n);
         pyrandom_u32(&r1), pyrandom_u32(&r2), pyrandom_u32(&r3);
         pyrandom_shuffle(&r1, a, n, sizeof *a);
         pyrandom_shuffle_i32(&r2, b, n);
         pyrandom_shuffle_draws(&r3, n);
-        for (size_t i = 0; i < n; i++) same_moves &= a[i] == b[i];
+        for (size_t i = 0; i < n; i++)
+            same_moves &= a[i] == b[i];
         uint32_t x1 = pyrandom_u32(&r1), x2 = pyrandom_u32(&r2), x3 = pyrandom_u32(&r3);
         same_draws &= x1 == x2 && x1 == x3;
         same_tell &= pyrandom_tell(&r1) == pyrandom_tell(&r3);
@@ -219,10 +239,12 @@ static void test_fast_paths(void) {
         PyRandom r1, r2;
         pyrandom_seed(&r1, 7), pyrandom_seed(&r2, 7);
         pyrandom_u32(&r1), pyrandom_u32(&r2);
-        for (uint64_t i = 0; i < skips[k]; i++) pyrandom_u32(&r1);
+        for (uint64_t i = 0; i < skips[k]; i++)
+            pyrandom_u32(&r1);
         pyrandom_skip(&r2, skips[k]);
         tell_ok &= pyrandom_tell(&r1) == skips[k] + 1 && pyrandom_tell(&r2) == skips[k] + 1;
-        for (int i = 0; i < 700; i++) skip_ok &= pyrandom_u32(&r1) == pyrandom_u32(&r2);
+        for (int i = 0; i < 700; i++)
+            skip_ok &= pyrandom_u32(&r1) == pyrandom_u32(&r2);
     }
     test_cond("skip(n) == n draws (n around refills)", skip_ok);
     test_cond("tell counts words drawn", tell_ok);

@@ -52,21 +52,26 @@ static uint64_t ref_median2(const uint64_t *c, size_t n) {
 
 /* Fills shards[0..ntr+nte) and returns the number of loop passes. The
  * input must have no 0-sentence document left after the first pass. */
-static uint64_t ref_balance(const uint32_t *ns, size_t n, uint32_t ntr, uint32_t nte, double f, Vec *shards) {
+static uint64_t ref_balance(const uint32_t *ns, size_t n, uint32_t ntr, uint32_t nte, double f,
+                            Vec *shards) {
     uint32_t S = ntr + nte, maxl = 0;
     uint64_t total = 0;
-    for (size_t i = 0; i < n; i++) total += ns[i], maxl = ns[i] > maxl ? ns[i] : maxl;
+    for (size_t i = 0; i < n; i++)
+        total += ns[i], maxl = ns[i] > maxl ? ns[i] : maxl;
     Vec *bucket = calloc((size_t)maxl + 1, sizeof *bucket);
-    for (size_t i = 0; i < n; i++) vec_push(&bucket[ns[i]], (uint32_t)i);
+    for (size_t i = 0; i < n; i++)
+        vec_push(&bucket[ns[i]], (uint32_t)i);
     uint64_t ntr_sent = (uint64_t)((1 - (nte ? f : 0)) * (double)total);
-    int64_t nom_tr = (int64_t)(ntr_sent / ntr), nom_te = nte ? (int64_t)((total - ntr_sent) / nte) : 0;
+    int64_t nom_tr = (int64_t)(ntr_sent / ntr),
+            nom_te = nte ? (int64_t)((total - ntr_sent) / nte) : 0;
     int64_t maxs = maxl;
     size_t placed = 0;
     for (uint32_t s = 0; s < S; s++) {
         uint32_t id = bucket[maxs].v[--bucket[maxs].n];
         vec_push(&shards[s], id);
         placed++;
-        while (bucket[maxs].n == 0 && maxs > 0) maxs--;
+        while (bucket[maxs].n == 0 && maxs > 0)
+            maxs--;
         int64_t *nom = s < ntr ? &nom_tr : &nom_te;
         if ((int64_t)ns[id] > *nom) *nom = ns[id];
     }
@@ -75,15 +80,18 @@ static uint64_t ref_balance(const uint32_t *ns, size_t n, uint32_t ntr, uint32_t
     for (;;) {
         for (uint32_t s = 0; s < S; s++) {
             cnt[s] = 0;
-            for (size_t j = 0; j < shards[s].n; j++) cnt[s] += ns[shards[s].v[j]];
+            for (size_t j = 0; j < shards[s].n; j++)
+                cnt[s] += ns[shards[s].v[j]];
         }
         if (placed == n) break;
         uint64_t med_tr = ref_median2(cnt, ntr), med_te = ref_median2(cnt + ntr, nte);
         for (uint32_t s = 0; s < S; s++) {
             int64_t nom = s < ntr ? nom_tr : nom_te;
             int64_t want = nom - (int64_t)cnt[s] < maxs ? nom - (int64_t)cnt[s] : maxs;
-            while (bucket[maxs].n == 0 && maxs > 0) maxs--;
-            while (want > 0 && bucket[want].n == 0) want--;
+            while (bucket[maxs].n == 0 && maxs > 0)
+                maxs--;
+            while (want > 0 && bucket[want].n == 0)
+                want--;
             if (want <= 0 || 2 * cnt[s] > (s < ntr ? med_tr : med_te)) continue;
             vec_push(&shards[s], bucket[want].v[--bucket[want].n]);
             placed++;
@@ -92,10 +100,12 @@ static uint64_t ref_balance(const uint32_t *ns, size_t n, uint32_t ntr, uint32_t
         if (nh == 4) memmove(hist, hist + 1, 3 * sizeof *hist), nh--;
         hist[nh++] = n - placed;
         int same = 1;
-        for (int i = 1; i < nh; i++) same &= hist[i] == hist[i - 1];
+        for (int i = 1; i < nh; i++)
+            same &= hist[i] == hist[i - 1];
         if (same) nom_tr++;
     }
-    for (uint32_t l = 0; l <= maxl; l++) free(bucket[l].v);
+    for (uint32_t l = 0; l <= maxl; l++)
+        free(bucket[l].v);
     free(bucket);
     free(cnt);
     return passes;
@@ -105,7 +115,8 @@ static uint64_t ref_balance(const uint32_t *ns, size_t n, uint32_t ntr, uint32_t
 static int plan_equals(const ShardPlan *p, Vec *ref) {
     for (uint32_t s = 0; s < p->ntrain + p->ntest; s++) {
         if (p->first[s + 1] - p->first[s] != ref[s].n) return 0;
-        if (ref[s].n && memcmp(p->ids + p->first[s], ref[s].v, ref[s].n * sizeof(uint32_t))) return 0;
+        if (ref[s].n && memcmp(p->ids + p->first[s], ref[s].v, ref[s].n * sizeof(uint32_t)))
+            return 0;
     }
     return 1;
 }
@@ -123,8 +134,8 @@ static void plan_str(const ShardPlan *p, Buf *b) {
     }
 }
 
-static void check_plan(const char *what, const uint32_t *ns, size_t n, uint32_t ntr, uint32_t nte, double f,
-                       const char *want) {
+static void check_plan(const char *what, const uint32_t *ns, size_t n, uint32_t ntr, uint32_t nte,
+                       double f, const char *want) {
     ShardSpec spec = {ntr, nte, f};
     ShardPlan p;
     Err err;
@@ -149,9 +160,10 @@ static void test_examples(void) {
     ShardPlan p;
     Err err;
     shard_balance(ex, 12, &spec, &p, &err);
-    test_cond("spec 9.3: shard sentence counts 21 20 11", p.nsent[0] == 21 && p.nsent[1] == 20 && p.nsent[2] == 11);
-    test_cond("spec 9.3: 52 sentences, nominal 20 and 11", p.st.total == 52 && p.st.nominal_train0 == 20 &&
-                                                               p.st.nominal_test0 == 11);
+    test_cond("spec 9.3: shard sentence counts 21 20 11",
+              p.nsent[0] == 21 && p.nsent[1] == 20 && p.nsent[2] == 11);
+    test_cond("spec 9.3: 52 sentences, nominal 20 and 11",
+              p.st.total == 52 && p.st.nominal_train0 == 20 && p.st.nominal_test0 == 11);
     test_cond("spec 9.3: 7 passes as the original prints", p.st.passes == 7);
     shard_plan_free(&p);
 
@@ -164,11 +176,13 @@ static void test_examples(void) {
     uint32_t big[] = {1, 1, 1, 1, 1, 1, 1, 1, 50};
     check_plan("one document above nominal", big, 9, 2, 1, 0.1, "8|7 5 3 1|6 4 2 0");
     uint32_t mix[] = {100, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 30, 30, 30, 30};
-    check_plan("long and short documents", mix, 16, 2, 1, 0.2, "0|15 13 12 9 7 5 3 1|14 11 10 8 6 4 2");
+    check_plan("long and short documents", mix, 16, 2, 1, 0.2,
+               "0|15 13 12 9 7 5 3 1|14 11 10 8 6 4 2");
 
     /* documents without sentences */
     uint32_t z1[] = {5, 0, 0};
-    check_plan("0-sentence documents taken by the first pass (as the original)", z1, 3, 2, 1, 0.1, "0|2|1");
+    check_plan("0-sentence documents taken by the first pass (as the original)", z1, 3, 2, 1, 0.1,
+               "0|2|1");
     uint32_t z2[] = {0, 0, 0};
     check_plan("only 0-sentence documents", z2, 3, 1, 1, 0.1, "2 0|1");
 
@@ -176,10 +190,13 @@ static void test_examples(void) {
     check_plan("training shards only", ex, 12, 3, 0, 0.5, "10 7 1 4|2 8 9 11|5 0 6 3");
 
     check_plan("fewer documents than shards", one, 5, 4, 2, 0.1,
-               "ERR 5 documents for 6 shards (4 training + 2 test): each shard needs at least one document");
-    check_plan("no documents", one, 0, 1, 0, 0, "ERR 0 documents for 1 shards (1 training + 0 test): each shard "
-                                               "needs at least one document");
-    check_plan("bad fraction", ex, 12, 2, 1, 1.5, "ERR the test fraction must be in [0, 1], not 1.5");
+               "ERR 5 documents for 6 shards (4 training + 2 test): each shard needs at least one "
+               "document");
+    check_plan("no documents", one, 0, 1, 0, 0,
+               "ERR 0 documents for 1 shards (1 training + 0 test): each shard "
+               "needs at least one document");
+    check_plan("bad fraction", ex, 12, 2, 1, 1.5,
+               "ERR the test fraction must be in [0, 1], not 1.5");
 }
 
 /* Random inputs against the reference: assignment and pass count. */
@@ -211,7 +228,8 @@ static void test_random(void) {
             stalled += p.st.skipped > 0;
             shard_plan_free(&p);
         }
-        for (uint32_t s = 0; s < S; s++) free(ref[s].v);
+        for (uint32_t s = 0; s < S; s++)
+            free(ref[s].v);
         free(ref);
         free(ns);
     }
@@ -251,12 +269,15 @@ static void test_zero_left(void) {
               b.len > 8 && strstr(b.data, tail0) && strstr(b.data, tail1));
     test_cond("zeros left: 4 empty documents counted", p.st.empty_docs == 4);
     int seen[12] = {0}, once = 1;
-    for (uint64_t j = 0; j < p.first[3]; j++) seen[p.ids[j]]++;
-    for (int i = 0; i < 12; i++) once &= seen[i] == 1;
+    for (uint64_t j = 0; j < p.first[3]; j++)
+        seen[p.ids[j]]++;
+    for (int i = 0; i < 12; i++)
+        once &= seen[i] == 1;
     test_cond("zeros left: every document exactly once", once && p.first[3] == 12);
     buf_free(&b);
     shard_plan_free(&p);
-    for (int s = 0; s < 3; s++) free(ref[s].v);
+    for (int s = 0; s < 3; s++)
+        free(ref[s].v);
 }
 
 /* A stall that needs thousands of one-step increments in the original. */
@@ -271,10 +292,12 @@ static void test_long_stall(void) {
     test_cond("long stall: same assignment", plan_equals(&p, ref));
     test_cond("long stall: same pass count", p.st.passes == rp);
     test_cond("long stall: passes were skipped", p.st.skipped > 500);
-    if (p.st.passes != rp) printf("  passes %llu, reference %llu\n", (unsigned long long)p.st.passes,
-                                  (unsigned long long)rp);
+    if (p.st.passes != rp)
+        printf("  passes %llu, reference %llu\n", (unsigned long long)p.st.passes,
+               (unsigned long long)rp);
     shard_plan_free(&p);
-    for (int s = 0; s < 4; s++) free(ref[s].v);
+    for (int s = 0; s < 4; s++)
+        free(ref[s].v);
 }
 
 /* ---- white space ---- */
@@ -298,7 +321,8 @@ static void test_strip(void) {
     }
     test_cond("strip: exactly str.isspace() characters (uniprop), none inside text", bad == 0);
     test_cond("strip: 29 white-space code points", spaces == 29);
-    const char *s = " \t\xc2\xa0" "a b\xe3\x80\x80\r";
+    const char *s = " \t\xc2\xa0"
+                    "a b\xe3\x80\x80\r";
     size_t n = strlen(s);
     shard_strip(&s, &n);
     test_mem_eq("strip: both ends", s, n, "a b", 3);
@@ -324,8 +348,8 @@ static void index_str(const ShardIndex *ix, Buf *b) {
     char t[64];
     for (size_t i = 0; i < ix->ndocs; i++) {
         snprintf(t, sizeof t, "%llu+%llu%s:%u ", (unsigned long long)ix->off[i],
-                 (unsigned long long)(ix->len[i] & ~SHARD_LEN_STRIP), ix->len[i] & SHARD_LEN_STRIP ? "s" : "",
-                 ix->nsent[i]);
+                 (unsigned long long)(ix->len[i] & ~SHARD_LEN_STRIP),
+                 ix->len[i] & SHARD_LEN_STRIP ? "s" : "", ix->nsent[i]);
         buf_puts(b, t);
     }
 }
@@ -337,7 +361,8 @@ static void test_index(void) {
     index_text(&ix, SHARD_NVIDIA, messy);
     index_str(&ix, &b);
     test_str_eq("nvidia: runs of non-blank lines", b.data, "2+8s:2 13+3:1 ");
-    test_cond("nvidia: 3 sentences, 20 bytes", ix.sentences == 3 && ix.bytes == 18 && ix.ninputs == 1);
+    test_cond("nvidia: 3 sentences, 20 bytes",
+              ix.sentences == 3 && ix.bytes == 18 && ix.ninputs == 1);
     shard_index_free(&ix);
     /* hu: [""] [a1 a2] [""] [b1]; the trailing blank-only block dropped */
     index_text(&ix, SHARD_HU, messy);
@@ -366,7 +391,8 @@ static void test_index(void) {
     fclose(a), fclose(c);
     index_str(&ix, &b);
     test_str_eq("two inputs", b.data, "0+3s:2 0+2:1 3+2:1 ");
-    test_cond("two inputs: input numbers", ix.ndocs == 3 && ix.input[0] == 0 && ix.input[1] == 1 && ix.input[2] == 1);
+    test_cond("two inputs: input numbers",
+              ix.ndocs == 3 && ix.input[0] == 0 && ix.input[1] == 1 && ix.input[2] == 1);
     shard_index_free(&ix);
 
     /* a line longer than the read buffer (4 MB), chunk boundaries */
@@ -392,7 +418,8 @@ static char *slurp(const char *path, size_t *n) {
     Buf b = {0};
     char tmp[4096];
     size_t k;
-    while ((k = fread(tmp, 1, sizeof tmp, fp)) > 0) buf_append(&b, tmp, k);
+    while ((k = fread(tmp, 1, sizeof tmp, fp)) > 0)
+        buf_append(&b, tmp, k);
     fclose(fp);
     *n = b.len;
     if (!b.data) buf_reserve(&b, 1);
@@ -436,13 +463,15 @@ static void test_write(void) {
     uint64_t total = 0;
     for (uint32_t s = 0; s < 3; s++) {
         buf_clear(&want);
-        for (uint64_t j = p.first[s]; j < p.first[s + 1]; j++) buf_puts(&want, docs[p.ids[j]]);
+        for (uint64_t j = p.first[s]; j < p.first[s + 1]; j++)
+            buf_puts(&want, docs[p.ids[j]]);
         char fname[64];
         snprintf(path, sizeof path, "%s/%s", dir, shard_file_name(&p, s, "x", fname, sizeof fname));
         size_t n = 0;
         char *data = slurp(path, &n);
         test_cond("write: shard exists", data != NULL);
-        if (data) test_mem_eq("write: shard content", data, n, want.data ? want.data : "", want.len);
+        if (data)
+            test_mem_eq("write: shard content", data, n, want.data ? want.data : "", want.len);
         total += n;
         free(data);
     }
@@ -457,7 +486,8 @@ static void test_write(void) {
         temps += strstr(e->d_name, ".tmp.") != NULL;
     }
     closedir(d);
-    test_cond("write: in.txt, 3 shards, 2 unrelated files, no temp files", entries == 6 && temps == 0);
+    test_cond("write: in.txt, 3 shards, 2 unrelated files, no temp files",
+              entries == 6 && temps == 0);
     snprintf(path, sizeof path, "%s/x_training_01.txt", dir);
     test_cond("write: a non-canonical number is not a shard name", access(path, F_OK) == 0);
 
@@ -465,11 +495,13 @@ static void test_write(void) {
     snprintf(path, sizeof path, "%s/in.txt", dir);
     truncate(path, 10);
     rc = shard_write(&ix, &in, &p, dir, "y", 0, NULL, NULL, &ws, &err);
-    test_cond("write: truncated input fails", rc == -1 && strstr(err.msg, "changed while being sharded"));
+    test_cond("write: truncated input fails",
+              rc == -1 && strstr(err.msg, "changed while being sharded"));
     snprintf(path, sizeof path, "%s/y_training_0.txt", dir);
     int leftover = access(path, F_OK) == 0;
     d = opendir(dir);
-    while ((e = readdir(d)) != NULL) leftover |= strncmp(e->d_name, "y_", 2) == 0;
+    while ((e = readdir(d)) != NULL)
+        leftover |= strncmp(e->d_name, "y_", 2) == 0;
     closedir(d);
     test_cond("write: a failed run leaves no shard and no temp file", !leftover);
     fclose(fp);

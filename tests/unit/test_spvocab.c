@@ -19,7 +19,8 @@ static void join(const VocabList *l, Buf *b) {
 
 /* Parse `in`, convert with o, and return the joined output in b (or the
  * error message after "ERR "). */
-static void convert(const char *in, size_t len, const VocabConvOpts *o, Buf *b, VocabConvStats *st) {
+static void convert(const char *in, size_t len, const VocabConvOpts *o, Buf *b,
+                    VocabConvStats *st) {
     VocabList p = {0}, out = {0};
     Err err;
     VocabConvStats dummy;
@@ -77,16 +78,18 @@ static void test_parse(void) {
         vocablist_free(&q);
     }
     VocabList e = {0};
-    test_cond("empty input: no pieces", spm_vocab_parse("", 0, "t", &e, NULL, &err) == 0 && e.n == 0);
+    test_cond("empty input: no pieces",
+              spm_vocab_parse("", 0, "t", &e, NULL, &err) == 0 && e.n == 0);
     vocablist_free(&e);
-    test_cond("score '.' accepted (the regex allows it)", spm_vocab_parse("a\t.", 3, "t", &e, NULL, &err) == 0);
+    test_cond("score '.' accepted (the regex allows it)",
+              spm_vocab_parse("a\t.", 3, "t", &e, NULL, &err) == 0);
     vocablist_free(&e);
 }
 
 static const char QUIRKS[] = "<unk>\t0\n<s>\t0\n</s>\t0\n"
-                             "\xe2\x96\x81\t-1\n"              /* bare boundary: dropped */
-                             "\t-2\n"                          /* empty piece: "##" */
-                             "\xe2\x96\x81 \t-3\n"             /* boundary + space: dropped */
+                             "\xe2\x96\x81\t-1\n"               /* bare boundary: dropped */
+                             "\t-2\n"                           /* empty piece: "##" */
+                             "\xe2\x96\x81 \t-3\n"              /* boundary + space: dropped */
                              "\xe2\x96\x81\xe3\x80\x80\t-3.5\n" /* boundary + U+3000: dropped */
                              "\xe2\x96\x81##a\t-4\n"
                              "a\t-5\n"
@@ -113,15 +116,18 @@ static void test_convert(void) {
     VocabConvOpts d = VOCABCONV_DEFAULTS;
     CONV(QUIRKS, &d, &b, &st);
     test_cond("defaults: 105 specials + 6", st.total == 111);
-    test_cond("defaults: [PAD] first, [unused0] second", strncmp(b.data, "[PAD]\n[unused0]\n[unused1]\n", 26) == 0);
+    test_cond("defaults: [PAD] first, [unused0] second",
+              strncmp(b.data, "[PAD]\n[unused0]\n[unused1]\n", 26) == 0);
     test_cond("defaults: [UNK] [CLS] [SEP] [MASK] after [unused99]",
-              strstr(b.data, "\n[unused98]\n[unused99]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n##\n##a\n") != NULL);
+              strstr(b.data, "\n[unused98]\n[unused99]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n##\n##a\n") !=
+                  NULL);
     test_cond("defaults: [PAD] twice counts", st.duplicates == 2);
 
     VocabConvOpts u = VOCABCONV_DEFAULTS;
     u.unused = 2;
     CONV("\xe2\x96\x81the\t-0\nk\t-1\n", &u, &b, &st);
-    test_str_eq("-u 2", b.data, "[PAD]\n[unused0]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##k\n");
+    test_str_eq("-u 2", b.data,
+                "[PAD]\n[unused0]\n[unused1]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##k\n");
     u.unused = 0;
     CONV("", &u, &b, &st);
     test_str_eq("-u 0, empty input", b.data, "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n");
@@ -129,7 +135,9 @@ static void test_convert(void) {
     VocabConvOpts c = VOCABCONV_DEFAULTS;
     c.unused = 1;
     c.add_chars = 1;
-    CONV("\xe2\x96\x81" "ab\t-0\n\xc3\xa9\t-1\nb\t-2\n", &c, &b, &st);
+    CONV("\xe2\x96\x81"
+         "ab\t-0\n\xc3\xa9\t-1\nb\t-2\n",
+         &c, &b, &st);
     test_str_eq("-c: characters in code-point order, those already tokens skipped", b.data,
                 "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nab\n##\xc3\xa9\n##b\n"
                 "0\nA\nC\nD\nE\nK\nL\nM\nN\nP\nS\nU\n[\n]\na\nb\nd\ne\nn\ns\nu\n\xc3\xa9\n");
@@ -139,13 +147,16 @@ static void test_convert(void) {
     s.unused = 1;
     s.size = 8;
     CONV("\xe2\x96\x81the\t-0\nk\t-1\nq\t-2\nz\t-3\n", &s, &b, &st);
-    test_str_eq("--size drops the last tokens", b.data, "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##k\n");
-    test_cond("--size drop stats", st.dropped == 2 && st.padded == 0 && strcmp(st.first_dropped, "##q") == 0 &&
+    test_str_eq("--size drops the last tokens", b.data,
+                "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n##k\n");
+    test_cond("--size drop stats", st.dropped == 2 && st.padded == 0 &&
+                                       strcmp(st.first_dropped, "##q") == 0 &&
                                        st.first_dropped_line == 3);
     s.size = 10;
     CONV("\xe2\x96\x81the\t-0\n", &s, &b, &st);
-    test_str_eq("--size pads with [unusedK] counting on from -u", b.data,
-                "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n[unused1]\n[unused2]\n[unused3]\n");
+    test_str_eq(
+        "--size pads with [unusedK] counting on from -u", b.data,
+        "[PAD]\n[unused0]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n[unused1]\n[unused2]\n[unused3]\n");
     test_cond("--size pad stats", st.padded == 3 && st.dropped == 0 && st.total == 10);
     s.no_special = 1;
     s.size = 2;

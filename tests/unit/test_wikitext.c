@@ -110,13 +110,15 @@ static void test_templates(void) {
 
 static void test_tables(void) {
     check("table removed (WE)",
-          "Before\n{| class=\"wikitable\"\n|-\n| a || b\n|-\n| colspan=2 | c\n|}\nAfter", "Before\nAfter\n");
+          "Before\n{| class=\"wikitable\"\n|-\n| a || b\n|-\n| colspan=2 | c\n|}\nAfter",
+          "Before\nAfter\n");
     check("nested tables (WE)", "Nested {| a\n{| b\n|}\n|} end", "Nested end\n");
     check("indented table", ":{|\n| a\n|}\nText", "Text\n");
-    check("unclosed table: rows go, prose stays", "Before\n{| class=x\n| cell\n|-\n! h !! h2\nProse after.",
-          "Before\nProse after.\n");
+    check("unclosed table: rows go, prose stays",
+          "Before\n{| class=x\n| cell\n|-\n! h !! h2\nProse after.", "Before\nProse after.\n");
     check("table debris from templates",
-          "{{table start}}\n! colspan=2 | Header\n|-\n| style=\"x\" | cell\n  | indented cell\nProse.",
+          "{{table start}}\n! colspan=2 | Header\n|-\n| style=\"x\" | cell\n  | indented "
+          "cell\nProse.",
           "Prose.\n");
     check("header row debris", "! Year !! Title\nText.", "Text.\n");
     check("!Kung is prose", "!Kung people live here.", "!Kung people live here.\n");
@@ -127,26 +129,29 @@ static void test_tables(void) {
 static void test_links(void) {
     check("link, trail, anchor", "The [[bus]]es and [[car|automobiles]] and [[1990]]s.",
           "The buses and automobiles and 1990s.\n");
-    check("colon in title kept", "See [[Star Wars: Episode IV|Star Wars]] and [[Help:IPA/English|/ˈæ/]].",
+    check("colon in title kept",
+          "See [[Star Wars: Episode IV|Star Wars]] and [[Help:IPA/English|/ˈæ/]].",
           "See Star Wars and /ˈæ/.\n");
-    check("file with nested links (WE)", "[[File:Foo.jpg|thumb|A caption with [[link]] inside]]Text after.",
-          "Text after.\n");
+    check("file with nested links (WE)",
+          "[[File:Foo.jpg|thumb|A caption with [[link]] inside]]Text after.", "Text after.\n");
     check("image with link as caption (WE)", "[[Image:A.png|left|[[x]]]]Next", "Next\n");
     check("category dropped (WE)", "Text [[Category:Foo|Sort]] more.", "Text more.\n");
     check("lower-case namespace", "A [[file:x.png|thumb|c]] [[category:Y]] B", "A B\n");
     check("interlanguage dropped", "A [[fr:Paris]] b [[zh-yue:x]] c [[simple:Foo]] d", "A b c d\n");
-    check("inline colon links keep text", "[[:Category:Foo|Foo cats]] and [[:fr:Paris|Paris]] and [[:Foo]].",
+    check("inline colon links keep text",
+          "[[:Category:Foo|Foo cats]] and [[:fr:Paris|Paris]] and [[:Foo]].",
           "Foo cats and Paris and Foo.\n");
     check("interwiki keeps text (WE)", "[[wikt:word|word]] [[w:Foo|foo]]", "word foo\n");
     check("wikisource link keeps text", "[[s:Bar|bar]] baz", "bar baz\n");
-    check("localized defaults", "[[Datei:A.png|mini|Bild]] and [[Kategorie:X]] [[Catégorie:Y]] done.",
-          "and done.\n");
+    check("localized defaults",
+          "[[Datei:A.png|mini|Bild]] and [[Kategorie:X]] [[Catégorie:Y]] done.", "and done.\n");
     check("file by extension", "[[Plik:Foo.svg|thumb|Opis]] tekst", "tekst\n");
     check("unclosed link", "Unclosed [[link here\nNext line.", "Unclosed link here\nNext line.\n");
-    check("unclosed file link at blank line", "Text [[File:X.jpg|thumb|Caption [[a]] b\n\nNext para.",
-          "Text\nNext para.\n");
+    check("unclosed file link at blank line",
+          "Text [[File:X.jpg|thumb|Caption [[a]] b\n\nNext para.", "Text\nNext para.\n");
     check("unclosed file link at end", "Text [[File:X.jpg|thumb|[[a|b]]", "Text\n");
-    check("later links survive an unclosed one", "A [[b c\nD [[e|f]] g [[h]].", "A b c\nD f g h.\n");
+    check("later links survive an unclosed one", "A [[b c\nD [[e|f]] g [[h]].",
+          "A b c\nD f g h.\n");
     check("empty anchor (WE)", "x [[foo|]] y", "x y\n");
     check("several pipes (WE)", "x [[a|b|c]] y", "x b|c y\n");
     check("template as target", "[[{{foo}}|bar]] baz", "bar baz\n");
@@ -155,8 +160,8 @@ static void test_links(void) {
     check("external links (WE)",
           "See [http://example.com Example site] and [http://bare.com] and http://plain.com here.",
           "See Example site and and http://plain.com here.\n");
-    check("external link protocols (WE)", "[//proto.rel Rel] [HTTP://UP.com Up] [mailto:a@b.c mail].",
-          "Rel Up mail.\n");
+    check("external link protocols (WE)",
+          "[//proto.rel Rel] [HTTP://UP.com Up] [mailto:a@b.c mail].", "Rel Up mail.\n");
     check("image url label (WE)", "[http://x.com/a.png http://x.com/b.png] img", "img\n");
     check("not a url", "[notaurl text] and [[http://x.org y]]", "[notaurl text] and [y]\n");
     check("external link label after newline (WE)", "[http://x.com\nlabel] end", "label end\n");
@@ -165,10 +170,11 @@ static void test_links(void) {
 /* ---- tags, references, entities ---- */
 
 static void test_tags(void) {
-    check("refs (WE)", "Ref<ref name=\"a\">{{cite web|url=x}}</ref> here<ref name=\"b\"/>.", "Ref here.\n");
+    check("refs (WE)", "Ref<ref name=\"a\">{{cite web|url=x}}</ref> here<ref name=\"b\"/>.",
+          "Ref here.\n");
     check("ref with slash in name", "A<ref name=\"c/d\">x</ref> B<ref name=e />.", "A B.\n");
-    check("references block", "Text.\n<references>\n<ref name=a>x</ref>\n</references>\n<references/>",
-          "Text.\n");
+    check("references block",
+          "Text.\n<references>\n<ref name=a>x</ref>\n</references>\n<references/>", "Text.\n");
     check("comment (WE)", "Comment <!-- hidden --> shown.", "Comment shown.\n");
     check("comment over lines", "A <!-- x\ny\nz --> B", "A B\n");
     check("unclosed comment runs to the end", "Text <!-- unclosed comment\nmore", "Text\n");
@@ -187,12 +193,13 @@ static void test_tags(void) {
           "x;</syntaxhighlight>"
           "<timeline>x</timeline><score>c</score>After.",
           "After.\n");
-    check("html tags (WE)",
-          "<small>small text</small> big <span style=\"x\">span</span> <sup>sup</sup> <div>div</div>",
-          "big span sup div\n");
+    check(
+        "html tags (WE)",
+        "<small>small text</small> big <span style=\"x\">span</span> <sup>sup</sup> <div>div</div>",
+        "big span sup div\n");
     check("br forms", "a<br/>b <br> c<br />d", "ab cd\n");
-    check("html table and list (WE)", "<table><tr><td>cell</td></tr></table>After <ul><li>one</li></ul>ul.",
-          "After ul.\n");
+    check("html table and list (WE)",
+          "<table><tr><td>cell</td></tr></table>After <ul><li>one</li></ul>ul.", "After ul.\n");
     check("unknown tags and less-than kept", "a <foo> b and x<y", "a <foo> b and x<y\n");
     check("poem and onlyinclude tags", "<onlyinclude><poem>\nLine a\nLine b\n</poem></onlyinclude>",
           "Line a\nLine b\n");
@@ -212,7 +219,8 @@ static void test_quotes(void) {
     check("italic per line (WE)", "''a'' b ''c\nd'' e", "\"a\" b \"c\nd\" e\n");
     check("quote runs (WE)", "x''''y'''z", "x'yz\n");
     check("possessive (WE)", "Hello ''world'''s end.", "Hello \"world\"'s end.\n");
-    check("quoted italics (WE)", "A ''\"quoted\"'' b \"\"double\"\" c.", "A \"quoted\" b \"double\" c.\n");
+    check("quoted italics (WE)", "A ''\"quoted\"'' b \"\"double\"\" c.",
+          "A \"quoted\" b \"double\" c.\n");
     check("dropped ref keeps line structure (WE)", "Foo<ref>a\nb\nc</ref> bar ''baz\nqux'' end",
           "Foo bar \"baz\nqux\" end\n");
 }
@@ -231,7 +239,8 @@ static void test_headings(void) {
     check("pending headings (WE)", "== A ==\n=== B ===\ntext", "A.\nB.\ntext\n");
     WikiTextOpts o = {0};
     o.keep_sections = WIKITEXT_SECTIONS_DROP;
-    check_opts(&o, "sections dropped", "Intro.\n== Section ==\nBody.\n== Empty ==\n* x\n== Next ==\nMore.",
+    check_opts(&o, "sections dropped",
+               "Intro.\n== Section ==\nBody.\n== Empty ==\n* x\n== Next ==\nMore.",
                "Intro.\nBody.\nMore.\n");
 }
 
@@ -254,7 +263,8 @@ static void test_lists_and_cleanup(void) {
     check("punctuation-only lines", "A.\n\xE2\x80\x94\nB.\n\n\n!!!\nC.", "A.\nB.\nC.\n");
     check("blanks trimmed", " Leading space.\n\tTab\tseparated\ttext.   ",
           "Leading space.\nTab separated text.\n");
-    check("brace lines dropped (WE)", "A line ending with brace }\n{ starts with brace\nok", "ok\n");
+    check("brace lines dropped (WE)", "A line ending with brace }\n{ starts with brace\nok",
+          "ok\n");
     check("redirect page (WE)", "#REDIRECT [[Computer accessibility]] {{R from move}}", "");
     check("empty input", "", "");
 }
@@ -440,7 +450,8 @@ static void test_robustness(void) {
         wikitext_clean(wt, page, n, &out);
         char name[64];
         snprintf(name, sizeof name, "pathological run of \"%s\"", unit[u]);
-        test_cond(name, utf8_ok((unsigned char *)out.data, out.len) && paragraphs_ok(out.data, out.len));
+        test_cond(name,
+                  utf8_ok((unsigned char *)out.data, out.len) && paragraphs_ok(out.data, out.len));
     }
     wikitext_destroy(wt);
     buf_free(&out);

@@ -50,16 +50,25 @@ static const char *full(WordPiece *wp, const char *s) {
 
 static void test_spec_vectors(void) {
     WordPiece *wp = mem_vocab("[UNK]\n", 1), *cased = mem_vocab("[UNK]\n", 0);
-    BASIC(wp, "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p.",
+    BASIC(wp,
+          "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p.",
           "arvizturo tukorfurogep .");
     BASIC(wp, "Hello, [MASK] world!! [mask] don't", "hello , [MASK] world ! ! [ mask ] don ' t");
     BASIC(wp, "\xc4\xb0stanbul \xce\xa3\xce\x91\xce\xa3 na\xc3\xafve caf\xc3\xa9",
           "istanbul \xcf\x83\xce\xb1\xcf\x82 naive cafe");
-    BASIC(wp, "a\xe2\x80\xa8" "b\xc2\xa0" "c\x1f" "d", "a b cd");
-    BASIC(wp, "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97 ok", "\xe4\xb8\xad \xe6\x96\x87 \xe5\xad\x97 ok");
+    BASIC(wp,
+          "a\xe2\x80\xa8"
+          "b\xc2\xa0"
+          "c\x1f"
+          "d",
+          "a b cd");
+    BASIC(wp, "\xe4\xb8\xad\xe6\x96\x87\xe5\xad\x97 ok",
+          "\xe4\xb8\xad \xe6\x96\x87 \xe5\xad\x97 ok");
     BASIC(wp, "x\xe2\x80\x8by", "xy");
-    BASIC(cased, "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p.",
-          "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p .");
+    BASIC(
+        cased,
+        "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p.",
+        "\xc3\x81rv\xc3\xadzt\xc5\xb1r\xc5\x91 t\xc3\xbck\xc3\xb6rf\xc3\xbar\xc3\xb3g\xc3\xa9p .");
     wp_destroy(wp);
     wp_destroy(cased);
 }
@@ -68,16 +77,31 @@ static void test_rules(void) {
     WordPiece *wp = mem_vocab("[UNK]\n", 1), *cased = mem_vocab("[UNK]\n", 0);
     /* cleaning: C* deleted (VT, FF, DEL, NEL, soft hyphen, BOM, private
      * use, an unassigned code point, NUL), whitespace -> separator */
-    static const char ctl[] = "a\x0b" "b\x0c" "c\x7f" "d\xc2\x85" "e\xc2\xad" "f\xef\xbb\xbf" "g\xee\x80\x80" "h\xf0\xaf\xa8\xa0" "i\0j";
+    static const char ctl[] = "a\x0b"
+                              "b\x0c"
+                              "c\x7f"
+                              "d\xc2\x85"
+                              "e\xc2\xad"
+                              "f\xef\xbb\xbf"
+                              "g\xee\x80\x80"
+                              "h\xf0\xaf\xa8\xa0"
+                              "i\0j";
     test_str_eq("control characters deleted", basic(wp, ctl, sizeof ctl - 1), "abcdefghij");
-    BASIC(wp, "a\tb\rc\nd\xe3\x80\x80" "e\xe2\x80\xa9" "f\xe2\x80\x83g", "a b c d e f g");
+    BASIC(wp,
+          "a\tb\rc\nd\xe3\x80\x80"
+          "e\xe2\x80\xa9"
+          "f\xe2\x80\x83g",
+          "a b c d e f g");
     BASIC(wp, "   ", "");
     BASIC(wp, "", "");
     /* invalid UTF-8 is dropped like U+FFFD, and counted */
     {
         WpScratch sc = {0};
         Buf out = {0};
-        wp_basic_tokenize(wp, &sc, "a\xff" "b \xef\xbf\xbd \xc3", 9, &out);
+        wp_basic_tokenize(wp, &sc,
+                          "a\xff"
+                          "b \xef\xbf\xbd \xc3",
+                          9, &out);
         test_str_eq("invalid UTF-8 dropped", out.data, "ab");
         test_cond("invalid UTF-8 counted", sc.bad_utf8 == 2);
         buf_free(&out);
@@ -87,18 +111,33 @@ static void test_rules(void) {
     BASIC(wp, "$5+3<4=x>y^z|w~v`u", "$ 5 + 3 < 4 = x > y ^ z | w ~ v ` u");
     BASIC(wp, "a_b@c#d", "a _ b @ c # d");
     /* non-ASCII P* split off; S* (euro, times, copyright, degree) kept */
-    BASIC(wp, "\xc2\xbbidé\xc2\xab \xe2\x80\x9eok\xe2\x80\x9d 1\xe2\x80\x93" "2 \xc2\xbfs\xc3\xad?",
+    BASIC(wp,
+          "\xc2\xbbidé\xc2\xab \xe2\x80\x9eok\xe2\x80\x9d 1\xe2\x80\x93"
+          "2 \xc2\xbfs\xc3\xad?",
           "\xc2\xbb ide \xc2\xab \xe2\x80\x9e ok \xe2\x80\x9d 1 \xe2\x80\x93 2 \xc2\xbf si ?");
-    BASIC(wp, "5\xe2\x82\xac 3\xc3\x97" "4 \xc2\xa9x 20\xc2\xb0" "C", "5\xe2\x82\xac 3\xc3\x97" "4 \xc2\xa9x 20\xc2\xb0" "c");
-    BASIC(wp, "\xef\xbc\x81" "a\xe3\x80\x82", "\xef\xbc\x81 a \xe3\x80\x82"); /* fullwidth ! and ideographic full stop */
+    BASIC(wp,
+          "5\xe2\x82\xac 3\xc3\x97"
+          "4 \xc2\xa9x 20\xc2\xb0"
+          "C",
+          "5\xe2\x82\xac 3\xc3\x97"
+          "4 \xc2\xa9x 20\xc2\xb0"
+          "c");
+    BASIC(wp,
+          "\xef\xbc\x81"
+          "a\xe3\x80\x82",
+          "\xef\xbc\x81 a \xe3\x80\x82"); /* fullwidth ! and ideographic full stop */
     /* never_split: whole whitespace tokens only, matched before lower-casing */
     BASIC(wp, "[CLS] [SEP] [PAD] [UNK] [MASK]", "[CLS] [SEP] [PAD] [UNK] [MASK]");
     BASIC(wp, "[MASK]. [Mask] x[CLS]", "[ mask ] . [ mask ] x [ cls ]");
     BASIC(cased, "[MASK] [mask]", "[MASK] [ mask ]");
     /* lower-casing: Final_Sigma over the token, special casing, non-Latin */
     BASIC(wp, "\xce\xa3\xce\x91\xce\xa3. \xce\xa3", "\xcf\x83\xce\xb1\xcf\x82 . \xcf\x83");
-    BASIC(wp, "STRASSE \xc3\x9f \xc5\x81\xc3\x93" "D\xc5\xb9 \xc3\x98RE", "strasse \xc3\x9f \xc5\x82odz \xc3\xb8re");
-    BASIC(wp, "\xd0\x9c\xd0\x9e\xd0\xa1\xd0\x9a\xd0\x92\xd0\x90 \xd0\x99", "\xd0\xbc\xd0\xbe\xd1\x81\xd0\xba\xd0\xb2\xd0\xb0 \xd0\xb8");
+    BASIC(wp,
+          "STRASSE \xc3\x9f \xc5\x81\xc3\x93"
+          "D\xc5\xb9 \xc3\x98RE",
+          "strasse \xc3\x9f \xc5\x82odz \xc3\xb8re");
+    BASIC(wp, "\xd0\x9c\xd0\x9e\xd0\xa1\xd0\x9a\xd0\x92\xd0\x90 \xd0\x99",
+          "\xd0\xbc\xd0\xbe\xd1\x81\xd0\xba\xd0\xb2\xd0\xb0 \xd0\xb8");
     /* accents: NFD then Mn dropped; a token of marks only disappears;
      * Hangul syllables decompose into conjoining jamo (kept) */
     BASIC(wp, "o\xcc\x88\xcc\x81 \xcc\x81 x", "o x");
@@ -106,7 +145,11 @@ static void test_rules(void) {
     BASIC(cased, "Caf\xc3\xa9 \xce\xa3\xce\x91\xce\xa3", "Caf\xc3\xa9 \xce\xa3\xce\x91\xce\xa3");
     /* CJK ideographs become tokens; compatibility ideographs normalise;
      * kana and Hangul are not spaced */
-    BASIC(wp, "a\xe4\xb8\xad" "b\xf0\xa0\x80\x80" "c", "a \xe4\xb8\xad b \xf0\xa0\x80\x80 c");
+    BASIC(wp,
+          "a\xe4\xb8\xad"
+          "b\xf0\xa0\x80\x80"
+          "c",
+          "a \xe4\xb8\xad b \xf0\xa0\x80\x80 c");
     BASIC(wp, "\xef\xa4\x80", "\xe8\xb1\x88");
     BASIC(wp, "\xe3\x81\x93\xe3\x82\x8c\xe3\x82\xab", "\xe3\x81\x93\xe3\x82\x8c\xe3\x82\xab");
     wp_destroy(wp);
@@ -115,8 +158,12 @@ static void test_rules(void) {
 
 static void test_wordpiece(void) {
     /* the vocabulary and cases of google-research/bert's tokenization_test */
-    WordPiece *wp = mem_vocab("[UNK]\n[CLS]\n[SEP]\nwant\n##want\n##ed\nwa\nun\nrunn\n##ing\n,\n", 1);
-    test_str_eq("greedy pieces", full(wp, "UNwant\xc3\xa9" "d,running"), "un ##want ##ed , runn ##ing");
+    WordPiece *wp =
+        mem_vocab("[UNK]\n[CLS]\n[SEP]\nwant\n##want\n##ed\nwa\nun\nrunn\n##ing\n,\n", 1);
+    test_str_eq("greedy pieces",
+                full(wp, "UNwant\xc3\xa9"
+                         "d,running"),
+                "un ##want ##ed , runn ##ing");
     test_str_eq("unmatchable word is one [UNK]", full(wp, "unwantedX running"), "[UNK] runn ##ing");
     test_str_eq("empty text", full(wp, ""), "");
     test_str_eq("[CLS] is a vocab word", full(wp, "[CLS] x"), "[CLS] [UNK]");
@@ -135,7 +182,8 @@ static void test_wordpiece(void) {
     /* 100 code points is the limit (Cyrillic: two bytes each) */
     wp = mem_vocab("[UNK]\n\xd0\xb6\n##\xd0\xb6\n", 1);
     Buf w = {0};
-    for (int i = 0; i < 100; i++) buf_puts(&w, "\xd0\xb6");
+    for (int i = 0; i < 100; i++)
+        buf_puts(&w, "\xd0\xb6");
     WpScratch sc = {0};
     WpIds ids = {0};
     wp_encode(wp, &sc, w.data, w.len, &ids);
@@ -157,14 +205,17 @@ static void test_wordpiece(void) {
 }
 
 static void test_vocab(void) {
-    WordPiece *wp = mem_vocab("[UNK]\r\n  a \t\r\n\rb\n\xc2\xa0" "c\xe2\x80\x83\na\nb", 1);
+    WordPiece *wp = mem_vocab("[UNK]\r\n  a \t\r\n\rb\n\xc2\xa0"
+                              "c\xe2\x80\x83\na\nb",
+                              1);
     test_cond("line count (\\r\\n, \\r, blank lines, no final newline)", wp_vocab_size(wp) == 7);
     test_cond("stripped token, last duplicate line wins", wp_token_id(wp, "a", 1) == 5);
     test_cond("b: last line", wp_token_id(wp, "b", 1) == 6);
     test_cond("Unicode whitespace stripped", wp_token_id(wp, "c", 1) == 4);
     test_cond("blank line is the token \"\"", wp_token_id(wp, "", 0) == 2);
     test_str_eq("id to token", wp_id_token(wp, 1, NULL), "a");
-    test_cond("out of range id", wp_id_token(wp, 7, NULL) == NULL && wp_id_token(wp, -1, NULL) == NULL);
+    test_cond("out of range id",
+              wp_id_token(wp, 7, NULL) == NULL && wp_id_token(wp, -1, NULL) == NULL);
     test_cond("unknown token", wp_token_id(wp, "d", 1) == -1 && wp_token_id(wp, "[UN", 3) == -1);
     test_cond("[UNK] id", wp_unk_id(wp) == 0);
     wp_destroy(wp);
@@ -177,7 +228,8 @@ static void test_vocab(void) {
     test_cond("invalid UTF-8 rejected", !wp_create_mem("a\nb\xff\n", 5, "v.txt", 1, &err));
     test_str_eq("invalid UTF-8 message", err.msg, "v.txt:2: invalid UTF-8");
     test_cond("missing file", !wp_create("/nonexistent/vocab.txt", 1, &err));
-    test_str_eq("missing file message", err.msg, "/nonexistent/vocab.txt: No such file or directory");
+    test_str_eq("missing file message", err.msg,
+                "/nonexistent/vocab.txt: No such file or directory");
 }
 
 /* ---- the shipped bert-base-uncased vocabulary ---- */
@@ -193,15 +245,19 @@ static const char *const lines[] = {
 static void test_bert_vocab(void) {
     test_cond("bert-base-uncased size", wp_vocab_size(bert) == 30522);
     test_cond("bert special ids", wp_token_id(bert, "[PAD]", 5) == 0 && wp_unk_id(bert) == 100 &&
-                                      wp_token_id(bert, "[CLS]", 5) == 101 && wp_token_id(bert, "[MASK]", 6) == 103);
+                                      wp_token_id(bert, "[CLS]", 5) == 101 &&
+                                      wp_token_id(bert, "[MASK]", 6) == 103);
     test_str_eq("bert tokens", full(bert, lines[0]), "hello , [MASK] world ! ! [ mask ] don ' t");
-    test_str_eq("bert accents", full(bert, lines[1]), "ar ##vi ##z ##tur ##o tu ##kor ##fur ##oge ##p .");
+    test_str_eq("bert accents", full(bert, lines[1]),
+                "ar ##vi ##z ##tur ##o tu ##kor ##fur ##oge ##p .");
     test_str_eq("bert pieces", full(bert, lines[2]),
-                "the una ##ffa ##ble johan ##son ran 12 , 345 . 6 km ( about 7 , 67 ##1 mi ) \xe2\x80\x94 in 1848 !");
+                "the una ##ffa ##ble johan ##son ran 12 , 345 . 6 km ( about 7 , 67 ##1 mi ) "
+                "\xe2\x80\x94 in 1848 !");
     WpScratch sc = {0};
     WpIds ids = {0};
     wp_encode(bert, &sc, lines[0], strlen(lines[0]), &ids);
-    static const int32_t want[] = {7592, 1010, 103, 2088, 999, 999, 1031, 7308, 1033, 2123, 1005, 1056};
+    static const int32_t want[] = {7592, 1010, 103,  2088, 999,  999,
+                                   1031, 7308, 1033, 2123, 1005, 1056};
     test_cond("bert ids", ids.n == 12 && memcmp(ids.v, want, sizeof want) == 0);
     wp_ids_free(&ids);
     wp_scratch_free(&sc);
@@ -232,18 +288,21 @@ static void *thread_main(void *arg) {
 
 static void test_threads(void) {
     WpScratch sc = {0};
-    for (int i = 0; i < 4; i++) wp_encode(bert, &sc, lines[i], strlen(lines[i]), &ref[i]);
+    for (int i = 0; i < 4; i++)
+        wp_encode(bert, &sc, lines[i], strlen(lines[i]), &ref[i]);
     wp_scratch_free(&sc);
     pthread_t th[4];
     Job jobs[4];
-    for (int t = 0; t < 4; t++) pthread_create(&th[t], NULL, thread_main, &jobs[t]);
+    for (int t = 0; t < 4; t++)
+        pthread_create(&th[t], NULL, thread_main, &jobs[t]);
     int ok = 1;
     for (int t = 0; t < 4; t++) {
         pthread_join(th[t], NULL);
         ok &= jobs[t].ok;
     }
     test_cond("threads sharing one tokenizer agree", ok);
-    for (int i = 0; i < 4; i++) wp_ids_free(&ref[i]);
+    for (int i = 0; i < 4; i++)
+        wp_ids_free(&ref[i]);
 }
 
 /* wp_create_basic: tokenization.py's flavour and Hugging Face's
@@ -256,12 +315,17 @@ static void test_basic_flavours(void) {
               wp_vocab_size(py) == 0 && wp_vocab_size(hf) == 0);
     /* final capital sigma, U+0378 (unassigned), U+2B820 (CJK Ext. E) */
     const char *s = "Hello, [MASK] \xce\x9f\xce\x94\xce\x9f\xce\xa3 caf\xc3\xa9 "
-                    "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y";
+                    "a\xcd\xb8"
+                    "b x\xf0\xab\xa0\xa0y";
     BASIC(py, s, "hello , [MASK] \xce\xbf\xce\xb4\xce\xbf\xcf\x82 cafe ab x \xf0\xab\xa0\xa0 y");
-    BASIC(hf, s, "hello , [ mask ] \xce\xbf\xce\xb4\xce\xbf\xcf\x83 cafe "
-                 "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y");
-    BASIC(hfc, s, "Hello , [ MASK ] \xce\x9f\xce\x94\xce\x9f\xce\xa3 caf\xc3\xa9 "
-                  "a\xcd\xb8" "b x\xf0\xab\xa0\xa0y");
+    BASIC(hf, s,
+          "hello , [ mask ] \xce\xbf\xce\xb4\xce\xbf\xcf\x83 cafe "
+          "a\xcd\xb8"
+          "b x\xf0\xab\xa0\xa0y");
+    BASIC(hfc, s,
+          "Hello , [ MASK ] \xce\x9f\xce\x94\xce\x9f\xce\xa3 caf\xc3\xa9 "
+          "a\xcd\xb8"
+          "b x\xf0\xab\xa0\xa0y");
     BASIC(hf, "\xc4\xb0stanbul \xce\xa3\xce\x91\xce\xa3 na\xc3\xafve x\xe2\x80\x8by",
           "istanbul \xcf\x83\xce\xb1\xcf\x83 naive xy");
     WpScratch sc = {0};

@@ -40,15 +40,15 @@ typedef wm::fragment<wm::accumulator, 16, 16, 16, float> FragC;
 
 /* The arguments every fused-attention kernel takes */
 struct AttnArgs {
-    const bf16 *qkv;      /* [N][3H], before the biases */
-    const float *bias[3]; /* q, k, v biases [H] */
+    const bf16 *qkv;       /* [N][3H], before the biases */
+    const float *bias[3];  /* q, k, v biases [H] */
     const float *maskbias; /* [B][S]: 0 or -10000 */
-    float *rmax, *rinv;   /* [B*A*S]: each row's max and inverse sum */
-    float *rdi;           /* [B*A*S]: d(ctx) . ctx per row */
-    uint8_t *dbits;       /* [B*A*S][S / 8]: the forward's dropout, bit set: kept (NULL: no dropout) */
+    float *rmax, *rinv;    /* [B*A*S]: each row's max and inverse sum */
+    float *rdi;            /* [B*A*S]: d(ctx) . ctx per row */
+    uint8_t *dbits; /* [B*A*S][S / 8]: the forward's dropout, bit set: kept (NULL: no dropout) */
     int S, H, A;
-    float scale;          /* 1 / sqrt(D) */
-    uint64_t key;         /* attention dropout */
+    float scale;  /* 1 / sqrt(D) */
+    uint64_t key; /* attention dropout */
     uint32_t thr;
     float dscale;
 };
@@ -57,7 +57,8 @@ struct AttnArgs {
  * of sequence b, head h, part t (0 q, 1 k, 2 v) of the Q/K/V output, with
  * the bias */
 template <int DT>
-__device__ __forceinline__ void stage_chunk(bf16 *dst, const AttnArgs &a, int b, int h, int t, int n0, int rows) {
+__device__ __forceinline__ void stage_chunk(bf16 *dst, const AttnArgs &a, int b, int h, int t,
+                                            int n0, int rows) {
     const int D = 16 * DT;
     size_t ld = 3 * (size_t)a.H;
     const bf16 *src = a.qkv + ((size_t)b * a.S + n0) * ld + (size_t)t * a.H + h * D;
@@ -65,26 +66,30 @@ __device__ __forceinline__ void stage_chunk(bf16 *dst, const AttnArgs &a, int b,
     for (int e = threadIdx.x * 8; e < rows * D; e += blockDim.x * 8) {
         Vec<bf16, 8> x = vld<8>(src + (size_t)(e / D) * ld + e % D);
         Vec<float, 8> bv = vld<8>(bias + e % D);
-        for (int k = 0; k < 8; k++) x.v[k] = __float2bfloat16(__bfloat162float(x.v[k]) + bv.v[k]);
+        for (int k = 0; k < 8; k++)
+            x.v[k] = __float2bfloat16(__bfloat162float(x.v[k]) + bv.v[k]);
         vst<8>(dst + e, x);
     }
 }
 
 /* dst[0 .. rows) = src[0 .. rows) (shared, the whole block) */
 __device__ __forceinline__ void stage_floats(float *dst, const float *src, int rows) {
-    for (int i = threadIdx.x; i < rows; i += blockDim.x) dst[i] = src[i];
+    for (int i = threadIdx.x; i < rows; i += blockDim.x)
+        dst[i] = src[i];
 }
 
 /* a[0 .. DT) = the 16 rows at p (ld elements apart), 16 columns each */
 template <int DT> __device__ __forceinline__ void load_rows(FragA *a, const bf16 *p, int ld) {
-    for (int kk = 0; kk < DT; kk++) wm::load_matrix_sync(a[kk], p + kk * 16, ld);
+    for (int kk = 0; kk < DT; kk++)
+        wm::load_matrix_sync(a[kk], p + kk * 16, ld);
 }
 
 /* x = this warp's 16 of the block's AROWS rows from rb of part t (q, k, v),
  * staged through buf by the whole block between two barriers (not loaded
  * where the warp is past the end: act 0) */
 template <int DT>
-__device__ __forceinline__ void load_own(FragA *x, bf16 *buf, const AttnArgs &a, int b, int h, int t, int rb, bool act) {
+__device__ __forceinline__ void load_own(FragA *x, bf16 *buf, const AttnArgs &a, int b, int h,
+                                         int t, int rb, bool act) {
     __syncthreads();
     stage_chunk<DT>(buf, a, b, h, t, rb, min(AROWS, a.S - rb));
     __syncthreads();
@@ -95,8 +100,8 @@ __device__ __forceinline__ void load_own(FragA *x, bf16 *buf, const AttnArgs &a,
  * head h into kc (and their values into vc, unless NULL), their mask bias
  * into mbc */
 template <int DT>
-__device__ __forceinline__ void stage_keys(bf16 *kc, bf16 *vc, float *mbc, const AttnArgs &a, int b, int h, int n0,
-                                           int nr) {
+__device__ __forceinline__ void stage_keys(bf16 *kc, bf16 *vc, float *mbc, const AttnArgs &a, int b,
+                                           int h, int n0, int nr) {
     __syncthreads();
     stage_chunk<DT>(kc, a, b, h, 1, n0, nr);
     if (vc) stage_chunk<DT>(vc, a, b, h, 2, n0, nr);
@@ -105,7 +110,8 @@ __device__ __forceinline__ void stage_keys(bf16 *kc, bf16 *vc, float *mbc, const
 }
 
 /* c [16][16] (float, row-major) = a t^T, t the 16 rows of 16 * DT at p */
-template <int DT> __device__ __forceinline__ void tile_abT(float *c, const FragA *a, const bf16 *t, int ldt) {
+template <int DT>
+__device__ __forceinline__ void tile_abT(float *c, const FragA *a, const bf16 *t, int ldt) {
     FragC acc;
     wm::fill_fragment(acc, 0.0f);
     for (int kk = 0; kk < DT; kk++) {
@@ -117,7 +123,8 @@ template <int DT> __device__ __forceinline__ void tile_abT(float *c, const FragA
 }
 
 /* acc[dt] += a x the 16 x 16 tile dt of the 16 rows at p (row-major) */
-template <int DT> __device__ __forceinline__ void tile_acc(FragC *acc, const FragA &a, const bf16 *p, int ld) {
+template <int DT>
+__device__ __forceinline__ void tile_acc(FragC *acc, const FragA &a, const bf16 *p, int ld) {
     for (int dt = 0; dt < DT; dt++) {
         FragBr b;
         wm::load_matrix_sync(b, p + dt * 16, ld);
@@ -128,14 +135,17 @@ template <int DT> __device__ __forceinline__ void tile_acc(FragC *acc, const Fra
 /* the 16 x 16 * DT accumulators times mul -> 16 bf16 rows at dst (ld
  * apart), through stage (16 * 16 * DT floats) */
 template <int DT>
-__device__ __forceinline__ void put_rows(float *stage, const FragC *acc, float mul, bf16 *dst, size_t ld) {
+__device__ __forceinline__ void put_rows(float *stage, const FragC *acc, float mul, bf16 *dst,
+                                         size_t ld) {
     __syncwarp();
-    for (int dt = 0; dt < DT; dt++) wm::store_matrix_sync(stage + dt * 16, acc[dt], DT * 16, wm::mem_row_major);
+    for (int dt = 0; dt < DT; dt++)
+        wm::store_matrix_sync(stage + dt * 16, acc[dt], DT * 16, wm::mem_row_major);
     __syncwarp();
     for (int e = (threadIdx.x % 32) * 8; e < 16 * 16 * DT; e += 32 * 8) {
         Vec<float, 8> x = vld<8>(stage + e);
         Vec<bf16, 8> y;
-        for (int k = 0; k < 8; k++) y.v[k] = __float2bfloat16(x.v[k] * mul);
+        for (int k = 0; k < 8; k++)
+            y.v[k] = __float2bfloat16(x.v[k] * mul);
         vst<8>(dst + (size_t)(e / (16 * DT)) * ld + e % (16 * DT), y);
     }
 }
@@ -155,11 +165,13 @@ __device__ __forceinline__ void pair_stats(float m, float l, float *M, float *in
  * up, B * A)); the block stages AROWS keys (and values) at a time for all
  * its warps. Bounds: 5 blocks an SM (at most 102 registers, which head size
  * 64 fits without spilling; its shared memory allows 6). */
-template <int DT> __global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(AttnArgs a, bf16 *ctx) {
+template <int DT>
+__global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(AttnArgs a, bf16 *ctx) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64], mbc[AROWS];
     __shared__ __align__(32) bf16 kc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16];
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S;
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A,
+        S = a.S;
     int qb = blockIdx.x * AROWS, q0 = qb + w * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
     bool act = q0 < S; /* warps past the end only stage */
     float *sc = scr[w];
@@ -175,10 +187,13 @@ template <int DT> __global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(A
         for (int t0 = 0; t0 < nr; t0 += 16) {
             tile_abT<DT>(sc, qa, kc + t0 * D, D);
             __syncwarp();
-            Vec<float, 8> sv = vld<8>(sc + rr * 16 + c0); /* a lane's 8 scores in 16-byte reads: 2-way banks */
+            Vec<float, 8> sv =
+                vld<8>(sc + rr * 16 + c0); /* a lane's 8 scores in 16-byte reads: 2-way banks */
             float v[8], tm = m, s = 0;
-            for (int j = 0; j < 8; j++) v[j] = sv.v[j] * a.scale + mbc[t0 + c0 + j], tm = fmaxf(tm, v[j]);
-            for (int j = 0; j < 8; j++) s += expf(v[j] - tm);
+            for (int j = 0; j < 8; j++)
+                v[j] = sv.v[j] * a.scale + mbc[t0 + c0 + j], tm = fmaxf(tm, v[j]);
+            for (int j = 0; j < 8; j++)
+                s += expf(v[j] - tm);
             l = l * expf(m - tm) + s, m = tm;
             __syncwarp();
         }
@@ -188,7 +203,8 @@ template <int DT> __global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(A
         if (!(lane & 1)) a.rmax[row] = M, a.rinv[row] = inv;
     }
     FragC o[DT];
-    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(o[dt], 0.0f);
+    for (int dt = 0; dt < DT; dt++)
+        wm::fill_fragment(o[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
         stage_keys<DT>(kc, vc, mbc, a, b, h, n0, nr);
@@ -220,23 +236,27 @@ template <int DT> __global__ void __launch_bounds__(32 * AWARPS, 5) k_attn_fwd(A
 
 /* dq into dqkv [N][3H] from d(ctx) [N][H]; a.rdi. Grid and blocks as
  * k_attn_fwd's. */
-template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, const bf16 *dctx, bf16 *dqkv) {
+template <int DT>
+__global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64], mbc[AROWS];
     __shared__ __align__(32) bf16 kc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16];
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A,
+        S = a.S, H = a.H;
     int qb = blockIdx.x * AROWS, q0 = qb + w * 16, rr = lane >> 1, c0 = (lane & 1) * 8;
     bool act = q0 < S;
     float *sc = scr[w], *sd = scr[w] + 256;
     bf16 *pt = ptile[w];
-    const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D, *dO = dctx + ((size_t)b * S + q0) * H + h * D;
+    const bf16 *O = ctx + ((size_t)b * S + q0) * H + h * D,
+               *dO = dctx + ((size_t)b * S + q0) * H + h * D;
     size_t row = (size_t)bh * S + q0 + rr;
     float di = 0, M = 0, inv = 0;
     FragA qa[DT], oa[DT];
     if (act) {
         for (int c = (lane & 1) * (D / 2); c < ((lane & 1) + 1) * (D / 2); c += 8) {
             Vec<bf16, 8> x = vld<8>(dO + (size_t)rr * H + c), y = vld<8>(O + (size_t)rr * H + c);
-            for (int k = 0; k < 8; k++) di += __bfloat162float(x.v[k]) * __bfloat162float(y.v[k]);
+            for (int k = 0; k < 8; k++)
+                di += __bfloat162float(x.v[k]) * __bfloat162float(y.v[k]);
         }
         float dio = __shfl_xor_sync(0xffffffffu, di, 1);
         di = lane & 1 ? dio + di : di + dio;
@@ -246,7 +266,8 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
     }
     load_own<DT>(qa, kc, a, b, h, 0, qb, act);
     FragC acc[DT];
-    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(acc[dt], 0.0f);
+    for (int dt = 0; dt < DT; dt++)
+        wm::fill_fragment(acc[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
         stage_keys<DT>(kc, vc, mbc, a, b, h, n0, nr);
@@ -272,7 +293,8 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
             __syncwarp();
         }
     }
-    if (act) put_rows<DT>(sc, acc, a.scale, dqkv + ((size_t)b * S + q0) * 3 * H + h * D, 3 * (size_t)H);
+    if (act)
+        put_rows<DT>(sc, acc, a.scale, dqkv + ((size_t)b * S + q0) * 3 * H + h * D, 3 * (size_t)H);
 }
 
 /* dk, dv into dqkv [N][3H], after k_attn_bwd_q (rdi). Block per AROWS keys
@@ -281,10 +303,13 @@ template <int DT> __global__ void k_attn_bwd_q(AttnArgs a, const bf16 *ctx, cons
 template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf16 *dqkv) {
     const int D = 16 * DT;
     __shared__ __align__(32) float scr[AWARPS][16 * 64], smax[AROWS], sinv[AROWS], sdi[AROWS];
-    __shared__ __align__(32) bf16 qc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16], stile[AWARPS][16 * 16];
+    __shared__ __align__(32) bf16 qc[AROWS * 64], vc[AROWS * 64], ptile[AWARPS][16 * 16],
+        stile[AWARPS][16 * 16];
     __shared__ uint8_t sbits[AROWS * AROWS / 8]; /* the chunk's queries x the block's keys */
-    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A, S = a.S, H = a.H;
-    int kb = blockIdx.x * AROWS, k0 = kb + w * 16, kr = lane >> 1, c0 = (lane & 1) * 8, kk = w * 16 + kr;
+    int w = threadIdx.x / 32, lane = threadIdx.x % 32, bh = blockIdx.y, b = bh / a.A, h = bh % a.A,
+        S = a.S, H = a.H;
+    int kb = blockIdx.x * AROWS, k0 = kb + w * 16, kr = lane >> 1, c0 = (lane & 1) * 8,
+        kk = w * 16 + kr;
     bool act = k0 < S;
     float *sc = scr[w], *sd = scr[w] + 256;
     bf16 *pt = ptile[w], *st = stile[w];
@@ -294,21 +319,23 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
     load_own<DT>(ka, qc, a, b, h, 1, kb, act);
     load_own<DT>(va, vc, a, b, h, 2, kb, act);
     FragC dka[DT], dva[DT];
-    for (int dt = 0; dt < DT; dt++) wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
+    for (int dt = 0; dt < DT; dt++)
+        wm::fill_fragment(dka[dt], 0.0f), wm::fill_fragment(dva[dt], 0.0f);
     for (int n0 = 0; n0 < S; n0 += AROWS) {
         int nr = min(AROWS, S - n0);
         size_t r0 = (size_t)bh * S + n0;
         __syncthreads();
         stage_chunk<DT>(qc, a, b, h, 0, n0, nr);
-        stage_floats(smax, a.rmax + r0, nr), stage_floats(sinv, a.rinv + r0, nr), stage_floats(sdi, a.rdi + r0, nr);
+        stage_floats(smax, a.rmax + r0, nr), stage_floats(sinv, a.rinv + r0, nr),
+            stage_floats(sdi, a.rdi + r0, nr);
         for (int i = threadIdx.x; a.dbits && i < nr * (AROWS / 8); i += blockDim.x)
             if (kb / 8 + i % (AROWS / 8) < S / 8)
                 sbits[i] = a.dbits[((r0 + i / (AROWS / 8)) * S + kb) / 8 + i % (AROWS / 8)];
         __syncthreads();
         if (!act) continue;
         for (int t0 = 0; t0 < nr; t0 += 16) {
-            tile_abT<DT>(sc, ka, qc + t0 * D, D);                         /* scores^T [key][query] */
-            tile_abT<DT>(sd, va, dO + (size_t)(n0 + t0) * H, H);          /* d(P')^T */
+            tile_abT<DT>(sc, ka, qc + t0 * D, D);                /* scores^T [key][query] */
+            tile_abT<DT>(sd, va, dO + (size_t)(n0 + t0) * H, H); /* d(P')^T */
             __syncwarp();
             int e = kr * 16 + c0;
             Vec<float, 8> sv = vld<8>(sc + e), dv = vld<8>(sd + e);
@@ -316,7 +343,8 @@ template <int DT> __global__ void k_attn_bwd_kv(AttnArgs a, const bf16 *dctx, bf
             for (int j = 0; j < 8; j++) {
                 int qi = t0 + c0 + j; /* the row statistics: 2 addresses a warp, broadcast */
                 float p = expf(sv.v[j] * a.scale + mbk - smax[qi]) * sinv[qi];
-                float f = !a.dbits || (sbits[qi * (AROWS / 8) + kk / 8] >> (kk % 8) & 1) ? a.dscale : 0.0f;
+                float f = !a.dbits || (sbits[qi * (AROWS / 8) + kk / 8] >> (kk % 8) & 1) ? a.dscale
+                                                                                         : 0.0f;
                 pv.v[j] = __float2bfloat16(p * f);
                 sv2.v[j] = __float2bfloat16(p * (dv.v[j] * f - sdi[qi]));
             }

@@ -63,7 +63,8 @@ typedef __nv_bfloat16 bf16;
 #define CKB(x) ck_blas((x), #x, __FILE__, __LINE__)
 
 static void ck_cuda(cudaError_t e, const char *what, const char *file, int line) {
-    if (e != cudaSuccess) die("CUDA error at %s:%d: %s: %s", file, line, what, cudaGetErrorString(e));
+    if (e != cudaSuccess)
+        die("CUDA error at %s:%d: %s: %s", file, line, what, cudaGetErrorString(e));
 }
 
 static void ck_blas(cublasStatus_t s, const char *what, const char *file, int line) {
@@ -83,16 +84,18 @@ enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B,
 enum { WTE, WPE, WTT, ELNW, ELNB, POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NOUTER };
 
 typedef struct HostBatch {
-    int B, S, nm;          /* rows, length, masked tokens */
-    int nseg[2], nmkey[2]; /* the embedding lists (token ids, token types): segments, keys with slots */
+    int B, S, nm; /* rows, length, masked tokens */
+    int nseg[2],
+        nmkey[2]; /* the embedding lists (token ids, token types): segments, keys with slots */
 } HostBatch;
 
 /* a key list of the embedding gradients on the device (k_embed_seg) */
 typedef struct EmbList {
     int *rows, *sstart, *sdst, *mkey, *mslot;
 } EmbList;
-#define SEGCAP(N) ((N) + (N) / ESEG + 2) /* segments of N rows: one per key and one per ESEG rows at most */
-#define MKCAP(N) ((N) / ESEG + 2)        /* keys of more than ESEG rows */
+#define SEGCAP(N)                                                                                  \
+    ((N) + (N) / ESEG + 2) /* segments of N rows: one per key and one per ESEG rows at most */
+#define MKCAP(N) ((N) / ESEG + 2)                     /* keys of more than ESEG rows */
 #define ELCAP(N) ((N) + 2 * SEGCAP(N) + 2 * MKCAP(N)) /* ints of one list on the host */
 
 typedef struct Gpu {
@@ -103,8 +106,8 @@ typedef struct Gpu {
     int bf16, world, rank;
     char name[512];
     cublasHandle_t blas;
-    void *blasws; /* its workspace */
-    int ccmajor;  /* the GPU's compute capability, major */
+    void *blasws;         /* its workspace */
+    int ccmajor;          /* the GPU's compute capability, major */
     cudaStream_t st, cst; /* compute, communication */
     cudaEvent_t ev, comm_done;
     size_t np;
@@ -138,7 +141,8 @@ typedef struct Gpu {
      * [L][B*A*S], Di [B*A*S]; the matmul path's buffers (qkv, qp, kp, vp,
      * P, Pd, dP, ctxp, dqkvp) are then allocated only if a batch needs them */
     int fattn;
-    uint8_t *dbits; /* [L][B*A*S][S / 8]: the fused attention's dropout bits (with attention dropout) */
+    uint8_t
+        *dbits; /* [L][B*A*S][S / 8]: the fused attention's dropout bits (with attention dropout) */
     int toff16; /* every tensor's offset in p32 a multiple of 16 bytes (vec_ok) */
     void *qkvl;
     float *rmax, *rinv, *rdi;
@@ -188,16 +192,20 @@ static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
 /* 16-byte vectors of T serve rows of C elements: C a multiple of their
  * width (activations are rows of C from the start of a cudaMalloc'd
  * buffer) and every parameter tensor 16-byte aligned in p32 */
-template <typename T> static bool vec_ok(const Gpu *g, int C) { return g->toff16 && C % (16 / sizeof(T)) == 0; }
+template <typename T> static bool vec_ok(const Gpu *g, int C) {
+    return g->toff16 && C % (16 / sizeof(T)) == 0;
+}
 /* launch k<VV> (T's 16-byte vectors) where vok, else k<V1> (one element);
  * grid and gridv are the grids of each. Needs the typedefs VV and V1. */
-#define VLAUNCH(LN, vok, k, grid, gridv, block, stream, ...)          \
-    do {                                                              \
-        if (vok) LN(k<VV>, gridv, block, stream, __VA_ARGS__);        \
-        else LN(k<V1>, grid, block, stream, __VA_ARGS__);             \
+#define VLAUNCH(LN, vok, k, grid, gridv, block, stream, ...)                                       \
+    do {                                                                                           \
+        if (vok)                                                                                   \
+            LN(k<VV>, gridv, block, stream, __VA_ARGS__);                                          \
+        else                                                                                       \
+            LN(k<V1>, grid, block, stream, __VA_ARGS__);                                           \
     } while (0)
-#define VTYPES(T)                                                     \
-    typedef VT<T, 16 / sizeof(T)> VV;                                 \
+#define VTYPES(T)                                                                                  \
+    typedef VT<T, 16 / sizeof(T)> VV;                                                              \
     typedef VT<T, 1> V1
 
 static void *dalloc(size_t bytes) {
@@ -220,20 +228,22 @@ static void dfree(void *p) {
 static cudaDataType dtype_of(int bf) { return bf ? CUDA_R_16BF : CUDA_R_32F; }
 
 /* C (row-major [rows, O]) = x [rows, K] W^T (W [O, K]); beta 0 or 1 */
-static void gemm_xwT(Gpu *g, const void *x, const void *W, void *C, int rows, int K, int O, float beta, cudaDataType tC) {
+static void gemm_xwT(Gpu *g, const void *x, const void *W, void *C, int rows, int K, int O,
+                     float beta, cudaDataType tC) {
     float alpha = 1.0f;
     cudaDataType t = dtype_of(g->bf16);
-    CKB(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, rows, K, &alpha, W, t, K, x, t, K, &beta, C, tC, O,
-                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_T, CUBLAS_OP_N, O, rows, K, &alpha, W, t, K, x, t, K, &beta,
+                     C, tC, O, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     prof_gemm(O, rows, K, 1);
 }
 
 /* dx [rows, K] = dy [rows, O] W (W [O, K]); beta 0 or 1 */
-static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, int K, int O, float beta) {
+static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, int K, int O,
+                     float beta) {
     float alpha = 1.0f;
     cudaDataType t = dtype_of(g->bf16);
-    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, K, rows, O, &alpha, W, t, K, dy, t, O, &beta, dx, t, K,
-                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_N, K, rows, O, &alpha, W, t, K, dy, t, O,
+                     &beta, dx, t, K, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     prof_gemm(K, rows, O, 1);
 }
 
@@ -243,19 +253,21 @@ static void gemm_dyW(Gpu *g, const void *dy, const void *W, void *dx, int rows, 
 static void gemm_dW(Gpu *g, const void *dy, const void *x, float *dW, int rows, int K, int O) {
     float alpha = 1.0f, beta = g->wbeta;
     cudaDataType t = dtype_of(g->bf16);
-    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, O, rows, &alpha, x, t, K, dy, t, O, &beta, dW, CUDA_R_32F, K,
-                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CKB(cublasGemmEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, K, O, rows, &alpha, x, t, K, dy, t, O,
+                     &beta, dW, CUDA_R_32F, K, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     prof_gemm(K, O, rows, 1);
 }
 
 /* batched over B*A heads, each row-major: C [m, n] = alpha op(X) op(Y) as
  * named; strides in elements */
-static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha, const void *A,
-                  int lda, long long sa, const void *B, int ldb, long long sb, void *C, int ldc, long long sc, int batch) {
+static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                  float alpha, const void *A, int lda, long long sa, const void *B, int ldb,
+                  long long sb, void *C, int ldc, long long sc, int batch) {
     float beta = 0.0f;
     cudaDataType t = dtype_of(g->bf16);
-    CKB(cublasGemmStridedBatchedEx(g->blas, ta, tb, m, n, k, &alpha, A, t, lda, sa, B, t, ldb, sb, &beta, C, t, ldc, sc,
-                                   batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    CKB(cublasGemmStridedBatchedEx(g->blas, ta, tb, m, n, k, &alpha, A, t, lda, sa, B, t, ldb, sb,
+                                   &beta, C, t, ldc, sc, batch, CUBLAS_COMPUTE_32F,
+                                   CUBLAS_GEMM_DEFAULT));
     prof_gemm(m, n, k, batch);
 }
 
@@ -263,25 +275,27 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
  * of CROWS rows), v < nv */
 static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv) {
     for (int v = 0; v < nv; v++)
-        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C, chunks, C, C, grads[v]);
+        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C,
+               chunks, C, C, grads[v]);
 }
 
 /* colpart [chunk][C] = column sums of x [N, C] over chunks of CROWS rows
  * (mode 1: LayerNorm weight form); returns the number of chunks */
 template <typename T>
-static int colsum_part(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C,
-                       int mode) {
+static int colsum_part(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd,
+                       int N, int C, int mode) {
     int chunks = (N + CROWS - 1) / CROWS;
     VTYPES(T);
-    VLAUNCH(LAUNCH, vec_ok<T>(g, C), k_colsum_part, dim3(nblk(C, 128), chunks), dim3(nblk(C / VV::n, 128), chunks), 128,
-            g->st, (const T *)x, (const T *)in, mean, rstd, N, C, g->colpart, mode);
+    VLAUNCH(LAUNCH, vec_ok<T>(g, C), k_colsum_part, dim3(nblk(C, 128), chunks),
+            dim3(nblk(C / VV::n, 128), chunks), 128, g->st, (const T *)x, (const T *)in, mean, rstd,
+            N, C, g->colpart, mode);
     return chunks;
 }
 
 /* grad[C] += column sums of x [N, C] (mode 1: LayerNorm weight form) */
 template <typename T>
-static void colsum(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd, int N, int C, float *grad,
-                   int mode) {
+static void colsum(Gpu *g, const void *x, const void *in, const float *mean, const float *rstd,
+                   int N, int C, float *grad, int mode) {
     int chunks = colsum_part<T>(g, x, in, mean, rstd, N, C, mode);
     colsum_finish(g, chunks, C, &grad, 1);
 }
@@ -295,19 +309,84 @@ static void swap_dx(Gpu *g) {
 static size_t tsize(const Gpu *g) { return g->bf16 ? sizeof(bf16) : sizeof(float); }
 
 static void free_acts(Gpu *g) {
-    void **f[] = {(void **)&g->ids, (void **)&g->seg, (void **)&g->mrow, (void **)&g->mlabel, (void **)&g->nsp,
-                  (void **)&g->clsrow, (void **)&g->el[0].rows, (void **)&g->el[0].sstart, (void **)&g->el[0].sdst,
-                  (void **)&g->el[0].mkey, (void **)&g->el[0].mslot, (void **)&g->el[1].rows,
-                  (void **)&g->el[1].sstart, (void **)&g->el[1].sdst, (void **)&g->el[1].mkey,
-                  (void **)&g->el[1].mslot, (void **)&g->epart, (void **)&g->maskbias, &g->e, &g->x0, &g->qkv, &g->qp,
-                  &g->kp, &g->vp, &g->P, &g->Pd, &g->ctxp, &g->ctx, &g->y, &g->r1, &g->x1, &g->hpre, &g->h, &g->r2,
-                  &g->x2, (void **)&g->em, (void **)&g->es, (void **)&g->lnab, (void **)&g->m1, (void **)&g->s1, (void **)&g->m2,
-                  (void **)&g->s2, &g->pin, &g->ppre, &g->pooled, &g->nsplog, &g->tin, &g->tpre, &g->tg, &g->tr,
-                  &g->tln, &g->logits, (void **)&g->tm, (void **)&g->ts, &g->dX, &g->dr, &g->dy, &g->dH, &g->dctx,
-                  &g->dP, &g->dqkvp, &g->dqkv, &g->dt, &g->dt2, &g->dpool, &g->dpin, (void **)&g->colpart,
-                  (void **)&g->rowloss, (void **)&g->nsploss, (void **)&g->rowcorrect, (void **)&g->nspcorrect,
-                  &g->qkvl, (void **)&g->rmax, (void **)&g->rinv, (void **)&g->rdi, (void **)&g->dbits};
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(*f[i]), *f[i] = NULL;
+    void **f[] = {(void **)&g->ids,
+                  (void **)&g->seg,
+                  (void **)&g->mrow,
+                  (void **)&g->mlabel,
+                  (void **)&g->nsp,
+                  (void **)&g->clsrow,
+                  (void **)&g->el[0].rows,
+                  (void **)&g->el[0].sstart,
+                  (void **)&g->el[0].sdst,
+                  (void **)&g->el[0].mkey,
+                  (void **)&g->el[0].mslot,
+                  (void **)&g->el[1].rows,
+                  (void **)&g->el[1].sstart,
+                  (void **)&g->el[1].sdst,
+                  (void **)&g->el[1].mkey,
+                  (void **)&g->el[1].mslot,
+                  (void **)&g->epart,
+                  (void **)&g->maskbias,
+                  &g->e,
+                  &g->x0,
+                  &g->qkv,
+                  &g->qp,
+                  &g->kp,
+                  &g->vp,
+                  &g->P,
+                  &g->Pd,
+                  &g->ctxp,
+                  &g->ctx,
+                  &g->y,
+                  &g->r1,
+                  &g->x1,
+                  &g->hpre,
+                  &g->h,
+                  &g->r2,
+                  &g->x2,
+                  (void **)&g->em,
+                  (void **)&g->es,
+                  (void **)&g->lnab,
+                  (void **)&g->m1,
+                  (void **)&g->s1,
+                  (void **)&g->m2,
+                  (void **)&g->s2,
+                  &g->pin,
+                  &g->ppre,
+                  &g->pooled,
+                  &g->nsplog,
+                  &g->tin,
+                  &g->tpre,
+                  &g->tg,
+                  &g->tr,
+                  &g->tln,
+                  &g->logits,
+                  (void **)&g->tm,
+                  (void **)&g->ts,
+                  &g->dX,
+                  &g->dr,
+                  &g->dy,
+                  &g->dH,
+                  &g->dctx,
+                  &g->dP,
+                  &g->dqkvp,
+                  &g->dqkv,
+                  &g->dt,
+                  &g->dt2,
+                  &g->dpool,
+                  &g->dpin,
+                  (void **)&g->colpart,
+                  (void **)&g->rowloss,
+                  (void **)&g->nsploss,
+                  (void **)&g->rowcorrect,
+                  (void **)&g->nspcorrect,
+                  &g->qkvl,
+                  (void **)&g->rmax,
+                  (void **)&g->rinv,
+                  (void **)&g->rdi,
+                  (void **)&g->dbits};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        dfree(*f[i]), *f[i] = NULL;
     for (int i = 0; i < 2; i++)
         if (g->host[i]) cudaFreeHost(g->host[i]), g->host[i] = NULL;
     g->capB = g->capS = g->capM = 0;
@@ -318,7 +397,8 @@ static void alloc_mattn(Gpu *g) {
     const BertConfig *c = &g->m->c;
     size_t BASS = (size_t)g->capB * c->num_attention_heads * g->capS * g->capS, ts = tsize(g);
     size_t NH = (size_t)g->capB * g->capS * c->hidden_size, L = c->num_hidden_layers;
-    g->qkv = dalloc(3 * NH * ts), g->qp = dalloc(L * NH * ts), g->kp = dalloc(L * NH * ts), g->vp = dalloc(L * NH * ts);
+    g->qkv = dalloc(3 * NH * ts), g->qp = dalloc(L * NH * ts), g->kp = dalloc(L * NH * ts),
+    g->vp = dalloc(L * NH * ts);
     g->P = dalloc(L * BASS * ts);
     g->Pd = dalloc((c->attention_probs_dropout_prob > 0 ? L : 1) * BASS * ts);
     g->dP = dalloc(BASS * ts), g->ctxp = dalloc(NH * ts), g->dqkvp = dalloc(3 * NH * ts);
@@ -332,13 +412,17 @@ static void reserve(Gpu *g, int B, int S, int M) {
     free_acts(g);
     g->capB = B, g->capS = S, g->capM = M;
     const BertConfig *c = &g->m->c;
-    size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size, L = c->num_hidden_layers;
-    size_t A = c->num_attention_heads, V = c->vocab_size, NM = (size_t)B * (M ? M : 1), ts = tsize(g);
+    size_t N = (size_t)B * S, H = c->hidden_size, I = c->intermediate_size,
+           L = c->num_hidden_layers;
+    size_t A = c->num_attention_heads, V = c->vocab_size, NM = (size_t)B * (M ? M : 1),
+           ts = tsize(g);
     g->ids = (int *)dalloc(N * 4), g->seg = (int *)dalloc(N * 4), g->mrow = (int *)dalloc(NM * 4);
-    g->mlabel = (int *)dalloc(NM * 4), g->nsp = (int *)dalloc(B * 4), g->clsrow = (int *)dalloc(B * 4);
+    g->mlabel = (int *)dalloc(NM * 4), g->nsp = (int *)dalloc(B * 4),
+    g->clsrow = (int *)dalloc(B * 4);
     for (int i = 0; i < 2; i++) {
         EmbList *e = &g->el[i];
-        e->rows = (int *)dalloc(N * 4), e->sstart = (int *)dalloc(SEGCAP(N) * 4), e->sdst = (int *)dalloc(SEGCAP(N) * 4);
+        e->rows = (int *)dalloc(N * 4), e->sstart = (int *)dalloc(SEGCAP(N) * 4),
+        e->sdst = (int *)dalloc(SEGCAP(N) * 4);
         e->mkey = (int *)dalloc(MKCAP(N) * 4), e->mslot = (int *)dalloc(MKCAP(N) * 4);
     }
     g->epart = (float *)dalloc((2 * N / ESEG + 2) * H * 4);
@@ -350,12 +434,14 @@ static void reserve(Gpu *g, int B, int S, int M) {
         g->qkvl = dalloc(L * 3 * N * H * ts);
         g->rmax = (float *)dalloc(L * B * A * S * 4), g->rinv = (float *)dalloc(L * B * A * S * 4);
         g->rdi = (float *)dalloc(B * A * S * 4);
-        if (c->attention_probs_dropout_prob > 0) g->dbits = (uint8_t *)dalloc(L * B * A * S * S / 8);
+        if (c->attention_probs_dropout_prob > 0)
+            g->dbits = (uint8_t *)dalloc(L * B * A * S * S / 8);
     }
     g->ctx = dalloc(L * N * H * ts), g->y = dalloc(N * H * ts), g->r1 = dalloc(L * N * H * ts);
     g->x1 = dalloc(L * N * H * ts), g->hpre = dalloc(L * N * I * ts), g->h = dalloc(L * N * I * ts);
     g->r2 = dalloc(L * N * H * ts), g->x2 = dalloc(L * N * H * ts);
-    g->em = (float *)dalloc(N * 4), g->es = (float *)dalloc(N * 4), g->lnab = (float *)dalloc(2 * N * 4);
+    g->em = (float *)dalloc(N * 4), g->es = (float *)dalloc(N * 4),
+    g->lnab = (float *)dalloc(2 * N * 4);
     g->m1 = (float *)dalloc(L * N * 4), g->s1 = (float *)dalloc(L * N * 4);
     g->m2 = (float *)dalloc(L * N * 4), g->s2 = (float *)dalloc(L * N * 4);
     g->pin = dalloc(B * H * ts), g->ppre = dalloc(B * H * ts), g->pooled = dalloc(B * H * ts);
@@ -363,7 +449,8 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->tin = dalloc(NM * H * ts), g->tpre = dalloc(NM * H * ts), g->tg = dalloc(NM * H * ts);
     g->tr = dalloc(NM * H * ts), g->tln = dalloc(NM * H * ts), g->logits = dalloc(NM * V * ts);
     g->tm = (float *)dalloc(NM * 4), g->ts = (float *)dalloc(NM * 4);
-    g->dX = dalloc(N * H * ts), g->dr = dalloc(N * H * ts), g->dy = dalloc(N * H * ts), g->dH = dalloc(N * I * ts);
+    g->dX = dalloc(N * H * ts), g->dr = dalloc(N * H * ts), g->dy = dalloc(N * H * ts),
+    g->dH = dalloc(N * I * ts);
     g->dctx = dalloc(N * H * ts);
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
@@ -373,14 +460,15 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
     g->host_cap = 3 * N + 2 * ELCAP(N) + 2 * NM + 2 * B + 8;
-    for (int i = 0; i < 2; i++) CK(cudaMallocHost((void **)&g->host[i], g->host_cap * 4));
+    for (int i = 0; i < 2; i++)
+        CK(cudaMallocHost((void **)&g->host[i], g->host_cap * 4));
 }
 
-#define LO(l, t) (g->layer[(size_t)(l) * NLT + (t)])
+#define LO(l, t) (g->layer[(size_t)(l)*NLT + (t)])
 #define P32(off) (g->p32 + (off))
 #define G32(off) (g->g32 + (off))
-#define PW(off) ((const char *)g->pw + (off) * tsize(g))
-#define AT(buf, i) ((char *)(buf) + (size_t)(i) * tsize(g)) /* element i of a T array */
+#define PW(off) ((const char *)g->pw + (off)*tsize(g))
+#define AT(buf, i) ((char *)(buf) + (size_t)(i)*tsize(g)) /* element i of a T array */
 
 static int cmp_pair(const void *a, const void *b) {
     const int *x = (const int *)a, *y = (const int *)b;
@@ -390,21 +478,25 @@ static int cmp_pair(const void *a, const void *b) {
 /* the embedding list of v[0..N) for k_embed_seg / k_embed_finish: rows
  * grouped by value in order (rows), segments (sstart, sdst), keys with
  * slots (mkey, mslot); nseg and nmkey are set. pairs: 2N scratch ints */
-static void emb_lists(const int32_t *v, int N, int *rows, int *sstart, int *sdst, int *mkey, int *mslot, int *pairs,
-                      int *nseg, int *nmkey) {
-    for (int n = 0; n < N; n++) pairs[2 * n] = v[n], pairs[2 * n + 1] = n;
+static void emb_lists(const int32_t *v, int N, int *rows, int *sstart, int *sdst, int *mkey,
+                      int *mslot, int *pairs, int *nseg, int *nmkey) {
+    for (int n = 0; n < N; n++)
+        pairs[2 * n] = v[n], pairs[2 * n + 1] = n;
     qsort(pairs, (size_t)N, 2 * sizeof *pairs, cmp_pair);
-    for (int n = 0; n < N; n++) rows[n] = pairs[2 * n + 1];
+    for (int n = 0; n < N; n++)
+        rows[n] = pairs[2 * n + 1];
     int ns = 0, nk = 0, slot = 0;
     for (int a = 0, b; a < N; a = b) {
-        for (b = a + 1; b < N && pairs[2 * b] == pairs[2 * a];) b++;
+        for (b = a + 1; b < N && pairs[2 * b] == pairs[2 * a];)
+            b++;
         int key = pairs[2 * a];
         if (b - a <= ESEG) {
             sstart[ns] = a, sdst[ns++] = key;
             continue;
         }
         mkey[nk] = key, mslot[nk++] = slot;
-        for (int x = a; x < b; x += ESEG) sstart[ns] = x, sdst[ns++] = -(++slot);
+        for (int x = a; x < b; x += ESEG)
+            sstart[ns] = x, sdst[ns++] = -(++slot);
     }
     sstart[ns] = N, mslot[nk] = slot;
     *nseg = ns, *nmkey = nk;
@@ -418,12 +510,14 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
     g_sync_event(g, g->host_ev[s]); /* the slot's previous upload is done */
     int *h = g->host[s], B = b->B, S = b->S, N = B * S, M = b->M;
     HostBatch hb = {B, S, 0, {0, 0}, {0, 0}};
-    int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1), *nsp = mlab + B * (M ? M : 1);
+    int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1),
+        *nsp = mlab + B * (M ? M : 1);
     int *cls = nsp + B, *el = cls + B;
     float *mb = (float *)(el + 2 * ELCAP(N));
     memcpy(ids, b->input_ids, (size_t)N * 4);
     memcpy(seg, b->segment_ids, (size_t)N * 4);
-    for (int n = 0; n < N; n++) mb[n] = b->input_mask[n] ? 0.0f : -10000.0f;
+    for (int n = 0; n < N; n++)
+        mb[n] = b->input_mask[n] ? 0.0f : -10000.0f;
     for (int r = 0; r < B; r++) {
         nsp[r] = b->next_sentence_labels[r], cls[r] = r * S;
         for (int k = 0; k < M; k++) {
@@ -437,23 +531,28 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
         void *dst;
         const void *src;
         size_t n;
-    } cp[32] = {{g->ids, ids, (size_t)N}, {g->seg, seg, (size_t)N}, {g->mrow, mrow, (size_t)hb.nm},
-                {g->mlabel, mlab, (size_t)hb.nm}, {g->nsp, nsp, (size_t)B}, {g->clsrow, cls, (size_t)B},
+    } cp[32] = {{g->ids, ids, (size_t)N},       {g->seg, seg, (size_t)N},
+                {g->mrow, mrow, (size_t)hb.nm}, {g->mlabel, mlab, (size_t)hb.nm},
+                {g->nsp, nsp, (size_t)B},       {g->clsrow, cls, (size_t)B},
                 {g->maskbias, mb, (size_t)N}};
     size_t ncp = 7;
     int *pairs = (int *)xmalloc((size_t)N * 2 * sizeof *pairs);
     for (int i = 0; i < 2; i++) {
-        int *rows = el, *ss = rows + N, *sd = ss + SEGCAP(N), *mk = sd + SEGCAP(N), *ms = mk + MKCAP(N);
+        int *rows = el, *ss = rows + N, *sd = ss + SEGCAP(N), *mk = sd + SEGCAP(N),
+            *ms = mk + MKCAP(N);
         el = ms + MKCAP(N);
-        emb_lists(i ? b->segment_ids : b->input_ids, N, rows, ss, sd, mk, ms, pairs, &hb.nseg[i], &hb.nmkey[i]);
+        emb_lists(i ? b->segment_ids : b->input_ids, N, rows, ss, sd, mk, ms, pairs, &hb.nseg[i],
+                  &hb.nmkey[i]);
         const EmbList *e = &g->el[i];
         size_t ns = (size_t)hb.nseg[i], nk = (size_t)hb.nmkey[i];
-        cp[ncp++] = {e->rows, rows, (size_t)N}, cp[ncp++] = {e->sstart, ss, ns + 1}, cp[ncp++] = {e->sdst, sd, ns};
+        cp[ncp++] = {e->rows, rows, (size_t)N}, cp[ncp++] = {e->sstart, ss, ns + 1},
+        cp[ncp++] = {e->sdst, sd, ns};
         cp[ncp++] = {e->mkey, mk, nk}, cp[ncp++] = {e->mslot, ms, nk + 1};
     }
     free(pairs);
     for (size_t i = 0; i < ncp; i++)
-        if (cp[i].n) CK(cudaMemcpyAsync(cp[i].dst, cp[i].src, cp[i].n * 4, cudaMemcpyHostToDevice, g->st));
+        if (cp[i].n)
+            CK(cudaMemcpyAsync(cp[i].dst, cp[i].src, cp[i].n * 4, cudaMemcpyHostToDevice, g->st));
     CK(cudaEventRecord(g->host_ev[s], g->st));
     return hb;
 }
@@ -469,112 +568,146 @@ static int use_fattn(const Gpu *g, int B, int S) {
 #define BF(p) ((const bf16 *)(const void *)(p))
 
 /* the fused attention's arguments for layer l (qkv: its Q/K/V output) */
-static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t key, uint32_t thr, float dscale) {
+static AttnArgs attn_args(Gpu *g, int l, const void *qkv, int B, int S, uint64_t key, uint32_t thr,
+                          float dscale) {
     const BertConfig *c = &g->m->c;
     int A = c->num_attention_heads;
     size_t r = (size_t)l * B * A * S;
     uint8_t *bits = thr ? g->dbits + r * S / 8 : NULL;
-    AttnArgs a = {BF(qkv), {P32(LO(l, QB)), P32(LO(l, KB)), P32(LO(l, VB))}, g->maskbias, g->rmax + r, g->rinv + r,
-                  g->rdi, bits, S, c->hidden_size, A, 1.0f / sqrtf((float)(c->hidden_size / A)), key, thr, dscale};
+    AttnArgs a = {BF(qkv),
+                  {P32(LO(l, QB)), P32(LO(l, KB)), P32(LO(l, VB))},
+                  g->maskbias,
+                  g->rmax + r,
+                  g->rinv + r,
+                  g->rdi,
+                  bits,
+                  S,
+                  c->hidden_size,
+                  A,
+                  1.0f / sqrtf((float)(c->hidden_size / A)),
+                  key,
+                  thr,
+                  dscale};
     return a;
 }
 /* launch fused-attention kernel kern for head size D on B x S, charging
  * flops to the profile */
-#define ATTN_LAUNCH(kern, D, flops, B, S, ...)                                                            \
-    do {                                                                                                  \
-        dim3 grid_(nblk((size_t)(S), AROWS), (unsigned)((B) * g->m->c.num_attention_heads));              \
-        if ((D) == 16) LAUNCH_COOP_RAW(kern<1>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                  \
-        else if ((D) == 32) LAUNCH_COOP_RAW(kern<2>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);             \
-        else LAUNCH_COOP_RAW(kern<4>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                            \
-        LAUNCHED(#kern, (flops));                                                                         \
+#define ATTN_LAUNCH(kern, D, flops, B, S, ...)                                                     \
+    do {                                                                                           \
+        dim3 grid_(nblk((size_t)(S), AROWS), (unsigned)((B)*g->m->c.num_attention_heads));         \
+        if ((D) == 16)                                                                             \
+            LAUNCH_COOP_RAW(kern<1>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                      \
+        else if ((D) == 32)                                                                        \
+            LAUNCH_COOP_RAW(kern<2>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                      \
+        else                                                                                       \
+            LAUNCH_COOP_RAW(kern<4>, grid_, 32 * AWARPS, g->st, __VA_ARGS__);                      \
+        LAUNCHED(#kern, (flops));                                                                  \
     } while (0)
 
-template <typename T> static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float scale) {
+template <typename T>
+static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float scale) {
     const BertConfig *c = &g->m->c;
-    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size,
+        A = c->num_attention_heads;
     int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
     size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S;
-    float eps = c->layer_norm_eps, hp = drop ? c->hidden_dropout_prob : 0, ap = drop ? c->attention_probs_dropout_prob : 0;
+    float eps = c->layer_norm_eps, hp = drop ? c->hidden_dropout_prob : 0,
+          ap = drop ? c->attention_probs_dropout_prob : 0;
     uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
     float hs = hp > 0 ? 1.0f / (1.0f - hp) : 1.0f, as = ap > 0 ? 1.0f / (1.0f - ap) : 1.0f;
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
     VTYPES(T);
     bool vh = vec_ok<T>(g, H), vi = vec_ok<T>(g, I);
-    VLAUNCH(LAUNCH_COOP, vh, k_embed_ln, rows_blk, rows_blk, 32 * WARPS, st, g->ids, g->seg, P32(g->outer[WTE]),
-            P32(g->outer[WPE]), P32(g->outer[WTT]), P32(g->outer[ELNW]), P32(g->outer[ELNB]), (T *)g->e, (T *)g->x0,
-            g->em, g->es, N, S, H, eps, dropout_site_key(pkey, 0), hthr, hs);
+    VLAUNCH(LAUNCH_COOP, vh, k_embed_ln, rows_blk, rows_blk, 32 * WARPS, st, g->ids, g->seg,
+            P32(g->outer[WTE]), P32(g->outer[WPE]), P32(g->outer[WTT]), P32(g->outer[ELNW]),
+            P32(g->outer[ELNB]), (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
+            dropout_site_key(pkey, 0), hthr, hs);
     const void *x = g->x0;
     int fused = use_fattn(g, B, S);
     if (!fused && g->fattn && !g->P)
-        info(2, "sequence length %d (x %d rows) is not served by the fused attention (a multiple of 16, at most "
-                "65535 / heads rows): the matmul attention takes such batches",
+        info(2,
+             "sequence length %d (x %d rows) is not served by the fused attention (a multiple of "
+             "16, at most "
+             "65535 / heads rows): the matmul attention takes such batches",
              S, B);
     if (!fused && !g->P) alloc_mattn(g);
     for (int l = 0; l < L; l++) {
         T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
-        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
+        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI),
+          *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH), *x2 = (T *)AT(g->x2, l * NH);
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
         if (fused) {
-            /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H], kept; the biases are added as read */
+            /* Q, K, V: one matmul with the [3H, H] weights -> qkv [N][3H], kept; the biases are
+             * added as read */
             void *qkv = AT(g->qkvl, 3 * l * NH);
             gemm_xwT(g, x, PW(LO(l, QW)), qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
             AttnArgs aa = attn_args(g, l, qkv, B, S, akey, athr, as);
             ATTN_LAUNCH(k_attn_fwd, D, 6.0 * B * A * S * S * D, B, S, aa, (bf16 *)ctx);
         } else {
-            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH),
+              *vp = (T *)AT(g->vp, l * NH);
             gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
-            LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)),
-                   P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
-            T *P = (T *)AT(g->P, l * BASS), *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for backward */
+            LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)),
+                   P32(LO(l, KB)), P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
+            T *P = (T *)AT(g->P, l * BASS),
+              *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for backward */
             /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
-            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D, (long long)S * D, qp, D,
-                  (long long)S * D, P, S, (long long)S * S, B * A);
-            LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd, g->maskbias, B * A * S, A,
-                        S, akey, athr, as);
+            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D,
+                  (long long)S * D, qp, D, (long long)S * D, P, S, (long long)S * S, B * A);
+            LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd,
+                        g->maskbias, B * A * S, A, S, akey, athr, as);
             /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
-            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D, athr ? (void *)Pd : (void *)P,
-                  S, (long long)S * S, g->ctxp, D, (long long)S * D, B * A);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D,
+                  athr ? (void *)Pd : (void *)P, S, (long long)S * S, g->ctxp, D, (long long)S * D,
+                  B * A);
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
         }
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y,
-                P32(LO(l, AOB)), (const T *)x, P32(LO(l, LN1W)), P32(LO(l, LN1B)), r1, x1, g->m1 + (size_t)l * N,
-                g->s1 + (size_t)l * N, N, H, eps, dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st,
+                (const T *)g->y, P32(LO(l, AOB)), (const T *)x, P32(LO(l, LN1W)), P32(LO(l, LN1B)),
+                r1, x1, g->m1 + (size_t)l * N, g->s1 + (size_t)l * N, N, H, eps,
+                dropout_site_key(pkey, 2 + 3 * l), hthr, hs);
         gemm_xwT(g, x1, PW(LO(l, IW)), hpre, N, H, I, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH, vi, k_bias_gelu, nblk(NI, TH), nblk(NI / VV::n, TH), TH, st, (const T *)hpre, h,
-                P32(LO(l, IB)), NI, I);
+        VLAUNCH(LAUNCH, vi, k_bias_gelu, nblk(NI, TH), nblk(NI / VV::n, TH), TH, st,
+                (const T *)hpre, h, P32(LO(l, IB)), NI, I);
         gemm_xwT(g, h, PW(LO(l, OW)), g->y, N, I, H, 0.0f, dtype_of(g->bf16));
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st, (const T *)g->y,
-                P32(LO(l, OB)), x1, P32(LO(l, LN2W)), P32(LO(l, LN2B)), r2, x2, g->m2 + (size_t)l * N,
-                g->s2 + (size_t)l * N, N, H, eps, dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st,
+                (const T *)g->y, P32(LO(l, OB)), x1, P32(LO(l, LN2W)), P32(LO(l, LN2B)), r2, x2,
+                g->m2 + (size_t)l * N, g->s2 + (size_t)l * N, N, H, eps,
+                dropout_site_key(pkey, 3 + 3 * l), hthr, hs);
         x = x2;
     }
     /* NSP head */
-    LAUNCH(k_gather<T>, nblk((size_t)B * H, TH), TH, st, (const T *)x, g->clsrow, B, H, (T *)g->pin);
+    LAUNCH(k_gather<T>, nblk((size_t)B * H, TH), TH, st, (const T *)x, g->clsrow, B, H,
+           (T *)g->pin);
     gemm_xwT(g, g->pin, PW(g->outer[POOLW]), g->ppre, B, H, H, 0.0f, dtype_of(g->bf16));
-    LAUNCH(k_bias_act<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->ppre, (T *)g->pooled, P32(g->outer[POOLB]),
-                                                          (size_t)B * H, H, 1);
+    LAUNCH(k_bias_act<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->ppre, (T *)g->pooled,
+           P32(g->outer[POOLB]), (size_t)B * H, H, 1);
     gemm_xwT(g, g->pooled, PW(g->outer[NSPW]), g->nsplog, B, H, 2, 0.0f, dtype_of(g->bf16));
-    LAUNCH(k_bias_act<T>, nblk((size_t)B * 2, TH), TH, st, (T *)g->nsplog, (T *)g->nsplog, P32(g->outer[NSPB]),
-                                                          (size_t)B * 2, 2, 2);
-    LAUNCH(k_nsp_ce<T>, nblk(B, 128), 128, st, (T *)g->nsplog, g->nsp, B, scale / B, g->nsploss, g->nspcorrect);
+    LAUNCH(k_bias_act<T>, nblk((size_t)B * 2, TH), TH, st, (T *)g->nsplog, (T *)g->nsplog,
+           P32(g->outer[NSPB]), (size_t)B * 2, 2, 2);
+    LAUNCH(k_nsp_ce<T>, nblk(B, 128), 128, st, (T *)g->nsplog, g->nsp, B, scale / B, g->nsploss,
+           g->nspcorrect);
     /* MLM head at the masked tokens */
     if (nm) {
-        LAUNCH(k_gather<T>, nblk((size_t)nm * H, TH), TH, st, (const T *)x, g->mrow, nm, H, (T *)g->tin);
+        LAUNCH(k_gather<T>, nblk((size_t)nm * H, TH), TH, st, (const T *)x, g->mrow, nm, H,
+               (T *)g->tin);
         gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg, P32(g->outer[TRB]),
-                                                               (size_t)nm * H, H, 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st,
-                (const T *)g->tg, NULL, NULL, P32(g->outer[TLNW]), P32(g->outer[TLNB]), (T *)g->tr, (T *)g->tln, g->tm,
-                g->ts, nm, H, eps, 0, 0, 1.0f);
+        LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg,
+               P32(g->outer[TRB]), (size_t)nm * H, H, 0);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS,
+                st, (const T *)g->tg, NULL, NULL, P32(g->outer[TLNW]), P32(g->outer[TLNB]),
+                (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps, 0, 0, 1.0f);
         gemm_xwT(g, g->tln, PW(g->outer[WTE]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_bias_act<T>, nblk((size_t)nm * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
-                                                               P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
-        LAUNCH_COOP(k_mlm_ce<T>, nm, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss, g->rowcorrect);
+               P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
+        LAUNCH_COOP(k_mlm_ce<T>, nm, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss,
+                    g->rowcorrect);
     }
-    LAUNCH(k_stats, 1, 1, st, g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B, scale);
+    LAUNCH(k_stats, 1, 1, st, g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B,
+           scale);
 }
 
 /* queue the sum over ranks of grads [a, b) on the communication stream once
@@ -587,7 +720,8 @@ static void reduce_range(Gpu *g, size_t a, size_t b) {
         return;
     }
     for (int r = 0; r < g->world; r++) { /* ZeRO: each piece to the rank that updates it */
-        size_t lo = a > g->zs[r] ? a : g->zs[r], hi = b < g->zs[r] + g->zn[r] ? b : g->zs[r] + g->zn[r];
+        size_t lo = a > g->zs[r] ? a : g->zs[r],
+               hi = b < g->zs[r] + g->zn[r] ? b : g->zs[r] + g->zn[r];
         if (lo < hi) comm_reduce_f32(g->comm, g->g32 + lo, hi - lo, r, g->cst);
     }
 }
@@ -598,26 +732,29 @@ static void reduce_range(Gpu *g, size_t a, size_t b) {
  * layer's parameter gradients, d(res) = d(r) into g->dr and d(in) [N, K]
  * into din. */
 template <typename T>
-static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float *mean, const float *rstd, const void *in,
-                         int K, uint64_t key, uint32_t thr, float dscale, int N, void *din) {
+static void sublayer_bwd(Gpu *g, int l, int lnw, int w, const T *r, const float *mean,
+                         const float *rstd, const void *in, int K, uint64_t key, uint32_t thr,
+                         float dscale, int N, void *din) {
     int H = g->m->c.hidden_size;
     T *dX = (T *)g->dX, *dr = (T *)g->dr, *dy = thr ? (T *)g->dy : dr;
     int chunks = (N + CROWS - 1) / CROWS;
     VTYPES(T);
-    VLAUNCH(LAUNCH_COOP, vec_ok<T>(g, H), k_ln_rowstats, nblk(N, WARPS), nblk(N, WARPS), 32 * WARPS, g->st, dX, r,
-            P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
-    VLAUNCH(LAUNCH, vec_ok<T>(g, H), k_ln_bwd_cols, dim3(nblk(H, 128), chunks), dim3(nblk(H / VV::n, 128), chunks), 128,
-            g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, dr, dy,
-           N, H, key, thr, dscale, g->colpart);
+    VLAUNCH(LAUNCH_COOP, vec_ok<T>(g, H), k_ln_rowstats, nblk(N, WARPS), nblk(N, WARPS), 32 * WARPS,
+            g->st, dX, r, P32(LO(l, lnw)), mean, rstd, g->lnab, N, H);
+    VLAUNCH(LAUNCH, vec_ok<T>(g, H), k_ln_bwd_cols, dim3(nblk(H, 128), chunks),
+            dim3(nblk(H / VV::n, 128), chunks), 128, g->st, dX, r, P32(LO(l, lnw)), mean, rstd,
+            g->lnab, dr, dy, N, H, key, thr, dscale, g->colpart);
     float *grads[3] = {G32(LO(l, lnw)), G32(LO(l, lnw + 1)), G32(LO(l, w + 1))};
     colsum_finish(g, chunks, H, grads, 3);
     gemm_dW(g, dy, in, G32(LO(l, w)), N, K, H);
     gemm_dyW(g, dy, PW(LO(l, w)), din, N, K, H, 0.0f);
 }
 
-template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int first, int last) {
+template <typename T>
+static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int first, int last) {
     const BertConfig *c = &g->m->c;
-    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size, A = c->num_attention_heads;
+    int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size,
+        A = c->num_attention_heads;
     int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
     size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S, ts = tsize(g);
     float hp = drop ? c->hidden_dropout_prob : 0, ap = drop ? c->attention_probs_dropout_prob : 0;
@@ -633,7 +770,8 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     T *dX = (T *)g->dX, *dr = (T *)g->dr;
     CK(cudaMemsetAsync(dX, 0, NH * ts, st));
     g->wbeta = first ? 0.0f : 1.0f;
-    if (first && !nm) { /* no masked token: the MLM head's matmuls, which would set these, do not run */
+    if (first &&
+        !nm) { /* no masked token: the MLM head's matmuls, which would set these, do not run */
         CK(cudaMemsetAsync(G32(g->outer[WTE]), 0, (size_t)V * H * 4, st));
         CK(cudaMemsetAsync(G32(g->outer[TRW]), 0, (size_t)H * H * 4, st));
     }
@@ -643,39 +781,47 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
         gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
         colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st, (const T *)g->dt,
-                (const T *)g->tr, P32(g->outer[TLNW]), g->tm, g->ts, (T *)g->dt2, nm, H);
+        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st,
+                (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]), g->tm, g->ts, (T *)g->dt2,
+                nm, H);
         colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
         colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
-        LAUNCH(k_act_bwd<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre, (size_t)nm * H, 0);
+        LAUNCH(k_act_bwd<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre,
+               (size_t)nm * H, 0);
         gemm_dyW(g, g->dt2, PW(g->outer[TRW]), g->dt, nm, H, H, 0.0f);
         gemm_dW(g, g->dt2, g->tin, G32(g->outer[TRW]), nm, H, H);
         colsum<T>(g, g->dt2, NULL, NULL, NULL, nm, H, G32(g->outer[TRB]), 0);
-        LAUNCH(k_scatter_add<T>, nblk((size_t)nm * H, TH), TH, st, dX, g->mrow, (const T *)g->dt, nm, H);
+        LAUNCH(k_scatter_add<T>, nblk((size_t)nm * H, TH), TH, st, dX, g->mrow, (const T *)g->dt,
+               nm, H);
     }
     /* NSP head: nsplog holds d(loss)/d(logits) */
     gemm_dyW(g, g->nsplog, PW(g->outer[NSPW]), g->dpool, B, H, 2, 0.0f);
     gemm_dW(g, g->nsplog, g->pooled, G32(g->outer[NSPW]), B, H, 2);
     colsum<T>(g, g->nsplog, NULL, NULL, NULL, B, 2, G32(g->outer[NSPB]), 0);
-    LAUNCH(k_act_bwd<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->dpool, (const T *)g->pooled, (size_t)B * H, 1);
+    LAUNCH(k_act_bwd<T>, nblk((size_t)B * H, TH), TH, st, (T *)g->dpool, (const T *)g->pooled,
+           (size_t)B * H, 1);
     gemm_dyW(g, g->dpool, PW(g->outer[POOLW]), g->dpin, B, H, H, 0.0f);
     gemm_dW(g, g->dpool, g->pin, G32(g->outer[POOLW]), B, H, H);
     colsum<T>(g, g->dpool, NULL, NULL, NULL, B, H, G32(g->outer[POOLB]), 0);
-    LAUNCH(k_scatter_add<T>, nblk((size_t)B * H, TH), TH, st, dX, g->clsrow, (const T *)g->dpin, B, H);
+    LAUNCH(k_scatter_add<T>, nblk((size_t)B * H, TH), TH, st, dX, g->clsrow, (const T *)g->dpin, B,
+           H);
     if (comm) reduce_range(g, g->outer[POOLW], g->np);
 
     /* encoder, top down; dX is d(layer output) */
     for (int l = L - 1; l >= 0; l--) {
         const void *xin = l ? AT(g->x2, (size_t)(l - 1) * NH) : g->x0;
         T *ctx = (T *)AT(g->ctx, l * NH), *r1 = (T *)AT(g->r1, l * NH);
-        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI), *h = (T *)AT(g->h, l * NI);
+        T *x1 = (T *)AT(g->x1, l * NH), *hpre = (T *)AT(g->hpre, l * NI),
+          *h = (T *)AT(g->h, l * NI);
         T *r2 = (T *)AT(g->r2, l * NH);
         float *m1 = g->m1 + (size_t)l * N, *s1 = g->s1 + (size_t)l * N, *m2 = g->m2 + (size_t)l * N,
               *s2 = g->s2 + (size_t)l * N;
         /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
-        sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr, hs, N, g->dH);
-        VLAUNCH(LAUNCH, vec_ok<T>(g, I), k_gelu_bwd_cols, dim3(nblk(I, 128), chunks), dim3(nblk(I / VV::n, 128), chunks),
-                128, st, (T *)g->dH, (const T *)hpre, P32(LO(l, IB)), N, I, g->colpart);
+        sublayer_bwd<T>(g, l, LN2W, OW, r2, m2, s2, h, I, dropout_site_key(pkey, 3 + 3 * l), hthr,
+                        hs, N, g->dH);
+        VLAUNCH(LAUNCH, vec_ok<T>(g, I), k_gelu_bwd_cols, dim3(nblk(I, 128), chunks),
+                dim3(nblk(I / VV::n, 128), chunks), 128, st, (T *)g->dH, (const T *)hpre,
+                P32(LO(l, IB)), N, I, g->colpart);
         float *ib = G32(LO(l, IB)), *qkvb[3] = {G32(LO(l, QB)), G32(LO(l, KB)), G32(LO(l, VB))};
         colsum_finish(g, chunks, I, &ib, 1);
         gemm_dW(g, g->dH, x1, G32(LO(l, IW)), N, H, I);
@@ -683,43 +829,50 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
         gemm_dyW(g, g->dH, PW(LO(l, IW)), dr, N, H, I, 1.0f);
         swap_dx(g), dX = (T *)g->dX, dr = (T *)g->dr;
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
-        sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l), hthr, hs, N, g->dctx);
+        sublayer_bwd<T>(g, l, LN1W, AOW, r1, m1, s1, ctx, H, dropout_site_key(pkey, 2 + 3 * l),
+                        hthr, hs, N, g->dctx);
         /* attention: d(ctx) -> dqkv [N][3H] (row n: dq, dk, dv) and the biases' gradients */
         uint64_t akey = dropout_site_key(pkey, 1 + 3 * l);
         if (fused) {
             AttnArgs aa = attn_args(g, l, AT(g->qkvl, 3 * l * NH), B, S, akey, athr, as);
-            ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, aa, BF(ctx), BF(g->dctx), (bf16 *)g->dqkv);
-            ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx), (bf16 *)g->dqkv);
+            ATTN_LAUNCH(k_attn_bwd_q, D, 6.0 * B * A * S * S * D, B, S, aa, BF(ctx), BF(g->dctx),
+                        (bf16 *)g->dqkv);
+            ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx),
+                        (bf16 *)g->dqkv);
             colsum_part<T>(g, g->dqkv, NULL, NULL, NULL, N, 3 * H, 0);
             for (int v = 0; v < 3; v++) /* the three biases' columns, 3H apart */
-                LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks, H, 3 * H, qkvb[v]);
+                LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks,
+                       H, 3 * H, qkvb[v]);
         } else {
-            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH), *vp = (T *)AT(g->vp, l * NH);
+            T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH),
+              *vp = (T *)AT(g->vp, l * NH);
             T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH);
             T *dvp = (T *)AT(g->dqkvp, 2 * NH);
             T *P = (T *)AT(g->P, l * BASS);
             LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
-            const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS) : (const void *)P; /* the forward's dropout(P) */
-            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D, (long long)S * D, g->dP,
-                  S, (long long)S * S, B * A);
-            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S, (long long)S * S, dvp,
-                  D, (long long)S * D, B * A);
-            LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, (T *)g->dP, P, B * A * S, S,
-                        akey, athr, as);
-            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S, (long long)S * S, dqp,
-                  D, (long long)S * D, B * A);
-            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S, (long long)S * S, dkp,
-                  D, (long long)S * D, B * A);
-            LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp, (T *)g->dqkv, N, S, H,
-                   A, chunks, g->colpart);
+            const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS)
+                                   : (const void *)P; /* the forward's dropout(P) */
+            bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D,
+                  (long long)S * D, g->dP, S, (long long)S * S, B * A);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S,
+                  (long long)S * S, dvp, D, (long long)S * D, B * A);
+            LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st,
+                        (T *)g->dP, P, B * A * S, S, akey, athr, as);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S,
+                  (long long)S * S, dqp, D, (long long)S * D, B * A);
+            bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S,
+                  (long long)S * S, dkp, D, (long long)S * D, B * A);
+            LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp,
+                   (T *)g->dqkv, N, S, H, A, chunks, g->colpart);
             colsum_finish(g, chunks, H, qkvb, 3);
         }
         {
             float alpha = 1.0f, beta = g->wbeta;
             cudaDataType ty = dtype_of(g->bf16);
-            CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin, ty, H, 0, g->dqkv, ty,
-                                           3 * H, (long long)H, &beta, G32(LO(l, QW)), CUDA_R_32F, H,
-                                           (long long)H * H + H, 3, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            CKB(cublasGemmStridedBatchedEx(g->blas, CUBLAS_OP_N, CUBLAS_OP_T, H, H, N, &alpha, xin,
+                                           ty, H, 0, g->dqkv, ty, 3 * H, (long long)H, &beta,
+                                           G32(LO(l, QW)), CUDA_R_32F, H, (long long)H * H + H, 3,
+                                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
             prof_gemm(H, H, N, 3);
         }
         /* d(xin) = dr1 (residual) + the three projections' input gradients,
@@ -730,16 +883,19 @@ template <typename T> static void backward(Gpu *g, const HostBatch *hb, int drop
     }
 
     /* embeddings: x0 = dropout(LN(e)) */
-    if (hthr) LAUNCH(k_dropout<T>, nblk(NH, TH), TH, st, dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
-    VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, rows_blk, rows_blk, 32 * WARPS, st, dX, (const T *)g->e, P32(g->outer[ELNW]), g->em,
-            g->es, dr, N, H);
+    if (hthr)
+        LAUNCH(k_dropout<T>, nblk(NH, TH), TH, st, dX, dX, NH, dropout_site_key(pkey, 0), hthr, hs);
+    VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, rows_blk, rows_blk, 32 * WARPS, st, dX, (const T *)g->e,
+            P32(g->outer[ELNW]), g->em, g->es, dr, N, H);
     colsum<T>(g, dX, g->e, g->em, g->es, N, H, G32(g->outer[ELNW]), 1);
     colsum<T>(g, dX, NULL, NULL, NULL, N, H, G32(g->outer[ELNB]), 0);
     for (int i = 0; i < 2; i++) {
         const EmbList *e = &g->el[i];
         float *grad = G32(g->outer[i ? WTT : WTE]);
-        LAUNCH(k_embed_seg<T>, hb->nseg[i], 256, st, dr, e->rows, e->sstart, e->sdst, H, grad, g->epart);
-        if (hb->nmkey[i]) LAUNCH(k_embed_finish, hb->nmkey[i], 256, st, g->epart, e->mkey, e->mslot, H, grad);
+        LAUNCH(k_embed_seg<T>, hb->nseg[i], 256, st, dr, e->rows, e->sstart, e->sdst, H, grad,
+               g->epart);
+        if (hb->nmkey[i])
+            LAUNCH(k_embed_finish, hb->nmkey[i], 256, st, g->epart, e->mkey, e->mslot, H, grad);
     }
     LAUNCH(k_pos_grad<T>, S, 256, st, dr, B, S, H, G32(g->outer[WPE]));
     if (comm) reduce_range(g, 0, LO(0, QW));
@@ -807,20 +963,20 @@ static void g_opt_step(void *p, float lr) {
     if (c->kind == OPT_LAMB) {
         if (g->zero) CK(cudaMemsetAsync(g->part2, 0, (size_t)g->nchunks * 2 * sizeof(double), st));
         if (nc)
-            LAUNCH_COOP(k_lamb1, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->cstart, g->clen, c0, g->ctensor,
-                                         g->twd, g->norm, inv_world, c->max_grad_norm, c->beta1, c->beta2, c->eps,
-                                         (float)(1.0 / bc1), (float)(1.0 / bc2), g->part2);
+            LAUNCH_COOP(k_lamb1, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->cstart,
+                        g->clen, c0, g->ctensor, g->twd, g->norm, inv_world, c->max_grad_norm,
+                        c->beta1, c->beta2, c->eps, (float)(1.0 / bc1), (float)(1.0 / bc2),
+                        g->part2);
         if (g->zero) comm_allreduce_f64(g->comm, g->part2, (size_t)g->nchunks * 2, st);
-        LAUNCH_COOP(k_lamb_ratio, nblk(g->ntensors, WARPS), 32 * WARPS, st, g->part2, g->tchunk0, g->tnchunks, g->twd,
-                    g->ntensors, lr, g->ratio);
+        LAUNCH_COOP(k_lamb_ratio, nblk(g->ntensors, WARPS), 32 * WARPS, st, g->part2, g->tchunk0,
+                    g->tnchunks, g->twd, g->ntensors, lr, g->ratio);
         if (nc)
-            LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, c0, g->ctensor,
-                   g->ratio);
+            LAUNCH(k_lamb3, nc, 256, st, g->p32, g->g32, g->pw, g->bf16, g->cpw, g->cstart, g->clen,
+                   c0, g->ctensor, g->ratio);
     } else if (nc) {
-        LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->pw, g->bf16, g->cpw, g->cstart, g->clen,
-                                   c0, g->ctensor,
-                                   g->twd, g->norm, inv_world, c->max_grad_norm, lr, c->beta1, c->beta2, c->eps,
-                                   (float)(lr / bc1), (float)sqrt(bc2));
+        LAUNCH(k_adamw, nc, 256, st, g->p32, g->g32, g->m32, g->v32, g->za, g->pw, g->bf16, g->cpw,
+               g->cstart, g->clen, c0, g->ctensor, g->twd, g->norm, inv_world, c->max_grad_norm, lr,
+               c->beta1, c->beta2, c->eps, (float)(lr / bc1), (float)sqrt(bc2));
     }
     if (g->zero) { /* every rank's updated weights to all, then the matmul copy */
         comm_broadcast_ranges_f32(g->comm, g->p32, g->zs, g->zn, st);
@@ -828,8 +984,10 @@ static void g_opt_step(void *p, float lr) {
     }
     CK(cudaGetLastError());
     if (g_prof) {
-        if (!g_prof->keep) prof_flush(0), g_prof->keep = 1; /* the first step: warm-up */
-        else g_prof->steps++;
+        if (!g_prof->keep)
+            prof_flush(0), g_prof->keep = 1; /* the first step: warm-up */
+        else
+            g_prof->steps++;
     }
 }
 
@@ -841,15 +999,18 @@ static void g_stats(void *p, TrainStats *s) {
     CK(cudaMemcpyAsync(&nm, g->norm, sizeof nm, cudaMemcpyDeviceToHost, g->st));
     g_sync(g, g->st);
     double w = g->world;
-    *s = (TrainStats){h[0] / w, h[1] / w, h[2] / w, (int64_t)h[3], (int64_t)h[4], (int64_t)h[5], (int64_t)h[6], nm};
+    *s = (TrainStats){h[0] / w,      h[1] / w,      h[2] / w,      (int64_t)h[3],
+                      (int64_t)h[4], (int64_t)h[5], (int64_t)h[6], nm};
 }
 
 static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
     Gpu *g = (Gpu *)p;
     HostBatch hb = upload(g, b);
     CK(cudaMemsetAsync(g->stats, 0, 8 * sizeof(double), g->st));
-    if (g->bf16) forward<bf16>(g, &hb, 0, 0, 1.0f);
-    else forward<float>(g, &hb, 0, 0, 1.0f);
+    if (g->bf16)
+        forward<bf16>(g, &hb, 0, 0, 1.0f);
+    else
+        forward<float>(g, &hb, 0, 0, 1.0f);
     CK(cudaGetLastError());
     double h[8];
     CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
@@ -867,7 +1028,8 @@ static void g_to_host(void *p) {
         float *full = g->g32;
         float *mine[2] = {g->m32, g->v32}, *host[2] = {g->opt->m, g->opt->v};
         for (int i = 0; i < 2; i++) {
-            CK(cudaMemcpyAsync(full + g->za, mine[i], (g->zb - g->za) * 4, cudaMemcpyDeviceToDevice, g->st));
+            CK(cudaMemcpyAsync(full + g->za, mine[i], (g->zb - g->za) * 4, cudaMemcpyDeviceToDevice,
+                               g->st));
             comm_broadcast_ranges_f32(g->comm, full, g->zs, g->zn, g->st);
             g_sync(g, g->st);
             if (g->rank == 0) CK(cudaMemcpy(host[i], full, g->np * 4, cudaMemcpyDeviceToHost));
@@ -893,8 +1055,10 @@ static void g_from_host(void *p) {
     Gpu *g = (Gpu *)p;
     g_sync(g, g->st);
     CK(cudaMemcpyAsync(g->p32, g->m->params, g->np * 4, cudaMemcpyHostToDevice, g->st));
-    CK(cudaMemcpyAsync(g->m32, g->opt->m + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
-    CK(cudaMemcpyAsync(g->v32, g->opt->v + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice, g->st));
+    CK(cudaMemcpyAsync(g->m32, g->opt->m + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice,
+                       g->st));
+    CK(cudaMemcpyAsync(g->v32, g->opt->v + g->za, (g->zb - g->za) * 4, cudaMemcpyHostToDevice,
+                       g->st));
     LAUNCH(k_to_pw, g->nchunks, 256, g->st, g->p32, g->pw, g->bf16, g->cpw, g->cstart, g->clen, 0);
     g_sync(g, g->st);
 }
@@ -908,7 +1072,8 @@ static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
     int64_t *d = (int64_t *)dalloc((size_t)n * (g->world + 1) * sizeof *d);
     CK(cudaMemcpyAsync(d, mine, (size_t)n * sizeof *d, cudaMemcpyHostToDevice, g->st));
     comm_allgather_i64(g->comm, d, d + n, (size_t)n, g->st);
-    CK(cudaMemcpyAsync(all, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaMemcpyAsync(all, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost,
+                       g->st));
     g_sync(g, g->st);
     dfree(d);
 }
@@ -922,9 +1087,11 @@ static void g_close(void *p) {
         prof_free();
     }
     free_acts(g);
-    void *f[] = {g->p32, g->g32, g->m32, g->v32, g->pw, g->cpw, g->cstart, g->clen, g->ctensor, g->tchunk0,
-                 g->tnchunks, g->twd, g->ratio, g->part, g->part2, g->norm, g->stats, g->zstart, g->zlen};
-    for (size_t i = 0; i < sizeof f / sizeof *f; i++) dfree(f[i]);
+    void *f[] = {g->p32,   g->g32,     g->m32,     g->v32,      g->pw,  g->cpw,   g->cstart,
+                 g->clen,  g->ctensor, g->tchunk0, g->tnchunks, g->twd, g->ratio, g->part,
+                 g->part2, g->norm,    g->stats,   g->zstart,   g->zlen};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        dfree(f[i]);
     cublasDestroy(g->blas);
     dfree(g->blasws);
     cudaEventDestroy(g->ev), cudaEventDestroy(g->comm_done);
@@ -958,7 +1125,8 @@ static int mm_weight(int t, int L) {
 static void zero_ranges(Gpu *g) {
     const Bert *m = g->m;
     int L = m->c.num_hidden_layers, cap = 0, n = 0;
-    for (int t = 0; t < m->ntensors; t++) cap += (int)(bert_tensor(m, t)->n / 65536) + 1;
+    for (int t = 0; t < m->ntensors; t++)
+        cap += (int)(bert_tensor(m, t)->n / 65536) + 1;
     long long *zs = (long long *)xmalloc((size_t)cap * sizeof *zs);
     int *zl = (int *)xmalloc((size_t)cap * sizeof *zl);
     for (int t = 0; t < m->ntensors; t++) {
@@ -975,7 +1143,8 @@ static void zero_ranges(Gpu *g) {
 
 /* join the process group and select this process's GPU; -1 with err */
 static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
-    if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, o->comm_timeout, err)) return -1;
+    if (comm_open(&g->comm, o->rank, o->world, o->local_rank, o->id_file, o->comm_timeout, err))
+        return -1;
     g->rank = comm_rank(g->comm), g->world = comm_world(g->comm);
     int ndev = 0;
     cudaError_t e = cudaGetDeviceCount(&ndev);
@@ -984,8 +1153,10 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
                        e != cudaSuccess ? cudaGetErrorString(e) : "none found");
     int dev = comm_local_rank(g->comm);
     if (dev >= ndev)
-        return err_set(err, "local rank %d, but this node has %d GPU%s: start at most %d processes per node (or give "
-                            "--local_rank)",
+        return err_set(err,
+                       "local rank %d, but this node has %d GPU%s: start at most %d processes per "
+                       "node (or give "
+                       "--local_rank)",
                        dev, ndev, ndev == 1 ? "" : "s", ndev);
     CK(cudaSetDevice(dev));
     if (comm_connect(g->comm, err)) return -1;
@@ -993,23 +1164,26 @@ static int open_device(Gpu *g, const TrainOpts *o, Err *err) {
     CK(cudaGetDeviceProperties(&prop, dev));
     g->ccmajor = prop.major;
     if (g->bf16 && prop.major < 8)
-        return err_set(err, "%s (compute capability %d.%d) has no bf16 matmuls: use --precision fp32", prop.name,
-                       prop.major, prop.minor);
+        return err_set(err,
+                       "%s (compute capability %d.%d) has no bf16 matmuls: use --precision fp32",
+                       prop.name, prop.major, prop.minor);
     snprintf(g->name, sizeof g->name, "cuda %s, %s (GPU %d of %d on this node), %s",
-             g->bf16 ? (g->fattn ? "bf16, fused attention" : "bf16") : "fp32",
-             prop.name, dev, ndev, comm_describe(g->comm));
+             g->bf16 ? (g->fattn ? "bf16, fused attention" : "bf16") : "fp32", prop.name, dev, ndev,
+             comm_describe(g->comm));
     return 0;
 }
 
 /* gpu.h: the backend on this process's GPU, its TrainBackend in *be; 0, or
  * -1 with err (nothing left open) */
-extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o, Err *err) {
+extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const TrainOpts *o,
+                                Err *err) {
     Gpu *g = (Gpu *)xcalloc(1, sizeof *g);
     g->m = m, g->opt = opt, g->o = *o, g->bf16 = o->bf16, g->np = m->nparams;
     int hd = m->c.hidden_size / m->c.num_attention_heads;
     g->fattn = g->bf16 && !o->attn_matmul && (hd == 16 || hd == 32 || hd == 64);
     g->toff16 = 1;
-    for (int t = 0; t < m->ntensors; t++) g->toff16 &= bert_tensor(m, t)->off % 4 == 0;
+    for (int t = 0; t < m->ntensors; t++)
+        g->toff16 &= bert_tensor(m, t)->off % 4 == 0;
     g->fattn &= g->toff16; /* its 16-byte loads of the biases */
     if (open_device(g, o, err)) {
         comm_close(g->comm);
@@ -1020,7 +1194,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CK(cudaStreamCreateWithFlags(&g->cst, cudaStreamNonBlocking));
     CK(cudaEventCreateWithFlags(&g->ev, cudaEventDisableTiming));
     CK(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
-    for (int i = 0; i < 2; i++) CK(cudaEventCreateWithFlags(&g->host_ev[i], cudaEventDisableTiming));
+    for (int i = 0; i < 2; i++)
+        CK(cudaEventCreateWithFlags(&g->host_ev[i], cudaEventDisableTiming));
     CKB(cublasCreate(&g->blas));
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
@@ -1037,24 +1212,32 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after (bert.c's order) */
     int L = m->c.num_hidden_layers;
     g->layer = (size_t *)xmalloc((size_t)L * NLT * sizeof *g->layer);
-    for (int i = 0; i < 5; i++) g->outer[i] = bert_tensor(m, i)->off;
+    for (int i = 0; i < 5; i++)
+        g->outer[i] = bert_tensor(m, i)->off;
     for (int l = 0; l < L; l++)
-        for (int t = 0; t < NLT; t++) LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
-    for (int i = POOLW; i < NOUTER; i++) g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
+        for (int t = 0; t < NLT; t++)
+            LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
+    for (int i = POOLW; i < NOUTER; i++)
+        g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
     g->p32 = (float *)dalloc(g->np * 4), g->g32 = (float *)dalloc(g->np * 4);
     g->pw = dalloc(g->np * tsize(g));
     /* optimizer chunks: up to OCHUNK elements, never across tensors */
     g->ntensors = m->ntensors;
     int cap = 0;
-    for (int t = 0; t < m->ntensors; t++) cap += (int)((bert_tensor(m, t)->n + OCHUNK - 1) / OCHUNK);
+    for (int t = 0; t < m->ntensors; t++)
+        cap += (int)((bert_tensor(m, t)->n + OCHUNK - 1) / OCHUNK);
     long long *cs = (long long *)xmalloc((size_t)cap * sizeof *cs);
-    int *cl = (int *)xmalloc((size_t)cap * sizeof *cl), *ct = (int *)xmalloc((size_t)cap * sizeof *ct);
-    int *t0 = (int *)xmalloc((size_t)m->ntensors * sizeof *t0), *tn = (int *)xmalloc((size_t)m->ntensors * sizeof *tn);
+    int *cl = (int *)xmalloc((size_t)cap * sizeof *cl),
+        *ct = (int *)xmalloc((size_t)cap * sizeof *ct);
+    int *t0 = (int *)xmalloc((size_t)m->ntensors * sizeof *t0),
+        *tn = (int *)xmalloc((size_t)m->ntensors * sizeof *tn);
     float *wd = (float *)xmalloc((size_t)m->ntensors * sizeof *wd);
     /* where each tensor starts in the matmul copy: as in p32, but a layer's
      * Wq bq Wk bk Wv bv become Wq Wk Wv bq bk bv */
-    long long *tpw = (long long *)xmalloc((size_t)m->ntensors * sizeof *tpw), *cw = (long long *)xmalloc((size_t)cap * sizeof *cw);
-    for (int t = 0; t < m->ntensors; t++) tpw[t] = (long long)bert_tensor(m, t)->off;
+    long long *tpw = (long long *)xmalloc((size_t)m->ntensors * sizeof *tpw),
+              *cw = (long long *)xmalloc((size_t)cap * sizeof *cw);
+    for (int t = 0; t < m->ntensors; t++)
+        tpw[t] = (long long)bert_tensor(m, t)->off;
     for (int l = 0; l < L; l++) {
         long long base = (long long)LO(l, QW), HH = (long long)m->c.hidden_size * m->c.hidden_size;
         for (int q = 0; q < 3; q++) {
@@ -1067,7 +1250,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         const BertTensor *bt = bert_tensor(m, t);
         t0[t] = k, wd[t] = bt->decay ? opt->c.weight_decay : 0.0f;
         for (size_t a = 0; a < bt->n; a += OCHUNK, k++) {
-            cs[k] = (long long)(bt->off + a), cl[k] = (int)(bt->n - a < OCHUNK ? bt->n - a : OCHUNK), ct[k] = t;
+            cs[k] = (long long)(bt->off + a),
+            cl[k] = (int)(bt->n - a < OCHUNK ? bt->n - a : OCHUNK), ct[k] = t;
             cw[k] = tpw[t] + (long long)a;
         }
         tn[t] = k - t0[t];
@@ -1078,10 +1262,12 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->zero = o->zero && g->world > 1;
     int W = g->zero ? g->world : 1;
     g->zc = (int *)xcalloc((size_t)W + 1, sizeof *g->zc);
-    g->zs = (size_t *)xcalloc((size_t)W, sizeof *g->zs), g->zn = (size_t *)xcalloc((size_t)W, sizeof *g->zn);
+    g->zs = (size_t *)xcalloc((size_t)W, sizeof *g->zs),
+    g->zn = (size_t *)xcalloc((size_t)W, sizeof *g->zn);
     for (int r = 0, i = 0; r < W; r++) {
         g->zc[r] = i;
-        while (i < k && (r == W - 1 || (size_t)cs[i] * W / g->np <= (size_t)r)) i++;
+        while (i < k && (r == W - 1 || (size_t)cs[i] * W / g->np <= (size_t)r))
+            i++;
         g->zs[r] = i > g->zc[r] ? (size_t)cs[g->zc[r]] : g->np;
         g->zn[r] = i > g->zc[r] ? (size_t)(cs[i - 1] + cl[i - 1]) - g->zs[r] : 0;
     }
@@ -1090,11 +1276,12 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     g->za = g->zn[me] ? g->zs[me] : 0, g->zb = g->za + g->zn[me];
     g->m32 = (float *)dalloc((g->zb - g->za) * 4), g->v32 = (float *)dalloc((g->zb - g->za) * 4);
     if (g->zero)
-        info(3, "ZeRO stage 1: rank %d updates elements %zu..%zu (%.1f %%) and keeps their moments", g->rank, g->za,
-             g->zb, 100.0 * (double)(g->zb - g->za) / (double)g->np);
+        info(3, "ZeRO stage 1: rank %d updates elements %zu..%zu (%.1f %%) and keeps their moments",
+             g->rank, g->za, g->zb, 100.0 * (double)(g->zb - g->za) / (double)g->np);
     g->cstart = (long long *)upload_array(cs, (size_t)k * sizeof *cs);
     g->cpw = (long long *)upload_array(cw, (size_t)k * sizeof *cw);
-    g->clen = (int *)upload_array(cl, (size_t)k * sizeof *cl), g->ctensor = (int *)upload_array(ct, (size_t)k * sizeof *ct);
+    g->clen = (int *)upload_array(cl, (size_t)k * sizeof *cl),
+    g->ctensor = (int *)upload_array(ct, (size_t)k * sizeof *ct);
     g->tchunk0 = (int *)upload_array(t0, (size_t)m->ntensors * sizeof *t0);
     g->tnchunks = (int *)upload_array(tn, (size_t)m->ntensors * sizeof *tn);
     g->twd = (float *)upload_array(wd, (size_t)m->ntensors * sizeof *wd);
@@ -1107,7 +1294,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     /* the copies and memsets above ran on the default stream, which the
      * non-blocking streams do not wait for */
     CK(cudaDeviceSynchronize());
-    *be = (TrainBackend){g->name, g->rank, g->world, g, g_zero_grad, g_micro_step, g_opt_step, g_stats, g_eval,
-                         g_to_host, g_from_host, g_allgather, g_close, g_stage};
+    *be = (TrainBackend){g->name,      g->rank,     g->world, g,      g_zero_grad,
+                         g_micro_step, g_opt_step,  g_stats,  g_eval, g_to_host,
+                         g_from_host,  g_allgather, g_close,  g_stage};
     return 0;
 }

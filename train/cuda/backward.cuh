@@ -20,8 +20,9 @@
 /* the row means of g = dout * gamma and of g * xhat over row o / H (the
  * whole warp; every lane gets them) */
 template <int K, typename T>
-__device__ __forceinline__ void ln_bwd_means(const T *dout, const T *in, const float *gamma, size_t o, int H, int lane,
-                                             float mu, float rs, float *a_, float *b_) {
+__device__ __forceinline__ void ln_bwd_means(const T *dout, const T *in, const float *gamma,
+                                             size_t o, int H, int lane, float mu, float rs,
+                                             float *a_, float *b_) {
     float a = 0, b = 0;
     for (int i = lane * K; i < H; i += 32 * K) {
         Vec<T, K> dv = vld<K>(dout + o + i), xv = vld<K>(in + o + i);
@@ -36,8 +37,8 @@ __device__ __forceinline__ void ln_bwd_means(const T *dout, const T *in, const f
 
 /* din = LN backward of dout (warp per row) */
 template <typename V>
-__global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
-                         const float *rstd, typename V::T *din, int N, int H) {
+__global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, const float *gamma,
+                         const float *mean, const float *rstd, typename V::T *din, int N, int H) {
     typedef typename V::T T;
     const int K = V::n;
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -62,27 +63,31 @@ __global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, con
  * x[n][c] * (in[n][c] - mean[n]) * rstd[n] (mode 1: LayerNorm weight);
  * thread per V::n columns */
 template <typename V>
-__global__ void k_colsum_part(const typename V::T *x, const typename V::T *in, const float *mean, const float *rstd,
-                              int N, int C, float *part, int mode) {
+__global__ void k_colsum_part(const typename V::T *x, const typename V::T *in, const float *mean,
+                              const float *rstd, int N, int C, float *part, int mode) {
     typedef typename V::T T;
     const int K = V::n;
     int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y;
     if (c >= C) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
     float s[K];
-    for (int k = 0; k < K; k++) s[k] = 0;
+    for (int k = 0; k < K; k++)
+        s[k] = 0;
     for (int n = n0; n < n1; n++) {
         Vec<T, K> xv = vld<K>(x + (size_t)n * C + c), iv;
         if (mode) iv = vld<K>(in + (size_t)n * C + c);
-        for (int k = 0; k < K; k++) s[k] += mode ? tof(xv.v[k]) * ((tof(iv.v[k]) - mean[n]) * rstd[n]) : tof(xv.v[k]);
+        for (int k = 0; k < K; k++)
+            s[k] += mode ? tof(xv.v[k]) * ((tof(iv.v[k]) - mean[n]) * rstd[n]) : tof(xv.v[k]);
     }
-    for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
+    for (int k = 0; k < K; k++)
+        part[(size_t)chunk * C + c + k] = s[k];
 }
 
 /* g[zstart[r] .. + zlen[r]) = 0, block per range */
 __global__ void k_zero_ranges(float *g, const long long *zstart, const int *zlen) {
     float *p = g + zstart[blockIdx.x];
-    for (int i = threadIdx.x; i < zlen[blockIdx.x]; i += blockDim.x) p[i] = 0.0f;
+    for (int i = threadIdx.x; i < zlen[blockIdx.x]; i += blockDim.x)
+        p[i] = 0.0f;
 }
 
 /* grad[c] += sum of the chunks' partial sums part[k * ld + c], in chunk order */
@@ -90,7 +95,8 @@ __global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, fl
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= C) return;
     float s = 0;
-    for (int k = 0; k < chunks; k++) s += part[(size_t)k * ld + c];
+    for (int k = 0; k < chunks; k++)
+        s += part[(size_t)k * ld + c];
     grad[c] += s;
 }
 
@@ -103,8 +109,9 @@ __global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, fl
 /* LayerNorm backward, first half: ab[2n], ab[2n + 1] = the row means of
  * g = dout * gamma and of g * xhat (warp per row, as k_ln_bwd) */
 template <typename V>
-__global__ void k_ln_rowstats(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
-                              const float *rstd, float *ab, int N, int H) {
+__global__ void k_ln_rowstats(const typename V::T *dout, const typename V::T *in,
+                              const float *gamma, const float *mean, const float *rstd, float *ab,
+                              int N, int H) {
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
     float a, b;
@@ -117,8 +124,9 @@ __global__ void k_ln_rowstats(const typename V::T *dout, const typename V::T *in
  * not written); sums 0, 1, 2: the LayerNorm weight's gradient (dout *
  * xhat), its bias's (dout) and y's bias's (dy) */
 template <typename V>
-__global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in, const float *gamma, const float *mean,
-                              const float *rstd, const float *ab, typename V::T *din, typename V::T *dy, int N, int H,
+__global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in,
+                              const float *gamma, const float *mean, const float *rstd,
+                              const float *ab, typename V::T *din, typename V::T *dy, int N, int H,
                               uint64_t key, uint32_t thr, float dscale, float *part) {
     typedef typename V::T T;
     const int K = V::n;
@@ -127,7 +135,8 @@ __global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
     float sg[K], sb[K], sy[K];
     Vec<float, K> gm = vld<K>(gamma + c);
-    for (int k = 0; k < K; k++) sg[k] = sb[k] = sy[k] = 0;
+    for (int k = 0; k < K; k++)
+        sg[k] = sb[k] = sy[k] = 0;
     for (int n = n0; n < n1; n++) {
         size_t j = (size_t)n * H + c;
         float rs = rstd[n], mu = mean[n], a = ab[2 * n], b = ab[2 * n + 1];
@@ -155,8 +164,8 @@ __global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in
 
 /* d = d * GELU'(pre + bias) over [N, C]; sum 0: the bias's gradient */
 template <typename V>
-__global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, const float *bias, int N, int C,
-                                float *part) {
+__global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, const float *bias,
+                                int N, int C, float *part) {
     typedef typename V::T T;
     const int K = V::n;
     int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, chunk = blockIdx.y;
@@ -164,7 +173,8 @@ __global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, cons
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS);
     float s[K];
     Vec<float, K> bc = vld<K>(bias + c);
-    for (int k = 0; k < K; k++) s[k] = 0;
+    for (int k = 0; k < K; k++)
+        s[k] = 0;
     for (int n = n0; n < n1; n++) {
         size_t j = (size_t)n * C + c;
         Vec<T, K> dv = vld<K>(d + j), pv = vld<K>(pre + j);
@@ -174,15 +184,18 @@ __global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, cons
         }
         vst<K>(d + j, dv);
     }
-    for (int k = 0; k < K; k++) part[(size_t)chunk * C + c + k] = s[k];
+    for (int k = 0; k < K; k++)
+        part[(size_t)chunk * C + c + k] = s[k];
 }
 
 /* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [N][3H] (row
  * n: dq, dk, dv); sums 0, 1, 2: the three biases' gradients (blockIdx.y =
  * t * chunks + chunk) */
 template <typename T>
-__global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A, int chunks, float *part) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y / chunks, chunk = blockIdx.y % chunks;
+__global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A, int chunks,
+                               float *part) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y / chunks,
+        chunk = blockIdx.y % chunks;
     if (c >= H) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS), D = H / A, h = c / D, dd = c % D;
     size_t NH = (size_t)N * H;
@@ -199,7 +212,8 @@ __global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A,
 }
 
 /* x = dropout(x) (in place, site key) */
-template <typename T> __global__ void k_dropout(T *out, const T *in, size_t n, uint64_t key, uint32_t thr, float dscale) {
+template <typename T>
+__global__ void k_dropout(T *out, const T *in, size_t n, uint64_t key, uint32_t thr, float dscale) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     out[i] = fromf<T>(tof(in[i]) * drop_factor(key, (uint32_t)i, thr, dscale));
@@ -217,7 +231,8 @@ template <typename T> __global__ void k_act_bwd(T *d, const T *pre, size_t n, in
  * probabilities) and becomes d(scores) (before the 1/sqrt(D) scale, which
  * the next matmul applies); warp per row */
 template <typename T>
-__global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, uint32_t thr, float dscale) {
+__global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, uint32_t thr,
+                              float dscale) {
     int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (r >= rows) return;
     T *d = dP + (size_t)r * S;
@@ -229,12 +244,14 @@ __global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, 
         dot += g * tof(p[j]);
     }
     dot = warp_sum(dot);
-    for (int j = lane; j < S; j += 32) d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
+    for (int j = lane; j < S; j += 32)
+        d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
 }
 
 /* x[rows[j]] += src[j] (rows distinct: the data reader refuses a masked
  * position listed twice) */
-template <typename T> __global__ void k_scatter_add(T *x, const int *rows, const T *src, int n, int H) {
+template <typename T>
+__global__ void k_scatter_add(T *x, const int *rows, const T *src, int n, int H) {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (size_t)n * H) return;
     T *d = x + (size_t)rows[i / H] * H + i % H;
@@ -252,25 +269,30 @@ template <typename T> __global__ void k_scatter_add(T *x, const int *rows, const
  * element is written by two blocks. Block per segment. */
 #define ESEG 64
 template <typename T>
-__global__ void k_embed_seg(const T *src, const int *rows, const int *sstart, const int *sdst, int H, float *grad,
-                            float *part) {
+__global__ void k_embed_seg(const T *src, const int *rows, const int *sstart, const int *sdst,
+                            int H, float *grad, float *part) {
     int u = blockIdx.x, d = sdst[u], k0 = sstart[u], k1 = sstart[u + 1];
     float *out = d >= 0 ? grad + (size_t)d * H : part + (size_t)(-d - 1) * H;
     for (int c = threadIdx.x; c < H; c += blockDim.x) {
         float s = 0;
-        for (int k = k0; k < k1; k++) s += tof(src[(size_t)rows[k] * H + c]);
-        if (d >= 0) out[c] += s;
-        else out[c] = s;
+        for (int k = k0; k < k1; k++)
+            s += tof(src[(size_t)rows[k] * H + c]);
+        if (d >= 0)
+            out[c] += s;
+        else
+            out[c] = s;
     }
 }
 
 /* grad[mkey[j]] += the slots mslot[j] .. mslot[j + 1] in order; block per key */
-__global__ void k_embed_finish(const float *part, const int *mkey, const int *mslot, int H, float *grad) {
+__global__ void k_embed_finish(const float *part, const int *mkey, const int *mslot, int H,
+                               float *grad) {
     int j = blockIdx.x;
     float *g = grad + (size_t)mkey[j] * H;
     for (int c = threadIdx.x; c < H; c += blockDim.x) {
         float s = 0;
-        for (int q = mslot[j]; q < mslot[j + 1]; q++) s += part[(size_t)q * H + c];
+        for (int q = mslot[j]; q < mslot[j + 1]; q++)
+            s += part[(size_t)q * H + c];
         g[c] += s;
     }
 }
@@ -280,7 +302,8 @@ template <typename T> __global__ void k_pos_grad(const T *src, int B, int S, int
     int s = blockIdx.x;
     for (int c = threadIdx.x; c < H; c += blockDim.x) {
         float a = 0;
-        for (int b = 0; b < B; b++) a += tof(src[((size_t)b * S + s) * H + c]);
+        for (int b = 0; b < B; b++)
+            a += tof(src[((size_t)b * S + s) * H + c]);
         grad[(size_t)s * H + c] += a;
     }
 }

@@ -105,8 +105,10 @@ static const char *tr_fault(Comm *c, char *buf, size_t n);
 static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream);
 static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream);
 static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream);
-static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream);
-static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream);
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                                    void *stream);
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n,
+                             void *stream);
 /* what tr_join and tr_connect opened (also after a failure of either, or
  * when they never ran) */
 static void tr_close(Comm *c);
@@ -122,8 +124,10 @@ static void *watchdog(void *arg) {
         const char *why = tr_fault(c, buf, sizeof buf);
         long long t0 = atomic_load(&c->wait_since);
         if (!why && t0 && now_ms() - t0 > c->timeout_s * 1000LL) {
-            snprintf(buf, sizeof buf, "waited %d s for %s: another rank has failed or stopped (if it is only slow: "
-                     "--comm_timeout)", c->timeout_s, atomic_load(&c->wait_what));
+            snprintf(buf, sizeof buf,
+                     "waited %d s for %s: another rank has failed or stopped (if it is only slow: "
+                     "--comm_timeout)",
+                     c->timeout_s, atomic_load(&c->wait_what));
             why = buf;
         }
         if (why) { /* the main thread is stuck in a wait: end here, without exit()'s handlers */
@@ -155,21 +159,22 @@ static void watch_start(Comm *c) {
 #if defined(COMM_EMU)
 
 /* an emulated collective, a wait under the watchdog */
-#define EMU_COLLECTIVE(c, call)                                  \
-    do {                                                         \
-        comm_wait_begin((c), "the other ranks (a collective)"); \
-        call;                                                    \
-        comm_wait_end(c);                                        \
+#define EMU_COLLECTIVE(c, call)                                                                    \
+    do {                                                                                           \
+        comm_wait_begin((c), "the other ranks (a collective)");                                    \
+        call;                                                                                      \
+        comm_wait_end(c);                                                                          \
     } while (0)
 
 static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
-    if (!c->id_file) return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
+    if (!c->id_file)
+        return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
     comm_wait_begin(c, "the other ranks to join");
     if (emu_open(&c->emu, c->rank, c->world, c->id_file, err)) return -1;
     comm_wait_end(c);
     atomic_store(&c->connected, 1);
-    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s", c->world,
-             c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
+    snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s",
+             c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
     return 0;
 }
 
@@ -198,12 +203,14 @@ static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream)
     (void)stream;
 }
 
-static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                                    void *stream) {
     EMU_COLLECTIVE(c, emu_broadcast_ranges(&c->emu, dev, start, len));
     (void)stream;
 }
 
-static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n,
+                             void *stream) {
     EMU_COLLECTIVE(c, emu_gather_i64(&c->emu, dev_in, dev_out, n));
     (void)stream;
 }
@@ -225,7 +232,8 @@ static int mpi_share_id(Comm *c, Err *err) {
     /* a CUDA-aware MPI opens a context on the current GPU: make it this
      * process's first (when there is one; backend.cu checks it after) */
     int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) == cudaSuccess && c->local_rank < ndev) cudaSetDevice(c->local_rank);
+    if (cudaGetDeviceCount(&ndev) == cudaSuccess && c->local_rank < ndev)
+        cudaSetDevice(c->local_rank);
     int inited = 0;
     MPI_Initialized(&inited);
     if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return err_set(err, "MPI_Init failed");
@@ -233,7 +241,8 @@ static int mpi_share_id(Comm *c, Err *err) {
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     MPI_Comm_size(MPI_COMM_WORLD, &w);
     if (w != c->world || r != c->rank)
-        return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank, c->world);
+        return err_set(err, "MPI says rank %d of %d, %s %d of %d", r, w, c->launcher, c->rank,
+                       c->world);
     comm_wait_begin(c, "rank 0's NCCL id (MPI_Bcast)");
     MPI_Bcast(&c->id, sizeof c->id, MPI_BYTE, 0, MPI_COMM_WORLD);
     comm_wait_end(c);
@@ -311,8 +320,11 @@ static int id_by_file(Comm *c, const char *path, Err *err) {
                 return 0;
             }
             if (ok && !stale++)
-                info(2, "%s: written by another run (%d processes, job '%.*s'; this one: %d, '%s'): waiting for rank 0 "
-                        "to replace it", path, rec.world, (int)sizeof rec.job, rec.job, want.world, want.job);
+                info(2,
+                     "%s: written by another run (%d processes, job '%.*s'; this one: %d, '%s'): "
+                     "waiting for rank 0 "
+                     "to replace it",
+                     path, rec.world, (int)sizeof rec.job, rec.job, want.world, want.job);
         }
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
@@ -323,9 +335,11 @@ static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
     const char *id_file = c->id_file;
     c->mpi = MPI_BUILT && c->launcher && l->mpi && !id_file;
     if (!c->mpi && !id_file)
-        return err_set(err, "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
-                            "every process sees",
-                       c->world);
+        return err_set(
+            err,
+            "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
+            "every process sees",
+            c->world);
     if (c->rank == 0 && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
     if (c->rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&c->id);
@@ -335,8 +349,9 @@ static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
     if (!c->mpi && id_by_file(c, id_file, err)) return -1;
     int v = 0;
     ncclGetVersion(&v);
-    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000, v / 100 % 100, v % 100,
-             c->mpi ? "MPI" : "file", c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
+    snprintf(c->desc, sizeof c->desc, "NCCL %d.%d.%d, id via %s, %d processes%s%s", v / 10000,
+             v / 100 % 100, v % 100, c->mpi ? "MPI" : "file", c->world,
+             c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
     info(3, "rank %d of %d (local rank %d): %s", c->rank, c->world, c->local_rank, c->desc);
     return 0;
 }
@@ -346,8 +361,9 @@ static int tr_connect(Comm *c, Err *err) {
     ncclResult_t r = ncclCommInitRank(&c->nccl, c->world, c->id, c->rank);
     comm_wait_end(c);
     if (r != ncclSuccess)
-        return err_set(err, "ncclCommInitRank (rank %d of %d): %s%s", c->rank, c->world, ncclGetErrorString(r),
-                       c->mpi || c->rank == 0 ? "" : " (is the id file an earlier run's? rank 0 replaces it)");
+        return err_set(
+            err, "ncclCommInitRank (rank %d of %d): %s%s", c->rank, c->world, ncclGetErrorString(r),
+            c->mpi || c->rank == 0 ? "" : " (is the id file an earlier run's? rank 0 replaces it)");
     atomic_store(&c->connected, 1);
     /* every rank has joined, so every rank has read the id: a later run
      * with the same --nccl_id_file cannot read this one's */
@@ -357,8 +373,8 @@ static int tr_connect(Comm *c, Err *err) {
 
 static const char *tr_fault(Comm *c, char *buf, size_t n) {
     ncclResult_t st = ncclSuccess;
-    if (atomic_load(&c->connected) && ncclCommGetAsyncError(c->nccl, &st) == ncclSuccess && st != ncclSuccess &&
-        st != ncclInProgress) {
+    if (atomic_load(&c->connected) && ncclCommGetAsyncError(c->nccl, &st) == ncclSuccess &&
+        st != ncclSuccess && st != ncclInProgress) {
         snprintf(buf, n, "NCCL: %s (another rank failed?)", ncclGetErrorString(st));
         return buf;
     }
@@ -367,32 +383,40 @@ static const char *tr_fault(Comm *c, char *buf, size_t n) {
 
 /* a failed NCCL call ends the process */
 static void check(ncclResult_t r, const char *what, const Comm *c) {
-    if (r != ncclSuccess) die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
+    if (r != ncclSuccess)
+        die("%s (rank %d of %d): %s", what, c->rank, c->world, ncclGetErrorString(r));
 }
 
 static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
-    check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+    check(ncclAllReduce(dev, dev, n, ncclFloat32, ncclSum, c->nccl, (cudaStream_t)stream),
+          "ncclAllReduce", c);
 }
 
 static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
-    check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream), "ncclAllReduce", c);
+    check(ncclAllReduce(dev, dev, n, ncclFloat64, ncclSum, c->nccl, (cudaStream_t)stream),
+          "ncclAllReduce", c);
 }
 
 static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
-    check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream), "ncclReduce", c);
+    check(ncclReduce(dev, dev, n, ncclFloat32, ncclSum, root, c->nccl, (cudaStream_t)stream),
+          "ncclReduce", c);
 }
 
-static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                                    void *stream) {
     check(ncclGroupStart(), "ncclGroupStart", c);
     for (int r = 0; r < c->world; r++)
         if (len[r])
-            check(ncclBroadcast(dev + start[r], dev + start[r], len[r], ncclFloat32, r, c->nccl, (cudaStream_t)stream),
+            check(ncclBroadcast(dev + start[r], dev + start[r], len[r], ncclFloat32, r, c->nccl,
+                                (cudaStream_t)stream),
                   "ncclBroadcast", c);
     check(ncclGroupEnd(), "ncclGroupEnd", c);
 }
 
-static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {
-    check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream), "ncclAllGather", c);
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n,
+                             void *stream) {
+    check(ncclAllGather(dev_in, dev_out, n, ncclInt64, c->nccl, (cudaStream_t)stream),
+          "ncclAllGather", c);
 }
 
 static void tr_close(Comm *c) {
@@ -406,8 +430,10 @@ static void tr_close(Comm *c) {
 #if defined(COMM_NONE)
 
 static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
-    return err_set(err, "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
-                   c->world);
+    return err_set(
+        err,
+        "%d processes, but train_bert was built without NCCL (the build found no nccl.h/libnccl)",
+        c->world);
 }
 
 static int tr_connect(Comm *c, Err *err) { return err_set(err, "built without NCCL"); }
@@ -418,15 +444,18 @@ static const char *tr_fault(Comm *c, char *buf, size_t n) { return NULL; }
 static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {}
 static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {}
 static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {}
-static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {}
-static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream) {}
+static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                                    void *stream) {}
+static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n,
+                             void *stream) {}
 static void tr_close(Comm *c) {}
 
 #endif
 
 /* ---- the public functions ---- */
 
-int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, int timeout_s, Err *err) {
+int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_file, int timeout_s,
+              Err *err) {
     Comm *c = xcalloc(1, sizeof *c);
     *out = c;
     c->id_file = id_file;
@@ -442,7 +471,8 @@ int comm_open(Comm **out, int rank, int world, int local_rank, const char *id_fi
     if (c->local_rank < 0) c->local_rank = c->world == 1 ? 0 : c->rank; /* one node */
     if (c->rank >= c->world)
         return err_set(err, "rank %d of %d: %s", c->rank, c->world,
-                       c->launcher ? "the launcher's variables disagree" : "--rank must be below --world_size");
+                       c->launcher ? "the launcher's variables disagree"
+                                   : "--rank must be below --world_size");
     if (c->world == 1) {
         snprintf(c->desc, sizeof c->desc, "single process");
         return 0;
@@ -476,7 +506,8 @@ void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
     tr_reduce_f32(c, dev, n, root, stream);
 }
 
-void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream) {
+void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                               void *stream) {
     if (c->world == 1) return;
     tr_broadcast_ranges_f32(c, dev, start, len, stream);
 }

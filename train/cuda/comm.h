@@ -35,7 +35,8 @@ typedef struct Comm Comm;
  * that lasts longer, or an error NCCL reports from its threads, ends the
  * process with a message and exit status 1 (removing open Writers' temp
  * files) instead of hanging it. */
-int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, int timeout_s, Err *err);
+int comm_open(Comm **c, int rank, int world, int local_rank, const char *id_file, int timeout_s,
+              Err *err);
 
 /* Around a host wait on work that depends on the other ranks (a stream
  * synchronisation after queued collectives); what names it in the message.
@@ -66,7 +67,8 @@ void comm_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream);
 
 /* For every rank r: its dev[start[r] .. start[r] + len[r]) to all ranks
  * (world broadcasts in one group). On stream. */
-void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len, void *stream);
+void comm_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
+                               void *stream);
 
 /* dev_out[r * n + i] = rank r's dev_in[i] (GPU buffers, on stream). */
 void comm_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n, void *stream);

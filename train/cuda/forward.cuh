@@ -20,20 +20,23 @@
 
 /* e = wte[id] + wpe[pos] + wtt[seg]; x0 = dropout(LN(e)); warp per row */
 template <typename V>
-__global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, const float *wpe, const float *wtt,
-                           const float *gamma, const float *beta, typename V::T *e, typename V::T *x0, float *mean,
-                           float *rstd, int N, int S, int H, float eps, uint64_t key, uint32_t thr, float dscale) {
+__global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, const float *wpe,
+                           const float *wtt, const float *gamma, const float *beta,
+                           typename V::T *e, typename V::T *x0, float *mean, float *rstd, int N,
+                           int S, int H, float eps, uint64_t key, uint32_t thr, float dscale) {
     typedef typename V::T T;
     const int K = V::n;
     int n = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (n >= N) return;
-    const float *w = wte + (size_t)ids[n] * H, *p = wpe + (size_t)(n % S) * H, *t = wtt + (size_t)seg[n] * H;
+    const float *w = wte + (size_t)ids[n] * H, *p = wpe + (size_t)(n % S) * H,
+                *t = wtt + (size_t)seg[n] * H;
     T *er = e + (size_t)n * H;
     float s = 0;
     for (int i = lane * K; i < H; i += 32 * K) {
         Vec<float, K> a = vld<K>(w + i), b = vld<K>(p + i), c = vld<K>(t + i);
         Vec<T, K> ev;
-        for (int k = 0; k < K; k++) ev.v[k] = fromf<T>(a.v[k] + b.v[k] + c.v[k]), s += tof(ev.v[k]);
+        for (int k = 0; k < K; k++)
+            ev.v[k] = fromf<T>(a.v[k] + b.v[k] + c.v[k]), s += tof(ev.v[k]);
         vst<K>(er + i, ev);
     }
     float mu = warp_sum(s) / H, ss = 0;
@@ -59,8 +62,8 @@ __global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, con
 
 /* raw [N][3H] (x [Wq; Wk; Wv]^T) + biases -> q, k, v as [B][A][S][D] */
 template <typename T>
-__global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk, const float *bv, T *qp, T *kp, T *vp,
-                                 int N, int S, int H, int A) {
+__global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk, const float *bv,
+                                 T *qp, T *kp, T *vp, int N, int S, int H, int A) {
     size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
     if (idx >= 3 * NH) return;
     int n = (int)(idx / (3 * (size_t)H)), rc = (int)(idx % (3 * (size_t)H)), t = rc / H;
@@ -72,44 +75,52 @@ __global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk,
 
 /* [B][A][S][D] <-> [N][H] (dir 0: to heads, 1: from heads), count arrays */
 template <typename T>
-__global__ void k_permute(const T *src, T *dst, int N, int S, int H, int A, int from_heads, int count) {
+__global__ void k_permute(const T *src, T *dst, int N, int S, int H, int A, int from_heads,
+                          int count) {
     size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
     if (idx >= (size_t)count * NH) return;
     size_t base = idx / NH * NH, r = idx % NH;
     int n = (int)(r / H), c = (int)(r % H), D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
     size_t hi = (((size_t)b * A + h) * S + s) * D + d;
-    if (from_heads) dst[base + r] = src[base + hi];
-    else dst[base + hi] = src[base + r];
+    if (from_heads)
+        dst[base + r] = src[base + hi];
+    else
+        dst[base + hi] = src[base + r];
 }
 
 /* scores (already scaled) + mask bias -> softmax probabilities P in place;
  * Pd = dropout(P) when Pd is not NULL. Warp per row of B*A*S rows. */
 template <typename T>
-__global__ void k_softmax(T *P, T *Pd, const float *maskbias, int rows, int A, int S, uint64_t key, uint32_t thr,
-                          float dscale) {
+__global__ void k_softmax(T *P, T *Pd, const float *maskbias, int rows, int A, int S, uint64_t key,
+                          uint32_t thr, float dscale) {
     int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (r >= rows) return;
     int b = r / S / A;
     T *p = P + (size_t)r * S;
     const float *mb = maskbias + (size_t)b * S;
     float mx = -INFINITY;
-    for (int j = lane; j < S; j += 32) mx = fmaxf(mx, tof(p[j]) + mb[j]);
+    for (int j = lane; j < S; j += 32)
+        mx = fmaxf(mx, tof(p[j]) + mb[j]);
     mx = warp_max(mx);
     float s = 0;
-    for (int j = lane; j < S; j += 32) s += expf(tof(p[j]) + mb[j] - mx);
+    for (int j = lane; j < S; j += 32)
+        s += expf(tof(p[j]) + mb[j] - mx);
     float inv = 1.0f / warp_sum(s);
     for (int j = lane; j < S; j += 32) {
         float v = expf(tof(p[j]) + mb[j] - mx) * inv;
         p[j] = fromf<T>(v);
-        if (Pd) Pd[(size_t)r * S + j] = fromf<T>(tof(p[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale));
+        if (Pd)
+            Pd[(size_t)r * S + j] =
+                fromf<T>(tof(p[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale));
     }
 }
 
 /* r = dropout(y + bias) + res (bias, res may be NULL); out = LN(r); warp per row */
 template <typename V>
-__global__ void k_bias_drop_res_ln(const typename V::T *y, const float *bias, const typename V::T *res,
-                                   const float *gamma, const float *beta, typename V::T *r, typename V::T *out,
-                                   float *mean, float *rstd, int N, int H, float eps, uint64_t key, uint32_t thr,
+__global__ void k_bias_drop_res_ln(const typename V::T *y, const float *bias,
+                                   const typename V::T *res, const float *gamma, const float *beta,
+                                   typename V::T *r, typename V::T *out, float *mean, float *rstd,
+                                   int N, int H, float eps, uint64_t key, uint32_t thr,
                                    float dscale) {
     typedef typename V::T T;
     const int K = V::n;
@@ -143,7 +154,8 @@ __global__ void k_bias_drop_res_ln(const typename V::T *y, const float *bias, co
     for (int i = lane * K; i < H; i += 32 * K) {
         Vec<T, K> rv = vld<K>(r + o + i), ov;
         Vec<float, K> gv = vld<K>(gamma + i), bv = vld<K>(beta + i);
-        for (int k = 0; k < K; k++) ov.v[k] = fromf<T>((tof(rv.v[k]) - mu) * rs * gv.v[k] + bv.v[k]);
+        for (int k = 0; k < K; k++)
+            ov.v[k] = fromf<T>((tof(rv.v[k]) - mu) * rs * gv.v[k] + bv.v[k]);
         vst<K>(out + o + i, ov);
     }
     if (lane == 0) mean[n] = mu, rstd[n] = rs;
@@ -162,14 +174,16 @@ __global__ void k_bias_act(T *pre, T *out, const float *bias, size_t n, int C, i
 /* out = GELU(pre + bias), pre left as the matmul wrote it (k_gelu_bwd_cols
  * adds the bias again); thread per V::n elements */
 template <typename V>
-__global__ void k_bias_gelu(const typename V::T *pre, typename V::T *out, const float *bias, size_t n, int C) {
+__global__ void k_bias_gelu(const typename V::T *pre, typename V::T *out, const float *bias,
+                            size_t n, int C) {
     typedef typename V::T T;
     const int K = V::n;
     size_t i = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) * K;
     if (i >= n) return;
     Vec<T, K> pv = vld<K>(pre + i), ov;
     Vec<float, K> bv = vld<K>(bias + i % C);
-    for (int k = 0; k < K; k++) ov.v[k] = fromf<T>(gelu(tof(pv.v[k]) + bv.v[k]));
+    for (int k = 0; k < K; k++)
+        ov.v[k] = fromf<T>(gelu(tof(pv.v[k]) + bv.v[k]));
     vst<K>(out + i, ov);
 }
 
@@ -180,11 +194,11 @@ template <typename T> __global__ void k_gather(const T *x, const int *rows, int 
     out[i] = x[(size_t)rows[i / H] * H + i % H];
 }
 
-
 /* MLM cross-entropy, one block per masked token: per-row loss and
  * correctness; logits replaced by d(loss)/d(logits) * g */
 template <typename T>
-__global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *rowloss, int *rowcorrect) {
+__global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *rowloss,
+                         int *rowcorrect) {
     __shared__ float sv[256];
     __shared__ int si[256];
     int j = blockIdx.x, t = threadIdx.x;
@@ -198,14 +212,16 @@ __global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *ro
     sv[t] = mx, si[t] = arg;
     __syncthreads();
     for (int w = 128; w > 0; w >>= 1) {
-        if (t < w && (sv[t + w] > sv[t] || (sv[t + w] == sv[t] && si[t + w] < si[t]))) sv[t] = sv[t + w], si[t] = si[t + w];
+        if (t < w && (sv[t + w] > sv[t] || (sv[t + w] == sv[t] && si[t + w] < si[t])))
+            sv[t] = sv[t + w], si[t] = si[t + w];
         __syncthreads();
     }
     mx = sv[0];
     int am = si[0];
     __syncthreads();
     float s = 0;
-    for (int i = t; i < V; i += 256) s += expf(tof(z[i]) - mx);
+    for (int i = t; i < V; i += 256)
+        s += expf(tof(z[i]) - mx);
     sv[t] = s;
     __syncthreads();
     for (int w = 128; w > 0; w >>= 1) {
@@ -214,7 +230,8 @@ __global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *ro
     }
     float sum = sv[0], lab = tof(z[labels[j]]);
     __syncthreads();
-    for (int i = t; i < V; i += 256) z[i] = fromf<T>((expf(tof(z[i]) - mx) / sum - (i == labels[j] ? 1.0f : 0.0f)) * g);
+    for (int i = t; i < V; i += 256)
+        z[i] = fromf<T>((expf(tof(z[i]) - mx) / sum - (i == labels[j] ? 1.0f : 0.0f)) * g);
     if (t == 0) rowloss[j] = -(lab - mx - logf(sum)), rowcorrect[j] = am == labels[j];
 }
 
@@ -234,12 +251,14 @@ __global__ void k_nsp_ce(T *z, const int *labels, int B, float g, float *rowloss
 
 /* stats[0..6] += loss, mlm, nsp, masked, mlm correct, nsp correct, rows (scale
  * = 1 / accumulation steps); one thread, rows in order */
-__global__ void k_stats(double *stats, const float *mlmloss, const int *mlmcorrect, int nm, const float *nsploss,
-                        const int *nspcorrect, int B, float scale) {
+__global__ void k_stats(double *stats, const float *mlmloss, const int *mlmcorrect, int nm,
+                        const float *nsploss, const int *nspcorrect, int B, float scale) {
     double m = 0, n = 0;
     long long mc = 0, nc = 0;
-    for (int j = 0; j < nm; j++) m += mlmloss[j], mc += mlmcorrect[j];
-    for (int b = 0; b < B; b++) n += nsploss[b], nc += nspcorrect[b];
+    for (int j = 0; j < nm; j++)
+        m += mlmloss[j], mc += mlmcorrect[j];
+    for (int b = 0; b < B; b++)
+        n += nsploss[b], nc += nspcorrect[b];
     float mf = nm ? (float)(m / nm) : 0.0f, nf = (float)(n / B);
     stats[0] += (double)(mf + nf) * scale;
     stats[1] += (double)mf * scale;

@@ -18,12 +18,14 @@
 #define OCHUNK 65536 /* elements per optimizer chunk (never across tensors) */
 
 /* part[k] = sum of x^2 over chunk k (block per chunk, fixed tree) */
-__global__ void k_sumsq(const float *x, const long long *cstart, const int *clen, int c0, double *part) {
+__global__ void k_sumsq(const float *x, const long long *cstart, const int *clen, int c0,
+                        double *part) {
     __shared__ double sh[256];
     int k = c0 + blockIdx.x, t = threadIdx.x;
     const float *p = x + cstart[k];
     double s = 0;
-    for (int i = t; i < clen[k]; i += 256) s += (double)p[i] * p[i];
+    for (int i = t; i < clen[k]; i += 256)
+        s += (double)p[i] * p[i];
     sh[t] = s;
     __syncthreads();
     for (int w = 128; w > 0; w >>= 1) {
@@ -39,7 +41,8 @@ __global__ void k_norm(const double *part, int n, double scale, double *norm) {
     __shared__ double sh[256];
     int t = threadIdx.x;
     double s = 0;
-    for (int k = t; k < n; k += 256) s += part[k];
+    for (int k = t; k < n; k += 256)
+        s += part[k];
     sh[t] = s;
     __syncthreads();
     for (int w = 128; w > 0; w >>= 1) {
@@ -51,11 +54,14 @@ __global__ void k_norm(const double *part, int n, double scale, double *norm) {
 
 /* the factor the (summed) gradients are multiplied by: 1 / world, then
  * clipping (LAMB: 1 / max(norm / max, 1); AdamW: max / (norm + 1e-6) if < 1) */
-__device__ __forceinline__ float grad_factor(const double *norm, float inv_world, float max_norm, int lamb) {
+__device__ __forceinline__ float grad_factor(const double *norm, float inv_world, float max_norm,
+                                             int lamb) {
     double nm = norm[0], f = 1.0;
     if (max_norm > 0) {
-        if (lamb) f = 1.0 / fmax(nm / max_norm, 1.0);
-        else if (max_norm / (nm + 1e-6) < 1) f = max_norm / (nm + 1e-6);
+        if (lamb)
+            f = 1.0 / fmax(nm / max_norm, 1.0);
+        else if (max_norm / (nm + 1e-6) < 1)
+            f = max_norm / (nm + 1e-6);
     }
     return (float)f * inv_world;
 }
@@ -63,9 +69,10 @@ __device__ __forceinline__ float grad_factor(const double *norm, float inv_world
 /* LAMB stage 1 per chunk (chunks c0 + block): moments, the update into g;
  * part2[k] = (sum w^2, sum update^2) of the chunk. m and v hold elements
  * moff onwards (a ZeRO shard; 0: all) */
-__global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff, const long long *cstart, const int *clen,
-                        int c0, const int *ctensor, const float *twd, const double *norm, float inv_world,
-                        float max_norm, float b1, float b2, float eps, float ibc1, float ibc2, double *part2) {
+__global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff,
+                        const long long *cstart, const int *clen, int c0, const int *ctensor,
+                        const float *twd, const double *norm, float inv_world, float max_norm,
+                        float b1, float b2, float eps, float ibc1, float ibc2, double *part2) {
     __shared__ double sw[256], su[256];
     int k = c0 + blockIdx.x, t = threadIdx.x;
     size_t o = cstart[k];
@@ -92,13 +99,15 @@ __global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff, con
 /* LAMB stage 2: ratio[t] = lr * ||w|| / ||update|| for tensors with weight
  * decay (lr where a norm is 0), lr otherwise; warp per tensor, each lane
  * summing every 32nd chunk in order, then the shuffle tree */
-__global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int *tnchunks, const float *twd, int T,
-                             float lr, float *ratio) {
+__global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int *tnchunks,
+                             const float *twd, int T, float lr, float *ratio) {
     int t = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (t >= T) return;
     double a = 0, b = 0;
-    for (int k = tchunk0[t] + lane; k < tchunk0[t] + tnchunks[t]; k += 32) a += part2[2 * k], b += part2[2 * k + 1];
-    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(0xffffffffu, a, o), b += __shfl_xor_sync(0xffffffffu, b, o);
+    for (int k = tchunk0[t] + lane; k < tchunk0[t] + tnchunks[t]; k += 32)
+        a += part2[2 * k], b += part2[2 * k + 1];
+    for (int o = 16; o > 0; o >>= 1)
+        a += __shfl_xor_sync(0xffffffffu, a, o), b += __shfl_xor_sync(0xffffffffu, b, o);
     if (lane) return;
     float r = lr;
     if (twd[t] != 0) {
@@ -110,14 +119,17 @@ __global__ void k_lamb_ratio(const double *part2, const int *tchunk0, const int 
 
 /* element i of the matmul weights (bf16 or float32) := v */
 __device__ __forceinline__ void put_pw(void *pw, int pw_bf16, long long i, float v) {
-    if (pw_bf16) ((bf16 *)pw)[i] = __float2bfloat16(v);
-    else ((float *)pw)[i] = v;
+    if (pw_bf16)
+        ((bf16 *)pw)[i] = __float2bfloat16(v);
+    else
+        ((float *)pw)[i] = v;
 }
 
 /* LAMB stage 3: w -= ratio * update; the matmul weights' copy (chunk k's
  * elements from cpw[k] there) */
 __global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const long long *cpw,
-                        const long long *cstart, const int *clen, int c0, const int *ctensor, const float *ratio) {
+                        const long long *cstart, const int *clen, int c0, const int *ctensor,
+                        const float *ratio) {
     int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float r = ratio[ctensor[k]];
@@ -130,10 +142,11 @@ __global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const l
 
 /* AdamW (torch.optim.AdamW after clip_grad_norm_) per chunk (c0 + block;
  * m and v from element moff, as k_lamb1) */
-__global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t moff, void *pw, int pw_bf16,
-                        const long long *cpw, const long long *cstart, const int *clen, int c0, const int *ctensor,
-                        const float *twd, const double *norm,
-                        float inv_world, float max_norm, float lr, float b1, float b2, float eps, float step, float sbc2) {
+__global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t moff, void *pw,
+                        int pw_bf16, const long long *cpw, const long long *cstart, const int *clen,
+                        int c0, const int *ctensor, const float *twd, const double *norm,
+                        float inv_world, float max_norm, float lr, float b1, float b2, float eps,
+                        float step, float sbc2) {
     int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float f = grad_factor(norm, inv_world, max_norm, 0), decay = 1.0f - lr * twd[ctensor[k]];
@@ -149,10 +162,11 @@ __global__ void k_adamw(float *p, const float *g, float *m, float *v, size_t mof
 }
 
 /* the matmul weights' copy of chunks c0 + block */
-__global__ void k_to_pw(const float *p, void *pw, int pw_bf16, const long long *cpw, const long long *cstart,
-                        const int *clen, int c0) {
+__global__ void k_to_pw(const float *p, void *pw, int pw_bf16, const long long *cpw,
+                        const long long *cstart, const int *clen, int c0) {
     int k = c0 + blockIdx.x;
-    for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) put_pw(pw, pw_bf16, cpw[k] + i, p[cstart[k] + i]);
+    for (int i = threadIdx.x; i < clen[k]; i += blockDim.x)
+        put_pw(pw, pw_bf16, cpw[k] + i, p[cstart[k] + i]);
 }
 
 #endif

@@ -62,10 +62,13 @@ static void prof_mark(const char *what, double flops) {
     const char *lt = strchr(what, '<');
     snprintf(nm, sizeof nm, "%s %.*s", p->section, lt ? (int)(lt - what) : (int)strlen(what), what);
     int k = 0;
-    while (k < p->nnames && strcmp(p->name[k], nm)) k++;
+    while (k < p->nnames && strcmp(p->name[k], nm))
+        k++;
     if (k == p->nnames) {
-        if (k == PROF_NAMES) k = PROF_NAMES - 1; /* "other" */
-        else p->name[p->nnames++] = xstrdup(nm);
+        if (k == PROF_NAMES)
+            k = PROF_NAMES - 1; /* "other" */
+        else
+            p->name[p->nnames++] = xstrdup(nm);
     }
     if (p->nmarks == PROF_MARKS) prof_flush(p->keep);
     if (!p->ev[p->nmarks]) CK(cudaEventCreate(&p->ev[p->nmarks]));
@@ -79,8 +82,10 @@ static void prof_mark(const char *what, double flops) {
 static void prof_gemm(int m, int n, int k, int batch) {
     if (!g_prof) return;
     char nm[96];
-    if (batch > 1) snprintf(nm, sizeof nm, "gemm %d x %d x %d, batch %d", m, n, k, batch);
-    else snprintf(nm, sizeof nm, "gemm %d x %d x %d", m, n, k);
+    if (batch > 1)
+        snprintf(nm, sizeof nm, "gemm %d x %d x %d, batch %d", m, n, k, batch);
+    else
+        snprintf(nm, sizeof nm, "gemm %d x %d x %d", m, n, k);
     prof_mark(nm, 2.0 * m * n * k * batch);
 }
 
@@ -105,7 +110,9 @@ static void prof_report(void) {
     }
     qsort(idx, (size_t)p->nnames, sizeof *idx, prof_cmp);
     double per = 1.0 / p->steps;
-    fprintf(stderr, "%s: profile of %d optimizer steps after the first: %.3f ms of GPU time per step, matmuls %.1f %%\n",
+    fprintf(stderr,
+            "%s: profile of %d optimizer steps after the first: %.3f ms of GPU time per step, "
+            "matmuls %.1f %%\n",
             progname, p->steps, tot * per, tot > 0 ? 100 * mm / tot : 0.0);
     static const char *const sections[] = {"host", "forward", "backward", "optimizer"};
     fprintf(stderr, "%s: by section:", progname);
@@ -114,17 +121,19 @@ static void prof_report(void) {
         size_t n = strlen(sections[k]);
         for (int i = 0; i < p->nnames; i++)
             if (!strncmp(p->name[i], sections[k], n) && p->name[i][n] == ' ') t += p->ms[i];
-        fprintf(stderr, "%s %s %.3f ms (%.1f %%)", k ? "," : "", sections[k], t * per, tot > 0 ? 100 * t / tot : 0.0);
+        fprintf(stderr, "%s %s %.3f ms (%.1f %%)", k ? "," : "", sections[k], t * per,
+                tot > 0 ? 100 * t / tot : 0.0);
     }
-    fprintf(stderr, "\n%12s %7s %8s %8s  %s (gemm M x N x K: cuBLAS's column-major m, n, k)\n", "ms/step", "%",
-            "calls", "TFLOP/s", "part");
+    fprintf(stderr, "\n%12s %7s %8s %8s  %s (gemm M x N x K: cuBLAS's column-major m, n, k)\n",
+            "ms/step", "%", "calls", "TFLOP/s", "part");
     for (int j = 0; j < p->nnames; j++) {
         int i = idx[j];
         if (!p->calls[i]) continue;
         char tf[32] = "";
-        if (p->flops[i] > 0 && p->ms[i] > 0) snprintf(tf, sizeof tf, "%.1f", p->flops[i] / (p->ms[i] * 1e-3) / 1e12);
-        fprintf(stderr, "%12.4f %7.2f %8.1f %8s  %s\n", p->ms[i] * per, tot > 0 ? 100 * p->ms[i] / tot : 0.0,
-                p->calls[i] * per, tf, p->name[i]);
+        if (p->flops[i] > 0 && p->ms[i] > 0)
+            snprintf(tf, sizeof tf, "%.1f", p->flops[i] / (p->ms[i] * 1e-3) / 1e12);
+        fprintf(stderr, "%12.4f %7.2f %8.1f %8s  %s\n", p->ms[i] * per,
+                tot > 0 ? 100 * p->ms[i] / tot : 0.0, p->calls[i] * per, tf, p->name[i]);
     }
 }
 
@@ -134,7 +143,8 @@ static void prof_free(void) {
     if (!p) return;
     for (int i = 0; i < PROF_MARKS; i++)
         if (p->ev[i]) cudaEventDestroy(p->ev[i]);
-    for (int i = 0; i < p->nnames; i++) free(p->name[i]);
+    for (int i = 0; i < p->nnames; i++)
+        free(p->name[i]);
     free(p);
     g_prof = NULL;
 }
@@ -153,24 +163,25 @@ static void prof_section(const char *s) {
 static void launched(const char *k) {
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess)
-        die("CUDA error at the launch of %s: %s (a fault may come from a kernel before it: CUDA_LAUNCH_BLOCKING=1 "
+        die("CUDA error at the launch of %s: %s (a fault may come from a kernel before it: "
+            "CUDA_LAUNCH_BLOCKING=1 "
             "names the kernel)",
             k, cudaGetErrorString(e));
 }
-#define LAUNCHED(k, flops)                  \
-    do {                                    \
-        launched(k);                        \
-        if (g_prof) prof_mark((k), (flops)); \
+#define LAUNCHED(k, flops)                                                                         \
+    do {                                                                                           \
+        launched(k);                                                                               \
+        if (g_prof) prof_mark((k), (flops));                                                       \
     } while (0)
-#define LAUNCH(k, grid, block, stream, ...)                  \
-    do {                                                     \
-        LAUNCH_RAW(k, grid, block, stream, __VA_ARGS__);     \
-        LAUNCHED(#k, 0);                                     \
+#define LAUNCH(k, grid, block, stream, ...)                                                        \
+    do {                                                                                           \
+        LAUNCH_RAW(k, grid, block, stream, __VA_ARGS__);                                           \
+        LAUNCHED(#k, 0);                                                                           \
     } while (0)
-#define LAUNCH_COOP(k, grid, block, stream, ...)             \
-    do {                                                     \
-        LAUNCH_COOP_RAW(k, grid, block, stream, __VA_ARGS__); \
-        LAUNCHED(#k, 0);                                     \
+#define LAUNCH_COOP(k, grid, block, stream, ...)                                                   \
+    do {                                                                                           \
+        LAUNCH_COOP_RAW(k, grid, block, stream, __VA_ARGS__);                                      \
+        LAUNCHED(#k, 0);                                                                           \
     } while (0)
 
 #endif

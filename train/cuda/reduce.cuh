@@ -25,23 +25,29 @@ template <> __device__ __forceinline__ bf16 fromf<bf16>(float x) { return __floa
  * every lane getting it; a fixed butterfly pattern, so the same bits on
  * every lane and every run */
 __device__ __forceinline__ float warp_sum(float v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 
 __device__ __forceinline__ float warp_max(float v) {
-    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    for (int o = 16; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
 
 /* GELU (the erf form, as bert.c) and its derivative */
-__device__ __forceinline__ float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+__device__ __forceinline__ float gelu(float x) {
+    return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+}
 __device__ __forceinline__ float gelu_grad(float x) {
-    return 0.5f * (1.0f + erff(x * 0.70710678118654752f)) + x * expf(-0.5f * x * x) * 0.3989422804014327f;
+    return 0.5f * (1.0f + erff(x * 0.70710678118654752f)) +
+           x * expf(-0.5f * x * x) * 0.3989422804014327f;
 }
 
 /* dropout factor of element idx: 0 or 1 / (1 - p); 1 when off (thr 0) */
-__device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_t thr, float scale) {
+__device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_t thr,
+                                             float scale) {
     return thr == 0 ? 1.0f : (dropout_keep(key, idx, thr) ? scale : 0.0f);
 }
 

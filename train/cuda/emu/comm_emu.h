@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EMU_MAGIC 0x57424d43u       /* "WBMC" */
-#define EMU_SLOT (1u << 20)         /* bytes per rank per round */
+#define EMU_MAGIC 0x57424d43u /* "WBMC" */
+#define EMU_SLOT (1u << 20)   /* bytes per rank per round */
 #define EMU_WAIT_S 120
 
 typedef struct EmuShm {
@@ -75,7 +75,8 @@ static void emu_barrier(EmuComm *e) {
         struct timespec ts = {0, 200000};
         nanosleep(&ts, NULL);
         if ((spins & 1023) == 0 && emu_now() - t0 > EMU_WAIT_S)
-            die("emulated collective: rank %d of %d waited %d s for the others", e->rank, e->world, EMU_WAIT_S);
+            die("emulated collective: rank %d of %d waited %d s for the others", e->rank, e->world,
+                EMU_WAIT_S);
     }
 }
 
@@ -89,7 +90,8 @@ static int emu_open(EmuComm *e, int rank, int world, const char *path, Err *err)
         snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
         unlink(path);
         fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)e->bytes)) return err_set(err, "%s: %s", tmp, strerror(errno));
+        if (fd < 0 || ftruncate(fd, (off_t)e->bytes))
+            return err_set(err, "%s: %s", tmp, strerror(errno));
         e->shm = (EmuShm *)mmap(NULL, e->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (e->shm == MAP_FAILED) return err_set(err, "%s: mmap: %s", tmp, strerror(errno));
         e->shm->world = world;
@@ -100,13 +102,15 @@ static int emu_open(EmuComm *e, int rank, int world, const char *path, Err *err)
         struct stat st;
         while ((fd = open(path, O_RDWR)) < 0 || fstat(fd, &st) || (size_t)st.st_size < e->bytes) {
             if (fd >= 0) close(fd);
-            if (emu_now() - t0 > EMU_WAIT_S) return err_set(err, "%s: rank 0 did not create it", path);
+            if (emu_now() - t0 > EMU_WAIT_S)
+                return err_set(err, "%s: rank 0 did not create it", path);
             struct timespec ts = {0, 10000000};
             nanosleep(&ts, NULL);
         }
         e->shm = (EmuShm *)mmap(NULL, e->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         if (e->shm == MAP_FAILED) return err_set(err, "%s: mmap: %s", path, strerror(errno));
-        if (__atomic_load_n(&e->shm->magic, __ATOMIC_ACQUIRE) != EMU_MAGIC || e->shm->world != world)
+        if (__atomic_load_n(&e->shm->magic, __ATOMIC_ACQUIRE) != EMU_MAGIC ||
+            e->shm->world != world)
             return err_set(err, "%s: not the rendezvous of a %d-rank group", path, world);
     }
     close(fd);
@@ -115,20 +119,21 @@ static int emu_open(EmuComm *e, int rank, int world, const char *path, Err *err)
     return 0;
 }
 
-#define EMU_SUM(T)                                                                              \
-    static void emu_sum_##T(EmuComm *e, T *x, size_t n) {                                       \
-        size_t per = EMU_SLOT / sizeof(T);                                                      \
-        for (size_t a = 0; a < n; a += per) {                                                   \
-            size_t k = n - a < per ? n - a : per;                                               \
-            memcpy(emu_slot(e, e->rank), x + a, k * sizeof(T));                                 \
-            emu_barrier(e);                                                                     \
-            for (size_t i = 0; i < k; i++) {                                                    \
-                T s = ((const T *)emu_slot(e, 0))[i];                                           \
-                for (int r = 1; r < e->world; r++) s += ((const T *)emu_slot(e, r))[i];         \
-                x[a + i] = s;                                                                   \
-            }                                                                                   \
-            emu_barrier(e);                                                                     \
-        }                                                                                       \
+#define EMU_SUM(T)                                                                                 \
+    static void emu_sum_##T(EmuComm *e, T *x, size_t n) {                                          \
+        size_t per = EMU_SLOT / sizeof(T);                                                         \
+        for (size_t a = 0; a < n; a += per) {                                                      \
+            size_t k = n - a < per ? n - a : per;                                                  \
+            memcpy(emu_slot(e, e->rank), x + a, k * sizeof(T));                                    \
+            emu_barrier(e);                                                                        \
+            for (size_t i = 0; i < k; i++) {                                                       \
+                T s = ((const T *)emu_slot(e, 0))[i];                                              \
+                for (int r = 1; r < e->world; r++)                                                 \
+                    s += ((const T *)emu_slot(e, r))[i];                                           \
+                x[a + i] = s;                                                                      \
+            }                                                                                      \
+            emu_barrier(e);                                                                        \
+        }                                                                                          \
     }
 EMU_SUM(float)
 EMU_SUM(double)
@@ -143,7 +148,8 @@ static void emu_reduce_float(EmuComm *e, float *x, size_t n, int root) {
         if (e->rank == root)
             for (size_t i = 0; i < k; i++) {
                 float s = ((const float *)emu_slot(e, 0))[i];
-                for (int r = 1; r < e->world; r++) s += ((const float *)emu_slot(e, r))[i];
+                for (int r = 1; r < e->world; r++)
+                    s += ((const float *)emu_slot(e, r))[i];
                 x[a + i] = s;
             }
         emu_barrier(e);
@@ -166,10 +172,12 @@ static void emu_broadcast_ranges(EmuComm *e, float *x, const size_t *start, cons
 
 /* out[r * n + i] = rank r's in[i] */
 static void emu_gather_i64(EmuComm *e, const int64_t *in, int64_t *out, size_t n) {
-    if (n * sizeof *in > EMU_SLOT) die("emulated all-gather: %zu values is more than a slot holds", n);
+    if (n * sizeof *in > EMU_SLOT)
+        die("emulated all-gather: %zu values is more than a slot holds", n);
     memcpy(emu_slot(e, e->rank), in, n * sizeof *in);
     emu_barrier(e);
-    for (int r = 0; r < e->world; r++) memcpy(out + (size_t)r * n, emu_slot(e, r), n * sizeof *in);
+    for (int r = 0; r < e->world; r++)
+        memcpy(out + (size_t)r * n, emu_slot(e, r), n * sizeof *in);
     emu_barrier(e);
 }
 

@@ -113,7 +113,8 @@ template <typename V> static inline V __shfl_xor_sync(unsigned mask, V v, int o)
 static void emu_run_block(EmuBlock *b) {
     static std::vector<char *> stacks;
     const size_t STACK = 256 * 1024;
-    while (stacks.size() < b->n) stacks.push_back((char *)malloc(STACK));
+    while (stacks.size() < b->n)
+        stacks.push_back((char *)malloc(STACK));
     for (unsigned t = 0; t < b->n; t++) {
         getcontext(&b->lane[t].ctx);
         b->lane[t].ctx.uc_stack.ss_sp = stacks[t];
@@ -141,21 +142,26 @@ static void emu_run_block(EmuBlock *b) {
         int live = 0, opened = 0;
         unsigned blockwait = 0, blocklive = 0;
         for (unsigned t = 0; t < b->n; t++)
-            if (b->lane[t].state != 2) blocklive++, blockwait += b->lane[t].state == 1 && b->lane[t].kind == 2;
+            if (b->lane[t].state != 2)
+                blocklive++, blockwait += b->lane[t].state == 1 && b->lane[t].kind == 2;
         if (blocklive && blockwait == blocklive)
-            for (unsigned t = 0; t < b->n; t++) b->lane[t].state = 0, opened = 1;
+            for (unsigned t = 0; t < b->n; t++)
+                b->lane[t].state = 0, opened = 1;
         for (unsigned w = 0; w * 32 < b->n; w++) {
             unsigned wl = 0, ww = 0;
             for (unsigned t = w * 32; t < w * 32 + 32 && t < b->n; t++)
-                if (b->lane[t].state != 2) wl++, ww += b->lane[t].state == 1 && b->lane[t].kind == 1;
+                if (b->lane[t].state != 2)
+                    wl++, ww += b->lane[t].state == 1 && b->lane[t].kind == 1;
             if (wl && ww == wl)
                 for (unsigned t = w * 32; t < w * 32 + 32 && t < b->n; t++)
                     if (b->lane[t].state == 1) b->lane[t].state = 0, opened = 1;
         }
-        for (unsigned t = 0; t < b->n; t++) live += b->lane[t].state != 2;
+        for (unsigned t = 0; t < b->n; t++)
+            live += b->lane[t].state != 2;
         if (!live) return;
         if (!ran && !opened) {
-            fprintf(stderr, "cuda_emu: block (%u, %u): threads wait at barriers that cannot open\n", b->idx.x, b->idx.y);
+            fprintf(stderr, "cuda_emu: block (%u, %u): threads wait at barriers that cannot open\n",
+                    b->idx.x, b->idx.y);
             abort();
         }
     }
@@ -170,8 +176,8 @@ static int emu_last_error;
 static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::function<void()> &body) {
     gridDim = grid, blockDim = block;
     unsigned nthreads = block.x * block.y * block.z;
-    if (!grid.x || !grid.y || !grid.z || grid.y > 65535 || grid.z > 65535 || !nthreads || nthreads > 1024 ||
-        block.z > 64) {
+    if (!grid.x || !grid.y || !grid.z || grid.y > 65535 || grid.z > 65535 || !nthreads ||
+        nthreads > 1024 || block.z > 64) {
         emu_last_error = 9; /* cudaErrorInvalidConfiguration */
         return;
     }
@@ -195,9 +201,16 @@ static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::functi
         }
 }
 
-#define EMU_LAUNCH(k, grid, block, stream, ...) emu_launch(dim3(grid), dim3(block), 0, [&] { (void)(stream); k(__VA_ARGS__); })
-#define EMU_LAUNCH_COOP(k, grid, block, stream, ...) \
-    emu_launch(dim3(grid), dim3(block), 1, [&] { (void)(stream); k(__VA_ARGS__); })
+#define EMU_LAUNCH(k, grid, block, stream, ...)                                                    \
+    emu_launch(dim3(grid), dim3(block), 0, [&] {                                                   \
+        (void)(stream);                                                                            \
+        k(__VA_ARGS__);                                                                            \
+    })
+#define EMU_LAUNCH_COOP(k, grid, block, stream, ...)                                               \
+    emu_launch(dim3(grid), dim3(block), 1, [&] {                                                   \
+        (void)(stream);                                                                            \
+        k(__VA_ARGS__);                                                                            \
+    })
 
 /* ---- bfloat16 ---- */
 struct __nv_bfloat16 {
@@ -207,8 +220,10 @@ static inline __nv_bfloat16 __float2bfloat16(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
     __nv_bfloat16 b;
-    if ((u & 0x7fffffffu) > 0x7f800000u) b.bits = (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN */
-    else b.bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        b.bits = (uint16_t)((u >> 16) | 0x40); /* NaN stays NaN */
+    else
+        b.bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
     return b;
 }
 static inline float __bfloat162float(__nv_bfloat16 b) {
@@ -224,8 +239,9 @@ static inline float __bfloat162float(__nv_bfloat16 b) {
  * access ends the program with what and where. */
 static inline void emu_check_align(const void *p, size_t align, size_t ld_bytes, const char *what) {
     if ((uintptr_t)p % align == 0 && ld_bytes % 16 == 0) return;
-    fprintf(stderr, "cuda_emu: %s at %p: not %zu-byte aligned, or a leading dimension of %zu bytes\n", what, p, align,
-            ld_bytes);
+    fprintf(stderr,
+            "cuda_emu: %s at %p: not %zu-byte aligned, or a leading dimension of %zu bytes\n", what,
+            p, align, ld_bytes);
     abort();
 }
 
@@ -248,30 +264,34 @@ template <typename Use, int M, int N, int K, typename T, typename Layout = void>
     float x[256]; /* [row][col] of the tile */
 };
 template <typename F> static inline void fill_fragment(F &f, float v) {
-    for (int e = 0; e < 256; e++) f.x[e] = v;
+    for (int e = 0; e < 256; e++)
+        f.x[e] = v;
 }
 /* matrix_a (M x K) or matrix_b (K x N) of bfloat16: element (i, j) of the tile */
 template <typename Use, typename L>
-static inline void load_matrix_sync(fragment<Use, 16, 16, 16, __nv_bfloat16, L> &f, const __nv_bfloat16 *p, unsigned ld) {
+static inline void load_matrix_sync(fragment<Use, 16, 16, 16, __nv_bfloat16, L> &f,
+                                    const __nv_bfloat16 *p, unsigned ld) {
     emu_check_align(p, 32, ld * sizeof *p, "load_matrix_sync");
     for (int i = 0; i < 16; i++)
         for (int j = 0; j < 16; j++)
-            f.x[i * 16 + j] =
-                __bfloat162float(p[std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i]);
+            f.x[i * 16 + j] = __bfloat162float(
+                p[std::is_same<L, row_major>::value ? (size_t)i * ld + j : (size_t)j * ld + i]);
 }
 template <typename T, typename LA, typename LB>
-static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d, const fragment<matrix_a, 16, 16, 16, T, LA> &a,
+static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d,
+                            const fragment<matrix_a, 16, 16, 16, T, LA> &a,
                             const fragment<matrix_b, 16, 16, 16, T, LB> &b,
                             const fragment<accumulator, 16, 16, 16, float> &c) {
     for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
         int i = (int)e / 16, j = (int)e % 16;
         float s = 0;
-        for (int k = 0; k < 16; k++) s += a.x[i * 16 + k] * b.x[k * 16 + j];
+        for (int k = 0; k < 16; k++)
+            s += a.x[i * 16 + k] * b.x[k * 16 + j];
         d.x[e] = c.x[e] + s;
     }
 }
-static inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f, unsigned ld,
-                                     layout_t l) {
+static inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 16, 16, float> &f,
+                                     unsigned ld, layout_t l) {
     emu_check_align(p, 32, ld * sizeof(float), "store_matrix_sync");
     for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
         unsigned i = e / 16, j = e % 16;
@@ -284,7 +304,11 @@ static inline void store_matrix_sync(float *p, const fragment<accumulator, 16, 1
 /* ---- runtime ---- */
 typedef int cudaError_t;
 enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
-typedef enum { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice } cudaMemcpyKind;
+typedef enum {
+    cudaMemcpyHostToDevice,
+    cudaMemcpyDeviceToHost,
+    cudaMemcpyDeviceToDevice
+} cudaMemcpyKind;
 typedef struct EmuStream *cudaStream_t;
 struct EmuEvent {
     double t;
@@ -304,7 +328,9 @@ static inline cudaError_t cudaGetLastError(void) {
     emu_last_error = 0;
     return e;
 }
-static inline cudaError_t cudaGetDeviceCount(int *n) { return *n = 8, cudaSuccess; } /* a node of 8 */
+static inline cudaError_t cudaGetDeviceCount(int *n) {
+    return *n = 8, cudaSuccess;
+} /* a node of 8 */
 static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     (void)d;
@@ -312,7 +338,9 @@ static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     p->major = 9, p->minor = 0;
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot) { return *fr = *tot = 0, cudaSuccess; }
+static inline cudaError_t cudaMemGetInfo(size_t *fr, size_t *tot) {
+    return *fr = *tot = 0, cudaSuccess;
+}
 static inline cudaError_t cudaMalloc(void **p, size_t n) {
     /* every byte 0xff, as a GPU's memory is not zeroed: a float or bf16 read
      * before it is written is NaN and an int -1, which the results show
@@ -329,11 +357,14 @@ static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcp
     memmove(d, s, n);
     return cudaSuccess;
 }
-static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k, cudaStream_t st) {
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
+                                          cudaStream_t st) {
     (void)st;
     return cudaMemcpy(d, s, n, k);
 }
-static inline cudaError_t cudaMemset(void *p, int v, size_t n) { return memset(p, v, n), cudaSuccess; }
+static inline cudaError_t cudaMemset(void *p, int v, size_t n) {
+    return memset(p, v, n), cudaSuccess;
+}
 static inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st) {
     (void)st;
     return cudaMemset(p, v, n);
@@ -378,50 +409,66 @@ typedef enum { CUDA_R_32F, CUDA_R_16BF } cudaDataType;
 typedef enum { CUBLAS_COMPUTE_32F } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT } cublasGemmAlgo_t;
 typedef enum { CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH } cublasMath_t;
-static inline cublasStatus_t cublasCreate(cublasHandle_t *h) { return *h = (cublasHandle_t)malloc(1), 0; }
+static inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
+    return *h = (cublasHandle_t)malloc(1), 0;
+}
 static inline cublasStatus_t cublasDestroy(cublasHandle_t h) { return free(h), 0; }
-static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) { return (void)h, (void)s, 0; }
-static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { return (void)h, (void)m, 0; }
+static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+    return (void)h, (void)s, 0;
+}
+static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) {
+    return (void)h, (void)m, 0;
+}
 static inline cublasStatus_t cublasSetWorkspace(cublasHandle_t h, void *w, size_t n) {
     return (void)h, (void)w, (void)n, 0;
 }
 
 static inline float emu_ld(const void *p, cudaDataType t, long long i) {
-    return t == CUDA_R_32F ? ((const float *)p)[i] : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+    return t == CUDA_R_32F ? ((const float *)p)[i]
+                           : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
 }
 
-static inline cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb,
-                                                        int m, int n, int k, const void *alpha, const void *A,
-                                                        cudaDataType at, int lda, long long sa, const void *B,
-                                                        cudaDataType bt, int ldb, long long sb, const void *beta,
-                                                        void *C, cudaDataType ct, int ldc, long long sc, int batch,
-                                                        cublasComputeType_t comp, cublasGemmAlgo_t algo) {
+static inline cublasStatus_t
+cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
+                           int n, int k, const void *alpha, const void *A, cudaDataType at, int lda,
+                           long long sa, const void *B, cudaDataType bt, int ldb, long long sb,
+                           const void *beta, void *C, cudaDataType ct, int ldc, long long sc,
+                           int batch, cublasComputeType_t comp, cublasGemmAlgo_t algo) {
     (void)h, (void)comp, (void)algo;
     float al = *(const float *)alpha, be = *(const float *)beta;
-    if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m) return 7; /* INVALID_VALUE */
+    if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
+        return 7; /* INVALID_VALUE */
     for (int q = 0; q < batch; q++)
         for (int j = 0; j < n; j++)
             for (int i = 0; i < m; i++) {
                 float acc = 0;
                 for (int p = 0; p < k; p++) {
-                    float a = emu_ld(A, at, q * sa + (ta == CUBLAS_OP_N ? i + (long long)p * lda : p + (long long)i * lda));
-                    float b = emu_ld(B, bt, q * sb + (tb == CUBLAS_OP_N ? p + (long long)j * ldb : j + (long long)p * ldb));
+                    float a = emu_ld(A, at,
+                                     q * sa + (ta == CUBLAS_OP_N ? i + (long long)p * lda
+                                                                 : p + (long long)i * lda));
+                    float b = emu_ld(B, bt,
+                                     q * sb + (tb == CUBLAS_OP_N ? p + (long long)j * ldb
+                                                                 : j + (long long)p * ldb));
                     acc += a * b;
                 }
                 long long ci = q * sc + i + (long long)j * ldc;
                 float v = al * acc + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
-                if (ct == CUDA_R_32F) ((float *)C)[ci] = v;
-                else ((__nv_bfloat16 *)C)[ci] = __float2bfloat16(v);
+                if (ct == CUDA_R_32F)
+                    ((float *)C)[ci] = v;
+                else
+                    ((__nv_bfloat16 *)C)[ci] = __float2bfloat16(v);
             }
     return 0;
 }
 
-static inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
-                                          int k, const void *alpha, const void *A, cudaDataType at, int lda,
-                                          const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
-                                          cudaDataType ct, int ldc, cublasComputeType_t comp, cublasGemmAlgo_t algo) {
-    return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1,
-                                      comp, algo);
+static inline cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void *alpha, const void *A, cudaDataType at,
+                                          int lda, const void *B, cudaDataType bt, int ldb,
+                                          const void *beta, void *C, cudaDataType ct, int ldc,
+                                          cublasComputeType_t comp, cublasGemmAlgo_t algo) {
+    return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta,
+                                      C, ct, ldc, 0, 1, comp, algo);
 }
 
 #endif
