@@ -14,7 +14,8 @@
  * removed (common/io.h, writer_open_name).
  *
  * Reading: the dataset list, each dataset's type, shape, chunking and
- * filters, and rows converted to int32, for hdf5_check and the tests.
+ * filters, and rows converted to int32, for hdf5_check (mlmcheck.c), the
+ * trainers' data reader (train/data.c) and the tests.
  *
  * This is the only file that includes hdf5.h and libdeflate.h. The HDF5
  * library is not thread-safe: every HDF5 call here holds one process-wide
