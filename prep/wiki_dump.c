@@ -349,12 +349,11 @@ static int run(State *st, MwXml *wd, Err *err) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    cli_init(argv[0]);
-    Config cfg = {.input = "-", .max_text = 32u << 20};
+/* Options into cfg and st (the namespaces). Returns 1 when -h printed the
+ * help (exit 0), else 0; bad options exit 2. */
+static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     CliCommon cc;
     cli_common_init(&cc);
-    State st = {.cfg = &cfg};
     enum { O_INDEX = 256, O_NS, O_KEEPRED, O_NOSITE, O_STRICT, O_MAXPAGE };
     static const struct option longopts[] = {{"threads", required_argument, 0, 'j'},
                                              {"index", required_argument, 0, O_INDEX},
@@ -369,27 +368,27 @@ int main(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":o:fj:qvhV", longopts, NULL)) != -1) {
         switch (c) {
         case O_INDEX:
-            cfg.index = optarg;
+            cfg->index = optarg;
             break;
         case O_NS:
             ns_arg = optarg;
             break;
         case O_KEEPRED:
-            cfg.keep_redirects = 1;
+            cfg->keep_redirects = 1;
             break;
         case O_NOSITE:
-            cfg.no_siteinfo = 1;
+            cfg->no_siteinfo = 1;
             break;
         case O_STRICT:
-            cfg.strict = 1;
+            cfg->strict = 1;
             break;
         case O_MAXPAGE:
-            if (cli_parse_u64(optarg, &cfg.max_text))
+            if (cli_parse_u64(optarg, &cfg->max_text))
                 cli_bad_usage("--max-page-bytes: bad size '%s'", optarg);
             break;
         case 'h':
             usage();
-            return EXIT_OK;
+            return 1;
         default: {
             char f[96];
             snprintf(f, sizeof f, "(expat %s, libbz2 %s)", mwxml_expat_version(),
@@ -398,53 +397,72 @@ int main(int argc, char **argv) {
         }
         }
     }
-    cfg.output = cc.output;
-    cfg.force = cc.force;
-    cfg.nthreads = cc.nthreads;
-    if (optind < argc) cfg.input = argv[optind++];
+    cfg->output = cc.output;
+    cfg->force = cc.force;
+    cfg->nthreads = cc.nthreads;
+    if (optind < argc) cfg->input = argv[optind++];
     if (optind < argc) cli_bad_usage("only one DUMP may be given (got '%s' too)", argv[optind]);
-    parse_ns_list(&st, ns_arg);
+    parse_ns_list(st, ns_arg);
+    return 0;
+}
+
+/* Check the inputs, then open the output (a missing input is found before
+ * the output is created); exits on an error. */
+static void open_output(const Config *cfg, State *st) {
+    Err err = {{0}};
+    if (input_check(cfg->input, &err) || (cfg->index && input_check(cfg->index, &err)))
+        die("%s", err.msg);
+    if (writer_open(&st->out, cfg->output, cfg->force, &err)) die_code(EXIT_DATA, "%s", err.msg);
+    st->out.keep_partial = 1;
+    static char obuf[1 << 20];
+    setvbuf(st->out.fp, obuf, _IOFBF, sizeof obuf);
+    struct stat ost;
+    if (fstat(fileno(st->out.fp), &ost) == 0 && S_ISFIFO(ost.st_mode))
+        (void)fcntl(fileno(st->out.fp), F_SETPIPE_SZ, 1 << 20); /* fewer switches in a pipe */
+}
+
+/* After the run (rc, err): the namespace-name, UTF-8 and --strict checks,
+ * the summary; returns rc, or -1 with err set when --strict fails it. */
+static int finish(const Config *cfg, const State *st, const MwXmlStats *ws, int rc, double dt,
+                  Err *err) {
+    if (rc == 0 && st->nns_names && !st->site_seen)
+        die_code(EXIT_USAGE, "--ns: namespace names need a <siteinfo> in the dump; use numbers");
+    if (ws->bad_utf8)
+        warn("%s: %llu invalid UTF-8 sequences replaced by U+FFFD", cfg->input,
+             (unsigned long long)ws->bad_utf8);
+    if (rc == 0 && cfg->strict && (ws->bad_utf8 || ws->too_large || ws->bad_number))
+        rc = err_set(
+            err,
+            "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
+            "UTF-8 sequences",
+            cfg->input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+            (unsigned long long)ws->bad_utf8);
+    info(3,
+         "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
+         "%llu bad-number; "
+         "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
+         (unsigned long long)ws->pages, (unsigned long long)st->kept,
+         (unsigned long long)st->skip_redirect, (unsigned long long)st->skip_ns,
+         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
+         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt,
+         dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    cli_init(argv[0]);
+    Config cfg = {.input = "-", .max_text = 32u << 20};
+    State st = {.cfg = &cfg};
+    if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;
+    open_output(&cfg, &st);
 
     Err err = {{0}};
-    /* a missing input is found before the output is created */
-    if (input_check(cfg.input, &err) || (cfg.index && input_check(cfg.index, &err)))
-        die("%s", err.msg);
-    if (writer_open(&st.out, cfg.output, cfg.force, &err)) die_code(EXIT_DATA, "%s", err.msg);
-    st.out.keep_partial = 1;
-    static char obuf[1 << 20];
-    setvbuf(st.out.fp, obuf, _IOFBF, sizeof obuf);
-    struct stat ost;
-    if (fstat(fileno(st.out.fp), &ost) == 0 && S_ISFIFO(ost.st_mode))
-        (void)fcntl(fileno(st.out.fp), F_SETPIPE_SZ, 1 << 20); /* fewer switches in a pipe */
-
     double t0 = now_sec();
     MwXmlOpts wo = {.name = cfg.input, .max_text = cfg.max_text};
     MwXml *wd = mwxml_create(&wo, on_page, on_site, &st);
     int rc = run(&st, wd, &err);
     progress_done(&st.progress);
-    const MwXmlStats *ws = mwxml_stats(wd);
-    if (rc == 0 && st.nns_names && !st.site_seen)
-        die_code(EXIT_USAGE, "--ns: namespace names need a <siteinfo> in the dump; use numbers");
-    if (ws->bad_utf8)
-        warn("%s: %llu invalid UTF-8 sequences replaced by U+FFFD", cfg.input,
-             (unsigned long long)ws->bad_utf8);
-    if (rc == 0 && cfg.strict && (ws->bad_utf8 || ws->too_large || ws->bad_number))
-        rc = err_set(
-            &err,
-            "%s: --strict: %llu pages too large, %llu with a bad <id> or <ns>, %llu invalid "
-            "UTF-8 sequences",
-            cfg.input, (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
-            (unsigned long long)ws->bad_utf8);
-    double dt = now_sec() - t0;
-    info(3,
-         "%llu pages read, %llu kept; skipped: %llu redirect, %llu namespace, %llu too-large, "
-         "%llu bad-number; "
-         "%llu invalid UTF-8 replaced; %.1f MB XML in %.2f s (%.1f MB/s)",
-         (unsigned long long)ws->pages, (unsigned long long)st.kept,
-         (unsigned long long)st.skip_redirect, (unsigned long long)st.skip_ns,
-         (unsigned long long)ws->too_large, (unsigned long long)ws->bad_number,
-         (unsigned long long)ws->bad_utf8, (double)ws->xml_bytes / 1e6, dt,
-         dt > 0 ? (double)ws->xml_bytes / 1e6 / dt : 0.0);
+    rc = finish(&cfg, &st, mwxml_stats(wd), rc, now_sec() - t0, &err);
     mwxml_destroy(wd);
     if (rc) die("%s", err.msg);
     if (writer_close(&st.out, &err)) die("%s", err.msg);
