@@ -570,6 +570,17 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
     return 0;
 }
 
+/* Filter i of the dataset creation property list p; *level (may be NULL)
+ * gets its first parameter (deflate's level), 0 when it has none. */
+static H5Z_filter_t nth_filter(hid_t p, int i, int *level) {
+    unsigned flags, cdv[8], conf;
+    size_t ncd = 8;
+    char fname[64];
+    H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+    if (level) *level = ncd ? (int)cdv[0] : 0;
+    return f;
+}
+
 /* With the lock held: dataset `name` (d, its type t, space s, creation
  * properties p) is consistent and fits the file. Dimensions at most their
  * maxima; integers of 1, 2, 4 or 8 bytes; chunks of the dataset's rank,
@@ -600,11 +611,7 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
         return err_set(err, "%s: damaged HDF5 file (%s: %zu-byte integers)", path, name, es);
     int nf = H5Pget_nfilters(p), deflate = 0, other = 0;
     for (int i = 0; i < nf; i++) {
-        unsigned flags, cdv[8], conf;
-        size_t ncd = 8;
-        char fname[64];
-        H5Z_filter_t f =
-            H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        H5Z_filter_t f = nth_filter(p, i, NULL);
         if (f == H5Z_FILTER_DEFLATE)
             deflate = 1;
         else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
@@ -785,13 +792,10 @@ int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
     }
     int nf = H5Pget_nfilters(p);
     for (int i = 0; i < nf; i++) {
-        unsigned flags, cdv[8], conf;
-        size_t ncd = 8;
-        char fname[64];
-        H5Z_filter_t f =
-            H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+        int level;
+        H5Z_filter_t f = nth_filter(p, i, &level);
         if (f == H5Z_FILTER_DEFLATE)
-            info->deflate_level = ncd ? (int)cdv[0] : 0;
+            info->deflate_level = level;
         else
             info->other_filters++;
     }
