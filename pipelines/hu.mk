@@ -12,7 +12,11 @@
 #        -> hdf5_lower_case_1_seq_len_512_.../textcorpus/  hdf5gen (phase 2)
 #
 # Everything lives under HU_DIR (default $(WORKDIR)/hu). The same sequence
-# runs for another wiki with LANG=xx (make's command line) or WIKI_LANG=xx.
+# runs for another wiki with LANG=xx (make's command line) or WIKI_LANG=xx,
+# under $(WORKDIR)/xx; for English, whose $(WORKDIR)/en is the English
+# workflow's EN_DIR, under $(WORKDIR)/en-hu-sequence. The two workflows
+# never share a directory: HU_DIR and EN_DIR set to the same one is an
+# error.
 # Parameters: see the README's pipelines section.
 
 # LANG: the wiki's language code (huwiki, sent_split -l, text_filter's
@@ -20,7 +24,10 @@
 # environment's LANG is the locale); WIKI_LANG works anywhere. Another
 # language than hu wants its alphabet in WORD_CHARS (text_filter -W).
 HU_LANG       ?= $(or $(WIKI_LANG),$(if $(filter command line,$(origin LANG)),$(LANG)),hu)
-HU_DIR        ?= $(WORKDIR)/$(HU_LANG)
+HU_DIR        ?= $(WORKDIR)/$(HU_LANG)$(if $(filter $(abspath $(WORKDIR)/$(HU_LANG)),$(abspath $(EN_DIR))),-hu-sequence)
+ifeq ($(abspath $(HU_DIR)),$(abspath $(EN_DIR)))
+$(error HU_DIR and EN_DIR are both $(HU_DIR): the Hungarian sequence and the English workflow need a directory each)
+endif
 HU_WIKI       ?= $(HU_LANG)wiki
 HU_WORD_CHARS ?= $(WORD_CHARS)
 HU_DUMP_KIND  ?= pages-articles-multistream.xml.bz2

@@ -4,7 +4,9 @@
 # does nothing; a touched vocabulary reruns the HDF5 stages only; a failing
 # stage leaves no target; make -j2 writes the bytes make -j1 writes; the
 # download stage against a file:// mirror (resume, checksum, errors); the
-# batch-array script gives the files of one run; `make list`.
+# batch-array script gives the files of one run; `make list`; the
+# Hungarian sequence on English keeps out of the English workflow's
+# directory.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
 not() { ! "$@"; }
@@ -38,6 +40,19 @@ ok "no .tmp directories left" eval '[ -z "$(find "$W" -name "*.tmp*")" ]'
 ok "the English HDF5 files are 4 per phase" eval '[ "$(ls "$W"/en/$H1/wikicorpus_en/*.hdf5 | wc -l)" = 4 ]'
 ok "Hungarian sentences: one per line, more lines than articles" \
   eval '[ "$(wc -l <"$W/hu/sentences/wikicorpus_hu.txt")" -gt 100 ]'
+
+# ---- the Hungarian sequence on another language: never the English workflow's directory ----
+run mk "$T/w7" hu en WIKI_LANG=en HU_DUMP="$DATA/enwiki-206.xml.bz2"
+expect_rc "make hu en WIKI_LANG=en" 0
+ok "... without make's 'overriding recipe'" not grep -qi "overriding" "$err"
+ok "... the Hungarian sequence under en-hu-sequence" \
+  [ -s "$T/w7/en-hu-sequence/$H1/textcorpus/formatted_text_training_0.hdf5" ]
+ok "... the English workflow under en" [ -s "$T/w7/en/$H1/wikicorpus_en/wikicorpus_en_training_0.hdf5" ]
+run mk "$T/w8" -n hu LANG=de
+ok "LANG=de: under de" grep -q "$T/w8/de/text/wikicorpus_de.txt" "$out"
+run mk "$T/w8" -n hu HU_DIR="$T/w8/x" EN_DIR="$T/w8/x"
+expect_rc "HU_DIR = EN_DIR" 2
+expect_err "... refused, naming both" "*HU_DIR and EN_DIR are both $T/w8/x*"
 ok "vocab.txt has the special tokens" grep -qx "\[MASK\]" "$W/hu/vocab/vocab.txt"
 run mk "$W" hu-check en-check
 expect_rc "hdf5_check on every HDF5 file" 0
@@ -150,7 +165,7 @@ ok "under mpirun rank 0 of 2 writes shards 0 and 2" \
 
 # ---- LANG: the same sequence for another wiki ----
 run mk "$T/w8" HU_DUMP="$DATA/enwiki-3.xml.bz2" LANG=en WORD_CHARS=abcdefghijklmnopqrstuvwxyz -n hu-filtered
-ok "LANG=en on the command line: English sentence rules" grep -q "sent_split .*-l en .*w8/en/sentences/wikicorpus_en.txt" "$out"
+ok "LANG=en on the command line: English sentence rules" grep -q "sent_split .*-l en .*w8/en-hu-sequence/sentences/wikicorpus_en.txt" "$out"
 ok "... and text_filter's English checks" grep -q "text_filter .*--langdetect en --language en -W 'abcdefghijklmnopqrstuvwxyz'" "$out"
 (export LANG=C.UTF-8 && run mk "$T/w8" -n hu-sentences)
 ok "the environment's LANG (the locale) does not change the workflow" grep -q "sent_split .*-l hu .*w8/hu/" "$out"
