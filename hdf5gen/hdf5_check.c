@@ -23,11 +23,12 @@ static void usage(void) {
            "segment ids, next-sentence label, masked positions (increasing, inside the\n"
            "sequence, zeros after them) and their ids, ids inside the vocabulary.\n"
            "Prints per file: instances, tokens, masked share (and what the masked positions\n"
-           "hold), next-sentence balance, a histogram of sequence lengths.\n\n"
+           "hold), next-sentence balance, the share of [UNK] in the text (a warning above\n"
+           "1 %%: the vocabulary does not cover it), a histogram of sequence lengths.\n\n"
            "Options:\n"
-           "  --vocab FILE   vocab.txt: ids must be below its size; [CLS]/[SEP]/[MASK] ids\n"
-           "                 from it (default: BERT's 101/102/103, no range check)\n"
-           "  --cls N, --sep N, --mask N   the special ids without a vocabulary\n"
+           "  --vocab FILE   vocab.txt: ids must be below its size; [CLS]/[SEP]/[MASK]/[UNK]\n"
+           "                 ids from it (default: BERT's 101/102/103/100, no range check)\n"
+           "  --cls N, --sep N, --mask N, --unk N   the special ids without a vocabulary\n"
            "  --strict       other integer types than NVIDIA's are errors, not warnings\n"
            "  --dump         print every row on stdout, tab-separated: input_ids,\n"
            "                 segment_ids as 0/1 digits, masked_lm_positions, masked_lm_ids,\n"
@@ -43,16 +44,23 @@ static void usage(void) {
            progname);
 }
 
-static void print_stats(const char *what, const MlmCheckStats *s, int hist) {
+/* The [UNK] share above which a file's text is said to be badly covered by
+ * its vocabulary (a vocabulary that fits its text stays far below it). */
+#define UNK_WARN_SHARE 0.01
+
+/* One line of statistics for a file (or the total); unk: [UNK]'s id, or -1
+ * (then no [UNK] share is printed). */
+static void print_stats(const char *what, const MlmCheckStats *s, int32_t unk, int hist) {
     double t = s->tokens ? (double)s->tokens : 1, m = s->masked ? (double)s->masked : 1,
            n = s->instances ? (double)s->instances : 1;
     printf("%s: %llu instances, L %d, P %d, %llu tokens (%.1f per instance), %.2f %% masked "
            "([MASK] %.1f %%, kept %.1f %%, other %.1f %%), random next %.1f %%, with segment B "
-           "%.1f %%, max id %d\n",
+           "%.1f %%, max id %d%s",
            what, (unsigned long long)s->instances, s->L, s->P, (unsigned long long)s->tokens,
            s->tokens / n, 100.0 * s->masked / t, 100.0 * s->masked_as_mask / m,
            100.0 * s->masked_kept / m, 100.0 * s->masked_other / m, 100.0 * s->random_next / n,
-           100.0 * s->with_b / n, s->max_id);
+           100.0 * s->with_b / n, s->max_id, unk < 0 ? "\n" : "");
+    if (unk >= 0) printf(", [UNK] %.2f %%\n", 100.0 * s->unk / t);
     if (hist && s->L) {
         printf("  length:");
         for (int b = 0; b < 8; b++)
@@ -65,14 +73,14 @@ int main(int argc, char **argv) {
     cli_init(argv[0]);
     CliCommon cc;
     cli_common_init(&cc);
-    MlmCheckOpts o = {0, 101, 102, 103, 0, NULL};
+    MlmCheckOpts o = {0, 101, 102, 103, 100, 0, NULL};
     const char *vocab = NULL;
     int dump = 0;
-    enum { O_VOCAB = 256, O_STRICT, O_DUMP, O_CLS, O_SEP, O_MASK };
+    enum { O_VOCAB = 256, O_STRICT, O_DUMP, O_CLS, O_SEP, O_MASK, O_UNK };
     static const struct option longopts[] = {{"vocab", 1, 0, O_VOCAB}, {"strict", 0, 0, O_STRICT},
                                              {"dump", 0, 0, O_DUMP},   {"cls", 1, 0, O_CLS},
                                              {"sep", 1, 0, O_SEP},     {"mask", 1, 0, O_MASK},
-                                             CLI_LONGOPTS_COMMON};
+                                             {"unk", 1, 0, O_UNK},     CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":qvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -90,6 +98,9 @@ int main(int argc, char **argv) {
             break;
         case O_SEP:
             o.sep = (int32_t)cli_parse_int(optarg, "--sep", 0, INT32_MAX);
+            break;
+        case O_UNK:
+            o.unk = (int32_t)cli_parse_int(optarg, "--unk", 0, INT32_MAX);
             break;
         case O_MASK:
             o.mask = (int32_t)cli_parse_int(optarg, "--mask", 0, INT32_MAX);
@@ -110,6 +121,7 @@ int main(int argc, char **argv) {
         o.cls = wp_token_id(wp, "[CLS]", 5);
         o.sep = wp_token_id(wp, "[SEP]", 5);
         o.mask = wp_token_id(wp, "[MASK]", 6);
+        o.unk = wp_token_id(wp, "[UNK]", 5);
         wp_destroy(wp);
         if (o.cls < 0 || o.sep < 0)
             die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab,
@@ -129,9 +141,14 @@ int main(int argc, char **argv) {
                 bad++;
             continue;
         }
-        if (!dump && display_level >= 2) print_stats(argv[i], &st, display_level >= 3);
+        if (!dump && display_level >= 2) print_stats(argv[i], &st, o.unk, display_level >= 3);
+        if (o.unk >= 0 && st.tokens && (double)st.unk > UNK_WARN_SHARE * (double)st.tokens)
+            warn("%s: [UNK] is %.2f %% of the tokens (above %.0f %%): the vocabulary does not "
+                 "cover this text well",
+                 argv[i], 100.0 * (double)st.unk / (double)st.tokens, 100 * UNK_WARN_SHARE);
         fflush(stdout); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
+        total.unk += st.unk;
         total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
         total.masked_other += st.masked_other, total.random_next += st.random_next,
             total.with_b += st.with_b;
@@ -140,7 +157,7 @@ int main(int argc, char **argv) {
         total.max_id = st.max_id > total.max_id ? st.max_id : total.max_id;
         total.L = st.L, total.P = st.P;
     }
-    if (!dump && display_level >= 2 && nfiles > 1) print_stats("total", &total, 0);
+    if (!dump && display_level >= 2 && nfiles > 1) print_stats("total", &total, o.unk, 0);
     if (bad || unreadable)
         info(1, "%d of %d file%s invalid%s", bad + unreadable, nfiles, nfiles == 1 ? "" : "s",
              unreadable ? " or unreadable" : "");

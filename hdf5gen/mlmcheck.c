@@ -89,6 +89,12 @@ int mlmcheck_row(const MlmCheckOpts *o, int L, int P, const int32_t *ids, const 
             else
                 st->masked_other++;
         }
+        if (o->unk >= 0) { /* the text's tokens: a masked position holds its original in lab */
+            for (int i = 0; i < len; i++)
+                st->unk += ids[i] == o->unk;
+            for (int i = 0; i < k; i++)
+                st->unk += (uint64_t)(lab[i] == o->unk) - (uint64_t)(ids[pos[i]] == o->unk);
+        }
         st->random_next += nsp == 1;
         st->with_b += has_b;
         int b = (int)((int64_t)(len - 1) * 8 / L);

@@ -14,7 +14,7 @@
  * stops at the first 0); masked_lm_ids 0 in the padding; with a vocabulary,
  * every id inside it.
  *
- *   MlmCheckOpts o = {.vocab_size = 30522, .cls = 101, .sep = 102, .mask = 103};
+ *   MlmCheckOpts o = {.vocab_size = 30522, .cls = 101, .sep = 102, .mask = 103, .unk = 100};
  *   MlmCheckStats st = {0};
  *   if (mlmcheck_file("x.hdf5", &o, &st, &err)) puts(err.msg);
  */
@@ -29,12 +29,14 @@
 typedef struct MlmCheckOpts {
     int32_t vocab_size;     /* 0: unknown (no range check) */
     int32_t cls, sep, mask; /* token ids; mask -1 when unknown */
+    int32_t unk;            /* [UNK]'s id, counted in the statistics; -1 when unknown */
     int strict;             /* other integer types are errors, not warnings */
     FILE *dump;             /* if set: every row in inst_dump's text format */
 } MlmCheckOpts;
 
 typedef struct MlmCheckStats {
     uint64_t instances, tokens, masked;
+    uint64_t unk; /* [UNK] tokens of the text (a masked position counts its original id) */
     uint64_t masked_as_mask, masked_kept, masked_other; /* what the masked positions hold */
     uint64_t random_next, with_b;
     uint64_t hist[8]; /* sequence lengths in eighths of L */

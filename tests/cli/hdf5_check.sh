@@ -1,5 +1,6 @@
 # CLI tests of hdf5_check: hdf5gen's files are valid and --dump gives back
-# exactly the instances (inst_dump's rows); statistics; missing and non-HDF5
+# exactly the instances (inst_dump's rows); statistics, the [UNK] share of
+# the text and its warning above 1 %; missing and non-HDF5
 # files (exit 2) and damaged ones (exit 1; more in hdf5_damaged.sh); and,
 # where Python's h5py is installed (python3-h5py), NVIDIA's reader (pretraining_dataset's way: whole datasets, labels filled
 # with -1, the first-zero rule) sees the same rows, and files broken with
@@ -37,6 +38,24 @@ ok "masked share about 15 %" grep -q "en.hdf5: .* 1[45]\.[0-9]* % masked" "$out"
 ok "no-mask file: 0 masked, no segment B" grep -q "plain.hdf5: .* 0.00 % masked.*with segment B 0.0 %" "$out"
 ok "histogram" grep -q "length: <=16:" "$out"
 ok "total line" grep -q "^total: " "$out"
+# the [UNK] share of the text, counted independently from --dump's rows
+# (a masked position counts its original id), and the warning above 1 %
+unk_share() { # FILE UNK-ID: the share in %, from the dumped rows
+  "$C" --dump "$1" | awk -F'\t' -v u="$2" '{ n = split($1, id, " "); k = split($3, p, " "); split($4, l, " ")
+    for (i = 1; i <= k; i++) id[p[i] + 1] = l[i]
+    for (i = 1; i <= n; i++) { t++; c += id[i] == u } } END { printf "%.2f", 100 * c / t }'
+}
+ok "no warning for a vocabulary that covers the text" not grep -q "UNK" "$err"
+want=$(unk_share "$T/en.hdf5" 100)
+ok "the [UNK] share ($want %) as --dump's rows give it" grep -q "en.hdf5: .*, \[UNK\] $want %$" "$out"
+head -2100 "$V" >"$T/small.txt" # specials and characters, few words: most words are [UNK]
+"$G" -q --vocab "$T/small.txt" --dupe-factor 1 -o "$T/small.hdf5" "$T/en.txt"
+run "$C" --vocab "$T/small.txt" "$T/small.hdf5"
+expect_rc "a file with many [UNK] is still valid" 0
+want=$(unk_share "$T/small.hdf5" 100)
+ok "... its [UNK] share ($want %) printed" grep -q "small.hdf5: .*, \[UNK\] $want %$" "$out"
+ok "... above 1 %" awk -v w="$want" 'BEGIN { exit !(w > 1) }'
+expect_err "... and warned, naming the file" "*small.hdf5: \[UNK\] is $want % of the tokens (above 1 %)*"
 run "$C" --dump "$T/en.hdf5"
 expect_rc "--dump" 0
 if [ -n "${TESTBIN:-}" ] && [ -x "$DUMP" ]; then

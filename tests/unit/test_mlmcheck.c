@@ -8,7 +8,7 @@
 #include "hdf5gen/mlmcheck.h"
 
 enum { L = 16, P = 3 };
-static const MlmCheckOpts opts = {32, 3, 4, 5, 0, NULL};
+static const MlmCheckOpts opts = {32, 3, 4, 5, -1, 0, NULL};
 
 typedef struct Row {
     int32_t ids[L], mask[L], seg[L], pos[P], lab[P], nsp;
