@@ -165,8 +165,12 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 	$(Q)$(CC) -O2 -Wall -shared -fPIC $< -o $@ -ldl
 
 ## test: build and run every unit and CLI test (the CI gate)
+# (a test program whose source is gone, left in the build by an older tree,
+# is removed first: tests/run.sh runs every build/tests/test_*)
 test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried \
       $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/train_bert_emu
+	$(Q)for t in $(BUILD)/tests/test_*; do case " $(UNIT_TESTS) test_gpu_emu " in \
+	  *" $${t##*/} "*) ;; *) rm -f "$$t";; esac; done
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
 
 # Optional packages for the comparison tests: tried once, never fatal.
