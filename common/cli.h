@@ -56,13 +56,18 @@ typedef struct CliCommon {
 } CliCommon;
 
 /* The long forms of the shared options, to end a program's option table
- * (programs with -j list {"threads", required_argument, 0, 'j'} too). */
-#define CLI_LONGOPTS_COMMON                                                                        \
-    {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},                         \
-        {"quiet", no_argument, 0, 'q'}, {"verbose", no_argument, 0, 'v'},                          \
-        {"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {                         \
-        0, 0, 0, 0                                                                                 \
-    }
+ * (programs with -j list {"threads", required_argument, 0, 'j'} too); one
+ * option a line, which clang-format would run together. */
+// clang-format off
+#define CLI_LONGOPTS_COMMON                  \
+    {"output", required_argument, 0, 'o'},  \
+    {"force", no_argument, 0, 'f'},         \
+    {"quiet", no_argument, 0, 'q'},         \
+    {"verbose", no_argument, 0, 'v'},       \
+    {"help", no_argument, 0, 'h'},          \
+    {"version", no_argument, 0, 'V'},       \
+    {0, 0, 0, 0}
+// clang-format on
 
 /* Defaults: all cores, no -f, stdout. */
 void cli_common_init(CliCommon *c);

@@ -23,19 +23,18 @@ static void open_outputs(const FilterRun *r) {
 /* The side output first, then the main one: a failure of either leaves
  * neither (regular) file behind. Dies on failure. */
 static void close_outputs(const FilterRun *r) {
+    int side_renamed = 0;
     if (r->side_output) {
-        int side_renamed = r->side->tmp != NULL;
+        side_renamed = r->side->tmp != NULL;
         if (r->side->fp && writer_close(r->side, r->err)) {
             writer_abort(r->out);
             die("%s", r->err->msg);
         }
-        if (writer_close(r->out, r->err)) {
-            if (side_renamed) unlink(r->side_output);
-            die("%s", r->err->msg);
-        }
-        return;
     }
-    if (writer_close(r->out, r->err)) die("%s", r->err->msg);
+    if (writer_close(r->out, r->err)) {
+        if (side_renamed) unlink(r->side_output);
+        die("%s", r->err->msg);
+    }
 }
 
 void filter_run(const FilterRun *r) {

@@ -261,28 +261,22 @@ static long temp_pid(const char *name, const char *prefix, size_t plen) {
 int remove_dead_temps(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    size_t dlen = slash ? (size_t)(slash - path) : 0;
-    char *dir = slash ? xmalloc(dlen + 2) : NULL;
-    if (dir) {
-        memcpy(dir, path, dlen);
-        dir[dlen ? dlen : 1] = '\0';
-        if (!dlen) dir[0] = '/';
-    }
-    DIR *d = opendir(dir ? dir : ".");
+    /* the folder: "." without a slash, "/" for a path right under the root */
+    size_t dlen = !slash ? 1 : slash > path ? (size_t)(slash - path) : 1;
+    char *dir = xmalloc(dlen + 1);
+    memcpy(dir, slash ? path : ".", dlen);
+    dir[dlen] = '\0';
+    DIR *d = opendir(dir);
     int removed = 0;
-    if (!d) {
-        free(dir);
-        return 0;
-    }
     size_t blen = strlen(base);
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    while (d && (e = readdir(d)) != NULL) {
         long pid = temp_pid(e->d_name, base, blen);
         if (pid <= 0 || pid == (long)getpid()) continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
-        size_t n = (dir ? strlen(dir) : 1) + strlen(e->d_name) + 2;
+        size_t n = dlen + strlen(e->d_name) + 2;
         char *p = xmalloc(n);
-        snprintf(p, n, "%s/%s", dir ? dir : ".", e->d_name);
+        snprintf(p, n, "%s/%s", dir, e->d_name);
         struct stat st;
         if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && unlink(p) == 0) {
             info(3, "removed %s, left by process %ld, which no longer runs", p, pid);
@@ -290,7 +284,7 @@ int remove_dead_temps(const char *path) {
         }
         free(p);
     }
-    closedir(d);
+    if (d) closedir(d);
     free(dir);
     return removed;
 }

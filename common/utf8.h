@@ -79,12 +79,11 @@ int utf8_refuse_wide(const char *name, const char *s, size_t n, Err *err);
 #define UTF8_QUOTE_CAP 64
 
 /* Copy input text s[0..n) into out[cap] (cap >= 8) for quoting in a message:
- * printable characters and tabs as they are, every other byte (control
- * characters such as ESC, DEL, C1 controls, invalid UTF-8) as \xNN and a
- * backslash as
- * \\, so a message stays one line that cannot drive a terminal. Text that
- * does not fit is cut on a character boundary and ends in "...". Returns
- * out. */
+ * printable characters and tabs as they are, a backslash as \\, every
+ * other byte (control characters such as ESC, DEL, C1 controls, invalid
+ * UTF-8) as \xNN, so a message stays one line that cannot drive a
+ * terminal. Text that does not fit is cut on a character boundary and ends
+ * in "...". Returns out. */
 const char *utf8_quote(char *out, size_t cap, const char *s, size_t n);
 
 /* Append code point cp (must be <= 0x10FFFF) as UTF-8. */

@@ -135,12 +135,9 @@ static void usage(int gpu) {
  * option and the range otherwise. */
 static double parse_real(const char *s, const char *what, double lo, int lo_open, double hi) {
     double v = cli_parse_double(s, what);
-    if (v < lo || (lo_open && v == lo) || v > hi) {
-        if (isfinite(hi))
-            cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s,
-                          lo_open ? ">" : ">=", lo, hi);
-        cli_bad_usage("%s %s: must be a finite number %s %g", what, s, lo_open ? ">" : ">=", lo);
-    }
+    if (v < lo || (lo_open && v == lo) || v > hi)
+        cli_bad_usage("%s %s: must be a number %s %g and <= %g", what, s, lo_open ? ">" : ">=", lo,
+                      hi);
     return v;
 }
 
@@ -496,8 +493,8 @@ static void check_stats(const TrainStats *st, int64_t step, float lr, int tty) {
 static void check_state(TrainBackend *be, const Bert *m, const Optim *opt, int64_t step, float lr) {
     static const char *const what[3] = {"a weight", "a first moment", "a second moment"};
     const float *arr[3] = {m->params, opt->m, opt->v};
-    int64_t bad = 0, *all = xmalloc((size_t)be->world *
-                                    sizeof *all); /* 1 + 2 k + (inf): arr[k] has nan or inf */
+    /* bad: 0, or 1 + 2 k + (1 for inf, 0 for nan) when arr[k] is not finite */
+    int64_t bad = 0, *all = xmalloc((size_t)be->world * sizeof *all);
     for (int k = 0; k < 3 && be->rank == 0 && !bad; k++) {
         size_t i = first_nonfinite(arr[k], m->nparams);
         if (i < m->nparams) bad = 1 + 2 * k + !isnan(arr[k][i]);
