@@ -590,8 +590,11 @@ static H5Z_filter_t nth_filter(hid_t p, int i, int *level) {
  * (and shuffle or a checksum), and with other filters at least a byte per
  * chunk. Every chunk of a masked-LM file is stored, so a dataset that
  * claims more is damaged, and reading it would allocate and walk what is
- * not there. Returns 0, or -1 with err. */
-static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err *err) {
+ * not there. Without filters the data is stored raw: a contiguous
+ * dataset's storage is all its bytes (or none yet), a chunked one's a whole
+ * number of chunks; a record of fewer bytes would make the library copy
+ * past the end of what it read. Returns 0, or -1 with err. */
+static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid_t p, Err *err) {
     const char *path = in->path;
     int rank = H5Sget_simple_extent_ndims(s);
     hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
@@ -617,10 +620,11 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
         else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
             other = 1;
     }
-    double nchunks = 1, values = 1;
+    double nchunks = 1, values = 1, chunk_values = 1;
     for (int i = 0; i < rank; i++)
         values *= (double)dims[i];
-    if (H5Pget_layout(p) == H5D_CHUNKED) {
+    H5D_layout_t layout = H5Pget_layout(p);
+    if (layout == H5D_CHUNKED) {
         hsize_t cd[H5S_MAX_RANK];
         int cr = H5Pget_chunk(p, H5S_MAX_RANK, cd);
         if (cr != rank)
@@ -635,7 +639,22 @@ static int dset_check(H5In *in, const char *name, hid_t t, hid_t s, hid_t p, Err
                                path, name, i, (unsigned long long)cd[i],
                                (unsigned long long)(maxd[i] == H5S_UNLIMITED ? dims[i] : maxd[i]));
             nchunks *= ceil((double)dims[i] / (double)cd[i]);
+            chunk_values *= (double)cd[i];
         }
+    }
+    if (nf == 0 && (layout == H5D_CHUNKED || layout == H5D_CONTIGUOUS)) {
+        double stored = (double)H5Dget_storage_size(d),
+               unit = (layout == H5D_CHUNKED ? chunk_values : values) * (double)es;
+        double units = layout == H5D_CHUNKED ? nchunks : 1;
+        if (stored > 0 && (fmod(stored, unit) != 0 || stored > units * unit))
+            return err_set(err,
+                           "%s: damaged HDF5 file (%s: %.0f bytes stored for %.0f %s of %.0f "
+                           "bytes)",
+                           path, name, stored, units,
+                           layout != H5D_CHUNKED ? "block"
+                           : units == 1          ? "chunk"
+                                                 : "chunks",
+                           unit);
     }
     double bytes = values * (double)es, room = (double)in->size;
     int fits = other ? nchunks <= room : bytes <= room * (deflate ? DEFLATE_MAX_RATIO : 1);
@@ -752,7 +771,7 @@ static hid_t open_dset(H5In *in, const char *name, hid_t *t, hid_t *s, hid_t *p,
     if (*t < 0 || *s < 0 || *p < 0)
         rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
     else
-        rc = dset_check(in, name, *t, *s, *p, err);
+        rc = dset_check(in, name, d, *t, *s, *p, err);
     if (rc == 0) return d;
     if (*p >= 0) H5Pclose(*p);
     if (*s >= 0) H5Sclose(*s);

@@ -5,6 +5,8 @@
 # the sanitizers). One check per target and file: the target returned.
 . "$TESTS/cli/lib.sh"
 FUZZ=$TESTS/fuzz
+FUZZ_DIR=$FUZZ
+. "$FUZZ/san.sh" # under make asan: the settings make fuzz runs with
 export TMPDIR=$T # the targets' scratch files go with the test's temp dir
 mapfile -t files < <(find "$FUZZ/corpus" "$FUZZ/crashes" -type f ! -name '.*' ! -name '*.md' 2>/dev/null | sort)
 ok "inputs to replay (${#files[@]})" [ "${#files[@]}" -gt 0 ]

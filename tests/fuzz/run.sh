@@ -19,12 +19,8 @@ shift 3
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 W=$ROOT/build-fuzz
 seed=${FUZZ_SEED:-$(($(date +%s) % 100000))}
-# allocator_may_return_null: an absurd request (libhdf5 reading a damaged
-# size) gets NULL, as from malloc in a normal build; wikibert's xmalloc then
-# ends the program, which both engines report
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/tests/fuzz/lsan.supp:print_suppressions=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+FUZZ_DIR=$ROOT/tests/fuzz
+. "$FUZZ_DIR/san.sh"
 mkdir -p "$W/logs"
 # the targets' scratch files (fuzz.h): a crashed target leaves its own behind
 export TMPDIR=$W/tmp
