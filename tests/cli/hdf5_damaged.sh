@@ -102,6 +102,20 @@ else
   echo "not run: a file of 2^40 rows and other layouts made with h5py (no Python with h5py; Debian: python3-h5py)"
 fi
 
+# a real crash inside libhdf5, not an injected one (found by make fuzz: a
+# chunk dimension of 0 makes H5Dopen2 divide by zero, SIGFPE): one line,
+# exit 1, for hdf5_check and the trainer
+L=$DATA/hdf5-libcrash.hdf5
+run timeout 60 "$C" "$L"
+expect_rc "libhdf5's own crash: exit 1, not a signal" 1
+expect_err "... one line naming the file" "hdf5_check: $L: damaged HDF5 file (the HDF5 library crashed reading it)"
+rm -rf "$T/in" "$T/out"
+mkdir -p "$T/in"
+cp "$L" "$T/in/x_training_0.hdf5"
+run timeout 120 "$TR" $(targs "$T/in" "$T/out")
+expect_rc "... train_bert_cpu: exit 1" 1
+ok "... train_bert_cpu: one line naming the file" eval '[ "$(lines)" = 1 ] && grep -q "^train_bert_cpu: $T/in/x_training_0.hdf5: " "$err"'
+
 # unfiltered chunks stored shorter than a chunk (found by make fuzz; libhdf5
 # copied past what it read): refused before the read, naming the dataset
 for f in H5Dread:"masked_lm_ids: 122 bytes stored for 1 chunk of 480 bytes" \
