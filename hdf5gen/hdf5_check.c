@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
     if (optind >= argc) cli_bad_usage("no input files");
     Err err;
     if (vocab) {
-        WordPiece *wp = wp_create(vocab, 1, &err);
+        WordPiece *wp = wp_create(vocab, WP_UNCASED, &err);
         if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
         o.vocab_size = (int32_t)wp_vocab_size(wp);
         o.cls = wp_token_id(wp, "[CLS]", 5);

@@ -46,8 +46,12 @@ static void usage(void) {
         "  --dupe-factor N               passes over the documents (default 10, the\n"
         "                                original's; bertPrep and the Hungarian scripts pass 5)\n"
         "  --random-seed N               seed; every shard uses the same (default 12345)\n"
-        "  --do-lower-case [0|1]         1 (default): lower-case and strip accents;\n"
-        "                                0: keep case (the original lower-cases anyway)\n"
+        "  --do-lower-case [0|1]         1 (default): lower-case; 0: keep case (the\n"
+        "                                original lower-cases anyway)\n"
+        "  --strip-accents 0|1           1: drop accents (NFD, then marks of category Mn);\n"
+        "                                0: keep them, for languages whose accented letters\n"
+        "                                are letters of their own (default: as\n"
+        "                                --do-lower-case, BertTokenizer's strip_accents=None)\n"
         "  --whole-word-mask             mask whole words (a word and its ## pieces)\n"
         "  --no-mask                     no masking: plain sequences, masked_lm_* all 0\n"
         "                                (for dynamic masking in the trainer)\n"
@@ -56,7 +60,8 @@ static void usage(void) {
         "                                several, or when OUT ends in '/': SHARD.txt gives\n"
         "                                OUT/SHARD.hdf5\n"
         "  -P, --prep-root DIR           write into bertPrep's directory instead:\n"
-        "                                DIR/hdf5_lower_case_<d>_seq_len_<L>_max_pred_<P>_\n"
+        "                                DIR/hdf5_lower_case_<d>[_strip_accents_<a>]_seq_len_<L>_\n"
+        "                                max_pred_<P>_"
         "                                masked_lm_prob_<p>_random_seed_<s>_dupe_factor_<f>/\n"
         "                                <dataset>/ (dataset: --dataset, or the shard names'\n"
         "                                part before _training_/_test_)\n"
@@ -100,6 +105,7 @@ enum {
     O_DUPE,
     O_SEED,
     O_LOWER,
+    O_STRIP,
     O_WWM,
     O_NOMASK,
     O_NSP,
@@ -133,6 +139,8 @@ static const struct option longopts[] = {
     {"seed", 1, 0, O_SEED},
     {"do-lower-case", 2, 0, O_LOWER},
     {"do_lower_case", 2, 0, O_LOWER},
+    {"strip-accents", 1, 0, O_STRIP},
+    {"strip_accents", 1, 0, O_STRIP},
     {"whole-word-mask", 0, 0, O_WWM},
     {"do_whole_word_mask", 0, 0, O_WWM},
     {"no-mask", 0, 0, O_NOMASK},
@@ -356,9 +364,9 @@ typedef struct Config {
     CliCommon cc;
     InstOpts io;
     const char *vocab, *prep_root, *dataset, *input_file;
-    int lower, skip_existing, level;
-    long shard_index, shard_count; /* -1: all shards (no batch system) */
-    char **shards;                 /* the SHARD arguments */
+    int lower, strip, skip_existing, level; /* strip: --strip-accents, -1: as lower */
+    long shard_index, shard_count;          /* -1: all shards (no batch system) */
+    char **shards;                          /* the SHARD arguments */
     int nshards;
 } Config;
 
@@ -401,7 +409,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     inst_opts_default(&cfg->io);
     InstOpts *io = &cfg->io;
     cfg->vocab = cfg->prep_root = cfg->dataset = cfg->input_file = NULL;
-    cfg->lower = 1, cfg->skip_existing = 0, cfg->level = 0;
+    cfg->lower = 1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
     cfg->shard_index = -1, cfg->shard_count = -1;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
@@ -432,6 +440,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
                 (!strcmp(argv[optind], "0") || !strcmp(argv[optind], "1")))
                 optarg = argv[optind++]; /* "--do_lower_case 1", as bertPrep writes it */
             cfg->lower = optarg ? (int)cli_parse_int(optarg, "--do-lower-case", 0, 1) : 1;
+            break;
+        case O_STRIP:
+            cfg->strip = (int)cli_parse_int(optarg, "--strip-accents", 0, 1);
             break;
         case O_WWM:
             io->whole_word = 1;
@@ -539,13 +550,17 @@ static int plan_outputs(const Config *cfg, Plan *p) {
                           p->inputs[0]);
         char pr[64];
         py_float_str(io->masked_lm_prob, pr, sizeof pr);
+        /* the accent choice is named only where it differs from the case one */
+        char acc[32] = "";
+        if (cfg->strip >= 0 && cfg->strip != cfg->lower)
+            snprintf(acc, sizeof acc, "_strip_accents_%d", cfg->strip);
         size_t n = strlen(cfg->prep_root) + strlen(ds) + 256;
         p->outdir = xmalloc(n);
         snprintf(p->outdir, n,
                  "%s/"
-                 "hdf5_lower_case_%d_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_"
+                 "hdf5_lower_case_%d%s_seq_len_%d_max_pred_%d_masked_lm_prob_%s_random_seed_%llu_"
                  "dupe_factor_%d/%s",
-                 cfg->prep_root, cfg->lower, io->max_seq_length, io->max_predictions, pr,
+                 cfg->prep_root, cfg->lower, acc, io->max_seq_length, io->max_predictions, pr,
                  (unsigned long long)io->seed, io->dupe_factor, ds);
         free(ds);
         return one_output;
@@ -635,7 +650,7 @@ static void plan_free(Plan *p) {
  * it is unreadable or lacks one). */
 static WordPiece *load_vocab(const Config *cfg) {
     Err err;
-    WordPiece *wp = wp_create(cfg->vocab, cfg->lower, &err);
+    WordPiece *wp = wp_create(cfg->vocab, wp_norm(cfg->lower, cfg->strip), &err);
     if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
     static const char *need[] = {"[CLS]", "[SEP]", "[MASK]"};
     for (int i = 0; i < 3; i++)

@@ -8,8 +8,23 @@
 #        -> filtered/wikicorpus_hu.txt     text_filter (filtering.py's Hungarian defaults)
 #        -> vocab/bert.{model,vocab}, vocab/vocab.txt   vocab_train (BPE) + WordPiece vocab
 #        -> formatted_text/                shard_split -L hu (sharding.py)
-#        -> hdf5_lower_case_1_seq_len_128_.../textcorpus/  hdf5gen (phase 1)
-#        -> hdf5_lower_case_1_seq_len_512_.../textcorpus/  hdf5gen (phase 2)
+#        -> hdf5_lower_case_1_strip_accents_0_seq_len_128_.../textcorpus/  hdf5gen (phase 1)
+#        -> hdf5_lower_case_1_strip_accents_0_seq_len_512_.../textcorpus/  hdf5gen (phase 2)
+#
+# One normalization from the vocabulary to the HDF5 files: by default the
+# text is lower-cased and keeps its accents (Hungarian's accented letters
+# are letters: kor, kör, kór, kőr are four words), and the BPE vocabulary
+# is trained on the text as BERT's tokenizer splits it (vocab_train
+# --bert), so its pieces are pieces the tokenizer produces and every
+# character is in vocab.txt both word-initially and as ##. HU_CASED=1 keeps
+# case and accents (a cased model); HU_FAITHFUL=1 reproduces the original
+# workflow's bytes (its WikiExtractor text, its spmtrain.py vocabulary, and
+# create_pretraining_data.py's lower-casing and accent stripping, which
+# leave [UNK] for every comma and period of Hungarian text) under its own
+# HU_DIR, default $(WORKDIR)/hu-faithful. The HDF5 and vocabulary
+# directory names say which normalization: lower_case_<0|1>, and
+# strip_accents_<0|1> where it differs from lower_case (the vocabulary of
+# the default one is vocab/, the others' vocab_lower_case_...).
 #
 # Everything lives under HU_DIR (default $(WORKDIR)/hu). The same sequence
 # runs for another wiki with LANG=xx (make's command line) or WIKI_LANG=xx,
@@ -24,7 +39,8 @@
 # environment's LANG is the locale); WIKI_LANG works anywhere. Another
 # language than hu wants its alphabet in WORD_CHARS (text_filter -W).
 HU_LANG       ?= $(or $(WIKI_LANG),$(if $(filter command line,$(origin LANG)),$(LANG)),hu)
-HU_DIR        ?= $(WORKDIR)/$(HU_LANG)$(if $(filter $(abspath $(WORKDIR)/$(HU_LANG)),$(abspath $(EN_DIR))),-hu-sequence)
+HU_FAITHFUL   ?= 0
+HU_DIR        ?= $(WORKDIR)/$(HU_LANG)$(if $(filter $(abspath $(WORKDIR)/$(HU_LANG)),$(abspath $(EN_DIR))),-hu-sequence)$(if $(filter 1,$(HU_FAITHFUL)),-faithful)
 ifeq ($(abspath $(HU_DIR)),$(abspath $(EN_DIR)))
 $(error HU_DIR and EN_DIR are both $(HU_DIR): the Hungarian sequence and the English workflow need a directory each)
 endif
@@ -34,16 +50,24 @@ HU_DUMP_KIND  ?= pages-articles-multistream.xml.bz2
 HU_DUMP       ?= $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_DUMP_KIND))
 HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
 HU_SHARDS     ?= $(or $(SHARDS),50)
-HU_LOWER      ?= 1
-HU_TRAINED_VOCAB := $(HU_DIR)/vocab/vocab.txt
+HU_CASED      ?= 0
+HU_LOWER      ?= $(if $(filter 1,$(HU_CASED)),0,1)
+HU_STRIP_ACCENTS ?= $(if $(filter 1,$(HU_FAITHFUL)),$(HU_LOWER),0)
+ifeq ($(HU_FAITHFUL)$(HU_CASED),11)
+$(error HU_FAITHFUL=1 and HU_CASED=1: the original workflow always lower-cases)
+endif
+HU_NORM       := $(HU_LOWER)$(if $(filter-out $(HU_LOWER),$(HU_STRIP_ACCENTS)),_strip_accents_$(HU_STRIP_ACCENTS))
+HU_TRAINED_VOCAB := $(HU_DIR)/vocab$(if $(filter 0,$(HU_FAITHFUL)),$(if $(filter-out 1_strip_accents_0,$(HU_NORM)),_lower_case_$(HU_NORM)))/vocab.txt
 HU_VOCAB      ?= $(or $(VOCAB),$(HU_TRAINED_VOCAB))
 
 HU_TEXT  := $(HU_DIR)/text/wikicorpus_$(HU_LANG).txt
 HU_SENT  := $(HU_DIR)/sentences/wikicorpus_$(HU_LANG).txt
 HU_FILT  := $(HU_DIR)/filtered/wikicorpus_$(HU_LANG).txt
 HU_SHARD := $(HU_DIR)/formatted_text
-HU_H5_1  := $(HU_DIR)/$(call h5_name,$(HU_LOWER),$(SEQ1),$(PRED1))
-HU_H5_2  := $(HU_DIR)/$(call h5_name,$(HU_LOWER),$(SEQ2),$(PRED2))
+HU_H5_1  := $(HU_DIR)/$(call h5_name,$(HU_NORM),$(SEQ1),$(PRED1))
+HU_H5_2  := $(HU_DIR)/$(call h5_name,$(HU_NORM),$(SEQ2),$(PRED2))
+HU_TEXT_OPTS  := $(if $(filter 1,$(HU_FAITHFUL)),--faithful)
+HU_VOCAB_OPTS := $(if $(filter 1,$(HU_FAITHFUL)),,--bert --do-lower-case $(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS))
 
 
 ## hu: the Hungarian workflow from DUMP to both HDF5 phases (HU_DIR, default work/hu)
@@ -80,9 +104,19 @@ $(HU_DIR)/download/%:
 	@mkdir -p $(@D)
 	$(call fetch_recipe,$(HU_WIKI),$(HU_DUMP_KIND),$@)
 
+# The text of HU_FAITHFUL=1 differs: a directory holds one kind only.
+HU_TEXT_KIND := $(if $(filter 1,$(HU_FAITHFUL)),faithful,default)
+HU_KIND_FILE := $(HU_DIR)/text/.kind
+ifneq ($(wildcard $(HU_KIND_FILE)),)
+ifneq ($(file <$(HU_KIND_FILE)),$(HU_TEXT_KIND))
+$(error $(HU_DIR) holds the text of HU_FAITHFUL=$(if $(filter faithful,$(HU_TEXT_KIND)),0,1): give this run another HU_DIR)
+endif
+endif
+
 $(HU_TEXT): $(HU_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
 	@mkdir -p $(@D)
-	$(BIN)/wiki_dump -q -j $(JOBS) $< | $(BIN)/wiki_strip -q -j $(JOBS) -F lines -f -o $@
+	@printf '%s' $(HU_TEXT_KIND) >$(HU_KIND_FILE)
+	$(BIN)/wiki_dump -q -j $(JOBS) $< | $(BIN)/wiki_strip -q -j $(JOBS) -F lines $(HU_TEXT_OPTS) -f -o $@
 
 $(HU_SENT): $(HU_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
@@ -93,19 +127,20 @@ $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 	$(BIN)/text_filter -q --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
 	  -f -o $@ $<
 
-# spmtrain.py's options; vocab.txt is what sent2wordpiece.py makes of bert.vocab
+# spmtrain.py's options; vocab.txt is what sent2wordpiece.py makes of
+# bert.vocab; --bert (unless HU_FAITHFUL=1) and the normalization as above
 $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	@mkdir -p $(@D)
 	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) \
-	  --input-sentence-size 100000000 --shuffle --character-coverage 0.9999 --wordpiece $@ $<
+	  --input-sentence-size 100000000 --shuffle --character-coverage 0.9999 $(HU_VOCAB_OPTS) --wordpiece $@ $<
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
 	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
 
 $(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
-	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)
+	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)
 
 $(HU_H5_2)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
-	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER),$(SEQ2),$(PRED2),$(HU_H5_2),textcorpus)
+	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS),$(SEQ2),$(PRED2),$(HU_H5_2),textcorpus)
 
 .PHONY: hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 hu-hdf5-phase1 hu-hdf5-phase2 hu-check

@@ -44,7 +44,7 @@
 #include "common/utf8.h"
 
 struct WordPiece {
-    int lower;
+    int norm; /* WP_LOWER | WP_STRIP_ACCENTS */
     WpFlavor flavor;
     /* trie */
     uint32_t nnodes;
@@ -209,12 +209,12 @@ static void py_strip(const char **s, size_t *n) {
     *n = b - a;
 }
 
-WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int lower, Err *err) {
+WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int norm, Err *err) {
     WordPiece *wp = xcalloc(1, sizeof *wp);
     Builder b = {0};
     Buf text = {0};
     size_t cap = 0;
-    wp->lower = lower;
+    wp->norm = norm & WP_UNCASED;
     bnode_new(&b, 0, 0);
     for (size_t pos = 0; pos < len;) {
         size_t e = pos;
@@ -263,18 +263,18 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int low
     return wp;
 }
 
-WordPiece *wp_create_basic(int lower, WpFlavor flavor) {
+WordPiece *wp_create_basic(int norm, WpFlavor flavor) {
     Err err;
-    WordPiece *wp = wp_create_mem("", 0, "(none)", lower, &err);
+    WordPiece *wp = wp_create_mem("", 0, "(none)", norm, &err);
     wp->flavor = flavor;
     return wp;
 }
 
-WordPiece *wp_create(const char *path, int lower, Err *err) {
+WordPiece *wp_create(const char *path, int norm, Err *err) {
     Buf data = {0};
     WordPiece *wp = NULL;
     if (read_file(path, &data, err) == 0)
-        wp = wp_create_mem(data.data ? data.data : "", data.len, path, lower, err);
+        wp = wp_create_mem(data.data ? data.data : "", data.len, path, norm, err);
     buf_free(&data);
     return wp;
 }
@@ -290,7 +290,7 @@ size_t wp_vocab_size(const WordPiece *wp) { return wp->nlines; }
 
 int32_t wp_unk_id(const WordPiece *wp) { return wp->unk; }
 
-int wp_lower(const WordPiece *wp) { return wp->lower; }
+int wp_norm_of(const WordPiece *wp) { return wp->norm; }
 
 const char *wp_id_token(const WordPiece *wp, int32_t id, size_t *len) {
     if (id == WP_UNK_ABSENT) {
@@ -411,24 +411,33 @@ static void basic_token(const WordPiece *wp, WpScratch *sc, int ascii) {
             return;
         }
     }
-    if (!wp->lower) {
+    if (!wp->norm) {
         split_punct(sc, t, n, 0);
         return;
     }
     if (ascii) { /* str.lower() of ASCII is ASCII; NFD and Mn change nothing */
-        for (size_t i = 0; i < n; i++)
-            if (t[i] >= 'A' && t[i] <= 'Z') t[i] = (char)(t[i] + 32);
+        if (wp->norm & WP_LOWER)
+            for (size_t i = 0; i < n; i++)
+                if (t[i] >= 'A' && t[i] <= 'Z') t[i] = (char)(t[i] + 32);
         split_punct(sc, t, n, 0);
         return;
     }
-    buf_clear(&sc->low);
+    const char *s = t;
+    size_t sn = n;
+    if (wp->norm & WP_LOWER) {
+        buf_clear(&sc->low);
+        if (wp->flavor == WP_FLAVOR_HF && has_capital_sigma(t, n))
+            lower_per_char(&sc->low, t, n);
+        else if (uni_append_lower(&sc->low, t, n))
+            buf_append(&sc->low, t, n);
+        s = sc->low.data, sn = sc->low.len;
+    }
+    if (!(wp->norm & WP_STRIP_ACCENTS)) {
+        split_punct(sc, s, sn, 0);
+        return;
+    }
     buf_clear(&sc->nfd);
-    if (wp->flavor == WP_FLAVOR_HF && has_capital_sigma(t, n))
-        lower_per_char(&sc->low, t, n);
-    else if (uni_append_lower(&sc->low, t, n))
-        buf_append(&sc->low, t, n);
-    if (uni_append_nfd(&sc->nfd, sc->low.data, sc->low.len))
-        buf_append(&sc->nfd, sc->low.data, sc->low.len);
+    if (uni_append_nfd(&sc->nfd, s, sn)) buf_append(&sc->nfd, s, sn);
     split_punct(sc, sc->nfd.data, sc->nfd.len, 1);
 }
 

@@ -7,8 +7,9 @@
  *
  *   text -> clean (drop NUL, U+FFFD, C* except \t\n\r; whitespace -> ' ')
  *        -> spaces around CJK ideographs -> str.split()
- *        -> per token, unless it is a never_split string: str.lower(),
- *           NFD, drop Mn (only when lower-casing), split off punctuation
+ *        -> per token, unless it is a never_split string: str.lower()
+ *           (WP_LOWER), NFD and drop Mn (WP_STRIP_ACCENTS), split off
+ *           punctuation
  *        -> per piece: greedy longest-match-first WordPiece ("##" marks a
  *           continuation; a piece with an unmatchable rest, or longer than
  *           100 code points, becomes one [UNK]).
@@ -32,7 +33,7 @@
  * after; both give the same text (U+0130 becomes "i" either way).
  *
  *   Err err;
- *   WordPiece *wp = wp_create("data/bert/vocab.txt", 1, &err);
+ *   WordPiece *wp = wp_create("data/bert/vocab.txt", WP_UNCASED, &err);
  *   WpScratch sc = {0};
  *   WpIds ids = {0};
  *   wp_encode(wp, &sc, "Hello, world!", 13, &ids);   // ids of hello , world !
@@ -69,16 +70,33 @@ typedef struct WpScratch {
     size_t bad_utf8; /* invalid UTF-8 sequences met (running total) */
 } WpScratch;
 
+/* Normalization switches, or-ed into the `norm` argument below.
+ * tokenization.py's do_lower_case=True is WP_UNCASED (both), False is 0;
+ * Hugging Face's BertTokenizer(do_lower_case, strip_accents) allows all
+ * four combinations: lower-casing alone keeps accents ("kör" stays
+ * "kör"), stripping alone keeps case ("Kör" -> "Kor"). */
+#define WP_LOWER 1         /* str.lower() */
+#define WP_STRIP_ACCENTS 2 /* NFD, then drop code points of category Mn */
+#define WP_UNCASED (WP_LOWER | WP_STRIP_ACCENTS)
+
+/* The `norm` switches for do_lower_case `lower` (0/1) and strip_accents
+ * `strip` (0/1, or -1: None, i.e. as lower-casing, HF's default). */
+static inline int wp_norm(int lower, int strip) {
+    if (strip < 0) strip = lower;
+    return (lower ? WP_LOWER : 0) | (strip ? WP_STRIP_ACCENTS : 0);
+}
+
 /* Load a vocabulary file as tokenization.py's load_vocab: one token per
  * line (\n, \r\n and \r end lines), stripped of Python whitespace; the id
  * of a token is its 0-based line number, the last one where a token occurs
- * more than once; blank lines are the token "". `lower` is do_lower_case.
+ * more than once; blank lines are the token "". `norm` holds the
+ * normalization switches (WP_UNCASED is do_lower_case=True).
  * Returns the tokenizer (free with wp_destroy) or NULL with err set
  * ("PATH: No such file or directory", "PATH:LINE: invalid UTF-8"). */
-WordPiece *wp_create(const char *path, int lower, Err *err);
+WordPiece *wp_create(const char *path, int norm, Err *err);
 
 /* The same from a vocabulary held in memory; `name` is used in messages. */
-WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int lower, Err *err);
+WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int norm, Err *err);
 
 /* Flavours of the basic tokenizer (see above). */
 typedef enum WpFlavor {
@@ -87,10 +105,10 @@ typedef enum WpFlavor {
 } WpFlavor;
 
 /* A tokenizer with an empty vocabulary, for wp_basic_tokenize() and
- * wp_basic_pieces() only, lower-casing and stripping accents when `lower`
- * (HF: BertNormalizer lowercase=true, strip_accents=None). Free with
+ * wp_basic_pieces() only, normalizing as `norm` says (WP_UNCASED is HF's
+ * BertNormalizer lowercase=true, strip_accents=None). Free with
  * wp_destroy(). */
-WordPiece *wp_create_basic(int lower, WpFlavor flavor);
+WordPiece *wp_create_basic(int norm, WpFlavor flavor);
 
 /* Free a tokenizer (NULL is fine). */
 void wp_destroy(WordPiece *wp);
@@ -110,8 +128,8 @@ int32_t wp_token_id(const WordPiece *wp, const char *s, size_t n);
 #define WP_UNK_ABSENT INT32_MAX
 int32_t wp_unk_id(const WordPiece *wp);
 
-/* Nonzero if the tokenizer lower-cases and strips accents. */
-int wp_lower(const WordPiece *wp);
+/* The tokenizer's normalization switches (WP_LOWER | WP_STRIP_ACCENTS). */
+int wp_norm_of(const WordPiece *wp);
 
 /* BasicTokenizer only: append the basic tokens of text[0..len) (any bytes;
  * invalid UTF-8 counts in sc->bad_utf8 and is dropped as U+FFFD is) to out,

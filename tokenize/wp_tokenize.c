@@ -1,6 +1,7 @@
 /* wp_tokenize - BERT WordPiece tokenization, one output line per input line.
  *
- *   wp_tokenize [--vocab FILE] [--cased] [--ids] [-j N] [-o FILE] [FILE...]
+ *   wp_tokenize [--vocab FILE] [--do-lower-case 0|1] [--strip-accents 0|1] [--ids]
+ *               [-j N] [-o FILE] [FILE...]
  *   sent_split -l en wiki.txt | wp_tokenize --ids > wiki.ids
  *
  * Writes the WordPiece tokens (or with --ids their vocabulary ids) of each
@@ -56,7 +57,13 @@ static void usage(void) {
            "Options:\n"
            "      --vocab FILE   WordPiece vocabulary, one token per line, id = line number,\n"
            "                     with an [UNK] line (default: %s)\n"
-           "      --cased        keep case and accents (do_lower_case=False)\n"
+           "      --do-lower-case 0|1\n"
+           "                     1 (default): lower-case; 0: keep case\n"
+           "      --strip-accents 0|1\n"
+           "                     1: drop accents (NFD, then marks of category Mn); 0: keep\n"
+           "                     them (default: as --do-lower-case, as BertTokenizer's\n"
+           "                     strip_accents=None); kör and kor stay apart only with 0\n"
+           "      --cased        keep case and accents (--do-lower-case 0)\n"
            "      --ids          write vocabulary ids instead of tokens\n"
            "  -j, --threads N    worker threads (default: all cores, %d here)\n"
            "  -o, --output FILE  write to FILE atomically\n"
@@ -133,7 +140,7 @@ static int flush(void *ctx, Batch *b) {
 typedef struct Config {
     CliCommon cc;
     const char *vocab; /* --vocab, or the default under data/ */
-    int cased;
+    int lower, strip;  /* --do-lower-case; --strip-accents (-1: as lower) */
     char vocab_default[4096];
 } Config;
 
@@ -142,10 +149,14 @@ typedef struct Config {
 static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     cli_common_init(&cfg->cc);
     cfg->vocab = NULL;
-    cfg->cased = 0;
-    enum { O_VOCAB = 256, O_CASED, O_IDS };
+    cfg->lower = 1, cfg->strip = -1;
+    enum { O_VOCAB = 256, O_CASED, O_IDS, O_LOWER, O_STRIP };
     static const struct option longopts[] = {{"vocab", required_argument, 0, O_VOCAB},
                                              {"cased", no_argument, 0, O_CASED},
+                                             {"do-lower-case", required_argument, 0, O_LOWER},
+                                             {"do_lower_case", required_argument, 0, O_LOWER},
+                                             {"strip-accents", required_argument, 0, O_STRIP},
+                                             {"strip_accents", required_argument, 0, O_STRIP},
                                              {"ids", no_argument, 0, O_IDS},
                                              {"threads", required_argument, 0, 'j'},
                                              CLI_LONGOPTS_COMMON};
@@ -156,7 +167,13 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
             cfg->vocab = optarg;
             break;
         case O_CASED:
-            cfg->cased = 1;
+            cfg->lower = 0;
+            break;
+        case O_LOWER:
+            cfg->lower = (int)cli_parse_int(optarg, "--do-lower-case", 0, 1);
+            break;
+        case O_STRIP:
+            cfg->strip = (int)cli_parse_int(optarg, "--strip-accents", 0, 1);
             break;
         case O_IDS:
             st->ids = 1;
@@ -176,10 +193,11 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     return 0;
 }
 
-/* Load the vocabulary into st->wp: a missing file or one without [UNK]
+/* Load the vocabulary into st->wp with the normalization switches `norm`
+ * (wordpiece.h): a missing file or one without [UNK]
  * exits 2, an unreadable one 1. */
-static void load_vocab(State *st, const char *vocab, int cased) {
-    st->wp = wp_create(vocab, !cased, &st->err);
+static void load_vocab(State *st, const char *vocab, int norm) {
+    st->wp = wp_create(vocab, norm, &st->err);
     if (!st->wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st->err.msg);
     /* without [UNK] every unknown word would have no token and no id */
     if (!wp_vocab_size(st->wp)) die_code(EXIT_USAGE, "%s: empty vocabulary (--vocab)", vocab);
@@ -214,7 +232,7 @@ int main(int argc, char **argv) {
     if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;
     char **inputs = argv + optind;
     int ninputs = argc - optind;
-    load_vocab(&st, cfg.vocab, cfg.cased);
+    load_vocab(&st, cfg.vocab, wp_norm(cfg.lower, cfg.strip));
     reader_init(&st.rd, inputs, ninputs);
     FilterRun run = {.output = cfg.cc.output,
                      .force = cfg.cc.force,

@@ -276,7 +276,9 @@ typedef struct WordTable {
 typedef struct Counter {
     WordTable words;
     Buf norm, cooked;
-    uint64_t nwords;
+    Buf pre;  /* the line as BpeOpts.pretok rewrote it */
+    Buf held; /* held-out lines, each followed by '\n' */
+    uint64_t nwords, nheld;
 } Counter;
 
 enum { RM_ALL, RM_FIRST, RM_SAMPLE_IDX, RM_SAMPLE_SEL, RM_SAMPLE_MEM, RM_STORED };
@@ -550,6 +552,8 @@ void bpe_destroy(BpeTrainer *t) {
         wt_free(&t->ctr[i].words);
         buf_free(&t->ctr[i].norm);
         buf_free(&t->ctr[i].cooked);
+        buf_free(&t->ctr[i].pre);
+        buf_free(&t->ctr[i].held);
     }
     free(t->ctr);
     wt_free(&t->all);
@@ -574,6 +578,11 @@ void bpe_destroy(BpeTrainer *t) {
     buf_free(&t->pieces);
     free(t->poff), free(t->plen), free(t->req_cp);
     free(t);
+}
+
+void bpe_held_out(const BpeTrainer *t, Buf *out) {
+    for (int i = 0; i < t->nctr; i++)
+        buf_append(out, t->ctr[i].held.data, t->ctr[i].held.len);
 }
 
 const BpeStats *bpe_stats(const BpeTrainer *t) { return &t->st; }
@@ -725,13 +734,34 @@ void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out) {
     normalize(t, s, n, out);
 }
 
-static void count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
+/* Is the line one of the held-out share? A hash of its bytes and the seed
+ * decides, so the choice depends on nothing else. */
+static int held_back(const BpeTrainer *t, const char *line, size_t len) {
+    uint64_t h = hash_bytes(line, len) ^ (t->o.seed * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 31, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 29;
+    return (double)(h >> 11) * 0x1.0p-53 < t->o.held_out;
+}
+
+/* Count one loadable line; returns 0 when it was held back instead. */
+static int count_line(const BpeTrainer *t, Counter *c, const char *line, size_t len) {
+    if (t->o.held_out > 0 && held_back(t, line, len)) {
+        buf_append(&c->held, line, len);
+        buf_putc(&c->held, '\n');
+        c->nheld++;
+        return 0;
+    }
+    if (t->o.pretok) {
+        buf_clear(&c->pre);
+        t->o.pretok(t->o.pretok_ctx, (int)(c - t->ctr), line, len, &c->pre);
+        line = c->pre.data ? c->pre.data : "", len = c->pre.len;
+    }
     buf_clear(&c->norm);
     normalize(t, line, len, &c->norm);
-    if (!c->norm.len) return;
+    if (!c->norm.len) return 1;
     size_t n;
     const char *s = replace_meta(&c->cooked, c->norm.data, c->norm.len, &n);
     count_words(c, s, n);
+    return 1;
 }
 
 /* The line filters of LoadSentences: 0 = load it, else the reason. */
@@ -763,8 +793,10 @@ void bpe_add_line(BpeTrainer *t, const char *line, size_t len) {
         return;
     }
     t->st.loadable++;
-    t->st.sentences++;
-    count_line(t, &t->ctr[0], line, len);
+    if (count_line(t, &t->ctr[0], line, len))
+        t->st.sentences++;
+    else
+        t->st.held_out++;
 }
 
 void bpe_add_word(BpeTrainer *t, const char *word, size_t len, uint64_t count) {
@@ -888,10 +920,9 @@ static void work(void *ctx, int wid, Batch *b) {
         uint32_t n;
         memcpy(&n, p, sizeof n);
         p += sizeof n;
-        count_line(t, c, p, n);
+        b->counts[count_line(t, c, p, n) ? 0 : 1]++;
         p += n;
     }
-    b->counts[0] = b->nrec;
     if (c->words.n > FLUSH_WORDS) {
         pthread_mutex_lock(&t->all_mu);
         wt_merge(&t->all, &c->words);
@@ -901,7 +932,7 @@ static void work(void *ctx, int wid, Batch *b) {
 
 static int flush(void *ctx, Batch *b) {
     BpeTrainer *t = ctx;
-    if (!t->counts_void) t->st.sentences += b->counts[0];
+    if (!t->counts_void) t->st.sentences += b->counts[0], t->st.held_out += b->counts[1];
     return 0;
 }
 
@@ -917,8 +948,11 @@ static void reset_counts(BpeTrainer *t) {
         wt_free(&t->ctr[i].words);
         wt_init(&t->ctr[i].words, 0);
         t->ctr[i].nwords = 0;
+        buf_clear(&t->ctr[i].held);
+        t->ctr[i].nheld = 0;
     }
     t->st.sentences = 0;
+    t->st.held_out = 0;
 }
 
 /* Check that every input can be read, before any reading: -2 with err set

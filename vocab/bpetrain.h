@@ -67,10 +67,21 @@ typedef struct BpeOpts {
      * "reading" (done = lines, total = 0) or "merging" (done of total). */
     void (*progress)(void *ctx, const char *phase, uint64_t done, uint64_t total);
     void *progress_ctx;
+    /* Beyond spm_train (both off by default):
+     * held_out: the share of the lines to be counted that are held back
+     * from training instead, chosen by a hash of the line's bytes and
+     * `seed` (so equal lines go the same way, for any thread count), and
+     * kept for bpe_held_out();
+     * pretok: rewrites each counted line before normalization, into out
+     * (worker: the counting thread, 0 .. nthreads-1), e.g. BERT's basic
+     * tokenization, so that the pieces are those its tokenizer can use. */
+    double held_out;
+    void (*pretok)(void *ctx, int worker, const char *line, size_t len, Buf *out);
+    void *pretok_ctx;
 } BpeOpts;
 
 #define BPE_OPTS_DEFAULT                                                                           \
-    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL }
+    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL, 0.0, NULL, NULL }
 
 typedef struct BpeStats {
     uint64_t lines;          /* lines read */
@@ -79,6 +90,7 @@ typedef struct BpeStats {
     uint64_t reserved;       /* lines holding U+2585 (skipped) */
     uint64_t loadable;       /* the rest: lines spm_train would load */
     uint64_t sentences;      /* loadable lines used (the sample, if sampled) */
+    uint64_t held_out;       /* lines of the sample held back (BpeOpts.held_out) */
     int sampled;             /* 1: a sample of `sentences` lines was drawn */
     uint64_t words;          /* word occurrences */
     uint64_t distinct_words; /* after rare characters became U+2585 */
@@ -137,6 +149,10 @@ const char *bpe_piece(const BpeTrainer *t, size_t i, size_t *len, float *score);
 /* Append <unk> <s> </s> and the trained pieces to m, as spm_train orders
  * them. The caller sets trainer_spec and normalizer_spec. */
 void bpe_model(const BpeTrainer *t, SpModel *m);
+
+/* Append the held-out lines (BpeOpts.held_out), each followed by '\n', to
+ * out: every one once, in an order that may vary with the threads. */
+void bpe_held_out(const BpeTrainer *t, Buf *out);
 
 /* Counters of the run so far. */
 const BpeStats *bpe_stats(const BpeTrainer *t);

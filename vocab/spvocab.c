@@ -143,17 +143,19 @@ static int cmp_u32(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Append every character of every token (a leading "##" removed) that is
- * not a token yet, in code-point order. */
-static void add_chars(VocabList *out) {
+/* Append every character of the tokens from index `from` on (a leading
+ * "##" removed) that is not a token yet, in code-point order; with `both`,
+ * each one also as a "##" continuation (c, then ##c). */
+static void add_chars(VocabList *out, size_t from, int both) {
     StrMap tokens;
-    strmap_init(&tokens, out->n);
+    strmap_init(&tokens, 2 * out->n);
     uint32_t *cps = NULL;
     size_t ncp = 0, cap = 0;
     for (size_t i = 0; i < out->n; i++) {
         const char *t = vocablist_at(out, i);
         size_t n = out->len[i];
         *strmap_slot(&tokens, t, n) = 1;
+        if (i < from) continue;
         if (n >= 2 && t[0] == '#' && t[1] == '#') t += 2, n -= 2;
         for (size_t j = 0; j < n;) {
             uint32_t cp = 0xFFFD;
@@ -170,8 +172,11 @@ static void add_chars(VocabList *out) {
     for (size_t i = 0; i < ncp; i++) {
         if (i && cps[i] == cps[i - 1]) continue;
         Buf c = {0};
+        buf_append(&c, "##", 2);
         utf8_append_cp(&c, cps[i]);
-        if (!strmap_get(&tokens, c.data, c.len)) vocablist_push(out, c.data, c.len, 0);
+        if (!strmap_get(&tokens, c.data + 2, c.len - 2))
+            vocablist_push(out, c.data + 2, c.len - 2, 0);
+        if (both && !strmap_get(&tokens, c.data, c.len)) vocablist_push(out, c.data, c.len, 0);
         buf_free(&c);
     }
     free(cps);
@@ -215,7 +220,9 @@ int vocab_convert(const VocabList *pieces, const VocabConvOpts *o, VocabList *ou
     buf_free(&tok);
     st->converted = out->n - nspecial;
     st->extended = out->n;
-    if (o->add_chars) add_chars(out);
+    if (o->add_chars)
+        add_chars(out, o->add_chars == VOCABCONV_CHARS_BOTH ? nspecial : 0,
+                  o->add_chars == VOCABCONV_CHARS_BOTH);
     st->with_chars = out->n;
 
     if (o->size >= 0 && (size_t)o->size < out->n) {

@@ -18,6 +18,13 @@
  *   5. add_chars appends every character of every token (a leading "##"
  *      removed) that is not yet a token. The original uses Python set order,
  *      which changes from run to run; here the order is code-point order.
+ *      Beyond the original, VOCABCONV_CHARS_BOTH takes the characters of
+ *      the converted pieces (not of the special tokens) and appends each
+ *      missing one both as a word-initial token and as a "##" continuation,
+ *      as Hugging Face's WordPiece trainer's alphabet is: BERT's tokenizer
+ *      splits punctuation into words of its own, so a comma that BPE only
+ *      learned glued to a word ("##,") needs "," too, and any letter may
+ *      start or continue a word; without both forms such words are [UNK].
  *
  * Beyond the original, `size` makes the list exactly that long: a longer
  * list loses tokens from its end (for a BPE vocab the rarest single
@@ -73,12 +80,15 @@ int spm_vocab_parse(const char *data, size_t len, const char *name, VocabList *p
                     double **scores, Err *err);
 
 typedef struct VocabConvOpts {
-    int add_chars;    /* -c: add every character as a token */
+    int add_chars;    /* -c: add every character as a token (VOCABCONV_CHARS_*) */
     int no_special;   /* -n: no [PAD] [unusedN] [UNK] [CLS] [SEP] [MASK] */
     int keep_special; /* -k: keep <unk> <s> </s> */
     int unused;       /* -u: number of [unusedN] tokens (default 100) */
     int64_t size;     /* --size: exact number of output lines; -1: any */
 } VocabConvOpts;
+
+/* add_chars: none, the original's -c, or both forms of each character. */
+enum { VOCABCONV_CHARS_NONE = 0, VOCABCONV_CHARS_ADD = 1, VOCABCONV_CHARS_BOTH = 2 };
 
 /* The defaults of sent2wordpiece.py: 100 unused tokens, no size. */
 #define VOCABCONV_DEFAULTS                                                                         \

@@ -29,6 +29,11 @@ static void usage(void) {
            "Options:\n"
            "  -c, --add-chars     also add every character of the vocabulary as a token\n"
            "                      (in code-point order)\n"
+           "  -b, --both-forms    add every character of the pieces that is missing both as\n"
+           "                      a word-initial token and as a ## continuation (c, ##c),\n"
+           "                      as Hugging Face's WordPiece trainer does: BERT splits\n"
+           "                      punctuation into words of its own, so \",\" is needed\n"
+           "                      where BPE only learned \"##,\"\n"
            "  -n, --no-special    do not add [PAD] [unusedN] [UNK] [CLS] [SEP] [MASK]\n"
            "  -k, --keep-special  keep <unk> <s> </s>\n"
            "  -u, --unused N      number of [unusedN] tokens (default 100)\n"
@@ -56,15 +61,21 @@ int main(int argc, char **argv) {
     CliCommon cc;
     cli_common_init(&cc);
     enum { O_SIZE = 256 };
-    static const struct option longopts[] = {
-        {"add-chars", no_argument, 0, 'c'},     {"no-special", no_argument, 0, 'n'},
-        {"keep-special", no_argument, 0, 'k'},  {"unused", required_argument, 0, 'u'},
-        {"size", required_argument, 0, O_SIZE}, CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"add-chars", no_argument, 0, 'c'},
+                                             {"both-forms", no_argument, 0, 'b'},
+                                             {"no-special", no_argument, 0, 'n'},
+                                             {"keep-special", no_argument, 0, 'k'},
+                                             {"unused", required_argument, 0, 'u'},
+                                             {"size", required_argument, 0, O_SIZE},
+                                             CLI_LONGOPTS_COMMON};
     int c;
-    while ((c = getopt_long(argc, argv, ":cnku:o:fqvhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":cbnku:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            opts.add_chars = 1;
+            opts.add_chars = VOCABCONV_CHARS_ADD;
+            break;
+        case 'b':
+            opts.add_chars = VOCABCONV_CHARS_BOTH;
             break;
         case 'n':
             opts.no_special = 1;

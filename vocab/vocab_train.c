@@ -10,6 +10,13 @@
  * SentencePiece does (spmodel.h); --wordpiece also writes the BERT
  * vocab.txt that vocab_convert would make from PREFIX.vocab.
  *
+ * --bert trains the BPE on the text as BERT's tokenizer will see it
+ * (BasicTokenizer: punctuation and CJK characters split off, the case and
+ * accents as --do-lower-case and --strip-accents say), gives the
+ * WordPiece vocab.txt every character in both forms (c and ##c), holds
+ * back a share of the sentences and reports the [UNK] share of vocab.txt
+ * on them: one normalization from training to tokenization.
+ *
  * --model wordpiece trains a BERT WordPiece vocabulary as Hugging Face's
  * WordPieceTrainer does (wptrain.h) and writes PREFIX.txt (vocab.txt) and
  * PREFIX.json (a tokenizer.json that the tokenizers library loads).
@@ -31,6 +38,7 @@
 #include "common/uniprop.h"
 #include "vocab/spvocab.h"
 #include "vocab/wptrain.h"
+#include "tokenize/wordpiece.h"
 
 #define MAX_INPUTS 4096
 
@@ -50,6 +58,9 @@ typedef struct Config {
     WpTrainOpts wp;                 /* --model wordpiece */
     const char *tokenizer_json;     /* --tokenizer-json FILE */
     const char *bpe_only, *wp_only; /* an option given that only one model takes */
+    int bert;                       /* --bert */
+    int lower, strip;               /* --do-lower-case, --strip-accents (-1: as lower) */
+    int set_held_out, set_norm;     /* --held-out, --normalization given */
 } Config;
 
 static void usage(void) {
@@ -83,12 +94,27 @@ static void usage(void) {
            "      --wordpiece FILE         also write the BERT WordPiece vocab.txt that\n"
            "                               vocab_convert makes from PREFIX.vocab\n"
            "      --wordpiece-size N       ... with exactly N lines (vocab_convert --size)\n"
+           "      --bert                   train on the text as BERT's tokenizer sees it:\n"
+           "                               punctuation and CJK characters split off as\n"
+           "                               words, case and accents as the two options below,\n"
+           "                               --normalization identity unless given; vocab.txt\n"
+           "                               gets every character both as c and ##c\n"
+           "                               (vocab_convert -b); --held-out defaults to 0.01\n"
+           "      --held-out F             hold back share F of the sentences (chosen by a\n"
+           "                               hash of the line and --seed) and report vocab.txt's\n"
+           "                               [UNK] share on them (default 0: train on all, as\n"
+           "                               spm_train)\n"
            "\nWith --model wordpiece (Hugging Face's WordPieceTrainer with BERT\n"
            "normalization; writes PREFIX.txt, a BERT vocab.txt, and PREFIX.json, a\n"
            "tokenizer.json; --vocab-size defaults to 30000 and counts every token):\n"
            "      --unused N               [unused0..N-1] after [PAD] (default 100)\n"
            "      --cased                  keep case and accents (default: lower-case and\n"
            "                               strip accents, as bert-base-uncased)\n"
+           "      --strip-accents 0|1      (also with --bert) 1: drop accents; 0: keep them,\n"
+           "                               where accented letters are letters of their own\n"
+           "                               (default: as --do-lower-case)\n"
+           "      --do-lower-case 0|1      (also with --bert) 1 (default): lower-case; 0: keep\n"
+           "                               case (--cased)\n"
            "      --min-frequency N        never merge a pair seen fewer times (default 2)\n"
            "      --limit-alphabet N       keep the N most frequent characters (default\n"
            "                               1000; 0: all)\n"
@@ -215,6 +241,10 @@ static void parse_args(Config *c, int argc, char **argv) {
         O_MINFREQ,
         O_LIMITALPHA,
         O_TOKJSON,
+        O_BERT,
+        O_LOWER,
+        O_STRIP,
+        O_HELDOUT,
     };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},
@@ -245,6 +275,12 @@ static void parse_args(Config *c, int argc, char **argv) {
         {"min-frequency", required_argument, 0, O_MINFREQ},
         {"limit-alphabet", required_argument, 0, O_LIMITALPHA},
         {"tokenizer-json", required_argument, 0, O_TOKJSON},
+        {"bert", no_argument, 0, O_BERT},
+        {"do-lower-case", required_argument, 0, O_LOWER},
+        {"do_lower_case", required_argument, 0, O_LOWER},
+        {"strip-accents", required_argument, 0, O_STRIP},
+        {"strip_accents", required_argument, 0, O_STRIP},
+        {"held-out", required_argument, 0, O_HELDOUT},
         {"threads", required_argument, 0, 'j'},
         {"num_threads", required_argument, 0, 'j'},
         CLI_LONGOPTS_COMMON};
@@ -267,7 +303,20 @@ static void parse_args(Config *c, int argc, char **argv) {
             c->wp_only = "--unused";
             break;
         case O_CASED:
-            c->wp.cased = 1, c->wp_only = "--cased";
+            c->lower = 0, c->wp_only = "--cased";
+            break;
+        case O_BERT:
+            c->bert = 1, c->bpe_only = "--bert";
+            break;
+        case O_LOWER:
+            c->lower = (int)cli_parse_int(optarg, "--do-lower-case", 0, 1);
+            break;
+        case O_STRIP:
+            c->strip = (int)cli_parse_int(optarg, "--strip-accents", 0, 1);
+            break;
+        case O_HELDOUT:
+            c->bpe.held_out = cli_parse_double_in(optarg, "--held-out", 0, 0.5);
+            c->set_held_out = 1, c->bpe_only = "--held-out";
             break;
         case O_MINFREQ:
             c->wp.min_frequency = parse_count(optarg, "--min-frequency", 0, UINT64_MAX),
@@ -323,6 +372,7 @@ static void parse_args(Config *c, int argc, char **argv) {
             if (strcmp(optarg, "nmt_nfkc") && strcmp(optarg, "identity"))
                 cli_bad_usage("--normalization: expected nmt_nfkc or identity, got '%s'", optarg);
             c->normalization = optarg;
+            c->set_norm = 1;
             c->bpe_only = "--normalization";
             break;
         case O_NORMMODEL:
@@ -366,7 +416,16 @@ static void parse_args(Config *c, int argc, char **argv) {
                 "-o PREFIX is required (the model goes to PREFIX.model and PREFIX.vocab)");
         if (c->wordpiece_size >= 0 && !c->wordpiece)
             cli_bad_usage("--wordpiece-size needs --wordpiece FILE");
+        if (!c->bert && (c->lower != 1 || c->strip >= 0))
+            cli_bad_usage("--do-lower-case and --strip-accents: only with --bert or --model "
+                          "wordpiece");
+        if (c->bert && !c->set_norm && !c->norm_model) c->normalization = "identity";
+        if (c->set_held_out && c->bpe.held_out > 0 && !c->wordpiece)
+            cli_bad_usage("--held-out: the [UNK] share is that of --wordpiece FILE; give it");
+        if (c->bert && !c->set_held_out && c->wordpiece) c->bpe.held_out = 0.01;
     } else {
+        c->wp.cased = !c->lower;
+        c->wp.strip_accents = c->strip;
         if (c->bpe_only) cli_bad_usage("%s: only with --model bpe", c->bpe_only);
         if (!c->prefix && !(c->wordpiece && c->tokenizer_json))
             cli_bad_usage("-o PREFIX is required (vocab.txt goes to PREFIX.txt, tokenizer.json to "
@@ -414,19 +473,23 @@ static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **na
     return sn;
 }
 
-static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w) {
+/* Write the WordPiece vocab.txt made of the SentencePiece vocab text to w
+ * (and into text); returns its number of tokens. */
+static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w, Buf *text) {
     Err err;
     VocabList pieces = {0}, out = {0};
     VocabConvOpts vo = VOCABCONV_DEFAULTS;
     VocabConvStats st;
     vo.size = c->wordpiece_size;
+    if (c->bert) vo.add_chars = VOCABCONV_CHARS_BOTH;
     if (spm_vocab_parse(vocab->data, vocab->len, "vocab", &pieces, NULL, &err) ||
         vocab_convert(&pieces, &vo, &out, &st, &err))
         die("%s: %s", c->wordpiece, err.msg);
     for (size_t i = 0; i < out.n; i++) {
-        fwrite(vocablist_at(&out, i), 1, out.len[i], w->fp);
-        putc('\n', w->fp);
+        buf_append(text, vocablist_at(&out, i), out.len[i]);
+        buf_putc(text, '\n');
     }
+    if (writer_write(w, text->data, text->len, &err)) die("%s", err.msg);
     if (st.dropped)
         warn("--wordpiece-size %ld: dropped the last %zu of %zu tokens", c->wordpiece_size,
              st.dropped, st.with_chars);
@@ -437,6 +500,48 @@ static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w) {
     vocablist_free(&pieces);
     vocablist_free(&out);
     return (int)n;
+}
+
+/* ---- --bert: BERT's basic tokenization before training ---- */
+
+typedef struct Pretok {
+    WordPiece *basic;
+    WpScratch *sc; /* one per counting thread */
+} Pretok;
+
+static void pretok_line(void *ctx, int worker, const char *line, size_t len, Buf *out) {
+    Pretok *p = ctx;
+    wp_basic_tokenize(p->basic, &p->sc[worker], line, len, out);
+}
+
+/* The held-out sentences through vocab.txt (text) as the tokenizer of the
+ * same normalization: tokens and [UNK] tokens into *ntok, *nunk. */
+static void held_out_unk(const Config *c, BpeTrainer *t, const Buf *text, uint64_t *ntok,
+                         uint64_t *nunk) {
+    Err err;
+    Buf held = {0};
+    bpe_held_out(t, &held);
+    WordPiece *wp = wp_create_mem(text->data ? text->data : "", text->len, c->wordpiece,
+                                  wp_norm(c->lower, c->strip), &err);
+    if (!wp) die("%s", err.msg);
+    WpScratch sc = {0};
+    WpIds ids = {0};
+    int32_t unk = wp_unk_id(wp);
+    *ntok = *nunk = 0;
+    for (size_t i = 0; i < held.len;) {
+        const char *nl = memchr(held.data + i, '\n', held.len - i);
+        size_t e = nl ? (size_t)(nl - held.data) : held.len;
+        ids.n = 0;
+        wp_encode(wp, &sc, held.data + i, e - i, &ids);
+        for (size_t k = 0; k < ids.n; k++)
+            *nunk += ids.v[k] == unk;
+        *ntok += ids.n;
+        i = e + 1;
+    }
+    wp_ids_free(&ids);
+    wp_scratch_free(&sc);
+    wp_destroy(wp);
+    buf_free(&held);
 }
 
 static int train_bpe(Config *c) {
@@ -464,6 +569,13 @@ static int train_bpe(Config *c) {
     c->bpe.nthreads = c->nthreads;
     c->bpe.progress = show_progress;
     c->bpe.progress_ctx = &prog;
+    Pretok pre = {0};
+    if (c->bert) {
+        pre.basic = wp_create_basic(wp_norm(c->lower, c->strip), WP_FLAVOR_BERT);
+        pre.sc = xcalloc((size_t)(c->nthreads > 0 ? c->nthreads : 1), sizeof *pre.sc);
+        c->bpe.pretok = pretok_line;
+        c->bpe.pretok_ctx = &pre;
+    }
     BpeTrainer *t = bpe_create(&c->bpe);
     int rc = bpe_read(t, c->inputs, c->ninputs, &err);
     progress_clear(&prog);
@@ -502,7 +614,8 @@ static int train_bpe(Config *c) {
     spmodel_write_vocab(&model, &vb);
     if (writer_write(&wm, mb.data, mb.len, &err) || writer_write(&wv, vb.data, vb.len, &err))
         die("%s", err.msg);
-    int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww) : 0;
+    Buf wtext = {0};
+    int nwp = c->wordpiece ? write_wordpiece(c, &vb, &ww, &wtext) : 0;
     if (writer_close(&wm, &err) || writer_close(&wv, &err) ||
         (c->wordpiece && writer_close(&ww, &err)))
         die("%s", err.msg);
@@ -520,12 +633,32 @@ static int train_bpe(Config *c) {
          (unsigned long long)st->cut_ties_used);
     info(3, "seconds: reading %.2f, alphabet and words %.2f, pairs %.2f, merges %.2f", st->sec_read,
          st->sec_alphabet, st->sec_pairs, st->sec_merges);
-    char wp[64] = "";
+    char wp[64] = "", held[160] = "";
     if (c->wordpiece) snprintf(wp, sizeof wp, ", %d WordPiece tokens", nwp);
-    info(2, "%llu sentences, %llu words, %llu lines skipped, alphabet %llu, %zu pieces%s, %.1f s",
+    if (st->held_out && c->wordpiece) {
+        uint64_t ntok, nunk;
+        held_out_unk(c, t, &wtext, &ntok, &nunk);
+        double share = ntok ? 100.0 * (double)nunk / (double)ntok : 0.0;
+        snprintf(held, sizeof held, "; held out %llu sentences, %llu tokens, [UNK] %.2f %%",
+                 (unsigned long long)st->held_out, (unsigned long long)ntok, share);
+        if (share > 1.0)
+            warn("%s: %.2f %% of the held-out tokens are [UNK] (more than 1 %%): a larger "
+                 "--character-coverage or --bert may help",
+                 c->wordpiece, share);
+    }
+    info(2,
+         "%llu sentences, %llu words, %llu lines skipped, alphabet %llu (coverage %.2f %%), %zu "
+         "pieces%s%s, %.1f s",
          (unsigned long long)st->sentences, (unsigned long long)st->words,
          (unsigned long long)(st->too_long + st->reserved), (unsigned long long)st->alphabet,
-         model.n, wp, now_sec() - prog.start);
+         100.0 * st->coverage, model.n, wp, held, now_sec() - prog.start);
+    buf_free(&wtext);
+    if (pre.basic) {
+        for (int i = 0; i < (c->nthreads > 0 ? c->nthreads : 1); i++)
+            wp_scratch_free(&pre.sc[i]);
+        free(pre.sc);
+        wp_destroy(pre.basic);
+    }
     buf_free(&mb);
     buf_free(&vb);
     bpe_destroy(t);
@@ -543,6 +676,7 @@ int main(int argc, char **argv) {
     c.model = "bpe";
     c.normalization = "nmt_nfkc";
     c.wordpiece_size = -1;
+    c.lower = 1, c.strip = -1;
     c.bpe = (BpeOpts)BPE_OPTS_DEFAULT;
     c.wp = (WpTrainOpts)WPTRAIN_DEFAULTS;
     parse_args(&c, argc, argv);

@@ -176,8 +176,8 @@ static size_t count_text(WordTab *t, const WordPiece *basic, WpScratch *sc, cons
     return n;
 }
 
-size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int cased) {
-    WordPiece *basic = wp_create_basic(!cased, WP_FLAVOR_HF);
+size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int norm) {
+    WordPiece *basic = wp_create_basic(norm, WP_FLAVOR_HF);
     WpScratch sc = {0};
     WordTab t = {0};
     size_t n = count_text(&t, basic, &sc, text, len);
@@ -255,10 +255,10 @@ static void count_batch(WpCounts *c, Counter *k, int nk, const WordPiece *basic,
     }
 }
 
-int wpcounts_read(WpCounts *c, const char *const *inputs, int ninputs, int cased, int threads,
+int wpcounts_read(WpCounts *c, const char *const *inputs, int ninputs, int norm, int threads,
                   WpCountStats *st, Err *err) {
     int nk = threads > 0 ? threads : cli_ncpus();
-    WordPiece *basic = wp_create_basic(!cased, WP_FLAVOR_HF);
+    WordPiece *basic = wp_create_basic(norm, WP_FLAVOR_HF);
     Counter *k = xcalloc((size_t)nk, sizeof *k);
     Reader rd;
     Buf batch = {0};
@@ -844,6 +844,7 @@ static int train(WpCounts *c, int release, const WpTrainOpts *o, WpVocab *v, Err
     if (!wpcounts_distinct(c)) return err_set(err, "no words in the input");
     memset(v, 0, sizeof *v);
     v->cased = o->cased;
+    v->strip_accents = o->strip_accents;
     tr.v = v;
     strmap_init(&tr.tokid, 0);
     /* 1. special tokens */
@@ -1008,7 +1009,9 @@ void wpvocab_json(const WpVocab *v, Buf *out) {
     buf_puts(
         out,
         "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
-        "    \"handle_chinese_chars\": true,\n    \"strip_accents\": null,\n    \"lowercase\": ");
+        "    \"handle_chinese_chars\": true,\n    \"strip_accents\": ");
+    buf_puts(out, v->strip_accents < 0 ? "null" : v->strip_accents ? "true" : "false");
+    buf_puts(out, ",\n    \"lowercase\": ");
     buf_puts(out, v->cased ? "false" : "true");
     buf_puts(out,
              "\n  },\n  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
@@ -1061,7 +1064,9 @@ int wptrain_run(const WpTrainOpts *o, const char *const *inputs, int ninputs,
         return -1;
     }
     c = wpcounts_create();
-    if (wpcounts_read(c, inputs, ninputs, o->cased, o->threads, &st, err)) goto done;
+    if (wpcounts_read(c, inputs, ninputs, wp_norm(!o->cased, o->strip_accents), o->threads, &st,
+                      err))
+        goto done;
     t1 = now_sec();
     size_t distinct = wpcounts_distinct(c);
     info(3, "%llu lines, %llu words, %zu distinct, %.1f MB in %.2f s", (unsigned long long)st.lines,

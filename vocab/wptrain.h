@@ -43,7 +43,8 @@
 typedef struct WpTrainOpts {
     size_t vocab_size;      /* tokens in the output, special ones included */
     int unused;             /* number of [unusedN] tokens after [PAD] */
-    int cased;              /* keep case and accents (BertNormalizer lowercase=false) */
+    int cased;              /* keep case (BertNormalizer lowercase=false) */
+    int strip_accents;      /* BertNormalizer strip_accents: 0, 1, or -1 (None: as !cased) */
     uint64_t min_frequency; /* never merge a pair seen fewer times than this */
     size_t limit_alphabet;  /* keep only the most frequent characters; 0: all */
     int threads;            /* counting threads; 0: all cores */
@@ -59,7 +60,7 @@ typedef struct WpTrainOpts {
 /* BertWordPieceTokenizer.train's defaults (vocab_size 30000, min_frequency
  * 2, limit_alphabet 1000) with vocab_convert's 100 [unusedN] tokens. */
 #define WPTRAIN_DEFAULTS                                                                           \
-    { 30000, 100, 0, 2, 1000, 0, 0, NULL }
+    { 30000, 100, 0, -1, 2, 1000, 0, 0, NULL }
 
 /* Largest --unused accepted (as vocab_convert). */
 #define WPTRAIN_MAX_UNUSED 100000
@@ -85,16 +86,17 @@ void wpcounts_destroy(WpCounts *c);
 void wpcounts_add(WpCounts *c, const char *w, size_t n, uint64_t count);
 
 /* Normalize and pre-tokenize text[0..len) as BertNormalizer +
- * BertPreTokenizer (lower-casing and stripping accents unless cased) and
- * count its words; one thread. Returns the number of words. */
-size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int cased);
+ * BertPreTokenizer (with the wordpiece.h switches `norm`: WP_UNCASED
+ * lower-cases and strips accents) and count its words; one thread.
+ * Returns the number of words. */
+size_t wpcounts_add_text(WpCounts *c, const char *text, size_t len, int norm);
 
 /* Read the inputs ("-" is stdin; none means stdin) line by line and count
  * their words as wpcounts_add_text() does, on `threads` threads (0: all
  * cores). Memory: the table, plus 4 MiB of text and a private table per
  * thread. Adds to *st (zero it first). Returns 0, or -1 with err set
  * ("FILE: No such file or directory", read errors). */
-int wpcounts_read(WpCounts *c, const char *const *inputs, int ninputs, int cased, int threads,
+int wpcounts_read(WpCounts *c, const char *const *inputs, int ninputs, int norm, int threads,
                   WpCountStats *st, Err *err);
 
 /* Number of distinct words. */
@@ -120,10 +122,11 @@ typedef struct WpVocab {
     size_t dropped_chars; /* distinct characters cut by limit_alphabet */
     int stop;             /* WPT_STOP_* */
     int cased;
+    int strip_accents; /* as WpTrainOpts */
 } WpVocab;
 
 /* Train on the counted words with o's vocab_size, unused, min_frequency
- * and limit_alphabet (o->cased is only recorded for wpvocab_json). Fills
+ * and limit_alphabet (o->cased and o->strip_accents are only recorded for wpvocab_json). Fills
  * v (zero-initialised by the caller; free with wpvocab_free). The result
  * does not depend on how the words were counted or in which order. Returns
  * 0, or -1 with err set when there are no words, or when vocab_size is

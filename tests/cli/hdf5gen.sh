@@ -154,6 +154,21 @@ run "$G" --vocab "$V" --dupe_factor 1 --max_seq_length 512 --max_predictions_per
 ok "bertPrep directory with other values" [ -f "$T/prep/hdf5_lower_case_0_seq_len_512_max_pred_80_masked_lm_prob_0.2_random_seed_12345_dupe_factor_1/books_wiki_en_corpus/wikicorpus_en_training_0.hdf5" ]
 run "$G" --vocab "$V" -P "$T/prep" "$T/en.txt"
 expect_rc "--prep-root without a dataset name" 2
+run "$G" --vocab "$V" --dupe_factor 1 --strip-accents 0 -P "$T/prep" "$T/in/wikicorpus_en_training_0.txt"
+ok "--strip-accents 0 named after lower_case_1" [ -f "$T/prep/hdf5_lower_case_1_strip_accents_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_1/wikicorpus_en/wikicorpus_en_training_0.hdf5" ]
+run "$G" --vocab "$V" --dupe_factor 1 --do-lower-case 0 --strip-accents 0 -P "$T/prep" "$T/in/wikicorpus_en_training_0.txt"
+ok "... and not named where it is the case choice" [ -f "$T/prep/hdf5_lower_case_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_1/wikicorpus_en/wikicorpus_en_training_0.hdf5" ]
+run "$G" --vocab "$V" --strip-accents 2 -o "$T/x.hdf5" "$T/hu.txt"
+expect_rc "--strip-accents 2" 2
+# Hungarian text: kept accents give other ids than stripped ones
+printf '[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nkor\nkör\n' >"$T/kv.txt"
+printf 'kor kör kor kör.\nkör kor.\n\nkor kör kör.\nkor.\n' >"$T/kor.txt"
+run "$G" --vocab "$T/kv.txt" --dupe-factor 1 --no-mask --strip-accents 0 -o "$T/kor0.hdf5" "$T/kor.txt"
+run "$G" --vocab "$T/kv.txt" --dupe-factor 1 --no-mask -o "$T/kor1.hdf5" "$T/kor.txt"
+run "$BIN/hdf5_check" --vocab "$T/kv.txt" "$T/kor0.hdf5"
+ok "--strip-accents 0: kör keeps its id (max id 6)" grep -q "max id 6" "$out"
+run "$BIN/hdf5_check" --vocab "$T/kv.txt" "$T/kor1.hdf5"
+ok "... stripped, it is kor (max id 5)" grep -q "max id 5" "$out"
 
 # the original's --input_file DIR: every *.txt as one stream into one file
 mkdir -p "$T/two"

@@ -6,7 +6,9 @@
 # download stage against a file:// mirror (resume, checksum, errors); the
 # batch-array script gives the files of one run; `make list`; the
 # Hungarian sequence on English keeps out of the English workflow's
-# directory.
+# directory; the Hungarian normalization (lower-case, accents kept, one
+# vocabulary for the tokenizer: [UNK] below 0.5 %), HU_CASED=1 and
+# HU_FAITHFUL=1.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
 not() { ! "$@"; }
@@ -21,6 +23,8 @@ mk() {
 cp "$ROOT/data/bert/vocab.txt" "$T/vocab.txt"
 H1=hdf5_lower_case_1_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
 H2=hdf5_lower_case_1_seq_len_512_max_pred_80_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
+HH1=hdf5_lower_case_1_strip_accents_0_seq_len_128_max_pred_20_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
+HH2=hdf5_lower_case_1_strip_accents_0_seq_len_512_max_pred_80_masked_lm_prob_0.15_random_seed_12345_dupe_factor_5
 SH=sharded_training_shards_3_test_shards_1_fraction_0.1
 W=$T/w1
 
@@ -29,7 +33,7 @@ run mk "$W" hu en
 expect_rc "make hu en" 0
 for f in hu/text/wikicorpus_hu.txt hu/sentences/wikicorpus_hu.txt hu/filtered/wikicorpus_hu.txt \
   hu/vocab/bert.model hu/vocab/bert.vocab hu/vocab/vocab.txt hu/formatted_text/formatted_text_training_0.txt \
-  hu/$H1/textcorpus/formatted_text_training_0.hdf5 hu/$H2/textcorpus/formatted_text_training_0.hdf5 \
+  hu/$HH1/textcorpus/formatted_text_training_0.hdf5 hu/$HH2/textcorpus/formatted_text_training_0.hdf5 \
   en/formatted_one_article_per_line/wikicorpus_en_one_article_per_line.txt en/sentences/wikicorpus_en.txt \
   en/$SH/wikicorpus_en/wikicorpus_en_training_0.txt en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt \
   en/$SH/wikicorpus_en/wikicorpus_en_test_0.txt en/$H1/wikicorpus_en/wikicorpus_en_training_0.hdf5 \
@@ -46,7 +50,7 @@ run mk "$T/w7" hu en WIKI_LANG=en HU_DUMP="$DATA/enwiki-206.xml.bz2"
 expect_rc "make hu en WIKI_LANG=en" 0
 ok "... without make's 'overriding recipe'" not grep -qi "overriding" "$err"
 ok "... the Hungarian sequence under en-hu-sequence" \
-  [ -s "$T/w7/en-hu-sequence/$H1/textcorpus/formatted_text_training_0.hdf5" ]
+  [ -s "$T/w7/en-hu-sequence/$HH1/textcorpus/formatted_text_training_0.hdf5" ]
 ok "... the English workflow under en" [ -s "$T/w7/en/$H1/wikicorpus_en/wikicorpus_en_training_0.hdf5" ]
 run mk "$T/w8" -n hu LANG=de
 ok "LANG=de: under de" grep -q "$T/w8/de/text/wikicorpus_de.txt" "$out"
@@ -58,6 +62,37 @@ run mk "$W" hu-check en-check
 expect_rc "hdf5_check on every HDF5 file" 0
 ok "statistics for all 10 files" eval '[ "$(grep -v "^total:" "$out" | grep -c "instances, L")" = 10 ]'
 ok "phase 2 files are 512 / 80" grep -q "$H2/wikicorpus_en/wikicorpus_en_test_0.hdf5: [0-9]* instances, L 512, P 80" "$out"
+# [UNK] share of each Hungarian file, in per cent
+hu_unk() { grep "$1" "$out" | grep "/hu/" | sed -n 's/.*\[UNK\] \([0-9.]*\) %.*/\1/p'; }
+ok "Hungarian [UNK] below 0.5 % in both phases (the original workflow: ~8 %)" \
+  eval '[ "$(hu_unk "$HH1/" | awk "\$1 < 0.5" | wc -l)" = 1 ] && [ "$(hu_unk "$HH2/" | awk "\$1 < 0.5" | wc -l)" = 1 ]'
+ok "... no [UNK] warning for them" not grep -q "/hu/.*more than" "$err"
+
+# ---- the Hungarian normalization ----
+V=$W/hu/vocab/vocab.txt
+ok "vocab.txt: punctuation as words of their own" eval 'grep -qx "," "$V" && grep -qx "\." "$V" && grep -qx "(" "$V"'
+ok "... every character both as c and ##c" \
+  eval '[ -z "$(grep -v "^\[" "$V" | sed "s/^##//" | grep -x "." | sort -u | while read -r c; do grep -qxF "$c" "$V" && grep -qxF "##$c" "$V" || echo "$c"; done)" ]'
+ok "... lower-case pieces, accents kept" eval '! grep -v "^\[" "$V" | grep -q "[A-ZÁÉÍÓÖŐÚÜŰ]" && grep -q "[áéíóöőúüű]" "$V"'
+cp -a "$W" "$T/wc" # a copy, so that $W keeps the default run only
+run mk "$T/wc" HU_CASED=1 hu-hdf5
+expect_rc "HU_CASED=1" 0
+ok "... a cased vocabulary of its own" eval 'grep -v "^\[" "$T/wc/hu/vocab_lower_case_0/vocab.txt" | grep -q "[A-Z]"'
+ok "... HDF5 directories named lower_case_0" \
+  [ -s "$T/wc/hu/${H1/lower_case_1/lower_case_0}/textcorpus/formatted_text_training_0.hdf5" ]
+ok "... the text stages not rerun" not grep -q "wiki_strip\|sent_split\|text_filter\|shard_split" "$out"
+ok "... the default ones left as they were" [ -e "$T/wc/hu/$HH1/.complete" ]
+run mk "$W" -n HU_FAITHFUL=1 hu
+expect_rc "HU_FAITHFUL=1 -n" 0
+ok "... under hu-faithful, WikiExtractor 3.0's text" grep -q "wiki_strip .*--faithful .*$W/hu-faithful/text/" "$out"
+ok "... spmtrain.py's vocabulary" eval 'grep "vocab_train" "$out" | grep -q "hu-faithful/vocab/" && ! grep "vocab_train" "$out" | grep -q -- --bert'
+ok "... lower-casing and stripping accents, as create_pretraining_data.py" \
+  grep -q "hdf5gen .*--do-lower-case 1 --strip-accents 1 .*hu-faithful/$H1.tmp/" "$out"
+run mk "$W" -n HU_FAITHFUL=1 HU_DIR="$W/hu" hu
+expect_rc "HU_FAITHFUL=1 in a directory of the default text" 2
+expect_err "... refused" "*holds the text of HU_FAITHFUL=0*"
+run mk "$W" -n HU_FAITHFUL=1 HU_CASED=1 hu
+expect_rc "HU_FAITHFUL=1 HU_CASED=1" 2
 
 # ---- incremental ----
 run mk "$W" -q hu en

@@ -99,4 +99,11 @@ run $VC -f -u 0 -o "$T/o.txt" "$T/m.vocab"
 expect_rc "-f overwrites" 0
 ok "-f: new content" [ "$(wc -l <"$T/o.txt")" -eq 10 ]
 
+# -b: every character of the pieces both word-initial and ## (not those of
+# the special tokens); what exists already is not repeated
+printf '<unk>\t0\n<s>\t0\n</s>\t0\n\xe2\x96\x81a\t-1\n,\t-2\nb\t-3\n\xe2\x96\x81ab\t-4\n' >"$T/b.vocab"
+run $VC -b -u 1 "$T/b.vocab"
+expect_rc "-b" 0
+ok "-b: the pieces, then , ##a b in code-point order" \
+  [ "$(tr '\n' ' ' <"$out")" = "[PAD] [unused0] [UNK] [CLS] [SEP] [MASK] a ##, ##b ab , ##a b " ]
 done_testing

@@ -286,4 +286,44 @@ for line in open(sys.argv[2], encoding="utf-8"):
   ok "wordpiece: tokenizers loads tokenizer.json and encodes $(wc -l <"$T/wp/held.txt") lines as wp_tokenize does" \
     bash -c "[ -s '$T/wp/hf.tok' ] && cmp -s '$T/wp/hf.tok' '$T/wp/ours.tok'"
 fi
+# ---- --bert: one normalization from training to tokenization ----
+mkdir -p "$T/bert"
+$BIN/wiki_dump "$DATA/huwiki-berlin.xml.bz2" 2>/dev/null | $BIN/wiki_strip -F lines 2>/dev/null |
+  $BIN/sent_split -l hu 2>/dev/null >"$T/bert/hu.txt"
+HU=$T/bert/hu.txt
+run $VT -v -o "$T/bert/spm" --vocab-size 1500 --held-out 0.2 --wordpiece "$T/bert/spm.txt" "$HU"
+expect_rc "--held-out without --bert (spm_train's pieces)" 0
+ok "... reports the [UNK] share on the held-out sentences" grep -q "held out [0-9]* sentences, [0-9]* tokens, \[UNK\] [0-9.]* %" "$err"
+unk_of() { sed -n 's/.*\[UNK\] \([0-9.]*\) %.*/\1/p' "$err" | tail -1; }
+spm_unk=$(unk_of)
+ok "... which is above 1 % for Hungarian (commas and periods), with a warning" \
+  eval 'awk "BEGIN{exit !($spm_unk > 1)}" && grep -q "more than 1 %" "$err"'
+run $VT -v -j1 -o "$T/bert/b1" --vocab-size 1500 --bert --strip-accents 0 --wordpiece "$T/bert/b1.txt" "$HU"
+expect_rc "--bert --strip-accents 0" 0
+bert_unk=$(unk_of)
+ok "... held out 1 % by default, [UNK] below 0.5 % (spm_train's way: $spm_unk %)" \
+  eval 'grep -q "held out [1-9][0-9]* sentences" "$err" && awk "BEGIN{exit !($bert_unk < 0.5)}"'
+ok "... reports the alphabet's coverage" grep -q "alphabet [0-9]* (coverage [0-9.]* %)" "$err"
+ok "... punctuation pieces are word-initial" eval 'grep -qx "," "$T/bert/b1.txt" && grep -qx "\." "$T/bert/b1.txt"'
+ok "... no piece with a capital; accents kept" \
+  eval '! sed 1,105d "$T/bert/b1.txt" | grep -q "[A-ZÁÉÍÓÖŐÚÜŰ]" && grep -q "ő" "$T/bert/b1.txt"'
+ok "... every character both as c and ##c" \
+  eval '[ -z "$(sed 1,105d "$T/bert/b1.txt" | sed "s/^##//" | grep -x "." | sort -u | while read -r c; do grep -qxF "$c" "$T/bert/b1.txt" && grep -qxF "##$c" "$T/bert/b1.txt" || echo "$c"; done)" ]'
+ok "... normalization identity in the model" grep -aq identity "$T/bert/b1.model"
+run $VT -q -j2 -o "$T/bert/b2" --vocab-size 1500 --bert --strip-accents 0 --wordpiece "$T/bert/b2.txt" - <"$HU"
+ok "... -j2 from stdin: the same files" eval 'cmp -s "$T/bert/b1.vocab" "$T/bert/b2.vocab" && cmp -s "$T/bert/b1.txt" "$T/bert/b2.txt"'
+run $VT -q -o "$T/bert/b3" --vocab-size 1500 --bert --held-out 0 --wordpiece "$T/bert/b3.txt" "$HU"
+ok "--bert (strip accents as lower-casing): pieces without accents" eval '! sed 1,105d "$T/bert/b3.txt" | grep -q "[áéíóöőúüű]"'
+run $VT -q -o "$T/bert/b4" --vocab-size 1500 --bert --do-lower-case 0 --held-out 0 --wordpiece "$T/bert/b4.txt" "$HU"
+ok "--bert --do-lower-case 0: cased pieces" eval 'sed 1,105d "$T/bert/b4.txt" | grep -q "^[A-Z]"'
+run $VT -o "$T/bert/x" --do-lower-case 0 "$HU"
+expect_rc "--do-lower-case without --bert (BPE)" 2
+run $VT -o "$T/bert/x" --held-out 0.1 "$HU"
+expect_rc "--held-out without --wordpiece" 2
+run $VT -o "$T/bert/x" --held-out 0.9 --wordpiece "$T/bert/x.txt" "$HU"
+expect_rc "--held-out above 0.5" 2
+run $VT --model wordpiece --vocab-size 1000 --strip-accents 0 -o "$T/bert/wp" "$HU"
+expect_rc "--model wordpiece --strip-accents 0" 0
+ok "... recorded in tokenizer.json" grep -q '"strip_accents": false' "$T/bert/wp.json"
+ok "... accents kept in vocab.txt" grep -q "ő" "$T/bert/wp.txt"
 done_testing

@@ -62,6 +62,23 @@ ok "small vocab" [ "$(cat "$out")" = "hello , hello ##s [UNK]" ]
 run $WP --vocab "$T/v.txt" --cased --ids -v "$T/small.txt"
 ok "cased ids" [ "$(cat "$out")" = "3 4 1 2 0" ]
 expect_err "cased summary counts [UNK]" "*1 lines, 5 tokens, 1 \[UNK\]*"
+# case and accents apart (BertTokenizer's do_lower_case and strip_accents):
+# Hungarian kor/kör/kór/kőr are four words; "Ő" lower-cases to "ő", and
+# stripping accents (NFD, then Mn dropped) makes all four "kor"
+printf '[UNK]\nkor\nkör\nkór\nkőr\nKor\nKőr\n##ő\n' >"$T/hu-v.txt"
+printf 'kor kör kór KŐR Kőr\n' >"$T/hu.txt"
+for c in "1 -:kor kor kor kor kor" "1 1:kor kor kor kor kor" "1 0:kor kör kór kőr kőr" \
+  "0 0:kor kör kór [UNK] Kőr" "0 1:kor kor kor [UNK] Kor"; do
+  set -- ${c%%:*}
+  opts="--do-lower-case $1"
+  [ "$2" = - ] || opts="$opts --strip-accents $2"
+  run $WP --vocab "$T/hu-v.txt" $opts "$T/hu.txt"
+  ok "$opts" [ "$(cat "$out")" = "${c#*:}" ]
+done
+run $WP --vocab "$T/hu-v.txt" --cased "$T/hu.txt"
+ok "--cased is --do-lower-case 0 (accents kept)" [ "$(cat "$out")" = "kor kör kór [UNK] Kőr" ]
+run $WP --vocab "$T/hu-v.txt" --strip-accents 2 "$T/hu.txt"
+expect_rc "--strip-accents 2" 2
 # a vocabulary without [UNK], or an empty one, would make unknown words
 # tokens without an id (or every word [UNK]): a bad --vocab, exit 2
 printf 'a\nhello\n' >"$T/nounk.txt"

@@ -39,11 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         const char *dir = getenv("WIKIBERT_DATA");
         char path[1024];
         snprintf(path, sizeof path, "%s/bert/vocab.txt", dir && *dir ? dir : WB_DATADIR);
-        if (!(uncased = wp_create(path, 1, &err)) || !(cased = wp_create(path, 0, &err))) {
+        if (!(uncased = wp_create(path, WP_UNCASED, &err)) || !(cased = wp_create(path, 0, &err))) {
             fprintf(stderr, "fuzz_wordpiece: %s\n", err.msg);
             exit(3);
         }
-        hf = wp_create_basic(1, WP_FLAVOR_HF);
+        hf = wp_create_basic(WP_UNCASED, WP_FLAVOR_HF);
     }
     char *text = malloc(size ? size : 1); /* exactly size bytes, for ASan */
     if (size) memcpy(text, data, size);
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     wp_basic_tokenize(uncased, &sc, text, size, &out);
 
     Err err;
-    WordPiece *own = wp_create_mem(text, size, "fuzz-vocab", size % 2, &err);
+    WordPiece *own = wp_create_mem(text, size, "fuzz-vocab", (int)(size % 4), &err);
     if (own) {
         static const char sample[] = "Hello, world! Árvíztűrő tükörfúrógép [MASK] unaffable 東京";
         WpScratch sc2 = {0};

@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     Err err;
-    WordPiece *wp = wp_create(vocab, !cased, &err);
+    WordPiece *wp = wp_create(vocab, cased ? 0 : WP_UNCASED, &err);
     if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
     if (inst_opts_check(&o, &err)) die_code(EXIT_USAGE, "%s", err.msg);
     InstDocs d;

@@ -84,7 +84,7 @@ static void format_rows(const InstSet *s, Buf *out) {
 static void check_vector(const char *name, const char *vocab, const char *text, size_t textlen,
                          const InstOpts *o, const char *want) {
     Err err;
-    WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", 1, &err);
+    WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", WP_UNCASED, &err);
     InstSet s;
     Buf got = {0};
     int rc = wp ? inst_generate(o, wp, put("vector.txt", text, textlen), &s, &err) : -1;
@@ -202,7 +202,7 @@ static void test_vectors(void) {
 
 static int read_docs(const char *vocab, const char *text, size_t len, int strict, InstDocs *d,
                      Err *err) {
-    WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", 1, err);
+    WordPiece *wp = wp_create_mem(vocab, strlen(vocab), "vocab", WP_UNCASED, err);
     if (!wp) return -1;
     InstOpts o;
     inst_opts_default(&o);
@@ -236,7 +236,7 @@ static void test_reading(void) {
     inst_docs_free(&d);
 
     /* two files are one stream: the document goes on */
-    WordPiece *wp = wp_create_mem(spec_vocab, strlen(spec_vocab), "vocab", 1, &err);
+    WordPiece *wp = wp_create_mem(spec_vocab, strlen(spec_vocab), "vocab", WP_UNCASED, &err);
     InstOpts o;
     inst_opts_default(&o);
     char *two[2] = {(char *)put("a.txt", "the cat\n\ndog", 12),
@@ -277,7 +277,7 @@ static void test_reading(void) {
     test_cond("no documents: no instances", inst_build(&s, &d, wp, &o, &err) == 0 && s.n == 0);
     inst_set_free(&s);
     inst_docs_free(&d);
-    WordPiece *nocls = wp_create_mem(nounk, 6, "vocab", 1, &err); /* "[PAD]\n" only */
+    WordPiece *nocls = wp_create_mem(nounk, 6, "vocab", WP_UNCASED, &err); /* "[PAD]\n" only */
     test_cond("vocabulary without [CLS]", inst_build(&s, &d, nocls, &o, &err) == -1);
     test_str_eq("without [CLS] message", err.msg, "the vocabulary has no [CLS] token");
     wp_destroy(nocls);
@@ -423,7 +423,7 @@ static void test_invariants(void) {
     make_vocab(&vocab);
     make_corpus(&text, 400, 1);
     Err err;
-    WordPiece *wp = wp_create_mem(vocab.data, vocab.len, "vocab", 1, &err);
+    WordPiece *wp = wp_create_mem(vocab.data, vocab.len, "vocab", WP_UNCASED, &err);
     char *paths[1] = {(char *)put("corpus.txt", text.data, text.len)};
     InstOpts o;
     inst_opts_default(&o);
@@ -552,7 +552,7 @@ static void test_invariants(void) {
      * of their last line: a duplicated "w7" (first line 12) never shows up
      * as 12 */
     buf_puts(&vocab, "w7\n");
-    WordPiece *dup = wp_create_mem(vocab.data, vocab.len, "vocab", 1, &err);
+    WordPiece *dup = wp_create_mem(vocab.data, vocab.len, "vocab", WP_UNCASED, &err);
     int32_t w7 = wp_token_id(dup, "w7", 2);
     inst_opts_default(&o);
     o.masked_lm_prob = 1, o.max_predictions = 128, o.dupe_factor = 3;

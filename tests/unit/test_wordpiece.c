@@ -15,7 +15,7 @@
 
 static WordPiece *mem_vocab(const char *v, int lower) {
     Err err;
-    WordPiece *wp = wp_create_mem(v, strlen(v), "mem", lower, &err);
+    WordPiece *wp = wp_create_mem(v, strlen(v), "mem", lower ? WP_UNCASED : 0, &err);
     if (!wp) printf("vocab error: %s\n", err.msg);
     return wp;
 }
@@ -225,9 +225,9 @@ static void test_vocab(void) {
     wp_destroy(wp);
 
     Err err;
-    test_cond("invalid UTF-8 rejected", !wp_create_mem("a\nb\xff\n", 5, "v.txt", 1, &err));
+    test_cond("invalid UTF-8 rejected", !wp_create_mem("a\nb\xff\n", 5, "v.txt", WP_UNCASED, &err));
     test_str_eq("invalid UTF-8 message", err.msg, "v.txt:2: invalid UTF-8");
-    test_cond("missing file", !wp_create("/nonexistent/vocab.txt", 1, &err));
+    test_cond("missing file", !wp_create("/nonexistent/vocab.txt", WP_UNCASED, &err));
     test_str_eq("missing file message", err.msg,
                 "/nonexistent/vocab.txt: No such file or directory");
 }
@@ -309,7 +309,8 @@ static void test_threads(void) {
  * BertNormalizer + BertPreTokenizer (expected values from tokenizers 0.23.3's
  * BertNormalizer().normalize_str + BertPreTokenizer().pre_tokenize_str). */
 static void test_basic_flavours(void) {
-    WordPiece *py = wp_create_basic(1, WP_FLAVOR_BERT), *hf = wp_create_basic(1, WP_FLAVOR_HF);
+    WordPiece *py = wp_create_basic(WP_UNCASED, WP_FLAVOR_BERT),
+              *hf = wp_create_basic(WP_UNCASED, WP_FLAVOR_HF);
     WordPiece *hfc = wp_create_basic(0, WP_FLAVOR_HF);
     test_cond("basic tokenizers have no vocabulary",
               wp_vocab_size(py) == 0 && wp_vocab_size(hf) == 0);
@@ -344,7 +345,7 @@ int main(void) {
     test_wordpiece();
     test_vocab();
     Err err;
-    bert = wp_create(WB_DATADIR "/bert/vocab.txt", 1, &err);
+    bert = wp_create(WB_DATADIR "/bert/vocab.txt", WP_UNCASED, &err);
     test_cond("shipped vocab loads", bert != NULL);
     if (bert) {
         test_bert_vocab();

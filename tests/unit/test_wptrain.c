@@ -92,7 +92,8 @@ static int driver(int argc, char **argv) {
         WpCounts *c = wpcounts_create();
         WpCountStats st = {0};
         Buf out = {0};
-        if (wpcounts_read(c, inputs, ninputs, o.cased, o.threads, &st, &err)) die("%s", err.msg);
+        if (wpcounts_read(c, inputs, ninputs, wp_norm(!o.cased, -1), o.threads, &st, &err))
+            die("%s", err.msg);
         wpcounts_dump(c, &out);
         fwrite(out.data, 1, out.len, stdout);
         buf_free(&out);
@@ -103,7 +104,7 @@ static int driver(int argc, char **argv) {
         WpCounts *c = wpcounts_create();
         WpCountStats st = {0};
         WpVocab v = {0};
-        if (wpcounts_read(c, inputs, ninputs, o.cased, o.threads, &st, &err) ||
+        if (wpcounts_read(c, inputs, ninputs, wp_norm(!o.cased, -1), o.threads, &st, &err) ||
             wptrain_train(c, &o, &v, &err))
             die("%s", err.msg);
         for (size_t i = 0; i < v.tok.n; i++)
@@ -403,7 +404,7 @@ static void test_counting(void) {
         "Hello, HELLO h\xc3\xa9llo [MASK]\n\xce\x9f\xce\xa3 \xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad";
     WpCounts *c = wpcounts_create();
     Buf d = {0};
-    test_cond("words counted", wpcounts_add_text(c, text, strlen(text), 0) == 11);
+    test_cond("words counted", wpcounts_add_text(c, text, strlen(text), WP_UNCASED) == 11);
     wpcounts_dump(c, &d);
     test_str_eq("uncased counts", d.data,
                 "hello\t3\n\xe4\xb8\xad\t2\n,\t1\n[\t1\n]"
@@ -412,7 +413,7 @@ static void test_counting(void) {
     wpcounts_destroy(c);
     c = wpcounts_create();
     buf_clear(&d);
-    wpcounts_add_text(c, text, strlen(text), 1);
+    wpcounts_add_text(c, text, strlen(text), 0);
     wpcounts_dump(c, &d);
     test_str_eq("cased counts", d.data,
                 "\xe4\xb8\xad\t2\n,\t1\nHELLO\t1\nHello\t1\nMASK\t1\n[\t1\n]\t1\nh\xc3\xa9llo\t1\n"
@@ -552,12 +553,12 @@ static void test_threads_and_run(void) {
     test_cond("corpus written", write_file(in, &text) == 0 && write_file(empty, &(Buf){0}) == 0);
 
     WpCounts *one = wpcounts_create(), *c1 = wpcounts_create(), *c4 = wpcounts_create();
-    size_t words = wpcounts_add_text(one, text.data, text.len, 0);
+    size_t words = wpcounts_add_text(one, text.data, text.len, WP_UNCASED);
     const char *inputs[] = {in};
     WpCountStats s1 = {0}, s4 = {0};
     Err err;
-    test_cond("read, 1 thread", wpcounts_read(c1, inputs, 1, 0, 1, &s1, &err) == 0);
-    test_cond("read, 4 threads", wpcounts_read(c4, inputs, 1, 0, 4, &s4, &err) == 0);
+    test_cond("read, 1 thread", wpcounts_read(c1, inputs, 1, WP_UNCASED, 1, &s1, &err) == 0);
+    test_cond("read, 4 threads", wpcounts_read(c4, inputs, 1, WP_UNCASED, 4, &s4, &err) == 0);
     test_cond("stats", s1.lines == 20401 && s1.bytes == text.len && s1.words == words &&
                            s1.bad_utf8 == 1 && s4.lines == s1.lines && s4.words == s1.words &&
                            s4.bad_utf8 == 1);
@@ -597,7 +598,7 @@ static void test_threads_and_run(void) {
     /* every size from the smallest possible up gives exactly that many lines */
     WpCounts *c = wpcounts_create();
     WpCountStats st = {0};
-    wpcounts_read(c, inputs, 1, 0, 2, &st, &err);
+    wpcounts_read(c, inputs, 1, WP_UNCASED, 2, &st, &err);
     int exact = 1;
     size_t first = 0;
     for (size_t n = 100; n <= 700; n += 7) {
