@@ -563,6 +563,25 @@ static size_t emoticon_end(const unsigned char *s, size_t n, size_t i) {
     return j == n || is_space_cp(cp_at(s, n, j, &k)) ? j : 0;
 }
 
+/* English: the next "word" at s[i] starts with a symbol. An amount
+ * ("$5", "£3") is read as a number and a separator line ("***", "____",
+ * "=====") as a capital, so they open a sentence as a digit or an
+ * upper-case word would ("cost rose. $5 is"). */
+static void en_symbol_start(const unsigned char *s, size_t n, size_t i, Next *nx) {
+    size_t k;
+    uint32_t c = cp_at(s, n, i, &k);
+    if (c == '$' || c == 0xA3 || c == 0x20AC || c == 0xA5) {
+        if (i + k < n && IS_DIGIT(s[i + k])) nx->cls = N_DIGIT;
+        return;
+    }
+    if (c == '*' || c == '_' || c == '=' || c == '+' || c == '~' || c == '#') {
+        size_t j = i;
+        while (j < n && s[j] == s[i])
+            j++;
+        if (j - i >= 3) nx->cls = N_UPPER;
+    }
+}
+
 /* ---- decisions ---- */
 
 /* Hungarian: is the number token t (a period after it) an ordinal or part
@@ -627,8 +646,10 @@ static int period_ends(const Segmenter *ss, const unsigned char *s, size_t sent,
  * ("too bad. too many bugs", "did it work? is it worth it"). The caller has
  * ruled out closing quotes or brackets after the marks ("Why?" she asked),
  * an opening one before the word, and ellipses. After '?' or '!' the word
- * before must be a lower-case word: "Yahoo! and", "Got Milk? ads", "n! is"
- * and "5! is" do not end a sentence. After a single period the token before
+ * before must be a word of two or more letters, in lower case ("kidding?
+ * why") or all capitals ("WOW! great"), or the marks a run ("Oops??? that");
+ * "Yahoo! and", "Got Milk? ads", "B=0? test", "n! is" and "5! is" do not
+ * end a sentence. After a single period the token before
  * must be a word that is not a listed abbreviation, initial, acronym, number
  * or Roman numeral, nor hold a period itself ("e.g. this", "J. smith",
  * "U.S. and", "pro-U.S. stance", "error; 2. the claim", "World War II.
@@ -643,7 +664,11 @@ static int en_lower_ends(const Segmenter *ss, const unsigned char *s, size_t sen
         a = t.w0, b = t.w1;
         if (a == b && (attached || !word_before(s, sent, m0, &a, &b))) return 0;
         uint32_t c = cp_at(s, b, a, &k);
-        return uni_is(c, UNI_LOWER) && a + k < b;
+        if (a + k >= b || !uni_is(c, UNI_ALPHA)) return 0;
+        if (uni_is(c, UNI_LOWER) || question > 1) return 1; /* "kidding? why", "BEST!!! and" */
+        for (size_t i = a; i < b; i += k) /* all capitals: "WOW! grey", not "Yahoo! and" */
+            if (!uni_is(cp_at(s, b, i, &k), UNI_UPPER)) return 0;
+        return 1;
     }
     if (!attached || t.w0 == t.w1) return 0;
     if (t.kind != T_WORD && t.kind != T_OTHER) return 0;
@@ -804,6 +829,8 @@ size_t segmenter_split(const Segmenter *ss, const char *text, size_t len, SentSp
         }
         Next nx;
         next_word(s, len, nstart, &nx);
+        if (nx.cls == N_OTHER && ss->lang == SENT_EN && !nx.opened)
+            en_symbol_start(s, len, nstart, &nx);
         if (nx.cls == N_LOWER && ss->lang == SENT_EN && !nx.opened && !closers && !spaced &&
             !nell && (nq || ndots == 1)) {
             if (en_lower_ends(ss, s, c.sent, m0, nq, attached)) cut_at(&c, e, nstart);

@@ -185,6 +185,15 @@ static void own_english(void) {
           "\"Where are you?\" she asked.|The factorial n! is large.");
     check(en, "He said it (really?) and left.", "He said it (really?) and left.");
     check(en, "I dunno... maybe later", "I dunno... maybe later");
+    check(en, "It was the BEST!!! and cheap. WOW! great staff. Oops??? that hurt",
+          "It was the BEST!!!|and cheap.|WOW!|great staff.|Oops???|that hurt");
+    check(en, "Move the B=0? test out. Got Milk? ads ran.",
+          "Move the B=0? test out.|Got Milk? ads ran.");
+    /* an amount or a separator line opens a sentence */
+    check(en, "Prices rose. $5 is the least. Thanks. ***** Notice follows",
+          "Prices rose.|$5 is the least.|Thanks.|***** Notice follows");
+    check(en, "It weighs 5 oz. The box is light. I got there at 8 a.m. Can we meet?",
+          "It weighs 5 oz.|The box is light.|I got there at 8 a.m.|Can we meet?");
     /* a smiley after the final mark stays with the sentence */
     check(en, "You know, nature hates a void. :) Richard, I agree.",
           "You know, nature hates a void. :)|Richard, I agree.");
