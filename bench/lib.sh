@@ -61,17 +61,19 @@ if command -v taskset >/dev/null 2>&1; then CORE1="taskset -c 0"; else CORE1="";
 mbps() { printf '%.3f' "$(echo "$1 / 1000000 / $2" | bc -l)"; }
 
 # The sentence-splitting and filtering peers in one venv under $W:
-# NLTK (Punkt), pySBD, quntoken (nytud, GPL: used, never copied) and
-# langdetect. Sets PY and QUNTOKEN.
-PEER_PKGS="nltk==3.10.4 pysbd==0.3.4 quntoken==3.3.2 langdetect==1.0.9"
+# NLTK (Punkt), pySBD, sentencex (Wikimedia), sentence-splitter (a Python
+# port of Moses' split-sentences.perl, LGPL), quntoken (nytud, GPL: used,
+# never copied) and langdetect. Sets PY and QUNTOKEN.
+PEER_PKGS="nltk==3.10.4 pysbd==0.3.4 sentencex==1.0.32 sentence-splitter==1.4 quntoken==3.3.2 langdetect==1.0.9"
+PEER_IMPORTS="import nltk, pysbd, sentencex, sentence_splitter, quntoken, langdetect"
 peers_setup() {
   PY=$W/venv3/bin/python
   QUNTOKEN=$W/venv3/bin/quntoken
-  if ! "$PY" -c 'import nltk, pysbd, quntoken, langdetect' 2>/dev/null; then
+  if ! "$PY" -c "$PEER_IMPORTS" 2>/dev/null; then
     [ -x "$PY" ] || python3 -m venv "$W/venv3"
     "$W/venv3/bin/pip" install -q $PEER_PKGS
   fi
-  "$PY" -c 'import nltk, pysbd, quntoken, langdetect' || { echo "bench: peer packages do not import" >&2; return 1; }
+  "$PY" -c "$PEER_IMPORTS" || { echo "bench: peer packages do not import" >&2; return 1; }
 }
 
 # NLTK's English Punkt model (the punkt_tab tables NLTK >= 3.8.2 loads; the

@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
-# bench/sent_split.sh - sent_split against NLTK Punkt, pySBD and quntoken.
+# bench/sent_split.sh - sent_split against NLTK Punkt, pySBD, sentencex,
+# Moses' splitter and quntoken.
 #
 # 1. Accuracy (bench/sentseg_eval.py): the English Golden Rules for ours
 #    (--lang en), Punkt and pySBD; quntoken's own Hungarian sentence cases
 #    (snt_boundary, snt_newline, sntcorr_all, sntcorr_segfault, read from the
 #    shared data at run time, never copied) for ours (--lang hu) and
-#    quntoken, with Punkt and pySBD's English models for reference.
+#    quntoken, with Punkt and pySBD's English models for reference; and
+#    mixed-genre English: the test part of Universal Dependencies English
+#    EWT (weblogs, newsgroups, e-mails, reviews, Yahoo! answers; CC BY-SA
+#    4.0, read at run time, never copied) for ours, Punkt, pySBD, sentencex
+#    and Moses' split-sentences (the sentence-splitter package). There F1
+#    is boundary-level: a boundary is a cut between two sentences inside a
+#    paragraph; P = correct cuts / cuts made, R = correct cuts / cuts in the
+#    treebank, F1 = 2PR/(P+R), micro-averaged per genre and overall (see
+#    sentseg_eval.py). The treebank is found by ewt_setup below: $EWT (a
+#    folder or a file), a git clone named by $EWT_GIT (read with git show),
+#    $W/UD_English-EWT from an earlier run, or a shallow git clone of
+#    github.com/UniversalDependencies/UD_English-EWT into it; without any,
+#    that part is skipped with a message.
 # 2. Speed on one core (taskset -c 0; ours -j1) on real Wikipedia text made
 #    by our prep stage (wiki_dump | wiki_strip -F lines: one article per
 #    line, blank line between articles):
@@ -33,6 +46,25 @@ HU_CASES="test_default_snt_boundary.txt test_default_snt_newline.txt test_defaul
 
 peers_setup
 punkt_setup
+
+# The UD English EWT test file (see the header). Sets EWT_TEST or leaves it
+# empty.
+ewt_setup() {
+  local f=ewt-ud-test.conllu
+  EWT_TEST=
+  if [ -n "${EWT:-}" ] && [ -f "$EWT" ]; then EWT_TEST=$EWT; return; fi
+  if [ -n "${EWT:-}" ] && [ -f "$EWT/en_$f" ]; then EWT_TEST=$EWT/en_$f; return; fi
+  if [ -n "${EWT_GIT:-}" ] && git --git-dir="$EWT_GIT" show "HEAD:en_$f" >"$W/en_$f.tmp" 2>/dev/null; then
+    mv "$W/en_$f.tmp" "$W/en_$f" && EWT_TEST=$W/en_$f && return
+  fi
+  rm -f "$W/en_$f.tmp"
+  [ -f "$W/UD_English-EWT/en_$f" ] ||
+    timeout 120 git clone -q --depth 1 https://github.com/UniversalDependencies/UD_English-EWT \
+      "$W/UD_English-EWT" >/dev/null 2>&1 || true
+  [ -f "$W/UD_English-EWT/en_$f" ] && EWT_TEST=$W/UD_English-EWT/en_$f
+  return 0
+}
+ewt_setup
 have_ours=1
 [ -x "$SS" ] || { have_ours=0; echo "bench: $SS is not built: peers only, no ratios" >&2; }
 # wiki_strip -F lines output, named rather than sniffed when sent_split can.
@@ -40,8 +72,9 @@ SSIN=()
 [ $have_ours = 0 ] || ! "$SS" --help | grep -q -e '--input-format' || SSIN=(--input-format lines)
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "peers: $("$PY" -c 'import nltk, pysbd, importlib.metadata as m; print("nltk", nltk.__version__, "pysbd", pysbd.__version__, "quntoken", m.version("quntoken"))')"
+echo "peers: $("$PY" -c 'import importlib.metadata as m; print(", ".join(p + " " + m.version(p) for p in ("nltk", "pysbd", "sentencex", "sentence-splitter", "quntoken")))')"
 echo "Punkt model: $PUNKT_FROM"
+echo "UD English EWT test part: ${EWT_TEST:-not found}"
 echo
 
 # ---- accuracy ----
@@ -54,6 +87,12 @@ echo
 hu=()
 for f in $HU_CASES; do hu+=("$DATA/sentseg-hu/$f"); done
 "$PY" "$ROOT/bench/sentseg_eval.py" --bin "$BIN" --failures "$fails" quntoken "${hu[@]}"
+echo
+if [ -n "$EWT_TEST" ]; then
+  "$PY" "$ROOT/bench/sentseg_eval.py" --bin "$BIN" --failures "$fails" ud "$EWT_TEST"
+else
+  echo "mixed-genre English: UD English EWT not found (set EWT=/path/to/en_ewt-ud-test.conllu or EWT_GIT): skipped"
+fi
 echo "(every failed case, with the expected and the produced sentences: $fails)"
 echo
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """bench/sentseg_eval.py - sentence-splitter accuracy, ours against the peers.
 
-Two case sets, each scored as "the sentence list is exactly the expected one"
-after collapsing runs of whitespace to one space and stripping each sentence
-(empty sentences dropped):
+Three case sets. The first two are scored per case, as "the sentence list is
+exactly the expected one" after collapsing runs of whitespace to one space
+and stripping each sentence (empty sentences dropped):
 
   golden FILE.jsonl     the English Golden Rules ({"id", "text", "sentences"}
                         per line); tools: ours (--lang en), NLTK Punkt
@@ -19,6 +19,26 @@ after collapsing runs of whitespace to one space and stripping each sentence
                         string), and Punkt / pySBD with their English models
                         (neither has a Hungarian one) for reference.
 
+  ud FILE.conllu...     Universal Dependencies treebanks with sentence
+                        boundaries (UD English EWT: weblogs, newsgroups,
+                        e-mails, reviews, answers). A paragraph is the
+                        "# text =" lines from one "# newpar"/"# newdoc" to the
+                        next, joined with one space; the genre is the document
+                        id's prefix ("# newdoc id = email-enronsent..."). Each
+                        tool splits each paragraph, as it would a line of our
+                        Wikipedia text. Scored by boundaries, not cases: a
+                        boundary is a cut between two sentences inside a
+                        paragraph (paragraph ends are given and not counted),
+                        located by the number of non-space characters before
+                        it, so whitespace a tool adds or drops does not
+                        matter. P = correct cuts / cuts made, R = correct cuts
+                        / cuts in the treebank, F1 = 2PR / (P + R), summed
+                        over all paragraphs of a genre (micro average) and
+                        over all genres (overall). Tools: ours (--lang en),
+                        Punkt, pySBD, sentencex (segment("en", text)) and
+                        Moses' split-sentences.perl as the sentence-splitter
+                        package ports it (SentenceSplitter(language="en")).
+
 Ours runs once per case (`$BIN/sent_split --lang L`, the case as one
 document). Our input format has one paragraph per line, so an empty line
 inside a case (a paragraph break, as quntoken reads it) becomes a line break
@@ -27,6 +47,7 @@ is. Failures are written to --failures FILE.
 
 usage: sentseg_eval.py [--bin DIR] [--failures FILE] golden FILE
        sentseg_eval.py [--bin DIR] [--failures FILE] quntoken FILE...
+       sentseg_eval.py [--bin DIR] [--failures FILE] ud FILE.conllu...
 Run it with the peers' venv python (see bench/lib.sh peers_setup).
 """
 import argparse
@@ -94,6 +115,28 @@ def load_quntoken(path):
     return cases
 
 
+def load_ud(paths):
+    """Paragraphs of CoNLL-U files: [(genre, paragraph id, [sentence, ...])]."""
+    paras = []
+    for path in paths:
+        genre, pid = "?", None
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("# newdoc id"):
+                    doc = line.split("=", 1)[1].strip()
+                    genre = doc.split("-", 1)[0]
+                    pid = None
+                    paras.append((genre, doc, []))
+                elif line.startswith("# newpar"):
+                    pid = line.split("=", 1)[1].strip() if "=" in line else "%s-p" % genre
+                    paras.append((genre, pid, []))
+                elif line.startswith("# text ="):
+                    if not paras:
+                        paras.append((genre, path, []))
+                    paras[-1][2].append(line.split("=", 1)[1].strip())
+    return [p for p in paras if p[2]]
+
+
 # ---- tools: each maps a case text to a list of sentences ----
 
 def tool_ours(binary, lang):
@@ -113,6 +156,34 @@ def tool_ours(binary, lang):
     return run
 
 
+def tool_ours_lines(binary, lang):
+    """Ours on many paragraphs in one run: the paragraphs go through one
+    sent_split process (one paragraph per line, --keep-paragraphs) at the
+    first call and are then answered from its output."""
+    cache = {}
+
+    def run(text):
+        if text not in cache:
+            raise KeyError("paragraph not prepared")
+        return cache[text]
+
+    def prepare(texts):
+        cmd = [binary, "--lang", lang, "--keep-paragraphs", "--input-format", "lines"]
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        doc = "".join(" ".join(t.split()) + "\n" for t in todo)
+        r = subprocess.run(cmd, input=doc.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise RuntimeError("exit %d: %s" % (r.returncode, r.stderr.decode(errors="replace").strip()))
+        blocks = r.stdout.decode().split("\n\n")
+        blocks = [b for b in blocks if b.strip()]
+        if len(blocks) != len(todo):
+            raise RuntimeError("%d paragraphs in, %d out" % (len(todo), len(blocks)))
+        for t, b in zip(todo, blocks):
+            cache[t] = b.split("\n")
+    run.prepare = prepare
+    return run
+
+
 def tool_punkt():
     import nltk
     nltk.sent_tokenize("Warm up. The model loads now.")
@@ -123,6 +194,17 @@ def tool_pysbd():
     import pysbd
     seg = pysbd.Segmenter(language="en", clean=False)
     return lambda text: [s.strip() for s in seg.segment(text)]
+
+
+def tool_sentencex():
+    from sentencex import segment
+    return lambda text: list(segment("en", text))
+
+
+def tool_moses():
+    from sentence_splitter import SentenceSplitter
+    sp = SentenceSplitter(language="en")
+    return sp.split
 
 
 def quntoken_modules(fname):
@@ -156,6 +238,47 @@ def score(name, fn, cases, fails):
     return ok
 
 
+def cuts(sents):
+    """Inner boundaries of a sentence list, as non-space character counts."""
+    out, pos = set(), 0
+    for x in sents:
+        pos += sum(1 for ch in x if not ch.isspace())
+        out.add(pos)
+    out.discard(pos)
+    out.discard(0)
+    return out
+
+
+def score_ud(name, fn, paras, fails):
+    """Per genre [correct, made, expected] boundary counts; failures written."""
+    by = {}
+    if hasattr(fn, "prepare"):
+        fn.prepare([" ".join(sents) for _, _, sents in paras])
+    for genre, pid, sents in paras:
+        text = " ".join(sents)
+        try:
+            got = [x for x in fn(text) if x.strip()]
+        except Exception as e:  # a crash on a paragraph: no cuts made
+            got = [text]
+            fails.write("%s  %s  error: %s\n" % (name, pid, e))
+        want, made = cuts(sents), cuts(got)
+        if sum(1 for ch in "".join(got) if not ch.isspace()) != sum(1 for ch in text if not ch.isspace()):
+            fails.write("%s  %s  the tool changed the text\n" % (name, pid))
+        c = by.setdefault(genre, [0, 0, 0])
+        c[0] += len(want & made)
+        c[1] += len(made)
+        c[2] += len(want)
+        if want != made:
+            fails.write("%s  %s\n  want: %r\n  got:  %r\n" % (name, pid, norm(sents), norm(got)))
+    return by
+
+
+def prf(c):
+    p = c[0] / c[1] if c[1] else 1.0
+    r = c[0] / c[2] if c[2] else 1.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
 def row(name, ok, n, note=""):
     print("%-44s %4d / %-4d %6.1f %%  %s" % (name, ok, n, 100.0 * ok / n if n else 0.0, note))
 
@@ -164,7 +287,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bin"))
     ap.add_argument("--failures", default=os.devnull)
-    ap.add_argument("set", choices=["golden", "quntoken"])
+    ap.add_argument("set", choices=["golden", "quntoken", "ud"])
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     ours = os.path.join(a.bin, "sent_split")
@@ -180,6 +303,33 @@ def main():
             print("%-44s not built (%s missing): not counted" % ("wikibert sent_split --lang en", ours))
         row("NLTK Punkt sent_tokenize (english)", score("punkt", tool_punkt(), cases, fails), len(cases))
         row("pySBD Segmenter(en, clean=False)", score("pysbd", tool_pysbd(), cases, fails), len(cases))
+        return 0
+
+    if a.set == "ud":
+        paras = load_ud(a.files)
+        genres = sorted({g for g, _, _ in paras})
+        nb = sum(len(p[2]) - 1 for p in paras)
+        print("UD mixed-genre English (%s): %d paragraphs, %d sentences, %d boundaries inside them" % (
+            ", ".join(os.path.basename(f) for f in a.files), len(paras), sum(len(p[2]) for p in paras), nb))
+        print("boundaries per genre: " + ", ".join(
+            "%s %d" % (g, sum(len(p[2]) - 1 for p in paras if p[0] == g)) for g in genres))
+        print("F1 per genre and overall (F1 = 2PR/(P+R) over boundaries inside paragraphs)")
+        print("%-44s %6s %6s %6s  %s" % ("tool", "P", "R", "F1", " ".join("%9s" % g[:9] for g in genres)))
+        tools = []
+        if have_ours:
+            tools.append(("wikibert sent_split --lang en", "ours-en", tool_ours_lines(ours, "en")))
+        else:
+            print("%-36s not built (%s missing): not counted" % ("wikibert sent_split --lang en", ours))
+        tools += [("NLTK Punkt sent_tokenize (english)", "punkt", tool_punkt()),
+                  ("pySBD Segmenter(en, clean=False)", "pysbd", tool_pysbd()),
+                  ("sentencex segment(\"en\", text)", "sentencex", tool_sentencex()),
+                  ("Moses split-sentences (sentence-splitter)", "moses", tool_moses())]
+        for title, tag, fn in tools:
+            by = score_ud(tag, fn, paras, fails)
+            tot = [sum(c[i] for c in by.values()) for i in range(3)]
+            p, r, f1 = prf(tot)
+            print("%-44s %6.3f %6.3f %6.3f  %s" % (title, p, r, f1, " ".join(
+                "%9.3f" % prf(by.get(g, [0, 0, 0]))[2] for g in genres)))
         return 0
 
     per_file = [(f, load_quntoken(f)) for f in a.files]

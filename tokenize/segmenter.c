@@ -8,7 +8,8 @@
  * www.example.com, jane@example.com) never ends a sentence. Then it looks
  * at the token before the mark (W) and the word after the white space (N):
  *
- *   N starts lower-case, or with a symbol       no boundary
+ *   N starts lower-case, or with a symbol       no boundary (English: see
+ *                                               below)
  *   W is an abbreviation from the word list     none, unless the entry is
  *                                               =end ("etc.", "stb.") and N
  *                                               is upper-case
@@ -29,6 +30,15 @@
  * items) is not a boundary. English ends a sentence after a number unless
  * it opens the sentence ("1. The first item"); the generic rules treat
  * short integers as ordinals (German "am 3. Oktober").
+ *
+ * English informal text (forums, reviews, e-mail) often starts a sentence
+ * in lower case: "too bad. too many bugs", "did it work? is it worth it".
+ * There a lower-case N follows a boundary after a single period when W is
+ * an ordinary word (not listed, not an initial, acronym, number or Roman
+ * numeral, no inner period), and after "?" or "!" when W is a lower-case
+ * word ("Yahoo! and", "n! is" stay whole); never after an ellipsis or when
+ * quotes or brackets close or open around the gap ("Why?" she asked). A
+ * smiley after the final mark (". :)") stays with its sentence.
  *
  * Two more rules come from the English "Golden Rules" of the
  * pragmatic_segmenter project (MIT, github.com/diasks2/pragmatic_segmenter):
@@ -530,6 +540,48 @@ static void next_word(const unsigned char *s, size_t n, size_t i, Next *nx) {
     nx->roman_dot = i < n && s[i] == '.' && is_roman(s + nx->w0, nx->w1 - nx->w0);
 }
 
+/* End of the emoticon (":)", ";-)", ":D", "=(", "^_^", "<3", "xD") that
+ * starts at s[i] and is followed by white space or the end, else 0. */
+static size_t emoticon_end(const unsigned char *s, size_t n, size_t i) {
+    size_t j = i;
+    if (j + 1 < n && (s[j] == ':' || s[j] == ';' || s[j] == '=')) {
+        j++;
+        if (s[j] == '-' || s[j] == '^') j++;
+        size_t m = j;
+        while (j < n && strchr(")(DPp/|][O3*", s[j]) && s[j])
+            j++;
+        if (j == m) return 0;
+    } else if (j + 2 < n && s[j] == '^' && s[j + 1] == '_' && s[j + 2] == '^') {
+        j += 3;
+    } else if (j + 1 < n && ((s[j] == '^' && s[j + 1] == '^') || (s[j] == '<' && s[j + 1] == '3') ||
+                             ((s[j] | 0x20) == 'x' && s[j + 1] == 'D'))) {
+        j += 2;
+    } else {
+        return 0;
+    }
+    size_t k;
+    return j == n || is_space_cp(cp_at(s, n, j, &k)) ? j : 0;
+}
+
+/* English: the next "word" at s[i] starts with a symbol. An amount
+ * ("$5", "£3") is read as a number and a separator line ("***", "____",
+ * "=====") as a capital, so they open a sentence as a digit or an
+ * upper-case word would ("cost rose. $5 is"). */
+static void en_symbol_start(const unsigned char *s, size_t n, size_t i, Next *nx) {
+    size_t k;
+    uint32_t c = cp_at(s, n, i, &k);
+    if (c == '$' || c == 0xA3 || c == 0x20AC || c == 0xA5) {
+        if (i + k < n && IS_DIGIT(s[i + k])) nx->cls = N_DIGIT;
+        return;
+    }
+    if (c == '*' || c == '_' || c == '=' || c == '+' || c == '~' || c == '#') {
+        size_t j = i;
+        while (j < n && s[j] == s[i])
+            j++;
+        if (j - i >= 3) nx->cls = N_UPPER;
+    }
+}
+
 /* ---- decisions ---- */
 
 /* Hungarian: is the number token t (a period after it) an ordinal or part
@@ -587,6 +639,41 @@ static int period_ends(const Segmenter *ss, const unsigned char *s, size_t sent,
     default:
         return 1;
     }
+}
+
+/* English: does a sentence end at the marks starting at m0 although the
+ * next word starts in lower case? Informal text often starts sentences so
+ * ("too bad. too many bugs", "did it work? is it worth it"). The caller has
+ * ruled out closing quotes or brackets after the marks ("Why?" she asked),
+ * an opening one before the word, and ellipses. After '?' or '!' the word
+ * before must be a word of two or more letters, in lower case ("kidding?
+ * why") or all capitals ("WOW! great"), or the marks a run ("Oops??? that");
+ * "Yahoo! and", "Got Milk? ads", "B=0? test", "n! is" and "5! is" do not
+ * end a sentence. After a single period the token before
+ * must be a word that is not a listed abbreviation, initial, acronym, number
+ * or Roman numeral, nor hold a period itself ("e.g. this", "J. smith",
+ * "U.S. and", "pro-U.S. stance", "error; 2. the claim", "World War II.
+ * the" stay whole), and the period must be attached
+ * to it (" . is" is debris of removed markup). */
+static int en_lower_ends(const Segmenter *ss, const unsigned char *s, size_t sent, size_t m0,
+                         int question, int attached) {
+    Tok t;
+    size_t a, b, k;
+    token_before(s, sent, m0, &t);
+    if (question) {
+        a = t.w0, b = t.w1;
+        if (a == b && (attached || !word_before(s, sent, m0, &a, &b))) return 0;
+        uint32_t c = cp_at(s, b, a, &k);
+        if (a + k >= b || !uni_is(c, UNI_ALPHA)) return 0;
+        if (uni_is(c, UNI_LOWER) || question > 1) return 1; /* "kidding? why", "BEST!!! and" */
+        for (size_t i = a; i < b; i += k) /* all capitals: "WOW! grey", not "Yahoo! and" */
+            if (!uni_is(cp_at(s, b, i, &k), UNI_UPPER)) return 0;
+        return 1;
+    }
+    if (!attached || t.w0 == t.w1) return 0;
+    if (t.kind != T_WORD && t.kind != T_OTHER) return 0;
+    if (memchr(s + t.w0, '.', t.w1 - t.w0)) return 0; /* "pro-U.S.", "w/r.t." */
+    return !(lookup(ss, s + t.w0, t.w1 - t.w0) & W_ABBR);
 }
 
 /* ---- list items ---- */
@@ -730,13 +817,25 @@ size_t segmenter_split(const Segmenter *ss, const char *text, size_t len, SentSp
          * "A kutya ugat . . ." -> "A kutya ugat ." + ". ." (not before a
          * lower-case word, as everywhere) */
         int hu_lone = spaced && !attached && ss->lang == SENT_HU;
+        int closers = e > r;
         size_t nstart = skip_space(s, len, e);
+        if (ss->lang == SENT_EN && nstart < len) { /* "Nice. :) Next": the smiley ends it */
+            size_t em = emoticon_end(s, len, nstart);
+            if (em) e = em, nstart = skip_space(s, len, em);
+        }
         if (nstart >= len) {
             if (hu_lone) cut_at(&c, m0 + 1, skip_space(s, len, m0 + 1));
             break;
         }
         Next nx;
         next_word(s, len, nstart, &nx);
+        if (nx.cls == N_OTHER && ss->lang == SENT_EN && !nx.opened)
+            en_symbol_start(s, len, nstart, &nx);
+        if (nx.cls == N_LOWER && ss->lang == SENT_EN && !nx.opened && !closers && !spaced &&
+            !nell && (nq || ndots == 1)) {
+            if (en_lower_ends(ss, s, c.sent, m0, nq, attached)) cut_at(&c, e, nstart);
+            continue;
+        }
         if (nx.cls == N_LOWER || nx.cls == N_OTHER || (nx.cls == N_DASH && nx.dash_then_lower))
             continue;
         if (closed_paren && inside_brackets(s, c.sent, m0)) continue;

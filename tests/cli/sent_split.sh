@@ -56,6 +56,14 @@ run $SS -l hu -v "$T/hu.txt"
 expect_err "-v summary" "*2 documents (0 without sentences), 3 paragraphs, 6 sentences; 0 invalid UTF-8 replaced*MB/s)*"
 run $SS -l en "$T/hu.txt"
 ok "English rules split after the Roman numeral's period" bash -c "[ \$(grep -c . '$out') -ge 6 ]"
+# English informal text: lower-case sentence starts split, abbreviations
+# before a lower-case word do not; Hungarian keeps lower case together
+printf '%s\n' "the inside is too bad. too many bugs, e.g. this one. did it work? is it worth it" >"$T/en-informal.txt"
+run $SS -l en "$T/en-informal.txt"
+ok "en: lower-case sentence starts" \
+  [ "$(cat "$out")" = "$(printf 'the inside is too bad.\ntoo many bugs, e.g. this one.\ndid it work?\nis it worth it')" ]
+run $SS -l hu "$T/en-informal.txt"
+ok "hu: no cut before a lower-case word" [ "$(grep -c . "$out")" -eq 1 ]
 run $SS -l hu --abbrev <(echo "# nothing") "$T/hu.txt"
 ok "--abbrev with a comment-only list changes nothing" cmp -s "$out" "$T/hu.want"
 printf 'Ez az Izé. Alma jön.\n' >"$T/ize.txt"

@@ -152,6 +152,53 @@ static void own_english(void) {
           "It froze at -40 °C.|In spring it thawed.");
     check(en, "Write to info@example.com. Or visit http://example.com/a.b?c=1. Thanks!",
           "Write to info@example.com.|Or visit http://example.com/a.b?c=1.|Thanks!");
+    /* informal text: a sentence may start in lower case */
+    check(en, "The case is nice. the inside is too bad. too many bugs",
+          "The case is nice.|the inside is too bad.|too many bugs");
+    check(en, "i went there since i was four. now i will go back",
+          "i went there since i was four.|now i will go back");
+    check(en, "did anyone have this issue? is it worth sending in!! yes it is",
+          "did anyone have this issue?|is it worth sending in!!|yes it is");
+    check(en, "what about downtown...? like 4th street", "what about downtown...?|like 4th street");
+    check(en, "whose better looking ? cant decide", "whose better looking ?|cant decide");
+    check(en, "I left Houston. looks fine", "I left Houston.|looks fine");
+    check(en, "See (figure 2). then turn left.", "See (figure 2).|then turn left.");
+    /* ... but not after abbreviations, initials, acronyms, numbers */
+    check(en, "It costs approx. five dollars, e.g. this one, i.e. the red one.",
+          "It costs approx. five dollars, e.g. this one, i.e. the red one.");
+    check(en, "Apples vs. the rest: pears, plums etc. and more.",
+          "Apples vs. the rest: pears, plums etc. and more.");
+    check(en, "We met Dr. smith and J. doe in the U.S. and left Smith Co. early.",
+          "We met Dr. smith and J. doe in the U.S. and left Smith Co. early.");
+    check(en, "The claim is void; 2. the claim is late; 3. the rest.",
+          "The claim is void; 2. the claim is late; 3. the rest.");
+    check(en, "He led a pro-U.S. stance after World War II. the end came later.",
+          "He led a pro-U.S. stance after World War II. the end came later.");
+    check(en, "Called abacus (lit. counting tray) and Quercus alba var. alba here.",
+          "Called abacus (lit. counting tray) and Quercus alba var. alba here.");
+    check(en, "Smith et al. found it; the word . is gone.",
+          "Smith et al. found it; the word . is gone.");
+    /* ... nor after "?" or "!" in a title, a quote or a formula */
+    check(en, "He worked at Yahoo! and then for the Got Milk? ads.",
+          "He worked at Yahoo! and then for the Got Milk? ads.");
+    check(en, "\"Where are you?\" she asked. The factorial n! is large.",
+          "\"Where are you?\" she asked.|The factorial n! is large.");
+    check(en, "He said it (really?) and left.", "He said it (really?) and left.");
+    check(en, "I dunno... maybe later", "I dunno... maybe later");
+    check(en, "It was the BEST!!! and cheap. WOW! great staff. Oops??? that hurt",
+          "It was the BEST!!!|and cheap.|WOW!|great staff.|Oops???|that hurt");
+    check(en, "Move the B=0? test out. Got Milk? ads ran.",
+          "Move the B=0? test out.|Got Milk? ads ran.");
+    /* an amount or a separator line opens a sentence */
+    check(en, "Prices rose. $5 is the least. Thanks. ***** Notice follows",
+          "Prices rose.|$5 is the least.|Thanks.|***** Notice follows");
+    check(en, "It weighs 5 oz. The box is light. I got there at 8 a.m. Can we meet?",
+          "It weighs 5 oz.|The box is light.|I got there at 8 a.m.|Can we meet?");
+    /* a smiley after the final mark stays with the sentence */
+    check(en, "You know, nature hates a void. :) Richard, I agree.",
+          "You know, nature hates a void. :)|Richard, I agree.");
+    check(en, "Have fun! ;-) see you", "Have fun! ;-)|see you");
+    check(en, "Done. ^_^", "Done. ^_^");
     check(en, "", "");
     check(en, "   ", "");
     check(en, "  No period at the end  ", "No period at the end");
