@@ -496,11 +496,15 @@ static void test_default(void) {
     D("block tags separate lines (WE31)", "First<p>Second</p>Third<center>x</center>",
       "First\nSecond\nThird\nx\n");
     D("tags at a blank add nothing", "one <br> two\n<p>Three</p>", "one two\nThree\n");
+    D("formatnum shows its number",
+      "Lakossága {{formatnum: 10000}} fő, {{Formatnum:-3.5}} és {{formatnum:x}}.",
+      "Lakossága 10000 fő, -3.5 és.\n");
+    D("formatnum in a template dropped", "A {{convert|{{formatnum:3003}}|m}} b", "A b\n");
 #undef D
     wikitext_destroy(wt);
     WikiTextOpts f = {.faithful = 1};
     check_opts(&f, "faithful: blanks and indents as WikiExtractor 3.0 (WE)",
-               "Greek {{lang|x}}, i.e. (from {{x}}, y) one<br>two\n:Quote.\nEnd.",
+               "Greek {{lang|x}}, i.e. (from {{x}}, y) one<br>two {{formatnum:12}}\n:Quote.\nEnd.",
                "Greek , i.e. (from , y) onetwo\nEnd.\n");
 }
 
