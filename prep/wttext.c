@@ -436,7 +436,9 @@ void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
  * punctuation mark that takes no blank: , : ) ] or » (also as ">>"), or a
  * single '.' (an ellipsis " ..." keeps its blank)? */
 static int closes_tight(const unsigned char *s, size_t n, size_t i) {
-    if (i >= n) return 0;
+    static const unsigned char maybe[256] = {
+        [','] = 1, [':'] = 1, [')'] = 1, [']'] = 1, ['.'] = 1, ['>'] = 1, [0xC2] = 1};
+    if (i >= n || !maybe[s[i]]) return 0;
     unsigned c = s[i];
     if (c == ',' || c == ':' || c == ')' || c == ']') return 1;
     if (c == '.') return !(i + 1 < n && s[i + 1] == '.');
@@ -489,7 +491,7 @@ void wt_pass_spaces(const WikiText *wt, const unsigned char *s, size_t n, Buf *o
             i++;
             while (i < n && (s[i] == ' ' || s[i] == '\t'))
                 i++;
-            if (!tidy || !(closes_tight(s, n, i) || opens_tight(o0, o))) *o++ = ' ';
+            if (!tidy || !(closes_tight(s, n, i) || (o > o0 && opens_tight(o0, o)))) *o++ = ' ';
         }
     }
     out->len = (size_t)(o - (unsigned char *)out->data);
