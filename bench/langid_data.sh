@@ -11,9 +11,11 @@
 #   train.tsv, dev.tsv            the training and held-out (temperature) parts
 #   test-tatoeba.tsv              held-out Tatoeba sentences (the benchmark)
 #   test-wiki.tsv                 held-out Wikipedia sentences
-# The split is by a hash of each text's letters (langid_split_part), so a
-# text in a test file never occurs in train.tsv, in whichever file or
-# language it appears. Needs bin/ built (make). Data sources and licences:
+# The Wikipedia text is wiki_strip --faithful's (WikiExtractor 3.0's bytes),
+# the text data/langid/model.txt was trained on, so that the model rebuilds
+# byte for byte. The split is by a hash of each text's letters
+# (langid_split_part), so a text in a test file never occurs in train.tsv,
+# in whichever file or language it appears. Needs bin/ built (make). Data sources and licences:
 # data/langid/SOURCES.md.
 set -eu
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,7 +51,7 @@ for d in "$WIKI"/*/; do
   case "$SKIP" in *" $w "*) continue ;; esac
   code=$w
   [ "$w" = simple ] && code=en
-  "$BIN/wiki_dump" -q "$d/wiki.xml.bz2" | "$BIN/wiki_strip" -q -j1 -F lines >"$OUT/.wiki.txt"
+  "$BIN/wiki_dump" -q "$d/wiki.xml.bz2" | "$BIN/wiki_strip" -q -j1 -F lines --faithful >"$OUT/.wiki.txt"
   [ "$w" = simple ] || [ "$(wc -c <"$OUT/.wiki.txt")" -ge $MIN_BYTES ] || continue
   awk -v code="$code" 'NF {
       gsub(/\t/, " ")

@@ -24,15 +24,19 @@ wall() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-# WikiExtractor 3.0.6 from PyPI in a venv under $W. On Python >= 3.11 its
-# extract.py fails to import ("global flags not at the start of the
-# expression"); the two inline (?i) flags are turned into scoped (?i:...)
-# groups here, the same change as the upstream fix (PR #313).
+# WikiExtractor from PyPI in a venv under $W: `we_setup [VERSION]` (default
+# 3.0.6, in $W/venv; any other version in $W/venv-we-VERSION) sets WE_PY.
+# On Python >= 3.11 the 3.0.x extract.py fails to import ("global flags not
+# at the start of the expression"); its two inline (?i) flags are turned
+# into scoped (?i:...) groups here, the same change as the upstream fix
+# (PR #313). 3.1.0 imports unpatched (the sed then changes nothing).
 we_setup() {
-  WE_PY=$W/venv/bin/python
-  if [ ! -x "$WE_PY" ]; then
-    python3 -m venv "$W/venv"
-    "$W/venv/bin/pip" install -q wikiextractor==3.0.6
+  local ver=${1:-3.0.6} venv=$W/venv
+  [ "$ver" = 3.0.6 ] || venv=$W/venv-we-$ver
+  WE_PY=$venv/bin/python
+  if ! "$WE_PY" -c "import importlib.metadata as m, sys; sys.exit(m.version('wikiextractor') != '$ver')" 2>/dev/null; then
+    [ -x "$WE_PY" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "wikiextractor==$ver"
   fi
   local ex
   ex=$("$WE_PY" -c 'import importlib.util as u; print(u.find_spec("wikiextractor").submodule_search_locations[0])')/extract.py

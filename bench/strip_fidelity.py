@@ -3,6 +3,8 @@
 
 Usage:
   strip_fidelity.py compare WE_OUT OURS_OUT [--samples N]
+  strip_fidelity.py brief LABEL WE_OUT OURS_OUT
+  strip_fidelity.py matchall [--all] LABEL=WE_OUT=OURS_OUT...
   strip_fidelity.py leftover [--all] LABEL=OURS_OUT...
 
 WE_OUT and OURS_OUT are <doc id=... title=...> ... </doc> streams (a file or
@@ -15,6 +17,10 @@ same way before comparing:
   - a paragraph is a line with leading/trailing whitespace stripped; empty
     lines are not paragraphs.
 
+A line has a BLANK BEFORE PUNCTUATION when it matches SPACE_PUNCT_RE: a
+blank before , . : ; ! ? ) ] or », a spaced ellipsis (" ..") excepted. That
+is what a removed template leaves in "from the Greek {{lang|..}}, i.e.".
+
 A line has LEFTOVER MARKUP when it matches MARKUP_RE below: wiki link or
 template brackets, table delimiters, a leading '|' (table row), an HTML
 table attribute, a <ref, a closing tag, a self-closing tag end, a named
@@ -25,8 +31,12 @@ Printed numbers (the bench is not a test: it always exits 0):
   para_match      share of WikiExtractor's markup-free paragraphs (in common
                   documents) that occur identically in ours for the same id
   leftover        lines with leftover markup, WikiExtractor vs ours
+  space_punct     lines with a blank before punctuation, WikiExtractor vs ours
   samples         WikiExtractor paragraphs we do not have, with our nearest
                   line, and our leftover lines
+  brief           one line: label, para_match, leftover and space_punct
+  matchall        brief for each dump (only those under 98 % unless --all),
+                  then the totals over all of them
   leftover        per output file (only those with leftover lines unless
                   --all): documents, paragraphs, leftover lines and the first
                   of them; then the totals
@@ -40,6 +50,8 @@ import sys
 MARKUP_RE = re.compile(
     r"\[\[|\]\]|\{\{|\}\}|\{\||\|\}|^\s*\||colspan=|rowspan=|style=|class="
     r"|<ref|</|/>|&[a-z]+;|''")
+
+SPACE_PUNCT_RE = re.compile(r" [,.:;!?)\]\u00bb](?!\.)")
 
 DOC_RE = re.compile(r'<doc id="([^"]*)"[^>]*?title="([^"]*)"[^>]*>')
 
@@ -102,6 +114,49 @@ def excerpt(p, q, width=110):
     return pre + p[s:s + 2 * width], pre + q[s:s + 2 * width]
 
 
+def stats(we, ours):
+    """(matched, total, missing, WE leftover, our leftover, WE space_punct,
+    our space_punct) for two read_docs() results."""
+    total = matched = 0
+    missing = []
+    for d in we:
+        if d not in ours:
+            continue
+        have = collections.Counter(ours[d][1])
+        for p in we[d][1]:
+            if has_markup(p):
+                continue
+            total += 1
+            if have[p] > 0:
+                have[p] -= 1
+                matched += 1
+            else:
+                missing.append((d, p))
+
+    def count(docs, rx):
+        return sum(1 for v in docs.values() for p in v[1] if rx.search(p))
+    return (matched, total, missing, count(we, MARKUP_RE), count(ours, MARKUP_RE),
+            count(we, SPACE_PUNCT_RE), count(ours, SPACE_PUNCT_RE))
+
+
+def brief_line(label, st):
+    m, t, _, wl, ol, ws, os_ = st
+    return '  %-28s para_match %6d / %6d = %6.2f%%  leftover %4d / %4d  space_punct %4d / %4d' % (
+        label, m, t, 100.0 * m / max(t, 1), wl, ol, ws, os_)
+
+
+def matchall(triples, show_all):
+    tot = [0] * 7
+    for triple in triples:
+        label, we_path, ours_path = triple.split('=', 2)
+        st = stats(read_docs(we_path), read_docs(ours_path))
+        for i in (0, 1, 3, 4, 5, 6):
+            tot[i] += st[i]
+        if show_all or st[0] < 0.98 * st[1]:
+            print(brief_line(label, st))
+    print(brief_line('TOTAL (%d dumps)' % len(triples), tot))
+
+
 def compare(we_path, ours_path, samples):
     we = read_docs(we_path)
     ours = read_docs(ours_path)
@@ -115,19 +170,7 @@ def compare(we_path, ours_path, samples):
     if only_ours:
         print('  only in ours: %s' % ' '.join(
             '%s(%s)' % (d, ours[d][0]) for d in only_ours[:20]))
-    total = matched = 0
-    missing = []
-    for d in common:
-        have = collections.Counter(ours[d][1])
-        for p in we[d][1]:
-            if has_markup(p):
-                continue
-            total += 1
-            if have[p] > 0:
-                have[p] -= 1
-                matched += 1
-            else:
-                missing.append((d, p))
+    matched, total, missing, _, _, we_sp, our_sp = stats(we, ours)
     we_left = [(d, p) for d in we for p in we[d][1] if has_markup(p)]
     our_left = [(d, p) for d in ours for p in ours[d][1] if has_markup(p)]
     we_paras = sum(len(v[1]) for v in we.values())
@@ -135,6 +178,7 @@ def compare(we_path, ours_path, samples):
     print('paragraphs: WikiExtractor %d, ours %d' % (we_paras, our_paras))
     print('para_match: %d / %d = %.2f%%' % (matched, total, 100.0 * matched / max(total, 1)))
     print('leftover markup lines: WikiExtractor %d, ours %d' % (len(we_left), len(our_left)))
+    print('blank before punctuation lines: WikiExtractor %d, ours %d' % (we_sp, our_sp))
     if samples:
         print('\n--- sample of WikiExtractor paragraphs missing from ours (with our nearest line)')
         for d, p in missing[:samples]:
@@ -182,6 +226,10 @@ def main(argv):
             i += 1
     if len(args) == 3 and args[0] == 'compare':
         compare(args[1], args[2], samples)
+    elif len(args) == 4 and args[0] == 'brief':
+        print(brief_line(args[1], stats(read_docs(args[2]), read_docs(args[3]))))
+    elif len(args) >= 2 and args[0] == 'matchall':
+        matchall(args[1:], show_all)
     elif len(args) >= 2 and args[0] == 'leftover':
         leftover(args[1:], show_all)
     else:

@@ -36,7 +36,7 @@ typedef struct Worker {
 
 typedef struct State {
     DocFormat fmt;
-    int strict, keep_lists, nthreads;
+    int strict, keep_lists, faithful, nthreads;
     Reader rd;
     Writer out;
     Err err;
@@ -60,6 +60,10 @@ static void usage(void) {
            "                     formatting.py output)\n"
            "  -j, --threads N    worker threads (default: all cores, %d here)\n"
            "      --lists        keep list items (WikiExtractor --lists)\n"
+           "      --faithful     reproduce the original workflow's WikiExtractor 3.0 text\n"
+           "                     byte for byte (default: the tidier text of WikiExtractor\n"
+           "                     3.1: no blank left before , . : ) where a template was\n"
+           "                     removed, ':'-indented quotations and poems kept)\n"
            "  -o, --output FILE  write to FILE atomically\n"
            "  -f, --force        overwrite an existing output file\n"
            "      --strict       exit 1 on the first malformed record (default: skip it;\n"
@@ -206,7 +210,8 @@ static void work(void *ctx, int wid, Batch *b) {
     if (!w->wt) {
         WikiTextOpts o = {.keep_lists = st->keep_lists,
                           .drop_ns = (const char *const *)st->drop_ns,
-                          .count_leftover = display_level >= 3};
+                          .count_leftover = display_level >= 3,
+                          .faithful = st->faithful};
         w->wt = wikitext_create(&o);
     }
     const char *p = b->in.data, *end = b->in.data + b->in.len;
@@ -255,12 +260,11 @@ static int flush(void *ctx, Batch *b) {
  * the help (exit 0), else 0; bad options exit 2. */
 static int parse_args(int argc, char **argv, State *st, CliCommon *cc) {
     cli_common_init(cc);
-    enum { O_STRICT = 256, O_LISTS };
-    static const struct option longopts[] = {{"format", required_argument, 0, 'F'},
-                                             {"threads", required_argument, 0, 'j'},
-                                             {"strict", no_argument, 0, O_STRICT},
-                                             {"lists", no_argument, 0, O_LISTS},
-                                             CLI_LONGOPTS_COMMON};
+    enum { O_STRICT = 256, O_LISTS, O_FAITHFUL };
+    static const struct option longopts[] = {
+        {"format", required_argument, 0, 'F'},    {"threads", required_argument, 0, 'j'},
+        {"strict", no_argument, 0, O_STRICT},     {"lists", no_argument, 0, O_LISTS},
+        {"faithful", no_argument, 0, O_FAITHFUL}, CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -273,6 +277,9 @@ static int parse_args(int argc, char **argv, State *st, CliCommon *cc) {
             break;
         case O_LISTS:
             st->keep_lists = 1;
+            break;
+        case O_FAITHFUL:
+            st->faithful = 1;
             break;
         case 'h':
             usage();

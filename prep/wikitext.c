@@ -3,7 +3,8 @@
  * Purpose: the text-cleaning step of the prep pipeline. One call turns the
  * raw wikitext of one page into the paragraphs that WikiExtractor 3.0.6
  * (github.com/attardi/wikiextractor, wikiextractor/extract.py: clean() and
- * compact()) writes in its default <doc> output, so that corpora made with
+ * compact()) writes in its default <doc> output (tidied by default, see
+ * "Default text and --faithful" below), so that corpora made with
  * this toolkit match the ones BERT-style pipelines were built from. The
  * behaviour was derived from reading that code and from running it on the
  * shared test dumps (bench/strip_fidelity.sh); no code was taken from it.
@@ -48,12 +49,30 @@
  *      list lines (* # ; :) dropped, lines starting with { or | or ending in
  *      } dropped, lines "(...)" and lines of only dots/dashes dropped.
  *
- * Fidelity (bench/strip_fidelity.sh, 206-page English sample): 99.5 % of
- * WikiExtractor's markup-free paragraphs are reproduced exactly, the rest
- * being the differences below; 0 lines with leftover markup against 122.
+ * Default text and --faithful: WikiTextOpts.faithful reproduces the text of
+ * WikiExtractor 3.0.6, which the original workflow's corpora were built
+ * from, byte for byte (the rules above). By default three rules change, as
+ * in WikiExtractor 3.1.0, because a language model should read prose, not
+ * the holes that removed markup leaves:
+ *   - no blank is left before , . : ) ] » or after ( [ « (the Greek {{lang}}
+ *     in "from the Greek {{lang|grc|...}}, i.e." left "Greek , i.e."); a
+ *     spaced ellipsis " ..." keeps its blank (WikiExtractor 3.1.0 writes
+ *     "In 1961... the" for "In 1961, ... the");
+ *   - ':'-indented lines (block quotations, poems, displayed formulas) are
+ *     paragraphs, without their colons; a list item inside the indent
+ *     (":* item") is dropped like every list item (WikiExtractor 3.1.0
+ *     keeps it, "* item"), and so is an indented line starting with { or |
+ *     or ending in } (markup debris);
+ *   - <br> and <hr> between two words leave a blank, <p>, <center> and
+ *     <h1>-<h4> a line break, so that the words do not run together.
+ *
+ * Fidelity (bench/strip_fidelity.sh, 206-page English sample, BENCHMARKS.md):
+ * the default text reproduces 99.0 % of WikiExtractor 3.1.0's markup-free
+ * paragraphs exactly, --faithful 99.5 % of WikiExtractor 3.0.6's; the rest
+ * are the differences below; 0 lines with leftover markup on either side.
  *
  * Differences from WikiExtractor (deliberate; each is an improvement on a
- * known failure of WikiExtractor 3.0.6):
+ * known failure of WikiExtractor 3.0.6, most of them also of 3.1.0):
  *   - Unbalanced links: WikiExtractor stops replacing links after the first
  *     unclosed "[[" of a page, leaving raw [[...]] (and whole
  *     [[File:...|...[[link]]...]] captions) in the rest of the page. Here a
@@ -643,6 +662,7 @@ WikiText *wikitext_create(const WikiTextOpts *opts) {
     wt->sections = o.keep_sections;
     wt->no_placeholders = o.no_placeholders;
     wt->count_leftover = o.count_leftover;
+    wt->faithful = o.faithful;
     for (int k = 0; ns_english[k]; k++)
         wt_ns_add(&wt->ns, ns_english[k]);
     for (int k = 0; ns_builtin[k]; k++)
@@ -674,7 +694,7 @@ int wikitext_clean(WikiText *wt, const char *text, size_t len, Buf *out) {
     buf_clear(a);
     wt_pass_html(wt, (unsigned char *)b->data, b->len, a);
     buf_clear(b);
-    wt_pass_spaces((unsigned char *)a->data, a->len, b);
+    wt_pass_spaces(wt, (unsigned char *)a->data, a->len, b);
     /* the placeholders that survived are numbered in output order */
     for (int w = 0; w < 2; w++) {
         if (wt->ph[w].n > wt->phcap[w]) {

@@ -1,11 +1,13 @@
 /* wikitext.h - wikitext markup to plain-text paragraphs.
  *
  * Turns the raw wikitext of one page (the <text> element of a dump after XML
- * entity decoding) into the paragraphs that WikiExtractor 3.0.6 writes by
+ * entity decoding) into the paragraphs that WikiExtractor writes by
  * default: templates, tables, references, files, categories and HTML are
  * removed, links are replaced by their anchor text, bold is dropped and
  * italics become double quotes, section headings become "Title." lines in
- * front of the first paragraph of their section, lists are dropped.
+ * front of the first paragraph of their section, lists are dropped. The
+ * default text is WikiExtractor 3.1's, tidied; WikiTextOpts.faithful gives
+ * WikiExtractor 3.0.6's bytes.
  * See prep/wikitext.c for the exact rules and the differences from
  * WikiExtractor.
  *
@@ -52,6 +54,12 @@ typedef struct WikiTextOpts {
     int no_placeholders;
     /* 1 = count WikiTextStats.leftover_lines (one more scan per paragraph). */
     int count_leftover;
+    /* 0 = the tidier default text (see "Default text" in prep/wikitext.c):
+     * no blank before , . : ) ] >> or after ( [ << where markup was removed,
+     * ':'-indented quotations and poems kept, <br>/<p> separate words.
+     * 1 = reproduce the original workflow's WikiExtractor 3.0 text byte for
+     * byte (wiki_strip --faithful). */
+    int faithful;
 } WikiTextOpts;
 
 /* Counters summed over every wikitext_clean() call of one WikiText. */

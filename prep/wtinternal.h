@@ -60,7 +60,7 @@ typedef struct PhSet {
 } PhSet;
 
 struct WikiText {
-    int keep_lists, sections, no_placeholders, count_leftover;
+    int keep_lists, sections, no_placeholders, count_leftover, faithful;
     NsSet ns;
     Buf t0, t1; /* ping-pong pass buffers */
     Buf line;   /* current line in the compact stage */
@@ -244,8 +244,9 @@ void wt_pass_quotes(Buf **cur, Buf **tmp);
 void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out);
 
 /* Pass 7a (wttext.c): << >> -> « », blank runs -> one space, 4+ dots ->
- * "..."; out is never longer than s. */
-void wt_pass_spaces(const unsigned char *s, size_t n, Buf *out);
+ * "..."; unless wt->faithful, no blank before , . : ) ] » (an ellipsis
+ * keeps it) or after ( [ «. out is never longer than s. */
+void wt_pass_spaces(const WikiText *wt, const unsigned char *s, size_t n, Buf *out);
 
 /* Pass 7b (wttext.c): WikiExtractor's compact(): the paragraphs of
  * s[0..n) appended to out, headings and placeholders resolved (the

@@ -241,6 +241,33 @@ static void brace_push(WikiText *wt, size_t pos, size_t count) {
     wt->nbr++;
 }
 
+/* If b[0..n) (a template's body) is "formatnum:" and a plain number,
+ * ASCII case-insensitive and blanks allowed, return the number's length
+ * with its offset in *at; else 0. The number stays as written: grouping it
+ * as MediaWiki does needs the wiki's language (1,000 in English is 1 000
+ * in Hungarian, where 1,000 means one). */
+static size_t formatnum_arg(const unsigned char *b, size_t n, size_t *at) {
+    static const char kw[] = "formatnum:";
+    size_t i = 0, k;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    for (k = 0; kw[k]; k++, i++)
+        if (i >= n || lower(b[i]) != kw[k]) return 0;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    size_t a = i;
+    if (i < n && (b[i] == '-' || b[i] == '+')) i++;
+    if (i >= n || !is_digit(b[i])) return 0;
+    while (i < n && (is_digit(b[i]) || b[i] == '.' || b[i] == ','))
+        i++;
+    size_t e = i;
+    while (i < n && (b[i] == ' ' || b[i] == '\t'))
+        i++;
+    if (i != n) return 0;
+    *at = a;
+    return e - a;
+}
+
 void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     Next gt, cbrace, close[N_EXT];
     wt_next_reset(&gt);
@@ -308,6 +335,10 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             while (m >= 2 && wt->nbr) {
                 Brace *t = &wt->br[wt->nbr - 1];
                 size_t use = (t->count >= 3 && m >= 3) ? 3 : 2;
+                /* {{formatnum:1234}} shows its number (not faithful) */
+                size_t body = t->pos + t->count, at = 0, num = 0;
+                if (use == 2 && !wt->faithful)
+                    num = formatnum_arg((unsigned char *)out->data + body, out->len - body, &at);
                 t->count -= use;
                 m -= use;
                 if (t->count < 2) {
@@ -318,6 +349,10 @@ void wt_pass_pre(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
                     wt->nbr--;
                 }
                 out->len = t->pos + t->count;
+                if (num) {
+                    memmove(out->data + out->len, out->data + body + at, num);
+                    out->len += num;
+                }
             }
             if (m >= 2) {
                 wt->st.unbalanced++;

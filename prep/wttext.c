@@ -319,6 +319,23 @@ typedef struct Discard {
     size_t depth, pos, last;
 } Discard;
 
+/* The separator that a line-break tag (<br>, <hr>: a blank) or a block tag
+ * (<p>, <center>, <h1>-<h4>: a newline) leaves in the tidy text, 0 for
+ * other tags. */
+static char tag_separator(const char *name) {
+    if (!strcmp(name, "br") || !strcmp(name, "hr")) return ' ';
+    if (!strcmp(name, "p") || !strcmp(name, "center")) return '\n';
+    if (name[0] == 'h' && name[1] >= '1' && name[1] <= '4' && !name[2]) return '\n';
+    return 0;
+}
+
+/* Is the last character of b whitespace (an ASCII blank or U+00A0)? */
+static int ends_blank(const Buf *b) {
+    if (!b->len) return 1;
+    const unsigned char *e = (unsigned char *)b->data + b->len;
+    return is_ws(e[-1]) || (b->len >= 2 && e[-2] == 0xC2 && e[-1] == 0xA0);
+}
+
 void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     Next gt, code;
     Discard dis[N_HTML];
@@ -360,6 +377,12 @@ void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
             continue;
         }
         int kind = html_tags[x].kind;
+        if (kind == H_IGNORE && !wt->faithful) {
+            /* a tag between two words separates them */
+            char sep = tag_separator(t.name);
+            if (sep && !ends_blank(out) && t.end < n && !wt_u8_space(s + t.end, s + n))
+                buf_putc(out, sep);
+        }
         if (kind == H_CODE && !wt->no_placeholders && !t.close && !t.self) {
             size_t cend, cs = wt_find_close(&code, s, n, t.end, "code", 4, &cend);
             if (cs != NOPOS) {
@@ -409,11 +432,36 @@ void wt_pass_html(WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
 
 /* ---- pass 7: text cleanup and compact ---- */
 
-/* << -> «, >> -> », runs of spaces and tabs -> one space, 4+ dots -> ...
+/* Does a blank at s[i] (its run already skipped) sit before a closing
+ * punctuation mark that takes no blank: , : ) ] or » (also as ">>"), or a
+ * single '.' (an ellipsis " ..." keeps its blank)? */
+static int closes_tight(const unsigned char *s, size_t n, size_t i) {
+    static const unsigned char maybe[256] = {
+        [','] = 1, [':'] = 1, [')'] = 1, [']'] = 1, ['.'] = 1, ['>'] = 1, [0xC2] = 1};
+    if (i >= n || !maybe[s[i]]) return 0;
+    unsigned c = s[i];
+    if (c == ',' || c == ':' || c == ')' || c == ']') return 1;
+    if (c == '.') return !(i + 1 < n && s[i + 1] == '.');
+    if (c == '>') return i + 1 < n && s[i + 1] == '>';
+    return c == 0xC2 && i + 1 < n && s[i + 1] == 0xBB;
+}
+
+/* Does the output o (start b) end in an opening mark that takes no blank
+ * after it: ( [ or «? */
+static int opens_tight(const unsigned char *b, const unsigned char *o) {
+    if (o == b) return 0;
+    if (o[-1] == '(' || o[-1] == '[') return 1;
+    return o - b >= 2 && o[-2] == 0xC2 && o[-1] == 0xAB;
+}
+
+/* << -> «, >> -> », runs of spaces and tabs -> one space (none next to
+ * tight punctuation unless faithful), 4+ dots -> ...
  * The output is never longer than the input. */
-void wt_pass_spaces(const unsigned char *s, size_t n, Buf *out) {
+void wt_pass_spaces(const WikiText *wt, const unsigned char *s, size_t n, Buf *out) {
     buf_reserve(out, n);
     unsigned char *o = (unsigned char *)out->data + out->len;
+    const unsigned char *o0 = (unsigned char *)out->data;
+    int tidy = !wt->faithful;
     size_t i = 0;
     while (i < n) {
         unsigned c = s[i];
@@ -440,10 +488,10 @@ void wt_pass_spaces(const unsigned char *s, size_t n, Buf *out) {
             o += m;
             i = k;
         } else {
-            *o++ = ' ';
             i++;
             while (i < n && (s[i] == ' ' || s[i] == '\t'))
                 i++;
+            if (!tidy || !(closes_tight(s, n, i) || (o > o0 && opens_tight(o0, o)))) *o++ = ' ';
         }
     }
     out->len = (size_t)(o - (unsigned char *)out->data);
@@ -621,12 +669,20 @@ static int only_dots(const unsigned char *s, size_t n) {
 
 /* compact()'s line filter plus the table-debris rules: returns 0 for a line
  * that is not a paragraph, else 1 with *skip set to the list markers to cut
- * (keep_lists). */
+ * (keep_lists, or the colons of an indented line unless faithful). */
 static int keep_line(const WikiText *wt, const unsigned char *L, size_t n, size_t *skip) {
     unsigned c0 = L[0], cl = L[n - 1];
     size_t k = 0, l;
     *skip = 0;
-    if (c0 == '*' || c0 == '#' || c0 == ';' || c0 == ':') {
+    if (c0 == ':' && !wt->keep_lists && !wt->faithful) {
+        /* an indented line (quotation, poem, formula, reply): its text is
+         * a paragraph, a list item nested in the indent is not */
+        while (k < n && (L[k] == ':' || L[k] == ' ' || L[k] == '\t'))
+            k++;
+        if (k == n || L[k] == '*' || L[k] == '#' || L[k] == ';') return 0;
+        if (L[k] == '{' || L[k] == '|' || cl == '}' || only_dots(L + k, n - k)) return 0;
+        *skip = k;
+    } else if (c0 == '*' || c0 == '#' || c0 == ';' || c0 == ':') {
         if (!wt->keep_lists) return 0;
         while (k < n && (L[k] == '*' || L[k] == '#' || L[k] == ';' || L[k] == ':'))
             k++;

@@ -44,7 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                           .keep_sections = WIKITEXT_SECTIONS_DROP,
                           .drop_ns = ns,
                           .no_placeholders = 1,
-                          .count_leftover = 1};
+                          .count_leftover = 1,
+                          .faithful = 1};
         def = wikitext_create(NULL);
         alt = wikitext_create(&o);
     }

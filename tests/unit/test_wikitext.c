@@ -1,10 +1,13 @@
 /* test_wikitext.c - unit tests for prep/wikitext.c (wikitext -> paragraphs).
  *
- * Each case is real-looking wikitext with the exact expected output. Cases
- * marked "WE" produce the same output as WikiExtractor 3.0.6 (checked by
- * running it); the others document a deliberate difference (see the header
- * of prep/wikitext.c). The last tests feed large malformed pages and only
- * check that the call returns with well-formed output.
+ * Each case is real-looking wikitext with the exact expected output. Most
+ * run with WikiTextOpts.faithful (the WikiExtractor 3.0 text): cases marked
+ * "WE" produce the same output as WikiExtractor 3.0.6 (checked by running
+ * it); the others document a deliberate difference (see the header of
+ * prep/wikitext.c). test_default checks the default (tidy) text, cases
+ * marked "WE31" being WikiExtractor 3.1.0's output. The last tests feed
+ * large malformed pages and only check that the call returns with
+ * well-formed output.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -237,7 +240,7 @@ static void test_headings(void) {
     check("level one heading", "= Level one =\nContent.", "Level one.\nContent.\n");
     check("section of lists vanishes (WE)", "== H ==\n* a\n* b\n== H2 ==\nText", "H2.\nText\n");
     check("pending headings (WE)", "== A ==\n=== B ===\ntext", "A.\nB.\ntext\n");
-    WikiTextOpts o = {0};
+    WikiTextOpts o = {.faithful = 1};
     o.keep_sections = WIKITEXT_SECTIONS_DROP;
     check_opts(&o, "sections dropped",
                "Intro.\n== Section ==\nBody.\n== Empty ==\n* x\n== Next ==\nMore.",
@@ -247,7 +250,7 @@ static void test_headings(void) {
 static void test_lists_and_cleanup(void) {
     check("lists dropped (WE)", "Para.\n* item one\n# numbered\n: indent\n; term\nAfter list.",
           "Para.\nAfter list.\n");
-    WikiTextOpts o = {0};
+    WikiTextOpts o = {.faithful = 1};
     o.keep_lists = 1;
     check_opts(&o, "lists kept",
                "Para.\n* item one\n** [[sub]]\n# numbered\n: indent\n; term : def\n*\nAfter.",
@@ -272,7 +275,7 @@ static void test_lists_and_cleanup(void) {
 /* ---- encoding ---- */
 
 static void test_encoding(void) {
-    WikiTextOpts so = {.count_leftover = 1};
+    WikiTextOpts so = {.count_leftover = 1, .faithful = 1};
     WikiText *wt = wikitext_create(&so);
     WikiTextStats st;
     check_n(wt, "invalid utf-8",
@@ -307,7 +310,7 @@ static void test_encoding(void) {
 
 static void test_namespaces(void) {
     static const char *const hu[] = {"Fájl", "Kép", "Kategória", NULL};
-    WikiTextOpts o = {0};
+    WikiTextOpts o = {.faithful = 1};
     o.drop_ns = hu;
     check_opts(&o, "custom namespaces",
                "[[Fájl:A.jpg|bélyegkép|Kép]] Szöveg [[kategória:X]] [[KATEGÓRIA:Y]] [[Kép:B.png]] "
@@ -458,8 +461,55 @@ static void test_robustness(void) {
     free(page);
 }
 
+/* ---- the default text (not faithful) ---- */
+
+static void test_default(void) {
+    WikiText *wt = wikitext_create(NULL);
+#define D(name, in, want) check_n(wt, name, in, strlen(in), want)
+    D("no blank before punctuation after a template (WE31)",
+      "from the Greek {{lang|grc|ἀναρχία}}, i.e. \"anarchy\" (from {{lang|grc|x}}, y).",
+      "from the Greek, i.e. \"anarchy\" (from, y).\n");
+    D("no blank inside parentheses (WE31)", "Achilles ({{IPAc-en|ə|k}}; {{lang|grc|x}}) was",
+      "Achilles (;) was\n");
+    D("no blank before a period or colon (WE31)",
+      "at a height of {{convert|2407|ft}}. He said {{q}}: yes", "at a height of. He said: yes\n");
+    D("brackets and guillemets (WE31)", "[ {{x}} a ] « {{x}} word »", "[a] «word»\n");
+    D("a spaced ellipsis keeps its blank", "In 1961, ... the legislature; wait ...",
+      "In 1961, ... the legislature; wait ...\n");
+    D("blanks elsewhere kept", "a ; b ! c ? d - e", "a ; b ! c ? d - e\n");
+    D("indented quotation kept (WE31)",
+      "He said:\n:Both parties deprecated war.<ref>x</ref>\n::Second level.\nAfter.",
+      "He said:\nBoth parties deprecated war.\nSecond level.\nAfter.\n");
+    D("poem lines kept (WE31)",
+      "Intro.\n<poem>\n:Sing, Goddess, of the rage\n:of Achilles,\n</poem>",
+      "Intro.\nSing, Goddess, of the rage\nof Achilles,\n");
+    D("blockquote kept (WE31)", "<blockquote>Four score and seven years ago</blockquote>",
+      "Four score and seven years ago\n");
+    D("indented list item and empty indent dropped", ":* item\n:# item\n:\n: {{quote}}\nText.",
+      "Text.\n");
+    D("indented table debris dropped", ":{{x|\n:| a = b\n:}}\nText.", "Text.\n");
+    D("indented line under a heading", "== H ==\n: Quoted.\n== Empty ==\n* list", "H.\nQuoted.\n");
+    D("lists still dropped (WE31)", "Para.\n* item one\n# numbered\n; term\nAfter list.",
+      "Para.\nAfter list.\n");
+    D("line break tags separate words (WE31)", "one<br>two<br />three <br/>four<hr>five",
+      "one two three four five\n");
+    D("block tags separate lines (WE31)", "First<p>Second</p>Third<center>x</center>",
+      "First\nSecond\nThird\nx\n");
+    D("tags at a blank add nothing", "one <br> two\n<p>Three</p>", "one two\nThree\n");
+    D("formatnum shows its number",
+      "Lakossága {{formatnum: 10000}} fő, {{Formatnum:-3.5}} és {{formatnum:x}}.",
+      "Lakossága 10000 fő, -3.5 és.\n");
+    D("formatnum in a template dropped", "A {{convert|{{formatnum:3003}}|m}} b", "A b\n");
+#undef D
+    wikitext_destroy(wt);
+    WikiTextOpts f = {.faithful = 1};
+    check_opts(&f, "faithful: blanks and indents as WikiExtractor 3.0 (WE)",
+               "Greek {{lang|x}}, i.e. (from {{x}}, y) one<br>two {{formatnum:12}}\n:Quote.\nEnd.",
+               "Greek , i.e. (from , y) onetwo\nEnd.\n");
+}
+
 int main(void) {
-    wt_def = wikitext_create(NULL);
+    wt_def = wikitext_create(&(WikiTextOpts){.faithful = 1});
     test_templates();
     test_tables();
     test_links();
@@ -470,6 +520,7 @@ int main(void) {
     test_encoding();
     test_namespaces();
     test_has_markup();
+    test_default();
     test_robustness();
     wikitext_destroy(wt_def);
     return test_report();
