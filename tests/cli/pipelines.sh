@@ -88,6 +88,13 @@ ok "... under hu-faithful, WikiExtractor 3.0's text" grep -q "wiki_strip .*--fai
 ok "... spmtrain.py's vocabulary" eval 'grep "vocab_train" "$out" | grep -q "hu-faithful/vocab/" && ! grep "vocab_train" "$out" | grep -q -- --bert'
 ok "... lower-casing and stripping accents, as create_pretraining_data.py" \
   grep -q "hdf5gen .*--do-lower-case 1 --strip-accents 1 .*hu-faithful/$H1.tmp/" "$out"
+run mk "$W" HU_FAITHFUL=1 hu hu-check
+expect_rc "HU_FAITHFUL=1 end to end" 0
+ok "... the original's [UNK] share, above 5 %, with hdf5_check's warning" \
+  eval '[ "$(grep "/hu-faithful/$H1/" "$out" | sed -n "s/.*\[UNK\] \([0-9.]*\) %.*/\1/p" | awk "\$1 > 5" | wc -l)" = 1 ] && grep -q "hu-faithful.*above 1 %" "$err"'
+ok "... its sentences, one per line" \
+  eval '[ "$(wc -l <"$W/hu-faithful/sentences/wikicorpus_hu.txt")" -gt 100 ]'
+rm -rf "$W/hu-faithful" # $W keeps the default run only
 run mk "$W" -n HU_FAITHFUL=1 HU_DIR="$W/hu" hu
 expect_rc "HU_FAITHFUL=1 in a directory of the default text" 2
 expect_err "... refused" "*holds the text of HU_FAITHFUL=0*"
