@@ -40,7 +40,7 @@ bin=$("$@" -s print-bin)
 "$bin/train_bert_cpu" -q --input_dir "$HU_DIR"/hdf5_*seq_len_128_*/textcorpus --config_file "$T/bert_config.json" \
   --vocab_file "$HU_DIR/vocab/vocab.txt" --output_dir "$T/out" --train_batch_size 16 --learning_rate 5e-3 \
   --warmup_proportion 0.1 --max_steps 200 --max_predictions_per_seq 20 --num_steps_per_checkpoint 200 \
-  --log_freq 10 >"$T/log.jsonl"
+  --log_freq 10 --do_lower_case "$HU_LOWER" --strip_accents "$HU_STRIP_ACCENTS" >"$T/log.jsonl"
 echo "  first: $(head -1 "$T/log.jsonl")"
 echo "  last:  $(tail -1 "$T/log.jsonl")"
 echo "  the whole curve: $T/log.jsonl; checkpoint and Hugging Face export: $T/out"

@@ -265,7 +265,8 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
     return writer_close(&w, err);
 }
 
-int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len, Err *err) {
+int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
+              const HfTokenizer *tk, Err *err) {
     if (make_dirs(dir, err)) return -1;
     char path[4096];
     Buf b = {0};
@@ -320,6 +321,21 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
     if (vocab) {
         snprintf(path, sizeof path, "%s/vocab.txt", dir);
         if (write_text(path, vocab, vocab_len, err)) return -1;
+        char cfg[1024];
+        int n = snprintf(cfg, sizeof cfg,
+                         "{\n  \"tokenizer_class\": \"BertTokenizer\",\n"
+                         "  \"do_lower_case\": %s,\n  \"strip_accents\": %s,\n"
+                         "  \"tokenize_chinese_chars\": true,\n  \"model_max_length\": %d,\n"
+                         "  \"unk_token\": \"[UNK]\",\n  \"sep_token\": \"[SEP]\",\n"
+                         "  \"pad_token\": \"[PAD]\",\n  \"cls_token\": \"[CLS]\",\n"
+                         "  \"mask_token\": \"[MASK]\"\n}\n",
+                         tk->lower ? "true" : "false",
+                         tk->strip < 0 ? "null"
+                         : tk->strip   ? "true"
+                                       : "false",
+                         m->c.max_position_embeddings);
+        snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
+        if (write_text(path, cfg, (size_t)n, err)) return -1;
     }
     return 0;
 }

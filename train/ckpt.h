@@ -53,9 +53,18 @@ typedef void (*CkptSkipFn)(void *arg, const Err *why);
 int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
                 Err *err);
 
-/* Hugging Face directory: dir/config.json, dir/model.safetensors and
- * vocab.txt holding the vocab_len bytes of vocab (none when vocab is NULL).
- * Each file is written atomically. Returns 0 or -1 with err. */
-int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len, Err *err);
+/* The tokenizer's normalization, as BertTokenizer's arguments. */
+typedef struct HfTokenizer {
+    int lower; /* do_lower_case */
+    int strip; /* strip_accents: 0, 1, or -1 (None: as do_lower_case) */
+} HfTokenizer;
+
+/* Hugging Face directory: dir/config.json, dir/model.safetensors, and,
+ * when vocab is not NULL, vocab.txt holding the vocab_len bytes of vocab
+ * and tokenizer_config.json (BertTokenizer with tk's normalization, so
+ * that AutoTokenizer normalizes as the training data was). Each file is
+ * written atomically. Returns 0 or -1 with err. */
+int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
+              const HfTokenizer *tk, Err *err);
 
 #endif

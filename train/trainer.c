@@ -112,6 +112,9 @@ static void usage(int gpu) {
            "                                  bound, so padding is not computed; changes the\n"
            "                                  batch order, not NVIDIA's reader (0: off)\n"
            "  --export_hf DIR                 where the Hugging Face export goes (output_dir/hf)\n"
+           "  --do_lower_case 0|1             how the HDF5 files' text was tokenized (hdf5gen's\n"
+           "  --strip_accents 0|1             options; defaults 1 and as --do_lower_case), for\n"
+           "                                  the export's tokenizer_config.json\n"
            "  --eval_file FILE                no training: the losses of the model (its\n"
            "                                  --init_checkpoint or newest checkpoint) on the\n"
            "                                  first train_batch_size rows of FILE, in file\n"
@@ -202,6 +205,8 @@ static const OptSpec opt_table[] = {
     {OPT("no_dynamic_mask", "no-dynamic-mask", K_FLAG, dynamic), .value = {0}},
     {OPT("bin_size", "bin-size", K_INT, bin_size), .lo = 0, .hi = 1 << 20},
     {OPT("export_hf", "export-hf", K_STR, export_dir)},
+    {OPT("do_lower_case", "do-lower-case", K_INT, lower), .lo = 0, .hi = 1},
+    {OPT("strip_accents", "strip-accents", K_INT, strip), .lo = 0, .hi = 1},
     {OPT("stop_at_step", "stop-at-step", K_INT, stop_at), .lo = 1, .hi = 1 << 30},
     {OPT("eval_file", "eval-file", K_STR, eval_file)},
     {OPT("precision", NULL, K_ENUM, bf16), .gpu = 1, .word = {"bf16", "fp32"}, .value = {1, 0}},
@@ -320,7 +325,9 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
                      .rank = -1,
                      .world = -1,
                      .local_rank = -1,
-                     .comm_timeout = 600};
+                     .comm_timeout = 600,
+                     .lower = 1,
+                     .strip = -1};
     struct option lo[2 * N_OPTS + 8];
     long_options(lo);
     CliCommon cc;
@@ -795,7 +802,8 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
-        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len,
+        HfTokenizer tk = {o->lower, o->strip};
+        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &tk,
                       &r->err))
             die("%s", r->err.msg);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);

@@ -56,6 +56,28 @@ ok "MLM loss starts near ln(30528) = 10.3" eval 'grep -q "\"step\": 1, .*\"mlm_l
 ok "the last 3 checkpoints kept" eval '[ "$(ls "$T/a" | grep -c wbckpt)" = 3 ] && [ -s "$T/a/ckpt_6.wbckpt" ] && [ ! -e "$T/a/ckpt_3.wbckpt" ]'
 ok "Hugging Face export" eval '[ -s "$T/a/hf/config.json" ] && [ -s "$T/a/hf/model.safetensors" ] && cmp -s "$T/a/hf/vocab.txt" "$V"'
 ok "config.json: BertForPreTraining, vocab rounded to 30528" eval 'grep -q "BertForPreTraining" "$T/a/hf/config.json" && grep -q "\"vocab_size\": 30528" "$T/a/hf/config.json"'
+ok "tokenizer_config.json: BertTokenizer, uncased, strip_accents None" \
+  eval 'grep -q "\"tokenizer_class\": \"BertTokenizer\"" "$T/a/hf/tokenizer_config.json" && grep -q "\"do_lower_case\": true" "$T/a/hf/tokenizer_config.json" && grep -q "\"strip_accents\": null" "$T/a/hf/tokenizer_config.json"'
+ok "... model_max_length is max_position_embeddings" \
+  grep -q "\"model_max_length\": $(sed -n 's/.*"max_position_embeddings": *\([0-9]*\).*/\1/p' "$T/tiny.json")," "$T/a/hf/tokenizer_config.json"
+run "$TR" $(tr_args "$T/acc" --max_steps 1 --do_lower_case 1 --strip_accents 0) -j2
+expect_rc "--do_lower_case 1 --strip_accents 0" 0
+ok "... recorded for the export's tokenizer" \
+  eval 'grep -q "\"do_lower_case\": true" "$T/acc/hf/tokenizer_config.json" && grep -q "\"strip_accents\": false" "$T/acc/hf/tokenizer_config.json"'
+PYX=$(py_with transformers)
+if [ -z "$PYX" ]; then
+  echo "not run: transformers' AutoTokenizer on the export (no Python with transformers)"
+else
+  printf 'Kör, kor és KŐR: Árvíztűrő tükörfúrógép!\n' >"$T/acc/hu.txt"
+  "$PYX" -c 'import sys
+from transformers import AutoTokenizer
+t = AutoTokenizer.from_pretrained(sys.argv[1])
+for line in open(sys.argv[2], encoding="utf-8"):
+    print(" ".join(t.tokenize(line.rstrip("\n"))))' "$T/acc/hf" "$T/acc/hu.txt" >"$T/acc/hf.tok" 2>/dev/null
+  "$BIN/wp_tokenize" --vocab "$V" --strip-accents 0 "$T/acc/hu.txt" >"$T/acc/ours.tok" 2>/dev/null
+  ok "AutoTokenizer on the export tokenizes as wp_tokenize --strip-accents 0" \
+    eval '[ -s "$T/acc/hf.tok" ] && cmp -s "$T/acc/hf.tok" "$T/acc/ours.tok"'
+fi
 PY=$(py_with json)
 if [ -n "$PY" ]; then
   run "$PY" - "$T/a/hf/model.safetensors" <<'EOF'
