@@ -37,7 +37,7 @@ sed "s/\"vocab_size\": [0-9]*/\"vocab_size\": $words/" train/configs/bert_tiny.j
 echo
 echo "demo: train_bert_cpu, BERT-Tiny (2 layers, hidden 128, vocab $words), 200 LAMB steps of 16 sequences:"
 bin=$("$@" -s print-bin)
-"$bin/train_bert_cpu" -q --input_dir "$HU_DIR"/hdf5_*seq_len_128_*/textcorpus --config_file "$T/bert_config.json" \
+"$bin/train_bert_cpu" -q --input_dir "$HU_H5_1/textcorpus" --config_file "$T/bert_config.json" \
   --vocab_file "$HU_DIR/vocab/vocab.txt" --output_dir "$T/out" --train_batch_size 16 --learning_rate 5e-3 \
   --warmup_proportion 0.1 --max_steps 200 --max_predictions_per_seq 20 --num_steps_per_checkpoint 200 \
   --log_freq 10 --do_lower_case "$HU_LOWER" --strip_accents "$HU_STRIP_ACCENTS" >"$T/log.jsonl"
