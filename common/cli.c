@@ -1,6 +1,8 @@
 /* cli.c - option parsing helpers and the throttled progress meter. */
 #include "common/cli.h"
 
+#include "common/cpus.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -116,10 +118,7 @@ void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const c
     }
 }
 
-int cli_ncpus(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
+int cli_ncpus(void) { return cpus_available(); }
 
 #ifndef WB_DATADIR
 #define WB_DATADIR "data"
