@@ -1,6 +1,8 @@
 /* cli.c - option parsing helpers and the throttled progress meter. */
 #include "common/cli.h"
 
+#include "common/cpus.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -116,10 +118,7 @@ void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const c
     }
 }
 
-int cli_ncpus(void) {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
+int cli_ncpus(void) { return cpus_available(); }
 
 #ifndef WB_DATADIR
 #define WB_DATADIR "data"
@@ -131,30 +130,30 @@ static int is_dir(const char *path) {
 }
 
 const char *cli_data_path(const char *rel, char *out, size_t cap) {
+    /* beside the program: an installed tree (PREFIX/bin, PREFIX/share/wikibert)
+     * or a checkout (bin/, data/), wherever either was moved */
+    static const char *const beside[] = {"share/wikibert", "data"};
     const char *env = getenv("WIKIBERT_DATA");
-    char exe[4096], dir[4096 + 8];
-    ssize_t n;
+    char exe[4096], dir[4096 + 32];
 
     if (env && *env) {
         snprintf(out, cap, "%s/%s", env, rel);
         return out;
     }
-    /* <bin>/../data beside the program, so a moved checkout still works */
-    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash = NULL;
     if (n > 0) {
         exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            slash = strrchr(exe, '/');
-            if (slash) {
-                *slash = 0;
-                snprintf(dir, sizeof dir, "%s/data", exe);
-                if (is_dir(dir)) {
-                    snprintf(out, cap, "%s/%s", dir, rel);
-                    return out;
-                }
-            }
+        slash = strrchr(exe, '/'); /* exe: the program's directory */
+        if (slash) *slash = 0;
+        slash = slash ? strrchr(exe, '/') : NULL; /* exe: the directory above */
+        if (slash) *slash = 0;
+    }
+    for (size_t i = 0; slash && i < sizeof beside / sizeof *beside; i++) {
+        snprintf(dir, sizeof dir, "%s/%s", exe, beside[i]);
+        if (is_dir(dir)) {
+            snprintf(out, cap, "%s/%s", dir, rel);
+            return out;
         }
     }
     snprintf(out, cap, "%s/%s", WB_DATADIR, rel);

@@ -42,15 +42,16 @@ WB_NORETURN void cli_bad_usage(const char *fmt, ...) WB_PRINTF(1, 2);
 WB_NORETURN void cli_version(const char *features);
 
 /* Path of data file `rel` (e.g. "abbrev/hu.txt") written into out[cap]:
- * under $WIKIBERT_DATA when set, else the data/ directory beside the
- * program's bin/ (the checkout it was built in), else the build-time
- * DATADIR. Returns out. The file may not exist; callers open it and report
+ * under $WIKIBERT_DATA when set, else, found from the program's own path
+ * (/proc/self/exe) as <exe dir>/../share/wikibert (an installed tree) or
+ * <exe dir>/../data (a checkout), so a moved tree still works, else the
+ * build-time DATADIR. Returns out. The file may not exist; callers open it and report
  * the path on failure (exit 2). */
 const char *cli_data_path(const char *rel, char *out, size_t cap);
 
 /* The options every filter shares. */
 typedef struct CliCommon {
-    int nthreads;       /* -j N (default: all cores) */
+    int nthreads;       /* -j N (default: cli_ncpus()) */
     int force;          /* -f */
     const char *output; /* -o FILE; NULL = stdout */
 } CliCommon;
@@ -79,7 +80,9 @@ void cli_common_init(CliCommon *c);
  * `features` and exits 0; errors exit 2. */
 void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const char *features);
 
-/* Number of online CPUs (at least 1): the default for -j. */
+/* The CPUs this process may use (at least 1): its affinity mask (taskset,
+ * Slurm) capped by its cgroup CPU quota (containers); see common/cpus.h.
+ * The default for -j. */
 int cli_ncpus(void);
 
 typedef struct Progress {

@@ -20,7 +20,8 @@ SEQ1      ?= 128
 PRED1     ?= 20
 SEQ2      ?= 512
 PRED2     ?= 80
-JOBS      ?= $(shell nproc 2>/dev/null || echo 1)
+# the CPUs this make may use: affinity (taskset, Slurm) and cgroup quota
+JOBS      ?= $(shell mk/ncpus.sh 2>/dev/null || nproc 2>/dev/null || echo 1)
 
 # A stage needs its programs: $(call prog,NAME) is $(BIN)/NAME as an
 # order-only prerequisite (built if missing); NOBUILD=1 uses $(BIN) as it is.

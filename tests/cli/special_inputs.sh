@@ -81,7 +81,7 @@ same "text_filter" "$T/sent.txt" $BIN/text_filter -q @IN@
 same "text_filter (two inputs)" "$T/sent.txt" $BIN/text_filter -q "$T/sent.txt" @IN@
 same "wp_tokenize" "$T/sent.txt" $BIN/wp_tokenize -q --vocab "$VOCAB" @IN@
 same "wp_tokenize --vocab" "$VOCAB" $BIN/wp_tokenize -q --vocab @IN@ "$T/sent.txt"
-same "spm_normalize" "$T/sent.txt" $BIN/spm_normalize -q @IN@
+same "vocab_normalize" "$T/sent.txt" $BIN/vocab_normalize -q @IN@
 same "langid_train" "$T/lang.tsv" $BIN/langid_train -q @IN@
 same "vocab_convert" "$T/bpe.vocab" $BIN/vocab_convert -q @IN@
 # vocab_train writes files: compare the vocabulary it writes
@@ -104,7 +104,7 @@ $BIN/langid_train -q -o "$T/lid.txt" "$T/lang.tsv"
 head -5 "$T/lang.tsv" >"$T/dev.tsv"
 same "langid_train --dev" "$T/dev.tsv" $BIN/langid_train -q --dev @IN@ "$T/lang.tsv"
 same "langid_train --eval" "$T/lid.txt" $BIN/langid_train -q --eval @IN@ "$T/lang.tsv"
-same "spm_normalize --model" "$T/bpe.model" $BIN/spm_normalize -q --model @IN@ "$T/sent.txt"
+same "vocab_normalize --model" "$T/bpe.model" $BIN/vocab_normalize -q --model @IN@ "$T/sent.txt"
 same "vocab_train --normalizer-model" "$T/bpe.model" bash -c '"$0" -q -f --model bpe --vocab-size 300 --normalizer-model "$2" -o "$1" "$3" >/dev/null && cat "$1.vocab"' \
   $BIN/vocab_train "$T/vn" @IN@ "$T/sent.txt"
 same "hdf5gen --input-file" "$(ls "$T/shards"/*training*.txt)" bash -c 'rm -rf "$1"; "$0" -q --vocab "$2" --max-seq-length 64 --max-predictions-per-seq 10 --input-file "$3" -o "$1" >/dev/null && h5dump -d input_ids "$1" | tail -n +2' \

@@ -1,7 +1,7 @@
-/* spm_normalize - SentencePiece normalization of text, one line at a time.
+/* vocab_normalize - SentencePiece normalization of text, one line at a time.
  *
- *   spm_normalize [--model FILE.model] [--map-only] [-o FILE] [FILE...]
- *   spm_normalize wiki.txt | head          # "▁Die▁Stadt▁Berlin ..."
+ *   vocab_normalize [--model FILE.model] [--map-only] [-o FILE] [FILE...]
+ *   vocab_normalize wiki.txt | head          # "▁Die▁Stadt▁Berlin ..."
  *
  * Writes each input line as SentencePiece normalizes it before training and
  * encoding (textnorm.h): with the nmt_nfkc table generated from ICU

@@ -1,30 +1,30 @@
-# CLI tests for spm_normalize: options and exit codes, stdin vs files, -o,
+# CLI tests for vocab_normalize: options and exit codes, stdin vs files, -o,
 # hand-checked lines; with the sentencepiece package, real text through our
 # table and through SentencePiece's nmt_nfkc, and --model with models that
 # spm_train wrote (default switches, no dummy prefix, identity rule).
 . "$TESTS/cli/lib.sh"
-SN=$BIN/spm_normalize
+SN=$BIN/vocab_normalize
 B=$'\xe2\x96\x81'
 
 run $SN --help
 expect_rc "help" 0
-ok "help text" grep -q "^Usage: spm_normalize" "$out"
+ok "help text" grep -q "^Usage: vocab_normalize" "$out"
 ok "help documents --model" grep -q -- "--model FILE" "$out"
 run $SN -V
 expect_rc "version" 0
-ok "version names ICU" grep -q "^spm_normalize [0-9.]* (icu [0-9.]*, unicode [0-9.]*)" "$out"
+ok "version names ICU" grep -q "^vocab_normalize [0-9.]* (icu [0-9.]*, unicode [0-9.]*)" "$out"
 run $SN --bogus
 expect_rc "bad option" 2
 expect_err "bad option message" "*unknown option '--bogus'*Try*"
 run $SN "$T/nope.txt"
 expect_rc "missing input" 1
-expect_err "missing input message" "spm_normalize: */nope.txt: No such file or directory*"
+expect_err "missing input message" "vocab_normalize: */nope.txt: No such file or directory*"
 run $SN --model "$T/nope.model" /dev/null
 expect_rc "missing model" 1
 printf 'not a model' >"$T/bad.model"
 run $SN --model "$T/bad.model" /dev/null
 expect_rc "malformed model" 1
-expect_err "malformed model message" "spm_normalize: */bad.model: not a SentencePiece model*"
+expect_err "malformed model message" "vocab_normalize: */bad.model: not a SentencePiece model*"
 
 # fullwidth letters, ligature, Roman numeral, circled digit, ideographic
 # space, ZWSP, TAB, a control, e + combining acute, an invalid byte, a
