@@ -415,6 +415,7 @@ static void report(void *ctx, double secs) {
             filter_counts_add(&total, &st.counts[i]);
         }
         if (st.ninputs > 1) filter_report(&r, "TOTAL", &total);
+        if (progress_stderr_tty()) fputs("\r\033[K", stderr); /* another stage's line */
         fputs(r.data, stderr);
     }
     buf_clear(&r);
