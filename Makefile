@@ -42,7 +42,7 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 HDF5_INC    = $(shell ls -d /usr/include/hdf5/serial 2>/dev/null)
 HDF5_LIB    = $(firstword $(shell ls -d /usr/lib/*/hdf5/serial 2>/dev/null))
 CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
-LIBS        = -lbz2 -lexpat -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
+LIBS        = -lbz2 -lexpat -lpcre2-8 -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # Test drivers (tests/unit/*.c not named test_*): built for the CLI tests, not run as suites.
 TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/test_*.c),$(wildcard tests/unit/*.c)))

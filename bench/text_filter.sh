@@ -154,6 +154,16 @@ for set in hu mixed; do
     row "text_filter -j2, both cores" $set "$b" "$t2" "$(printf '%.1fx' "$(echo "$tp / $t2" | bc -l)")"
   done
 done
+# the cost of PCRE2 patterns (JIT): one of each kind, language check off
+PATS=(--drop-lines '^(Források|Jegyzetek|Külső hivatkozások|Lásd még)\b'
+      --drop-docs '(?i)\bwikip[eé]dia\b' --keep-docs '\p{Lu}\p{Ll}{3,}')
+if [ $have_ours = 1 ]; then
+  b=$(wc -c <"$hux")
+  t0=$(wall $CORE1 "$TF" -j1 "${nolang[@]}" "$hux")
+  row "text_filter -j1, no patterns" hu "$b" "$t0"
+  t1=$(wall $CORE1 "$TF" -j1 "${nolang[@]}" "${PATS[@]}" "$hux")
+  row "text_filter -j1 + 3 patterns" hu "$b" "$t1" "$(printf '%+.0f%% time' "$(echo "100 * ($t1 / $t0 - 1)" | bc -l)")"
+fi
 if [ $have_ours = 1 ]; then
   oo=("${nolang[@]}"); [ $ours_lang = 1 ] && oo=(--langdetect hu)
   "$TF" -j1 "${oo[@]}" "$mixx" >"$W/tf-j1.txt" 2>/dev/null

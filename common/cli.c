@@ -1,4 +1,4 @@
-/* cli.c - option parsing helpers and the throttled progress meter. */
+/* cli.c - option parsing helpers. */
 #include "common/cli.h"
 
 #include "common/cpus.h"
@@ -158,43 +158,4 @@ const char *cli_data_path(const char *rel, char *out, size_t cap) {
     }
     snprintf(out, cap, "%s/%s", WB_DATADIR, rel);
     return out;
-}
-
-/* ---- progress ---- */
-
-void progress_init(Progress *p, uint64_t total) {
-    memset(p, 0, sizeof *p);
-    p->start = p->last = now_sec();
-    p->total = total;
-    p->tty = isatty(2);
-    p->enabled = display_level >= 4 || (display_level >= 2 && p->tty);
-}
-
-void progress_update(Progress *p, uint64_t done, uint64_t bytes, uint64_t items, const char *what) {
-    if (!p->enabled) return;
-    double t = now_sec();
-    if (t - p->last < 0.166) return;
-    p->last = t;
-    double el = t - p->start;
-    double mb = (double)bytes / 1e6;
-    double rate = el > 0 ? mb / el : 0;
-    char eta[32] = "";
-    if (p->total && done > 0 && done <= p->total) {
-        double left = el * (double)(p->total - done) / (double)done;
-        snprintf(eta, sizeof eta, ", ETA %d:%02d", (int)(left / 60), (int)left % 60);
-    }
-    fprintf(stderr, "%s%s: %llu %s, %.1f MB, %.1f MB/s%s", p->tty ? "\r" : "", progname,
-            (unsigned long long)items, what, mb, rate, eta);
-    if (p->total) fprintf(stderr, " (%.0f%%)", 100.0 * (double)done / (double)p->total);
-    fputs(p->tty ? " \033[K" : "\n", stderr);
-    fflush(stderr);
-    p->shown = 1;
-}
-
-void progress_done(Progress *p) {
-    if (p->shown && p->tty) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-    }
-    p->shown = 0;
 }

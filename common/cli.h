@@ -1,13 +1,10 @@
-/* cli.h - shared command-line helpers and the progress meter.
+/* cli.h - shared command-line helpers (and, through progress.h, the
+ * progress meter every program uses).
  *
  * Every program: cli_init(argv[0]) first; getopt_long with the common
  * options (-o -f -q -v -h -V -j --seed); numbers through cli_parse_u64,
  * which takes K/M/G suffixes and rejects overflow and junk; a bad flag goes
  * through cli_bad_usage (one line plus a hint, exit 2).
- *
- * Progress: a Progress prints at most ~6 lines a second on stderr, only when
- * stderr is a terminal (one redrawn line), or as plain lines at display
- * level >= 4 (-vv), e.g. for batch logs.
  */
 #ifndef WB_CLI_H
 #define WB_CLI_H
@@ -16,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "common/progress.h"
 
 /* Set progname from argv[0] (basename). */
 void cli_init(const char *argv0);
@@ -84,25 +82,5 @@ void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const c
  * Slurm) capped by its cgroup CPU quota (containers); see common/cpus.h.
  * The default for -j. */
 int cli_ncpus(void);
-
-typedef struct Progress {
-    double start, last;
-    uint64_t total; /* expected units (bytes), 0 if unknown */
-    int enabled;
-    int shown; /* a line was printed and needs clearing */
-    int tty;   /* stderr is a terminal: redraw one line with \r */
-} Progress;
-
-/* Start a meter; `total` is the expected amount of input (0: unknown). */
-void progress_init(Progress *p, uint64_t total);
-
-/* Maybe print "<items> <what>, <MB> MB, <MB/s> MB/s, ETA m:ss (pct%)"
- * (throttled). `done` is measured against the total given to
- * progress_init (e.g. compressed bytes read) for the ETA and percentage;
- * `bytes` is what the MB and MB/s figures count (e.g. XML bytes). */
-void progress_update(Progress *p, uint64_t done, uint64_t bytes, uint64_t items, const char *what);
-
-/* Clear the progress line if one was shown. */
-void progress_done(Progress *p);
 
 #endif

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/progress.h"
+
 const char *progname = "wikibert";
 int display_level = 2;
 
@@ -15,8 +17,23 @@ static void (*die_hook)(void);
 
 void set_die_hook(void (*fn)(void)) { die_hook = fn; }
 
+/* One message as one write: on a terminal it first clears the line a
+ * progress meter (ours or another stage's) may have drawn, so messages
+ * never land inside one (progress.h). */
 static void vreport(const char *fmt, va_list ap) {
-    fprintf(stderr, "%s: ", progname);
+    char buf[4096];
+    int pre =
+        snprintf(buf, sizeof buf, "%s%s: ", progress_stderr_tty() ? "\r\033[K" : "", progname);
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(buf + pre, sizeof buf - (size_t)pre - 1, fmt, aq);
+    va_end(aq);
+    if (n >= 0 && pre + n < (int)sizeof buf - 1) {
+        buf[pre + n] = '\n';
+        fwrite(buf, 1, (size_t)(pre + n + 1), stderr);
+        return;
+    }
+    fwrite(buf, 1, (size_t)pre, stderr); /* too long for one write */
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }

@@ -278,6 +278,84 @@ void filter_scratch_free(FilterScratch *s) {
     buf_free(&s->joined);
 }
 
+/* ---- pattern rules ---- */
+
+int pattern_rules_add(PatternRules *r, int kind, const char *re, Err *err) {
+    Pattern *p = pattern_create(re, err);
+    if (!p) return -1;
+    r->pat[kind] = xrealloc(r->pat[kind], (size_t)(r->n[kind] + 1) * sizeof *r->pat[kind]);
+    r->pat[kind][r->n[kind]++] = p;
+    r->total++;
+    return 0;
+}
+
+void pattern_rules_free(PatternRules *r) {
+    for (int k = 0; k < PR_KINDS; k++) {
+        for (int i = 0; i < r->n[k]; i++)
+            pattern_destroy(r->pat[k][i]);
+        free(r->pat[k]);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+void rule_scratch_free(RuleScratch *s) {
+    for (int i = 0; i < s->npd; i++)
+        pattern_data_destroy(s->pd[i]);
+    free(s->pd);
+    buf_free(&s->kept);
+    memset(s, 0, sizeof *s);
+}
+
+/* Whether any pattern of `kind` matches line[0..n); slot is the index of
+ * the kind's first pattern in s->pd. */
+static int any_match(const PatternRules *r, RuleScratch *s, int kind, int slot, const char *line,
+                     size_t n) {
+    for (int i = 0; i < r->n[kind]; i++) {
+        const Pattern *p = r->pat[kind][i];
+        if (!s->pd[slot + i]) s->pd[slot + i] = pattern_data_create(p);
+        int m = pattern_find(p, s->pd[slot + i], line, n, PATTERN_VALID_UTF8, NULL);
+        if (m < 0) s->errors++;
+        if (m > 0) return 1;
+    }
+    return 0;
+}
+
+RuleVerdict pattern_rules_apply(const PatternRules *r, RuleScratch *s, const char *doc, size_t len,
+                                size_t *nsent, size_t *dropped) {
+    if (!s->pd) s->pd = xcalloc((size_t)(s->npd = r->total), sizeof *s->pd);
+    const int slot_docs = r->n[PR_DROP_LINES], slot_keep = slot_docs + r->n[PR_DROP_DOCS];
+    *dropped = 0;
+    if (r->n[PR_DROP_LINES]) {
+        buf_clear(&s->kept);
+        size_t kept = 0;
+        for (const char *q = doc, *e = doc + len; q < e;) {
+            const char *nl = memchr(q, '\n', (size_t)(e - q));
+            size_t n = nl ? (size_t)(nl - q) : (size_t)(e - q);
+            if (any_match(r, s, PR_DROP_LINES, 0, q, n)) {
+                ++*dropped;
+            } else {
+                buf_append(&s->kept, q, n);
+                buf_putc(&s->kept, '\n');
+                kept++;
+            }
+            q += n + 1;
+        }
+        *nsent = kept;
+        if (!kept) return PR_EMPTIED;
+        doc = s->kept.data, len = s->kept.len;
+    }
+    if (!r->n[PR_DROP_DOCS] && !r->n[PR_KEEP_DOCS]) return PR_KEEP;
+    int keep_hit = 0;
+    for (const char *q = doc, *e = doc + len; q < e;) {
+        const char *nl = memchr(q, '\n', (size_t)(e - q));
+        size_t n = nl ? (size_t)(nl - q) : (size_t)(e - q);
+        if (any_match(r, s, PR_DROP_DOCS, slot_docs, q, n)) return PR_DROPPED;
+        if (!keep_hit && any_match(r, s, PR_KEEP_DOCS, slot_keep, q, n)) keep_hit = 1;
+        q += n + 1;
+    }
+    return r->n[PR_KEEP_DOCS] && !keep_hit ? PR_NOT_KEPT : PR_KEEP;
+}
+
 /* ---- measuring ---- */
 
 static unsigned char astral_class(const DocFilter *f, uint32_t cp) {

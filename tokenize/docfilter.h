@@ -53,6 +53,7 @@
 
 #include "common/buf.h"
 #include "common/common.h"
+#include "common/pattern.h"
 
 /* The result of filtering one document: FC_PASS or the first failed check. */
 typedef enum FilterCheck {
@@ -161,6 +162,56 @@ FilterCheck docfilter_check(const DocFilter *f, FilterScratch *s, int worker, co
 
 /* WORD_RE matches in one sentence s[0..n) (valid UTF-8, no '\n'). */
 size_t docfilter_count_words(const DocFilter *f, FilterScratch *s, const char *sent, size_t n);
+
+/* ---- pattern rules (text_filter --drop-lines, --drop-docs, --keep-docs) ---- */
+
+/* User regular expressions (common/pattern.h: PCRE2, UTF-8) applied to a
+ * document's lines before the checks, in this order:
+ *   1. drop-lines: every line that any of these patterns matches is removed;
+ *      a document left without lines is dropped (PR_EMPTIED);
+ *   2. drop-docs:  a document with a (remaining) line that any of these
+ *      matches is dropped (PR_DROP_DOCS);
+ *   3. keep-docs:  when there are any, a document is dropped unless one of
+ *      its (remaining) lines matches one of them (PR_KEEP_DOCS).
+ * Several patterns of one kind act as alternatives (any of them). A
+ * pattern matches anywhere in a line unless anchored (^, $ match at the
+ * line's start and end). Zero-initialise; pair with pattern_rules_free().
+ * Read-only once built: threads share it, each with its own RuleScratch. */
+enum { PR_DROP_LINES, PR_DROP_DOCS, PR_KEEP_DOCS, PR_KINDS };
+
+/* The verdict on a document: kept, or why not. */
+typedef enum RuleVerdict { PR_KEEP = 0, PR_EMPTIED, PR_DROPPED, PR_NOT_KEPT } RuleVerdict;
+
+typedef struct PatternRules {
+    Pattern **pat[PR_KINDS];
+    int n[PR_KINDS];
+    int total; /* patterns of all kinds */
+} PatternRules;
+
+/* Compile `re` and add it to the rules of `kind` (PR_DROP_LINES ...).
+ * Returns 0, or -1 with err holding PCRE2's message and offset. */
+int pattern_rules_add(PatternRules *r, int kind, const char *re, Err *err);
+
+void pattern_rules_free(PatternRules *r);
+
+/* Per-thread state of pattern_rules_apply; zero-initialise, free with
+ * rule_scratch_free(). */
+typedef struct RuleScratch {
+    PatternData **pd; /* one per pattern, made on first use */
+    int npd;
+    Buf kept;        /* the document without its dropped lines */
+    uint64_t errors; /* lines PCRE2 could not match (its limits): kept */
+} RuleScratch;
+
+void rule_scratch_free(RuleScratch *s);
+
+/* Apply r to document doc[0..len) (lines each ending in '\n', valid
+ * UTF-8). With drop-lines rules, s->kept receives the remaining lines and
+ * *nsent their number; *dropped gets the number of lines removed. Returns
+ * the verdict. A line PCRE2 fails to match (match or depth limit) counts
+ * as not matching and adds one to s->errors. */
+RuleVerdict pattern_rules_apply(const PatternRules *r, RuleScratch *s, const char *doc, size_t len,
+                                size_t *nsent, size_t *dropped);
 
 /* ---- statistics in filterdocs.py's report format ---- */
 

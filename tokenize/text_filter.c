@@ -45,11 +45,16 @@ typedef struct RecHdr {
     uint64_t line, len;
 } RecHdr;
 
-/* The check's verdict on it in the batch output, then (with --dedup
- * sentences) one hash per sentence. */
+/* Results beyond the checks': the pattern rules' verdicts (docfilter.h),
+ * which come first and are not inverted by --invert. */
+enum { R_EMPTIED = FC_COUNT, R_DROPPED, R_NOT_KEPT, R_COUNT };
+
+/* The verdict on it in the batch output; then, with --drop-lines, the
+ * `len` bytes of its remaining `nsent` lines; then (with --dedup
+ * sentences) one hash per remaining sentence. */
 typedef struct RecOut {
-    uint64_t doc_hash;
-    uint32_t result;
+    uint64_t doc_hash, len;
+    uint32_t result, nsent, dropped_lines;
 } RecOut;
 
 typedef struct State {
@@ -76,6 +81,9 @@ typedef struct State {
     LangId *lid;
     const char *lang; /* --langdetect LANG */
     FilterScratch scratch[MAX_WORKERS];
+    PatternRules rules;
+    RuleScratch rule_scratch[MAX_WORKERS];
+    uint64_t pat_docs[R_COUNT - FC_COUNT], pat_lines;
     Progress progress;
 } State;
 
@@ -111,7 +119,15 @@ static void usage(void) {
            "                         one-letter words (default hu)\n"
            "      --langid-model F   language model file (default: data/%s)\n\n"
            "Other options:\n"
-           "  -i, --invert           write the documents that fail instead\n"
+           "Patterns (PCRE2 syntax, UTF-8; matched against each line, anywhere unless\n"
+           "anchored with ^ or $; (?i) for caseless; each option repeatable, several\n"
+           "patterns of one option are alternatives). They apply before the checks and\n"
+           "are not inverted by --invert:\n"
+           "      --drop-lines RE    remove the lines RE matches (a document left without\n"
+           "                         lines is dropped)\n"
+           "      --drop-docs RE     drop the documents with a line RE matches\n"
+           "      --keep-docs RE     keep only the documents with a line RE matches\n\n"
+           "  -i, --invert           write the documents that fail the checks instead\n"
            "  -L, --limit N          stop reading an input after N documents (per input, as\n"
            "                         filterdocs.py)\n"
            "      --rejected FILE    write the documents left out, each after a line\n"
@@ -231,12 +247,24 @@ static void work(void *ctx, int wid, Batch *b) {
             identify_line(b, doc, h.len);
             continue;
         }
-        RecOut o = {0, 0};
-        o.result = docfilter_check(st.df, s, wid, doc, h.len, NULL);
-        if (st.dedup) o.doc_hash = hash_bytes(doc, h.len);
+        RecOut o = {0, h.len, 0, h.nsent, 0};
+        const char *text = doc;
+        if (st.rules.total) {
+            RuleScratch *rs = &st.rule_scratch[wid];
+            size_t nsent = h.nsent, dropped;
+            RuleVerdict v = pattern_rules_apply(&st.rules, rs, doc, h.len, &nsent, &dropped);
+            o.dropped_lines = (uint32_t)dropped;
+            if (st.rules.n[PR_DROP_LINES]) {
+                text = rs->kept.data, o.len = rs->kept.len, o.nsent = (uint32_t)nsent;
+            }
+            if (v != PR_KEEP) o.result = FC_COUNT + (uint32_t)v - PR_EMPTIED;
+        }
+        if (o.result == FC_PASS) o.result = docfilter_check(st.df, s, wid, text, o.len, NULL);
+        if (st.dedup) o.doc_hash = hash_bytes(text, o.len);
         buf_append(&b->out, &o, sizeof o);
+        if (st.rules.n[PR_DROP_LINES]) buf_append(&b->out, text, o.len);
         if (st.dedup != DEDUP_SENTENCES) continue;
-        for (const char *q = doc, *e = doc + h.len; q < e;) {
+        for (const char *q = text, *e = text + o.len; q < e;) {
             const char *nl = memchr(q, '\n', (size_t)(e - q));
             uint64_t sh = hash_bytes(q, (size_t)(nl - q));
             buf_append(&b->out, &sh, sizeof sh);
@@ -314,8 +342,17 @@ static int flush(void *ctx, Batch *b) {
         p = doc + h.len;
         memcpy(&r, o, sizeof r);
         o += sizeof r;
+        const char *text = doc;
+        if (st.rules.n[PR_DROP_LINES]) text = o, o += r.len;
         const char *hashes = o;
-        if (st.dedup == DEDUP_SENTENCES) o += (size_t)h.nsent * sizeof(uint64_t);
+        if (st.dedup == DEDUP_SENTENCES) o += (size_t)r.nsent * sizeof(uint64_t);
+        st.pat_lines += r.dropped_lines;
+        if (r.result >= FC_COUNT) {
+            static const char *const reason[] = {"emptied", "drop-docs", "not-keep-docs"};
+            st.pat_docs[r.result - FC_COUNT]++;
+            write_rejected(&h, doc, reason[r.result - FC_COUNT]);
+            continue;
+        }
         FilterCounts *c = &st.counts[h.file];
         c->docs++;
         c->result[r.result]++;
@@ -334,12 +371,12 @@ static int flush(void *ctx, Batch *b) {
             note_full(added);
         }
         if (st.dedup == DEDUP_SENTENCES) {
-            if (!write_new_sentences(doc, h.len, hashes, h.nsent)) {
+            if (!write_new_sentences(text, r.len, hashes, r.nsent)) {
                 st.emptied++;
                 continue;
             }
         } else {
-            put(&st.out, doc, h.len);
+            put(&st.out, text, r.len);
         }
         put(&st.out, "\n", 1);
         c->output++;
@@ -378,6 +415,7 @@ static void report(void *ctx, double secs) {
             filter_counts_add(&total, &st.counts[i]);
         }
         if (st.ninputs > 1) filter_report(&r, "TOTAL", &total);
+        if (progress_stderr_tty()) fputs("\r\033[K", stderr); /* another stage's line */
         fputs(r.data, stderr);
     }
     buf_clear(&r);
@@ -387,10 +425,20 @@ static void report(void *ctx, double secs) {
         snprintf(t, sizeof t, "%llu lines identified", (unsigned long long)st.docs_read);
         buf_puts(&r, t);
     } else {
-        uint64_t failed = total.docs - total.result[FC_PASS];
+        uint64_t failed = total.docs - total.result[FC_PASS], *pd = st.pat_docs;
         snprintf(t, sizeof t, "%llu documents in, %llu out, %llu failed the checks",
-                 (unsigned long long)total.docs, (unsigned long long)total.output,
-                 (unsigned long long)failed);
+                 (unsigned long long)(total.docs + pd[0] + pd[1] + pd[2]),
+                 (unsigned long long)total.output, (unsigned long long)failed);
+        buf_puts(&r, t);
+    }
+    if (st.rules.total) {
+        snprintf(t, sizeof t,
+                 "; patterns dropped %llu lines and %llu documents (%llu left empty, %llu by "
+                 "--drop-docs, %llu by --keep-docs)",
+                 (unsigned long long)st.pat_lines,
+                 (unsigned long long)(st.pat_docs[0] + st.pat_docs[1] + st.pat_docs[2]),
+                 (unsigned long long)st.pat_docs[0], (unsigned long long)st.pat_docs[1],
+                 (unsigned long long)st.pat_docs[2]);
         buf_puts(&r, t);
     }
     if (st.dedup) {
@@ -401,6 +449,14 @@ static void report(void *ctx, double secs) {
     if (st.dedup == DEDUP_SENTENCES) {
         snprintf(t, sizeof t, ", %llu repeated sentences removed (%llu documents left empty)",
                  (unsigned long long)st.dup_sents, (unsigned long long)st.emptied);
+        buf_puts(&r, t);
+    }
+    uint64_t pat_errors = 0;
+    for (int i = 0; i < MAX_WORKERS; i++)
+        pat_errors += st.rule_scratch[i].errors;
+    if (pat_errors) {
+        snprintf(t, sizeof t, "; %llu lines beyond PCRE2's match limits taken as not matching",
+                 (unsigned long long)pat_errors);
         buf_puts(&r, t);
     }
     if (st.ds.bad_utf8) {
@@ -500,6 +556,13 @@ static int parse_check_opt(FilterOpts *fo, int c, const char *arg) {
     return 0;
 }
 
+/* The long name of option value c in table o. */
+static const char *longopts_name(const struct option *o, int c) {
+    for (; o->name; o++)
+        if (o->val == c) return o->name;
+    return "?";
+}
+
 /* Options into cfg and st (the checks, --invert, --identify, --dedup).
  * Returns 1 when -h printed the help (exit 0), else 0; bad options exit 2. */
 static int parse_args(int argc, char **argv, Config *cfg) {
@@ -508,7 +571,17 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     st.dedup_memory = DEFAULT_DEDUP_MEMORY;
     cfg->rejected = NULL, cfg->langdetect = "hu", cfg->model = NULL;
     cfg->limit = -1;
-    enum { O_LANGUAGE = 256, O_MODEL, O_IDENTIFY, O_REJECTED, O_DEDUP, O_DEDUP_MEM };
+    enum {
+        O_LANGUAGE = 256,
+        O_MODEL,
+        O_IDENTIFY,
+        O_REJECTED,
+        O_DEDUP,
+        O_DEDUP_MEM,
+        O_DROP_LINES,
+        O_DROP_DOCS,
+        O_KEEP_DOCS
+    };
     static const struct option longopts[] = {{"avg-len", required_argument, 0, 'a'},
                                              {"digit-ratio", required_argument, 0, 'd'},
                                              {"foreign-ratio", required_argument, 0, 'F'},
@@ -530,6 +603,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
                                              {"rejected", required_argument, 0, O_REJECTED},
                                              {"dedup", required_argument, 0, O_DEDUP},
                                              {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
+                                             {"drop-lines", required_argument, 0, O_DROP_LINES},
+                                             {"drop-docs", required_argument, 0, O_DROP_DOCS},
+                                             {"keep-docs", required_argument, 0, O_KEEP_DOCS},
                                              {"threads", required_argument, 0, 'j'},
                                              CLI_LONGOPTS_COMMON};
     FilterOpts *fo = &st.fo;
@@ -582,6 +658,12 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             st.dedup_memory = (size_t)v;
             break;
         }
+        case O_DROP_LINES:
+        case O_DROP_DOCS:
+        case O_KEEP_DOCS:
+            if (pattern_rules_add(&st.rules, c - O_DROP_LINES, optarg, &st.err))
+                cli_bad_usage("--%s: %s", longopts_name(longopts, c), st.err.msg);
+            break;
         case 'h':
             usage();
             return 1;
@@ -593,6 +675,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
         }
     }
     st.nthreads = cfg->cc.nthreads;
+    if (st.identify && st.rules.total) cli_bad_usage("--identify takes no patterns");
     return 0;
 }
 
@@ -636,8 +719,11 @@ static void state_free(void) {
     docfilter_destroy(st.df);
     if (st.lid) langid_free(st.lid);
     if (st.dedup) dedup_free(&st.seen);
-    for (int i = 0; i < MAX_WORKERS; i++)
+    for (int i = 0; i < MAX_WORKERS; i++) {
         filter_scratch_free(&st.scratch[i]);
+        rule_scratch_free(&st.rule_scratch[i]);
+    }
+    pattern_rules_free(&st.rules);
     docsplit_free(&st.ds);
     free(st.counts);
     free(st.chunk);

@@ -124,7 +124,8 @@ static void usage(void) {
            "Both models:\n"
            "  -j, --threads N              threads for reading (default: all cores, %d here)\n"
            "  -f, --force                  overwrite existing output files\n"
-           "  -q, --quiet                  no summary; -v, --verbose: more detail, -vv progress\n"
+           "  -q, --quiet                  no summary; -v, --verbose: more detail and\n"
+           "                               progress lines when stderr is not a terminal\n"
            "  -h, --help                   show this help; -V, --version: show the version\n\n"
            "spm_train's spellings work too: --input=FILE[,FILE...] --model_prefix=PREFIX\n"
            "--model_type=bpe --vocab_size=N --character_coverage=F --input_sentence_size=N\n"
@@ -171,31 +172,18 @@ static int train_wordpiece(Config *c) {
 
 /* ---- progress ---- */
 
-typedef struct Prog {
-    int enabled, tty, shown;
-    double start, last;
-} Prog;
-
 static void show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
-    Prog *p = ctx;
-    if (!p->enabled) return;
-    double t = now_sec();
-    if (t - p->last < 0.166 && !(total && done == total)) return;
-    p->last = t;
+    Progress *p = ctx;
+    if (!progress_due(p, total && done == total)) return;
+    char line[256];
     if (total)
-        fprintf(stderr, "%s%s: %s: %llu of %llu (%.0f%%), %.0f s", p->tty ? "\r" : "", progname,
-                phase, (unsigned long long)done, (unsigned long long)total,
-                100.0 * (double)done / (double)total, t - p->start);
+        snprintf(line, sizeof line, "%s: %llu of %llu (%.0f%%), %.0f s", phase,
+                 (unsigned long long)done, (unsigned long long)total,
+                 100.0 * (double)done / (double)total, p->last - p->start);
     else
-        fprintf(stderr, "%s%s: %s: %llu lines, %.0f s", p->tty ? "\r" : "", progname, phase,
-                (unsigned long long)done, t - p->start);
-    fputs(p->tty ? " \033[K" : "\n", stderr);
-    p->shown = 1;
-}
-
-static void progress_clear(Prog *p) {
-    if (p->shown && p->tty) fputs("\r\033[K", stderr);
-    p->shown = 0;
+        snprintf(line, sizeof line, "%s: %llu lines, %.0f s", phase, (unsigned long long)done,
+                 p->last - p->start);
+    progress_show(p, line);
 }
 
 /* ---- options ---- */
@@ -561,10 +549,8 @@ static int train_bpe(Config *c) {
     if (writer_open(&wv, vocab_path, c->force, &err)) die("%s", err.msg);
     if (c->wordpiece && writer_open(&ww, c->wordpiece, c->force, &err)) die("%s", err.msg);
 
-    Prog prog = {0};
-    prog.tty = isatty(2);
-    prog.enabled = display_level >= 2 && (prog.tty || display_level >= 4);
-    prog.start = now_sec();
+    Progress prog;
+    progress_init(&prog, 0);
     c->bpe.norm = sn;
     c->bpe.nthreads = c->nthreads;
     c->bpe.progress = show_progress;
@@ -578,7 +564,7 @@ static int train_bpe(Config *c) {
     }
     BpeTrainer *t = bpe_create(&c->bpe);
     int rc = bpe_read(t, c->inputs, c->ninputs, &err);
-    progress_clear(&prog);
+    progress_done(&prog);
     if (rc) die_code(rc == -2 ? EXIT_USAGE : EXIT_DATA, "%s", err.msg);
     const BpeStats *st = bpe_stats(t);
     info(3,
@@ -590,10 +576,10 @@ static int train_bpe(Config *c) {
          (unsigned long long)st->too_long, c->bpe.max_sentence_length,
          (unsigned long long)st->reserved, now_sec() - prog.start);
     if (bpe_train(t, &err)) {
-        progress_clear(&prog);
+        progress_done(&prog);
         die("%s", err.msg);
     }
-    progress_clear(&prog);
+    progress_done(&prog);
 
     bpe_model(t, &model);
     spmodel_set_bpe_trainer(&model, NULL, c->prefix, c->bpe.vocab_size, c->bpe.character_coverage);

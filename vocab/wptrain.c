@@ -823,14 +823,11 @@ static void trainer_free(Trainer *tr) {
 
 /* "N of M tokens" on the progress line, at most about 6 times a second. */
 static void merge_progress(Progress *p, size_t n) {
-    if (!p->enabled) return;
-    double t = now_sec();
-    if (t - p->last < 0.166) return;
-    p->last = t;
-    fprintf(stderr, "%s%s: %zu of %llu tokens, %.0f s%s", p->tty ? "\r" : "", progname, n,
-            (unsigned long long)p->total, t - p->start, p->tty ? " \033[K" : "\n");
-    fflush(stderr);
-    p->shown = 1;
+    if (!progress_due(p, 0)) return;
+    char line[128];
+    snprintf(line, sizeof line, "%zu of %llu tokens, %.0f s", n, (unsigned long long)p->total,
+             p->last - p->start);
+    progress_show(p, line);
 }
 
 /* wptrain_train; with `release`, c's tables are freed as soon as the words

@@ -26,6 +26,7 @@ only() { # LIBRARY-HEADER-PATTERN FILE
 only 'hdf5\.h>' hdf5gen/h5file.c
 only 'expat\.h>' prep/mwxml.c
 only 'unicode/' common/uniprop.c
+only 'pcre2\.h>' common/pattern.c
 for f in $(grep -lw '^int main' prep/*.c tokenize/*.c vocab/*.c shard/*.c hdf5gen/*.c train/*.c train/cuda/*.c); do
   n=$(awk '/^int main/ { s = NR } s && /^}/ { print NR - s + 1; exit }' "$f")
   ok "$f: main() is $n lines (at most 100)" [ "$n" -le 100 ]

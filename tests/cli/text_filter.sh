@@ -174,6 +174,54 @@ ok "identify: Hungarian" grep -qx $'hu\t[01]\\.[0-9][0-9][0-9]\tBerlin Németors
 ok "identify: blank line" [ "$(sed -n 2p "$out")" = $'und\t0.000\t' ]
 ok "identify: English" grep -q $'^en\t.*\tAnarchism is' "$out"
 
+# patterns (PCRE2): real English and Hungarian Wikipedia text
+$BIN/wiki_dump "$DATA/enwiki-206.xml.bz2" 2>/dev/null | $BIN/wiki_strip 2>/dev/null |
+  $BIN/sent_split -l en 2>/dev/null >"$T/en.txt"
+$BIN/wiki_dump "$DATA/huwiki-berlin.xml.bz2" 2>/dev/null | $BIN/wiki_strip 2>/dev/null |
+  $BIN/sent_split -l hu 2>/dev/null >"$T/hu.txt"
+run $TF $LOOSE --drop-lines '^[^ ]+$' "$T/en.txt"
+expect_rc "drop-lines" 0
+ok "drop-lines: no one-word line left" bash -c "! grep -qx '[^ ]\\+' '$out'"
+want=$(grep -cx '[^ ]\+' "$T/en.txt")
+expect_err "drop-lines: summary counts the lines" "*patterns dropped $want lines and *"
+run $TF $LOOSE --drop-docs '(?i)\bdisambiguation\b' --rejected "$T/pr.txt" "$T/en.txt"
+expect_rc "drop-docs" 0
+ok "drop-docs: none left" bash -c "! grep -qi 'disambiguation' '$out'"
+n=$(grep -c '^# drop-docs ' "$T/pr.txt")
+ok "drop-docs: rejected with their reason ($n)" [ "$n" -ge 1 ]
+expect_err "drop-docs: summary" "*and $n documents (0 left empty, $n by --drop-docs, 0 by --keep-docs)*"
+# --keep-docs is repeatable: either pattern keeps a document
+run $TF $LOOSE --keep-docs '^Berlin' --keep-docs 'főváros' "$T/hu.txt"
+expect_rc "keep-docs" 0
+ok "keep-docs: Hungarian UTF-8 pattern kept the Berlin article" grep -q 'Németország fővárosa' "$out"
+run $TF $LOOSE --keep-docs 'nincs-ilyen-szó' "$T/hu.txt"
+ok "keep-docs without a match: nothing out" [ ! -s "$out" ]
+expect_err "keep-docs: counted" "* 0 out, 0 failed the checks; patterns dropped 0 lines and * by --keep-docs)*"
+# a document whose lines are all dropped is dropped
+printf 'egy ketto\nharom\n\nnegy ot\n\n' >"$T/e.txt"
+run $TF $LOOSE --drop-lines ' ' "$T/e.txt"
+ok "emptied document dropped" [ "$(cat "$out")" = "harom" ]
+expect_err "emptied: counted" "*patterns dropped 2 lines and 1 documents (1 left empty,*"
+# the same output for any -j
+for j in 1 2 3; do
+  $TF -j $j $LOOSE --drop-lines '^\S+$' --drop-docs '(?i)disambiguation' --keep-docs 'the' \
+    --dedup sentences "$T/en.txt" 2>/dev/null | md5sum
+done | sort -u >"$T/sums"
+ok "patterns: identical output for -j 1, 2, 3" [ "$(wc -l <"$T/sums")" -eq 1 ]
+# invalid UTF-8 in the input is repaired before matching: no crash
+printf 'j\xc3\xb3 sz\xff\xfe\xc3\n\xc3\xa1rv\xc3\xadz\n\n' >"$T/bad.txt"
+run $TF $LOOSE --drop-lines 'sz\x{FFFD}+$' --keep-docs 'árvíz' "$T/bad.txt"
+expect_rc "invalid UTF-8 input with patterns" 0
+ok "invalid UTF-8: the repaired line matched" [ "$(cat "$out")" = "árvíz" ]
+# bad patterns are usage errors with PCRE2's message and offset
+run $TF --drop-lines 'a(b' "$T/en.txt"
+expect_rc "bad pattern" 2
+expect_err "bad pattern message" "text_filter: --drop-lines: bad pattern 'a(b': missing closing parenthesis at offset 3*Try*"
+run $TF --keep-docs $'\xff' "$T/en.txt"
+expect_rc "pattern not UTF-8" 2
+run $TF --identify --drop-docs x "$T/en.txt"
+expect_rc "--identify with a pattern" 2
+
 # write errors
 [ -f "$INJECT" ] && for call in fwrite fclose; do
   export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
