@@ -1,4 +1,7 @@
-/* ckpt.c - checkpoints and the Hugging Face export (see ckpt.h). */
+/* ckpt.c - checkpoints, the Hugging Face export and import (see ckpt.h).
+ * The safetensors format: a little-endian u64 header length, a JSON
+ * header (name -> dtype, shape, data_offsets into the data that follows;
+ * "__metadata__" aside), the data (huggingface/safetensors' README). */
 #include "train/ckpt.h"
 
 #include <dirent.h>
@@ -6,10 +9,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/buf.h"
 #include "common/io.h"
 #include "common/json.h"
+#include "common/tokjson.h"
 
 static const char MAGIC[8] = "WBCKPT1", END[8] = "WBCKEND";
 
@@ -265,8 +271,46 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
     return writer_close(&w, err);
 }
 
+/* "yes", "no", or for strip_accents -1 "as lower-casing" */
+static const char *yes_no(int x) { return x < 0 ? "as lower-casing" : x ? "yes" : "no"; }
+
+/* README.md: the model card (Hugging Face's YAML header, then what the
+ * model is, how it was made and how to load it). */
+static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCard *c) {
+    char t[1024];
+    const BertConfig *k = &m->c;
+    buf_puts(b, "---\nlibrary_name: transformers\npipeline_tag: fill-mask\ntags:\n- bert\n"
+                "- wikibert\n---\n\n# BERT pretrained with wikibert\n\n");
+    snprintf(t, sizeof t,
+             "A BERT model (BertForPreTraining: masked LM and next-sentence heads) made by "
+             "`%s` of wikibert, the C toolkit that turns Wikipedia dumps into BERT pretraining "
+             "data and pretrains BERT.\n\n"
+             "- Model: %d layers, hidden size %d, %d attention heads, intermediate size %d, "
+             "vocabulary %d, at most %d positions.\n",
+             c->program, k->num_hidden_layers, k->hidden_size, k->num_attention_heads,
+             k->intermediate_size, k->vocab_size, k->max_position_embeddings);
+    buf_puts(b, t);
+    buf_puts(b, "- Data: ");
+    snprintf(t, sizeof t, "%d HDF5 training file%s of `", c->nfiles, c->nfiles == 1 ? "" : "s");
+    buf_puts(b, t);
+    buf_puts(b, c->input_dir ? c->input_dir : "");
+    snprintf(t, sizeof t,
+             "`.\n- Training: %lld optimizer steps%s; the last step's loss %.4f (masked LM %.4f, "
+             "next sentence %.4f).\n"
+             "- Tokenizer: WordPiece (`vocab.txt`, `tokenizer.json`); lower-cased: %s; accents "
+             "stripped: %s, as the training data's text (`AutoTokenizer` does the same).\n"
+             "\nThe command line:\n\n```\n",
+             (long long)c->steps, c->phase2 ? " (phase 2)" : "", c->loss, c->mlm, c->nsp,
+             yes_no(tk->lower), yes_no(tk->strip));
+    buf_puts(b, t);
+    buf_puts(b, c->cmdline ? c->cmdline : "");
+    buf_puts(b, "\n```\n\nUse:\n\n```python\nfrom transformers import pipeline\n"
+                "fill = pipeline(\"fill-mask\", model=\"THIS_DIRECTORY\")\n"
+                "print(fill(\"Budapest is the capital of [MASK].\"))\n```\n");
+}
+
 int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
-              const HfTokenizer *tk, Err *err) {
+              const HfTokenizer *tk, const HfCard *card, Err *err) {
     if (make_dirs(dir, err)) return -1;
     char path[4096];
     Buf b = {0};
@@ -336,6 +380,303 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
                          m->c.max_position_embeddings);
         snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
         if (write_text(path, cfg, (size_t)n, err)) return -1;
+        static const char map[] = "{\n  \"unk_token\": \"[UNK]\",\n  \"sep_token\": \"[SEP]\",\n"
+                                  "  \"pad_token\": \"[PAD]\",\n  \"cls_token\": \"[CLS]\",\n"
+                                  "  \"mask_token\": \"[MASK]\"\n}\n";
+        snprintf(path, sizeof path, "%s/special_tokens_map.json", dir);
+        if (write_text(path, map, sizeof map - 1, err)) return -1;
+        snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+        Err e2;
+        if (tokjson_wordpiece(&b, vocab, vocab_len, tk->lower, tk->strip, &e2)) {
+            buf_free(&b);
+            return err_set(err, "%s: %s", path, e2.msg);
+        }
+        rc = write_text(path, b.data, b.len, err);
+        buf_clear(&b);
+        if (rc) {
+            buf_free(&b);
+            return -1;
+        }
     }
+    if (card) {
+        model_card(&b, m, tk, card);
+        snprintf(path, sizeof path, "%s/README.md", dir);
+        rc = write_text(path, b.data, b.len, err);
+    }
+    buf_free(&b);
+    return rc;
+}
+
+/* ---- Hugging Face import ---- */
+
+/* Bytes per element of a safetensors dtype we convert, or 0. */
+static int dtype_size(const char *v, size_t vn) {
+    if (vn == 5 && !memcmp(v, "\"F32\"", 5)) return 4;
+    if (vn == 5 && !memcmp(v, "\"F16\"", 5)) return 2;
+    if (vn == 6 && !memcmp(v, "\"BF16\"", 6)) return 2;
     return 0;
+}
+
+static float half_to_float(uint16_t h) {
+    uint32_t s = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, f = h & 0x3ff, u;
+    if (e == 0x1f)
+        u = s | 0x7f800000u | f << 13; /* inf, nan */
+    else if (e)
+        u = s | (e + 112) << 23 | f << 13;
+    else if (!f)
+        u = s; /* zero */
+    else {     /* subnormal: normalize */
+        e = 113;
+        while (!(f & 0x400))
+            f <<= 1, e--;
+        u = s | e << 23 | (f & 0x3ff) << 13;
+    }
+    float x;
+    memcpy(&x, &u, 4);
+    return x;
+}
+
+/* n elements of width w (4: F32, 2: F16 or BF16 as bf) at src into dst. */
+static void convert(float *dst, const unsigned char *src, size_t n, int w, int bf) {
+    if (w == 4) {
+        memcpy(dst, src, n * 4);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
+        uint32_t u = (uint32_t)h << 16;
+        if (bf)
+            memcpy(&dst[i], &u, 4);
+        else
+            dst[i] = half_to_float(h);
+    }
+}
+
+/* Our name for a tensor of a Hugging Face checkpoint (raw[0..n)) into
+ * out: BertModel's names gain "bert.", TF-era LayerNorm gamma / beta
+ * become weight / bias. */
+static void hf_name(const char *raw, size_t n, char *out, size_t cap) {
+    int bare = !(n >= 5 && !memcmp(raw, "bert.", 5)) && !(n >= 4 && !memcmp(raw, "cls.", 4));
+    int len = snprintf(out, cap, "%s%.*s", bare ? "bert." : "", (int)n, raw);
+    if (len <= 0 || (size_t)len >= cap) return;
+    size_t l = (size_t)len;
+    if (l > 6 && !strcmp(out + l - 6, ".gamma") && strstr(out, "LayerNorm"))
+        snprintf(out + l - 6, cap - (l - 6), ".weight");
+    else if (l > 5 && !strcmp(out + l - 5, ".beta") && strstr(out, "LayerNorm"))
+        snprintf(out + l - 5, cap - (l - 5), ".bias");
+}
+
+/* The heads a BertModel or BertForMaskedLM checkpoint lacks: these may be
+ * missing (they keep the fresh initialization); anything else must be there. */
+static int may_be_fresh(const char *name) {
+    return !strncmp(name, "cls.", 4) || !strncmp(name, "bert.pooler.", 12);
+}
+
+/* Parse a shape array ("[a, b]") into sh; returns the rank or -1. */
+static int parse_shape(const char *v, size_t vn, int64_t sh[2]) {
+    JsonIter it;
+    const char *k, *e;
+    size_t kn, en;
+    int r = 0;
+    if (json_iter_init(&it, v, vn, '[')) return -1;
+    while (json_iter_next(&it, &k, &kn, &e, &en) == 1) {
+        int64_t x;
+        if (r == 2 || json_to_i64(e, en, &x) || x < 0) return -1;
+        sh[r++] = x;
+    }
+    return it.error ? -1 : r;
+}
+
+static void shape_str(char *s, size_t cap, int rank, const int64_t *sh) {
+    if (rank == 1)
+        snprintf(s, cap, "[%lld]", (long long)sh[0]);
+    else
+        snprintf(s, cap, "[%lld, %lld]", (long long)sh[0], (long long)sh[1]);
+}
+
+/* The word-embedding rows (and MLM bias entries) a checkpoint may lack:
+ * vocab_size is rounded up to a multiple of 8 here, not in transformers
+ * (multilingual BERT: 119547 rows, the model 119552). */
+static int padded_vocab(const BertTensor *t, int rank, const int64_t *sh) {
+    int word = !strcmp(t->name, "bert.embeddings.word_embeddings.weight");
+    int bias = !strcmp(t->name, "cls.predictions.bias");
+    if (!(word || bias) || rank != t->rank || (word && sh[1] != t->shape[1])) return 0;
+    return sh[0] < t->shape[0] && (sh[0] + 7) / 8 * 8 == t->shape[0];
+}
+
+/* Load a safetensors file's tensors into m (see ckpt_init_load). */
+static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, Err *err) {
+    uint64_t hl;
+    memcpy(&hl, b->data, 8);
+    const char *hdr = b->data + 8;
+    const unsigned char *data = (const unsigned char *)b->data + 8 + hl;
+    size_t ndata = b->len - 8 - (size_t)hl;
+    char *done = xcalloc((size_t)m->ntensors, 1);
+    char name[256], want[64], got[64], padded[256] = "";
+    const char *k, *v, *ck, *cv;
+    size_t kn, vn, ckn, cvn, unused = 0;
+    char first_unused[256] = "";
+    const BertTensor *decoder_bias_for = NULL;
+    int rc = -1;
+    JsonIter it;
+    if (json_iter_init(&it, hdr, (size_t)hl, '{')) {
+        err_set(err, "%s: bad safetensors header: %s", what, it.error);
+        goto out;
+    }
+    for (int r; (r = json_iter_next(&it, &k, &kn, &v, &vn)) != 0;) {
+        if (r < 0) {
+            err_set(err, "%s: bad safetensors header: %s at byte %zu", what, it.error, it.pos + 8);
+            goto out;
+        }
+        if (json_key_is(k, kn, "__metadata__")) continue;
+        hf_name(k, kn, name, sizeof name);
+        const BertTensor *t = bert_tensor_named(m, name);
+        if (!t && !strcmp(name, "cls.predictions.decoder.bias"))
+            t = decoder_bias_for = bert_tensor_named(m, "cls.predictions.bias");
+        if (!t) {
+            /* tied to the word embeddings here; position_ids is a buffer */
+            if (strcmp(name, "cls.predictions.decoder.weight") &&
+                strcmp(name, "bert.embeddings.position_ids") && !unused++)
+                snprintf(first_unused, sizeof first_unused, "%.*s", (int)kn, k);
+            continue;
+        }
+        int w = 0, rank = -1;
+        int64_t sh[2] = {0, 0}, off[2] = {-1, -1};
+        JsonIter ti;
+        if (json_iter_init(&ti, v, vn, '{')) {
+            err_set(err, "%s: %.*s: bad entry in the safetensors header", what, (int)kn, k);
+            goto out;
+        }
+        while (json_iter_next(&ti, &ck, &ckn, &cv, &cvn) == 1) {
+            if (json_key_is(ck, ckn, "dtype")) {
+                if (!(w = dtype_size(cv, cvn))) {
+                    err_set(err, "%s: %.*s is %.*s: F32, F16 or BF16 needed", what, (int)kn, k,
+                            (int)cvn, cv);
+                    goto out;
+                }
+                if (cvn == 6) w = -2; /* BF16 */
+            } else if (json_key_is(ck, ckn, "shape")) {
+                rank = parse_shape(cv, cvn, sh);
+            } else if (json_key_is(ck, ckn, "data_offsets")) {
+                if (parse_shape(cv, cvn, off) != 2) off[0] = -1;
+            }
+        }
+        if (!w || rank < 0 || off[0] < 0 || ti.error) {
+            err_set(err, "%s: %.*s: bad entry in the safetensors header", what, (int)kn, k);
+            goto out;
+        }
+        int pad = padded_vocab(t, rank, sh);
+        shape_str(want, sizeof want, t->rank, t->shape);
+        shape_str(got, sizeof got, rank, sh);
+        if (!pad &&
+            (rank != t->rank || sh[0] != t->shape[0] || (rank == 2 && sh[1] != t->shape[1]))) {
+            err_set(err, "%s: %.*s has shape %s, the model of --config_file %s", what, (int)kn, k,
+                    got, want);
+            goto out;
+        }
+        size_t nel = (size_t)sh[0] * (size_t)(rank == 2 ? sh[1] : 1), width = w < 0 ? 2 : (size_t)w;
+        if (off[1] < off[0] || (uint64_t)off[1] > ndata ||
+            (size_t)(off[1] - off[0]) != nel * width) {
+            err_set(err,
+                    "%s: %.*s: data_offsets [%lld, %lld] do not hold %s %s values (%zu data bytes)",
+                    what, (int)kn, k, (long long)off[0], (long long)off[1], got,
+                    w == 4  ? "F32"
+                    : w < 0 ? "BF16"
+                            : "F16",
+                    ndata);
+            goto out;
+        }
+        convert(m->params + t->off, data + off[0], nel, (int)width, w < 0);
+        if (pad && t->rank == 2)
+            snprintf(padded, sizeof padded,
+                     "; %s has %lld rows, the model %lld (vocab_size rounded up to a multiple of "
+                     "8): the other rows fresh",
+                     t->name, (long long)sh[0], (long long)t->shape[0]);
+        done[t - m->tensors] = 1;
+    }
+    if (decoder_bias_for) done[decoder_bias_for - m->tensors] = 1;
+    /* the required tensors first: the fresh list is only for heads */
+    for (int i = 0; i < m->ntensors; i++)
+        if (!done[i] && !may_be_fresh(m->tensors[i].name)) {
+            err_set(err,
+                    "%s: no tensor %s (nor its BertModel name): not a BERT checkpoint of this "
+                    "config?",
+                    what, m->tensors[i].name);
+            goto out;
+        }
+    int nfresh = 0;
+    for (int i = 0; i < m->ntensors; i++)
+        if (!done[i]) {
+            buf_puts(note, nfresh++ ? ", " : "initialized fresh: ");
+            buf_puts(note, m->tensors[i].name);
+        }
+    if (*padded) buf_puts(note, padded + (nfresh ? 0 : 2));
+    if (unused) {
+        char t[400];
+        snprintf(t, sizeof t, "%s%zu tensor%s not used (%s%s)", note->len ? "; " : "", unused,
+                 unused > 1 ? "s" : "", first_unused, unused > 1 ? ", ..." : "");
+        buf_puts(note, t);
+    }
+    rc = 0;
+out:
+    free(done);
+    return rc;
+}
+
+/* Check a model directory's config.json against m's config: the head
+ * count does not show in the shapes. */
+static int check_hf_config(const char *dir, const Bert *m, Err *err) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    if (access(p, F_OK)) return 0;
+    BertConfig c;
+    if (bert_config_load(&c, p, err)) return -1;
+    if (c.num_attention_heads != m->c.num_attention_heads || c.hidden_size != m->c.hidden_size ||
+        c.num_hidden_layers != m->c.num_hidden_layers)
+        return err_set(err,
+                       "%s: %d layers of %d with %d heads; --config_file says %d layers of %d with "
+                       "%d heads",
+                       p, c.num_hidden_layers, c.hidden_size, c.num_attention_heads,
+                       m->c.num_hidden_layers, m->c.hidden_size, m->c.num_attention_heads);
+    return 0;
+}
+
+int ckpt_is_wikibert(const char *path) {
+    char head[8];
+    FILE *f = fopen(path, "rb");
+    int yes = f && fread(head, 1, 8, f) == 8 && !memcmp(head, MAGIC, 8);
+    if (f) fclose(f);
+    return yes;
+}
+
+int ckpt_init_load(const char *path, Bert *m, Buf *note, Err *err) {
+    struct stat st;
+    char p[4096];
+    const char *file = path;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(p, sizeof p, "%s/model.safetensors", path);
+        if (access(p, F_OK))
+            return err_set(err,
+                           "%s: no model.safetensors in it (a Hugging Face model directory holds "
+                           "config.json and model.safetensors)",
+                           path);
+        if (check_hf_config(path, m, err)) return -1;
+        file = p;
+    } else if (ckpt_is_wikibert(path)) {
+        return ckpt_load(path, m, NULL, NULL, err);
+    }
+    Buf b = {0};
+    if (read_file(file, &b, err)) return -1;
+    uint64_t hl = 0;
+    if (b.len >= 8) memcpy(&hl, b.data, 8);
+    if (b.len < 10 || hl < 2 || hl > b.len - 8 || b.data[8] != '{') {
+        buf_free(&b);
+        return err_set(err,
+                       "%s: neither a wikibert checkpoint nor a safetensors file (nor a Hugging "
+                       "Face model directory)",
+                       file);
+    }
+    int rc = load_safetensors(file, &b, m, note, err);
+    buf_free(&b);
+    return rc;
 }

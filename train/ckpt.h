@@ -12,7 +12,13 @@
  * The export is what transformers' BertForPreTraining.from_pretrained
  * reads: config.json, model.safetensors (float32, Hugging Face tensor
  * names; the decoder weight is tied to the word embeddings and its bias to
- * cls.predictions.bias, so neither is stored twice) and vocab.txt.
+ * cls.predictions.bias, so neither is stored twice), vocab.txt and the
+ * tokenizer files, and a README.md model card.
+ *
+ * The import (--init_checkpoint) reads such a directory, or any
+ * model.safetensors of BertForPreTraining, BertForMaskedLM or BertModel,
+ * as transformers' from_pretrained would: the heads a checkpoint lacks
+ * keep their fresh initialization.
  */
 #ifndef WB_CKPT_H
 #define WB_CKPT_H
@@ -53,18 +59,52 @@ typedef void (*CkptSkipFn)(void *arg, const Err *why);
 int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
                 Err *err);
 
+/* 1 when path is a file that starts as a wikibert checkpoint, else 0. */
+int ckpt_is_wikibert(const char *path);
+
+/* The weights of --init_checkpoint into m (created from --config_file and
+ * initialized with the seed): path is a wikibert checkpoint (weights only,
+ * as ckpt_load), a Hugging Face model directory (its model.safetensors;
+ * its config.json, when there, must have m's layers, width and heads) or
+ * a safetensors file. Safetensors tensors take Hugging Face's names with
+ * or without "bert." (BertModel), TF-era LayerNorm gamma/beta too; F32,
+ * F16 and BF16 are read (converted to float32); each shape must be m's
+ * (else an error naming the tensor and both shapes), but for the word
+ * embeddings and cls.predictions.bias, which may lack the rows that
+ * rounding vocab_size up to a multiple of 8 added. The MLM decoder weight
+ * is the word embeddings (a stored one is not read; its bias stands for
+ * cls.predictions.bias when that is absent). Missing pooler and cls.*
+ * tensors (BertModel, BertForMaskedLM) keep m's values; any other missing
+ * tensor is an error. note gets one line of what kept m's values and what
+ * was not used ("" when everything matched). Returns 0 or -1 with err. */
+int ckpt_init_load(const char *path, Bert *m, Buf *note, Err *err);
+
 /* The tokenizer's normalization, as BertTokenizer's arguments. */
 typedef struct HfTokenizer {
     int lower; /* do_lower_case */
     int strip; /* strip_accents: 0, 1, or -1 (None: as do_lower_case) */
 } HfTokenizer;
 
+/* What the export's README.md (the model card) says of the training. */
+typedef struct HfCard {
+    const char *program;   /* train_bert_cpu or train_bert */
+    const char *cmdline;   /* the command line (shell-quoted) */
+    const char *input_dir; /* --input_dir */
+    int nfiles;            /* its HDF5 training files */
+    int64_t steps;         /* optimizer steps (of this phase) */
+    int phase2;            /* the steps were phase 2's */
+    double loss, mlm, nsp; /* the last step's losses */
+} HfCard;
+
 /* Hugging Face directory: dir/config.json, dir/model.safetensors, and,
- * when vocab is not NULL, vocab.txt holding the vocab_len bytes of vocab
- * and tokenizer_config.json (BertTokenizer with tk's normalization, so
- * that AutoTokenizer normalizes as the training data was). Each file is
- * written atomically. Returns 0 or -1 with err. */
+ * when vocab is not NULL, vocab.txt holding the vocab_len bytes of vocab,
+ * tokenizer_config.json (BertTokenizer with tk's normalization, so that
+ * AutoTokenizer normalizes as the training data was; model_max_length
+ * max_position_embeddings), special_tokens_map.json and tokenizer.json
+ * (common/tokjson.h: the fast tokenizer, the same normalization); when
+ * card is not NULL, README.md, a model card. Each file is written
+ * atomically. Returns 0 or -1 with err. */
 int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
-              const HfTokenizer *tk, Err *err);
+              const HfTokenizer *tk, const HfCard *card, Err *err);
 
 #endif

@@ -96,7 +96,10 @@ static void usage(int gpu) {
            "  --phase1_end_step N             phase 1's last step (7038)\n"
            "  --init_checkpoint FILE          with --resume_from_checkpoint: weights and\n"
            "                                  moments from FILE, step 0, new data (NVIDIA's\n"
-           "                                  rule); alone: the weights only\n"
+           "                                  rule); alone: the weights only. FILE may be a\n"
+           "                                  Hugging Face model directory or .safetensors\n"
+           "                                  file (BertForPreTraining, BertForMaskedLM or\n"
+           "                                  BertModel; missing heads start fresh)\n"
            "  --num_steps_per_checkpoint N    100\n"
            "  --skip_checkpoint               no checkpoints and no export (benchmarks)\n"
            "  --stop_at_step N                checkpoint and exit after step N (a batch job's\n"
@@ -327,7 +330,9 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
                      .local_rank = -1,
                      .comm_timeout = 600,
                      .lower = 1,
-                     .strip = -1};
+                     .strip = -1,
+                     .argc = argc,
+                     .argv = argv};
     struct option lo[2 * N_OPTS + 8];
     long_options(lo);
     CliCommon cc;
@@ -526,7 +531,10 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
             die("%s: no %scheckpoint to evaluate", o->output_dir, ndamaged ? "usable " : "");
         ck = path;
     }
-    if (ckpt_load(ck, m, NULL, NULL, err)) die("%s", err->msg);
+    Buf note = {0};
+    if (ckpt_init_load(ck, m, &note, err)) die("%s", err->msg);
+    if (note.len && be->rank == 0) info(2, "%s: %.*s", ck, (int)note.len, note.data);
+    buf_free(&note);
     be->from_host(be->ctx);
     DataOpts eo = {
         NULL,        o->seed,         0,          1,          o->batch,
@@ -582,7 +590,8 @@ typedef struct TrainRun {
     int64_t base; /* checkpoints are named base + step (phase1_end_step in phase 2, as NVIDIA names
                      them) */
     int lead;     /* rank 0: logs, checkpoints, exports */
-    int tty;      /* the progress line on stderr */
+    TrainStats last; /* the last step's statistics (for the model card) */
+    int tty;         /* the progress line on stderr */
     Err err;
 } TrainRun;
 
@@ -625,6 +634,18 @@ static void run_free(TrainRun *r) {
     bert_free(&r->m);
 }
 
+/* --init_checkpoint's weights (a wikibert checkpoint's, or a Hugging
+ * Face model's with the heads it lacks kept fresh), said in one line. */
+static void run_init_weights(TrainRun *r) {
+    const char *ck = r->o->init_ckpt;
+    Buf note = {0};
+    if (ckpt_init_load(ck, &r->m, &note, &r->err)) die("%s", r->err.msg);
+    if (r->lead)
+        info(2, "weights from %s%s%.*s", ck, note.len ? "; " : "", (int)note.len,
+             note.data ? note.data : "");
+    buf_free(&note);
+}
+
 /* Resume: the checkpoint to continue from (--resume_from_checkpoint: the
  * newest usable one or --init_checkpoint; alone, --init_checkpoint's
  * weights), the data seeked to its position. Returns the optimizer steps
@@ -633,7 +654,9 @@ static int64_t run_resume(TrainRun *r) {
     TrainOpts *o = r->o;
     int lead = r->lead;
     int64_t step = 0;
-    if (o->resume) {
+    if (o->resume && o->init_ckpt && !ckpt_is_wikibert(o->init_ckpt)) {
+        run_init_weights(r); /* no optimizer moments in it: they start at 0 */
+    } else if (o->resume) {
         char path[4096];
         const char *ck = o->init_ckpt;
         int ndamaged = 0;
@@ -676,8 +699,7 @@ static int64_t run_resume(TrainRun *r) {
             free(ci.ranks);
         }
     } else if (o->init_ckpt) {
-        if (ckpt_load(o->init_ckpt, &r->m, NULL, NULL, &r->err)) die("%s", r->err.msg);
-        if (lead) info(2, "weights from %s", o->init_ckpt);
+        run_init_weights(r);
     }
     return step;
 }
@@ -765,6 +787,7 @@ static int64_t run_steps(TrainRun *r, int64_t step, double t0) {
         TrainStats st;
         be->stats(be->ctx, &st);
         check_stats(&st, step, lr, r->tty);
+        r->last = st;
         seqs_since +=
             rows * be->world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
@@ -781,6 +804,23 @@ static int64_t run_steps(TrainRun *r, int64_t step, double t0) {
     }
     buf_free(&line);
     return step;
+}
+
+/* Append s to b as one shell word (in single quotes where it needs them). */
+static void shell_quote(Buf *b, const char *s) {
+    if (*s &&
+        strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") ==
+            strlen(s)) {
+        buf_puts(b, s);
+        return;
+    }
+    buf_putc(b, '\'');
+    for (; *s; s++)
+        if (*s == '\'')
+            buf_puts(b, "'\\''");
+        else
+            buf_putc(b, *s);
+    buf_putc(b, '\'');
 }
 
 /* Export: after the loop stopped at step (started at t0), the closing
@@ -803,9 +843,18 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
         HfTokenizer tk = {o->lower, o->strip};
+        Buf cmd = {0};
+        for (int i = 0; i < o->argc; i++) {
+            if (i) buf_putc(&cmd, ' ');
+            shell_quote(&cmd, o->argv[i]);
+        }
+        buf_putc(&cmd, 0);
+        HfCard card = {progname,  cmd.data,     o->input_dir, data_nfiles(r->data), o->max_steps,
+                       o->phase2, r->last.loss, r->last.mlm,  r->last.nsp};
         if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &tk,
-                      &r->err))
+                      &card, &r->err))
             die("%s", r->err.msg);
+        buf_free(&cmd);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {

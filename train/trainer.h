@@ -39,6 +39,8 @@ typedef struct TrainOpts {
     int attn_matmul;  /* --attention matmul: scores through cuBLAS, not the fused kernels */
     int comm_timeout; /* --comm_timeout: seconds a rank waits for the others before it gives up (0:
                          forever) */
+    int argc;         /* the command line, for the export's model card */
+    char **argv;
     int lower, strip; /* --do_lower_case 0|1, --strip_accents 0|1 (-1: not given): how the
                          data's text was tokenized, for the export's tokenizer_config.json */
 } TrainOpts;

@@ -67,7 +67,7 @@
 #include "common/cli.h"
 #include "common/hash.h"
 #include "common/io.h"
-#include "common/json.h"
+#include "common/tokjson.h"
 #include "common/utf8.h"
 
 #define NSHARD 256
@@ -936,103 +936,16 @@ void wpvocab_txt(const WpVocab *v, Buf *out) {
     }
 }
 
-/* The id of special token s (it is among the first nspecial). */
-static size_t special_id(const WpVocab *v, const char *s) {
-    for (size_t i = 0; i < v->nspecial; i++)
-        if (strcmp(vocablist_at(&v->tok, i), s) == 0) return i;
-    return 0;
-}
-
-static void put_num(Buf *out, size_t x) {
-    char num[32];
-    buf_append(out, num, (size_t)snprintf(num, sizeof num, "%zu", x));
-}
-
-/* The post-processor's template items: (kind, id, type_id). */
-static void put_template(Buf *out, const char *const *items, int n) {
-    buf_puts(out, "[\n");
-    for (int i = 0; i < n; i++) {
-        const char *it = items[i];
-        int special = it[0] == '[';
-        buf_puts(out, "      {\n        \"");
-        buf_puts(out, special ? "SpecialToken" : "Sequence");
-        buf_puts(out, "\": {\n          \"id\": ");
-        const char *colon = strchr(it, ':');
-        json_append_string_utf8(out, it, (size_t)(colon - it));
-        buf_puts(out, ",\n          \"type_id\": ");
-        buf_puts(out, colon + 1);
-        buf_puts(out, "\n        }\n      }");
-        buf_puts(out, i + 1 < n ? ",\n" : "\n");
-    }
-    buf_puts(out, "    ]");
-}
-
-static void put_special_map(Buf *out, const WpVocab *v, const char *const *names, int n) {
-    buf_puts(out, "{\n");
-    for (int i = 0; i < n; i++) {
-        size_t l = strlen(names[i]);
-        buf_puts(out, "      ");
-        json_append_string_utf8(out, names[i], l);
-        buf_puts(out, ": {\n        \"id\": ");
-        json_append_string_utf8(out, names[i], l);
-        buf_puts(out, ",\n        \"ids\": [\n          ");
-        put_num(out, special_id(v, names[i]));
-        buf_puts(out, "\n        ],\n        \"tokens\": [\n          ");
-        json_append_string_utf8(out, names[i], l);
-        buf_puts(out, "\n        ]\n      }");
-        buf_puts(out, i + 1 < n ? ",\n" : "\n");
-    }
-    buf_puts(out, "    }");
-}
+_Static_assert(TOKJSON_MAX_WORD_CHARS == WP_MAX_WORD_CHARS, "tokenizer.json's word limit");
 
 void wpvocab_json(const WpVocab *v, Buf *out) {
-    /* "[CLS] $A [SEP]" and "[CLS] $A:0 [SEP]:0 $B:1 [SEP]:1" as id:type_id */
-    static const char *const single[] = {"[CLS]:0", "A:0", "[SEP]:0"};
-    static const char *const pair[] = {"[CLS]:0", "A:0", "[SEP]:0", "B:1", "[SEP]:1"};
-    static const char *const cls_sep[] = {"[CLS]", "[SEP]"};
-    buf_puts(out, "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n"
-                  "  \"added_tokens\": [\n");
-    for (size_t i = 0; i < v->nspecial; i++) {
-        buf_puts(out, "    {\n      \"id\": ");
-        put_num(out, i);
-        buf_puts(out, ",\n      \"content\": ");
-        json_append_string_utf8(out, vocablist_at(&v->tok, i), v->tok.len[i]);
-        buf_puts(
-            out,
-            ",\n      \"single_word\": false,\n      \"lstrip\": false,\n      \"rstrip\": false,\n"
-            "      \"normalized\": false,\n      \"special\": true\n    }");
-        buf_puts(out, i + 1 < v->nspecial ? ",\n" : "\n");
-    }
-    buf_puts(
-        out,
-        "  ],\n  \"normalizer\": {\n    \"type\": \"BertNormalizer\",\n    \"clean_text\": true,\n"
-        "    \"handle_chinese_chars\": true,\n    \"strip_accents\": ");
-    buf_puts(out, v->strip_accents < 0 ? "null" : v->strip_accents ? "true" : "false");
-    buf_puts(out, ",\n    \"lowercase\": ");
-    buf_puts(out, v->cased ? "false" : "true");
-    buf_puts(out,
-             "\n  },\n  \"pre_tokenizer\": {\n    \"type\": \"BertPreTokenizer\"\n  },\n"
-             "  \"post_processor\": {\n    \"type\": \"TemplateProcessing\",\n    \"single\": ");
-    put_template(out, single, 3);
-    buf_puts(out, ",\n    \"pair\": ");
-    put_template(out, pair, 5);
-    buf_puts(out, ",\n    \"special_tokens\": ");
-    put_special_map(out, v, cls_sep, 2);
-    buf_puts(out,
-             "\n  },\n  \"decoder\": {\n    \"type\": \"WordPiece\",\n    \"prefix\": \"##\",\n"
-             "    \"cleanup\": true\n  },\n  \"model\": {\n    \"type\": \"WordPiece\",\n"
-             "    \"unk_token\": \"[UNK]\",\n    \"continuing_subword_prefix\": \"##\",\n"
-             "    \"max_input_chars_per_word\": ");
-    put_num(out, WP_MAX_WORD_CHARS);
-    buf_puts(out, ",\n    \"vocab\": {\n");
-    for (size_t i = 0; i < v->tok.n; i++) {
-        buf_puts(out, "      ");
-        json_append_string_utf8(out, vocablist_at(&v->tok, i), v->tok.len[i]);
-        buf_puts(out, ": ");
-        put_num(out, i);
-        buf_puts(out, i + 1 < v->tok.n ? ",\n" : "\n");
-    }
-    buf_puts(out, "    }\n  }\n}");
+    Buf txt = {0};
+    Err err;
+    wpvocab_txt(v, &txt);
+    /* the special tokens come first: [CLS] and [SEP] are there */
+    if (tokjson_wordpiece(out, txt.data, txt.len, !v->cased, v->strip_accents, &err))
+        warn("%s", err.msg);
+    buf_free(&txt);
 }
 
 /* ---- all together ---- */

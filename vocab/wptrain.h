@@ -140,10 +140,9 @@ void wpvocab_free(WpVocab *v);
 void wpvocab_txt(const WpVocab *v, Buf *out);
 
 /* Append tokenizer.json exactly as tokenizers 0.23's Tokenizer.save()
- * lays it out (2-space indent, no final newline): the special tokens as
- * added_tokens, BertNormalizer, BertPreTokenizer, TemplateProcessing
- * "[CLS] $A [SEP]" / "[CLS] $A:0 [SEP]:0 $B:1 [SEP]:1", the WordPiece
- * decoder and model (unk [UNK], prefix ##, max_input_chars_per_word 100). */
+ * lays it out, with the vocabulary's normalization (common/tokjson.h
+ * writes it: BertNormalizer, BertPreTokenizer, the [CLS]/[SEP] template,
+ * the WordPiece decoder and model). */
 void wpvocab_json(const WpVocab *v, Buf *out);
 
 /* ---- all together ---- */
