@@ -1,4 +1,4 @@
-/* cpus.c - the CPUs this process may use (see cpus.h): affinity mask and
+/* cpus.c - the usable CPUs (see cpus.h): affinity mask and
  * cgroup v1/v2 CPU quota. The cgroup files are read from the paths the
  * kernel documents (Documentation/admin-guide/cgroup-v2.rst, "cpu.max";
  * cgroup-v1/cpu-acct and sched-bwc.rst, "cpu.cfs_quota_us"). */

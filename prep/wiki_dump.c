@@ -60,7 +60,7 @@ static void usage(void) {
            "Options:\n"
            "  -o, --output FILE     write to FILE atomically (FILE.tmp.PID, then rename)\n"
            "  -f, --force           overwrite an existing output file\n"
-           "  -j, --threads N       decompression threads (default: all cores, %d here)\n"
+           "  -j, --threads N       decompression threads (default: the usable CPUs, %d here)\n"
            "      --index FILE      multistream index (...-multistream-index.txt.bz2)\n"
            "      --ns LIST         namespaces to keep, numbers or names, comma-separated\n"
            "                        (default: 0, the articles); 'all' keeps every page\n"

@@ -58,7 +58,7 @@ static void usage(void) {
            "                     json: WikiExtractor --json records\n"
            "                     lines: one article per line + blank line (NVIDIA/HILBERT\n"
            "                     formatting.py output)\n"
-           "  -j, --threads N    worker threads (default: all cores, %d here)\n"
+           "  -j, --threads N    worker threads (default: the usable CPUs, %d here)\n"
            "      --lists        keep list items (WikiExtractor --lists)\n"
            "      --faithful     reproduce the original workflow's WikiExtractor 3.0 text\n"
            "                     byte for byte (default: the tidier text of WikiExtractor\n"

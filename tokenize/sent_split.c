@@ -72,7 +72,7 @@ static void usage(void) {
            "      --keep-paragraphs    also a blank line between paragraphs\n"
            "      --abbrev FILE        more abbreviations (data/abbrev/README.md format);\n"
            "                           may be repeated\n"
-           "  -j, --threads N          worker threads (default: all cores, %d here)\n"
+           "  -j, --threads N          worker threads (default: the usable CPUs, %d here)\n"
            "  -o, --output FILE        write to FILE atomically\n"
            "  -f, --force              overwrite an existing output file\n"
            "  -q, --quiet              fewer messages; -v, --verbose: summary line at the end\n"

@@ -144,7 +144,7 @@ static void usage(void) {
            "                         a warning says so\n"
            "      --identify         print 'LANG<TAB>CONFIDENCE<TAB>line' for each line; no\n"
            "                         filtering\n"
-           "  -j, --threads N        worker threads (default: all cores, %d here)\n"
+           "  -j, --threads N        worker threads (default: the usable CPUs, %d here)\n"
            "  -o, --output FILE      write to FILE atomically\n"
            "  -f, --force            overwrite existing output files\n"
            "  -q, --quiet            fewer messages; -v, --verbose: more\n"

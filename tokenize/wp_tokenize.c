@@ -65,7 +65,7 @@ static void usage(void) {
            "                     strip_accents=None); kör and kor stay apart only with 0\n"
            "      --cased        keep case and accents (--do-lower-case 0)\n"
            "      --ids          write vocabulary ids instead of tokens\n"
-           "  -j, --threads N    worker threads (default: all cores, %d here)\n"
+           "  -j, --threads N    worker threads (default: the usable CPUs, %d here)\n"
            "  -o, --output FILE  write to FILE atomically\n"
            "  -f, --force        overwrite an existing output file\n"
            "  -q, --quiet        fewer messages; -v, --verbose: summary line at the end\n"

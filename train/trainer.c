@@ -126,8 +126,9 @@ static void usage(int gpu) {
     if (gpu)
         usage_gpu_options();
     else
-        printf("  -j, --threads N                 threads (default: all cores; results do not\n"
-               "                                  depend on it)\n");
+        printf(
+            "  -j, --threads N                 threads (default: the usable CPUs; results do not\n"
+            "                                  depend on it)\n");
     printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
            "  -h, --help, -V, --version\n\n"
            "Exit status: 0 ok; 1 a data, checkpoint, device or write error, or a loss,\n"
