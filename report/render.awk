@@ -7,7 +7,8 @@
 #
 # The tags:
 #   run   DIR                          the directory reported on
-#   log   FILE                         the training log found
+#   log   FILE                         the training log drawn
+#   otherlog FILE                      another one found (named only)
 #   json  LINE                         one line of log.jsonl, as written
 #   wf    NAME DIR                     a workflow directory begins
 #   stage NAME LABEL DOCS LINES FILES  a stage's documents and non-blank lines
@@ -201,6 +202,7 @@ function stacked(title, n, W, ml, bw, i, x, w) {
 
 $1 == "run" { run = $2 }
 $1 == "log" { logfile = $2 }
+$1 == "otherlog" { others = others (others == "" ? "" : ", ") $2 }
 $1 == "json" {
     line = substr($0, 6)
     s = jget(line, "step")
@@ -298,6 +300,7 @@ function training(i, sum, n) {
     }
     print "</table>"
     if (n) printf "<p>Mean throughput %s sequences per second.</p>\n", fmt(sum / n)
+    if (others != "") printf "<p class=\"missing\">Not drawn (make a page of each): %s.</p>\n", esc(others)
     print "<div class=\"plots\">"
     line_plot("Loss", "loss mlm_loss nsp_loss", 1, 0)
     line_plot("Accuracy (masked tokens, next sentence)", "mlm_acc nsp_acc", 0, 1)

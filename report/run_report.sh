@@ -24,8 +24,10 @@
 #   -o FILE        write FILE (atomically) instead of stdout; -f overwrites
 #   --vocab FILE   vocab.txt for hdf5_check (default: the workflow's own
 #                  vocab*/vocab.txt, else BERT's special ids)
-#   --dump FILE    the workflow's dump, to count its pages (default: a
-#                  *.xml.bz2 under the workflow's download/ if under 64 MB)
+#   --dump [WF=]FILE  a workflow's dump, to count its pages (default: a
+#                  *.xml* under its download/ of at most 64 MB); WF= names
+#                  the workflow directory it belongs to (hu=FILE), else it
+#                  is every workflow's; repeatable
 #   --filter-opts "OPTS"  text_filter's options when the per-check counts
 #                  are made again (default: --langdetect L --language L,
 #                  with L from the file name wikicorpus_L.txt)
@@ -34,7 +36,7 @@ set -u -o pipefail
 prog=run_report
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=$here/../bin
-out="" force=0 vocab="" dump="" filter_opts=""
+out="" force=0 vocab="" dumps=() filter_opts=""
 DUMP_MAX=$((64 * 1024 * 1024))
 
 usage() { sed -n '/^#   report/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -50,7 +52,7 @@ while [ $# -gt 0 ]; do
   -o) [ $# -ge 2 ] || bad "-o needs a file"; out=$2; shift ;;
   -f | --force) force=1 ;;
   --vocab) [ $# -ge 2 ] || bad "--vocab needs a file"; vocab=$2; shift ;;
-  --dump) [ $# -ge 2 ] || bad "--dump needs a file"; dump=$2; shift ;;
+  --dump) [ $# -ge 2 ] || bad "--dump needs a file"; dumps+=("$2"); shift ;;
   --filter-opts) [ $# -ge 2 ] || bad "--filter-opts needs a value"; filter_opts=$2; shift ;;
   --) shift; break ;;
   -*) bad "unknown option '$1'" ;;
@@ -74,7 +76,7 @@ count_docs() { awk 'NF && !inrec { d++ } NF { l++ } { inrec = NF > 0 } END { pri
 # the first file matching each pattern, nothing when none does
 first() { local f; for f in "$@"; do [ -f "$f" ] && { echo "$f"; return; }; done; }
 
-# stage TAG LABEL UNIT FILES...: one funnel line (documents and lines)
+# stage WF LABEL FILES...: one funnel line (documents and lines of FILES)
 stage() {
   local wf=$1 label=$2 files=("${@:3}") n
   [ ${#files[@]} -gt 0 ] && [ -f "${files[0]}" ] || return 0
@@ -90,11 +92,24 @@ count_pages() {
   esac
 }
 
+# the --dump of workflow WF: its own (WF=FILE) or one for all (FILE)
+dump_of() {
+  local e f=""
+  for e in "${dumps[@]}"; do
+    case $e in
+    "$1="*) f=${e#*=} ;;
+    *=*) ;;
+    *) [ -n "$f" ] || f=$e ;;
+    esac
+  done
+  echo "$f"
+}
+
 # workflow DIR NAME: every line the page needs about one workflow
 workflow() {
   local d=$1 wf=$2 f lang d5 v files
   printf 'wf\t%s\t%s\n' "$wf" "$d"
-  f=$dump
+  f=$(dump_of "$wf")
   [ -n "$f" ] || f=$(find "$d/download" -name '*.xml*' -size -$((DUMP_MAX / 1024))k 2>/dev/null | sort | head -1)
   if [ -n "$f" ] && [ -f "$f" ]; then
     printf 'stage\t%s\tpages\t%s\t\t1\n' "$wf" "$(count_pages "$f")"
@@ -110,7 +125,7 @@ workflow() {
     lang=$(basename "$f" .txt)
     lang=${lang##*_}
     # shellcheck disable=SC2086
-    "$BIN/text_filter" -v -j 1 ${filter_opts:---langdetect $lang --language $lang} "$f" 2>&1 >/dev/null |
+    "$BIN/text_filter" -v ${filter_opts:---langdetect $lang --language $lang} "$f" 2>&1 >/dev/null |
       sed "s|^|filterstat\t$wf\t|"
   fi
   for f in "$d"/formatted_text "$d"/sharded_*/*; do
@@ -148,10 +163,12 @@ is_workflow() {
 gather() {
   local logf d n=0
   printf 'run\t%s\n' "$run"
-  logf=$(find "$run" -maxdepth 3 -name log.jsonl -type f 2>/dev/null | sort | head -1)
+  find "$run" -maxdepth 3 -name log.jsonl -type f 2>/dev/null | sort >"$tmp/logs"
+  logf=$(head -1 "$tmp/logs")
   if [ -n "$logf" ]; then
     printf 'log\t%s\n' "$logf"
     sed 's/^/json\t/' "$logf"
+    tail -n +2 "$tmp/logs" | sed 's/^/otherlog\t/'
   fi
   if is_workflow "$run"; then
     workflow "$run" "$(basename "$run")"

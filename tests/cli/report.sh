@@ -32,7 +32,7 @@ ok "the training run logged 7 steps (got $steps)" [ "$steps" -eq 7 ]
 # ---- the page of a WORKDIR: training and a workflow ----
 P=$T/report.html
 run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory NOBUILD=1 BIN="$BIN" report RUN="$W" \
-  OUT="$P" REPORT_OPTS="--dump $DATA/huwiki-berlin.xml.bz2"
+  OUT="$P" REPORT_OPTS="--dump hu=$DATA/huwiki-berlin.xml.bz2"
 expect_rc "make report RUN=WORKDIR" 0
 ok "the page is written" [ -s "$P" ]
 ok "nothing loaded from outside (no script, src, href, url())" not grep -qiE '<script|src=|href=|url\(' "$P"
@@ -119,6 +119,12 @@ expect_rc "a workflow alone" 0
 ok "... says there is no training log" grep -q 'class="missing">No training log' "$out"
 ok "... says the pages are not counted" grep -q 'pages: not counted' "$out"
 ok "... still has the histogram" grep -q '<title>Sequence lengths' "$out"
+run "$R" -b "$BIN" --dump "en=$DATA/huwiki-berlin.xml.bz2" "$W"
+ok "a dump named for another workflow is not counted" grep -q 'pages: not counted' "$out"
+mkdir -p "$W/train2"
+cp "$W/train/log.jsonl" "$W/train2/log.jsonl"
+run "$R" -b "$BIN" "$W"
+ok "a second log is named, not drawn" grep -q "Not drawn (make a page of each): $W/train2/log.jsonl" "$out"
 mkdir -p "$T/nothing"
 run "$R" -b "$BIN" "$T/nothing"
 expect_rc "nothing to report" 1
