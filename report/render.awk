@@ -138,6 +138,8 @@ function line_plot(title, keys, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, y
             pts = pts (np++ ? " " : "") sprintf("%.1f,%.1f", x, y)
         }
         printf "<polyline class=\"s%d\" data-series=\"%s\" points=\"%s\"/>\n", j, k[j], pts
+        if (np == 1) # a polyline of one point draws nothing
+            printf "<circle cx=\"%s\" cy=\"%s\" r=\"3\" class=\"f%d\"/>\n", substr(pts, 1, index(pts, ",") - 1), substr(pts, index(pts, ",") + 1), j
         printf "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" class=\"f%d\"/>", W - mr - 110 * (nk - j + 1), j
         printf "<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", W - mr - 110 * (nk - j + 1) + 14, k[j]
     }
