@@ -194,6 +194,7 @@ ubsan: asan
 # keeps its directory apart from EN_DIR.
 include pipelines/common.mk pipelines/en.mk pipelines/hu.mk
 include mk/install.mk
+include mk/report.mk
 
 ## demo: both workflows (hu, en) on the samples in tests/data into out/demo, hdf5_check's statistics, a short training run
 DEMO_VARS := WORKDIR=out/demo HU_DUMP=tests/data/huwiki-berlin.xml.bz2 EN_DUMP=tests/data/enwiki-206.xml.bz2 \

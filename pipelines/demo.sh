@@ -44,3 +44,4 @@ bin=$("$@" -s print-bin)
 echo "  first: $(head -1 "$T/log.jsonl")"
 echo "  last:  $(tail -1 "$T/log.jsonl")"
 echo "  the whole curve: $T/log.jsonl; checkpoint and Hugging Face export: $T/out"
+echo "  the page of it all: make report RUN=$(dirname "$HU_DIR") (report/README.md)"
