@@ -45,10 +45,13 @@ we_setup() {
   "$WE_PY" -c 'import wikiextractor.extract' || { echo "bench: WikiExtractor does not import" >&2; return 1; }
 }
 
-# A larger dump made from the 206-page English sample (see make_dump.py).
-bench_dump() { # copies -> prints path prefix
-  local n=$1 p=$W/enwiki-x$1
-  [ -f "$p.xml.bz2" ] || python3 "$ROOT/bench/make_dump.py" "$ROOT/tests/data/enwiki-206.xml.bz2" "$n" "$p" >&2
+# A larger dump made from the 206-page English sample (see make_dump.py),
+# or from another sample dump given as the second argument.
+bench_dump() { # copies [sample] -> prints path prefix
+  local n=$1 src=${2:-$ROOT/tests/data/enwiki-206.xml.bz2} p
+  p=$W/$(basename "$src" .xml.bz2)-x$1
+  [ -n "${2:-}" ] || p=$W/enwiki-x$1
+  [ -f "$p.xml.bz2" ] || python3 "$ROOT/bench/make_dump.py" "$src" "$n" "$p" >&2
   echo "$p"
 }
 
@@ -155,4 +158,23 @@ filterdocs_setup() {
     return 1
   fi
   FILTERDOCS=$f
+}
+
+# fetch_pinned DEST SHA256 OWNER/REPO COMMIT PATH [GITDIR...]: the file
+# PATH of OWNER/REPO at COMMIT, into DEST, for peers that are scripts in a
+# repository (fetched at bench time, never committed). Tried in this order:
+# DEST from an earlier run; `git show COMMIT:PATH` in each local clone
+# given (bare or not); the raw file from GitHub. Whatever is found must
+# have SHA256; returns 1 (DEST removed) when nothing does.
+fetch_pinned() {
+  local dest=$1 sha=$2 repo=$3 commit=$4 path=$5 g
+  shift 5
+  _pin_ok() { [ -f "$dest" ] && [ "$(sha256sum <"$dest" | cut -d' ' -f1)" = "$sha" ]; }
+  _pin_ok && return 0
+  for g in "$@"; do
+    [ -n "$g" ] && [ -d "$g" ] && git -C "$g" show "$commit:$path" >"$dest.tmp" 2>/dev/null && mv "$dest.tmp" "$dest" && _pin_ok && return 0
+  done
+  rm -f "$dest.tmp"
+  curl -fsSL --max-time 30 -o "$dest" "https://raw.githubusercontent.com/$repo/$commit/$path" 2>/dev/null || true
+  _pin_ok || { rm -f "$dest"; return 1; }
 }
