@@ -35,7 +35,8 @@
  * other threads, which mask it by replaying the stream from its copy while
  * the draws go on; after the last draw the drawing thread joins them.
  * Whole-word masking (group sizes decide the draws) is done during the
- * draws.
+ * draws, and so is all masking on one thread, where the replay would only
+ * make every masking draw twice.
  */
 #include "hdf5gen/instances.h"
 
@@ -43,6 +44,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/io.h"
 #include "common/mlm.h"
 #include "common/pool.h"
@@ -53,7 +55,9 @@
 #define BATCH_BYTES (256u << 10)
 #define BATCH_LINES 4096
 #define MAX_THREADS 256
-#define RANDOM_DOC_TRIES 10 /* the original's `for _ in range(10)` */
+#define RANDOM_DOC_TRIES 10       /* the original's `for _ in range(10)` */
+#define WORD_CACHE_MAX (1u << 16) /* words a reading thread remembers */
+#define WORD_CACHE_LEN 64         /* longer words are not remembered */
 
 void inst_opts_default(InstOpts *o) {
     memset(o, 0, sizeof *o);
@@ -90,9 +94,15 @@ typedef struct RecHdr {
     uint64_t len;
 } RecHdr;
 
+/* A reading thread's scratch and its word cache: the ids of each word
+ * (bytes between ASCII blanks) it has tokenized, as value
+ * (offset in cids << 16 | count) + 1. */
 typedef struct ReadWorker {
     WpScratch sc;
     WpIds ids;
+    StrMap words;
+    Buf cids; /* int32 ids of the cached words */
+    int cache_on;
 } ReadWorker;
 
 typedef struct ReadCtx {
@@ -158,6 +168,55 @@ static int fill(void *ctx, Batch *b) {
     return b->nrec > 0;
 }
 
+/* Append the ids of one word (no ' ' or '\t' in it) to w->ids, from the
+ * cache when it was seen before. Words with invalid UTF-8 are never cached,
+ * so each occurrence is counted in w->sc.bad_utf8. */
+static void encode_word(const WordPiece *wp, ReadWorker *w, const char *s, size_t n) {
+    if (n > WORD_CACHE_LEN) {
+        wp_encode(wp, &w->sc, s, n, &w->ids);
+        return;
+    }
+    const uint64_t *v = strmap_get(&w->words, s, n);
+    if (v) {
+        size_t off = (size_t)((*v - 1) >> 16), k = (size_t)((*v - 1) & 0xffff);
+        if (w->ids.n + k > w->ids.cap) {
+            w->ids.cap = 2 * (w->ids.n + k) + 256;
+            w->ids.v = xrealloc(w->ids.v, w->ids.cap * sizeof *w->ids.v);
+        }
+        memcpy(w->ids.v + w->ids.n, w->cids.data + off * sizeof(int32_t), k * sizeof(int32_t));
+        w->ids.n += k;
+        return;
+    }
+    size_t bad0 = w->sc.bad_utf8, n0 = w->ids.n;
+    size_t k = wp_encode(wp, &w->sc, s, n, &w->ids);
+    if (w->sc.bad_utf8 != bad0 || k > 0xffff || w->words.count >= WORD_CACHE_MAX) return;
+    uint64_t off = w->cids.len / sizeof(int32_t);
+    buf_append(&w->cids, w->ids.v + n0, k * sizeof(int32_t));
+    *strmap_slot(&w->words, s, n) = (off << 16 | k) + 1;
+}
+
+/* wp_encode of one line, appended to w->ids. basic_tokenize ends a token at
+ * every ' ' and '\t' and carries nothing across, so the line's ids are
+ * those of its blank-separated words one after another; lines repeat few
+ * words, and looking a word up costs less than tokenizing it. */
+static void encode_line(const WordPiece *wp, ReadWorker *w, const char *s, size_t n) {
+    if (!w->cache_on) {
+        strmap_init(&w->words, 4096);
+        w->cache_on = 1;
+    }
+    size_t i = 0;
+    for (;;) {
+        while (i < n && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i == n) return;
+        size_t j = i;
+        while (j < n && s[j] != ' ' && s[j] != '\t')
+            j++;
+        encode_word(wp, w, s + i, j - i);
+        i = j;
+    }
+}
+
 static void work(void *ctx, int wid, Batch *b) {
     ReadCtx *c = ctx;
     ReadWorker *w = &c->workers[wid];
@@ -175,7 +234,7 @@ static void work(void *ctx, int wid, Batch *b) {
         }
         size_t bad0 = w->sc.bad_utf8;
         w->ids.n = 0;
-        wp_encode(c->wp, &w->sc, s, h.len, &w->ids);
+        encode_line(c->wp, w, s, h.len);
         if (w->sc.bad_utf8 != bad0) {
             b->counts[RC_BAD_UTF8] += w->sc.bad_utf8 - bad0;
             if (c->o->strict) {
@@ -269,6 +328,8 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
     for (int i = 0; i < nthreads; i++) {
         wp_scratch_free(&c.workers[i].sc);
         wp_ids_free(&c.workers[i].ids);
+        if (c.workers[i].cache_on) strmap_free(&c.workers[i].words);
+        buf_free(&c.workers[i].cids);
     }
     free(c.workers);
     if (rc) {
@@ -319,7 +380,8 @@ typedef struct Builder {
     const InstOpts *o;
     InstSet *s;
     MaskCtx mc;
-    Masker m; /* whole_word: masking happens during the draws */
+    Masker m;        /* inline_mask: masking happens during the draws */
+    int inline_mask; /* whole_word (group sizes decide the draws) or one thread */
     PyRandom rng;
     size_t *perm; /* all_documents[k] is document perm[k] */
     int max_num_tokens;
@@ -328,7 +390,7 @@ typedef struct Builder {
     /* the block being filled */
     Replay *cur;
     uint32_t bmask;       /* its mask slots so far */
-    int32_t *wpos, *wnew; /* whole_word: its masks, until the block is done */
+    int32_t *wpos, *wnew; /* inline_mask: its masks, until the block is done */
     size_t wcap;
     /* handing blocks to the masking threads; s->blk (which grows) and
      * rep are read by them under `lock` only */
@@ -378,7 +440,7 @@ static void block_start(Builder *B) {
 }
 
 /* Finish the last block: its masks get their final arrays (filled here
- * for whole_word, by the masking threads after this for replay), and it is
+ * for inline_mask, by the masking threads after this for replay), and it is
  * handed over. */
 static void block_end(Builder *B) {
     InstSet *s = B->s;
@@ -386,7 +448,7 @@ static void block_end(Builder *B) {
     size_t n = B->bmask ? B->bmask : 1; /* never a NULL array */
     bk->mpos = xmalloc(n * sizeof *bk->mpos);
     bk->mnew = xmalloc(n * sizeof *bk->mnew);
-    if (B->o->whole_word) {
+    if (B->inline_mask) {
         memcpy(bk->mpos, B->wpos, B->bmask * sizeof *bk->mpos);
         memcpy(bk->mnew, B->wnew, B->bmask * sizeof *bk->mnew);
     }
@@ -492,7 +554,7 @@ static size_t count_specials(const Builder *B, uint64_t at, size_t n) {
 }
 
 /* Record [CLS] A [SEP] B [SEP] (no B and one [SEP] when has_b is 0) and
- * make its masking draws: masked here with whole_word, else only drawn
+ * make its masking draws: masked here with inline_mask, else only drawn
  * past (skip_masking) with the generator position kept for the replay. */
 static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int has_b, int next) {
     InstSet *s = B->s;
@@ -510,7 +572,7 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
                  .next = (int8_t)next,
                  .mask = B->bmask};
     if (o->no_mask) {
-    } else if (o->whole_word) {
+    } else if (B->inline_mask) {
         if (B->bmask + num > B->wcap) {
             B->wcap = 2 * (B->bmask + num);
             B->wpos = xrealloc(B->wpos, B->wcap * sizeof *B->wpos);
@@ -715,13 +777,16 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
         B.specials_in_text = docs->tok[i] == mc->cls || docs->tok[i] == mc->sep;
 
     B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
-    if (o->whole_word) masker_init(&B.m, (size_t)o->max_seq_length);
-    B.replay = !o->no_mask && !o->whole_word;
+    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
+    /* one thread masks as it draws: drawing past the masking and replaying
+     * it would only make every masking draw twice */
+    B.inline_mask = !o->no_mask && (o->whole_word || threads == 1);
+    if (B.inline_mask) masker_init(&B.m, (size_t)o->max_seq_length);
+    B.replay = !o->no_mask && !B.inline_mask;
     pthread_mutex_init(&B.lock, NULL);
     pthread_cond_init(&B.ready, NULL);
     pyrandom_seed(&B.rng, o->seed);
 
-    int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
     if (!B.replay) threads = 1;
         /* one thread draws, then masks too; the others mask from the start */
 #pragma omp parallel num_threads(threads) if (threads > 1)
