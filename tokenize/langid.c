@@ -29,10 +29,21 @@ typedef struct Posting {
 
 typedef struct Slot {
     uint64_t key;   /* gram hash; 0 = empty */
-    uint32_t start; /* first posting */
+    uint32_t start; /* first posting, or the row when dense */
     uint16_t len;   /* postings */
     uint8_t order;  /* code points in the gram */
+    uint8_t dense;  /* weights in rows[start * stride ...] */
 } Slot;
+
+/* A gram seen in at least stride / DENSE_DIV languages keeps its weights as
+ * a dense row of `stride` floats (0 for the languages it is not seen in)
+ * besides its postings: most grams of a text are such common ones, and a
+ * row is added with vector instructions, where postings scatter one by one.
+ * Adding 0.0 leaves a score unchanged (scores start at +0.0 and weights are
+ * positive), so both give the same sums, bit for bit. */
+#define DENSE_DIV 4
+#define ROW_LANES 16 /* stride is a multiple: a row is whole cache lines */
+#define ROW_ALIGN 64 /* bytes; rows start on a cache line */
 
 struct LangId {
     int nlangs, order;
@@ -43,6 +54,10 @@ struct LangId {
     size_t cap;    /* power of two */
     Posting *post; /* (language, weight) runs, one per gram */
     size_t npost;
+    size_t stride;  /* nlangs rounded up to ROW_LANES */
+    float *rows;    /* dense rows, ROW_ALIGN-aligned inside rows_mem */
+    void *rows_mem; /* what to free */
+    int avx2;       /* the CPU has AVX2: add rows 4 lanes at a time */
 };
 
 /* ---- normalization ---- */
@@ -151,17 +166,26 @@ int langid_split_part(const char *text, size_t n) {
 
 /* ---- gram hashing ---- */
 
-/* Hash of the code points cp[0..k); never 0 (0 marks an empty slot). */
-static inline uint64_t gram_hash(const uint32_t *cp, int k) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int i = 0; i < k; i++) {
-        h ^= cp[i];
-        h *= 0x100000001b3ull;
-    }
+/* A gram's key is FNV-1a over its code points, oldest first, then a
+ * finalizer that mixes the high bits down (the table index is the low
+ * bits). Scoring runs the FNV-1a part incrementally (langid_scores). */
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* The finalizer; never 0 (0 marks an empty slot). */
+static inline uint64_t hash_final(uint64_t h) {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return h ? h : 1;
+}
+
+/* Key of the gram cp[0..k). */
+static inline uint64_t gram_hash(const uint32_t *cp, int k) {
+    uint64_t h = FNV_BASIS;
+    for (int i = 0; i < k; i++)
+        h = (h ^ cp[i]) * FNV_PRIME;
+    return hash_final(h);
 }
 
 static inline const Slot *find_slot(const LangId *m, uint64_t key) {
@@ -433,6 +457,26 @@ done:
     return rc;
 }
 
+/* Give every gram with at least stride / DENSE_DIV postings a dense row. */
+static void build_rows(LangId *m) {
+    size_t nrows = 0, row = 0;
+    size_t min_len = m->stride / DENSE_DIV;
+    for (size_t i = 0; i < m->cap; i++)
+        nrows += m->slots[i].key && m->slots[i].len >= min_len;
+    if (!nrows) return;
+    m->rows_mem = xcalloc(nrows * m->stride + ROW_ALIGN / sizeof(float), sizeof(float));
+    m->rows = (float *)(((uintptr_t)m->rows_mem + ROW_ALIGN - 1) & ~(uintptr_t)(ROW_ALIGN - 1));
+    for (size_t i = 0; i < m->cap; i++) {
+        Slot *sl = &m->slots[i];
+        if (!sl->key || sl->len < min_len) continue;
+        float *r = m->rows + row * m->stride;
+        for (unsigned j = 0; j < sl->len; j++)
+            r[m->post[sl->start + j].lang] = m->post[sl->start + j].w;
+        sl->start = (uint32_t)row++;
+        sl->dense = 1;
+    }
+}
+
 LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) {
     LangId *m = xcalloc(1, sizeof *m);
     Parser ps = {.p = data, .end = data + n, .name = name, .err = err};
@@ -440,6 +484,11 @@ LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) 
         langid_free(m);
         return NULL;
     }
+    m->stride = ((size_t)m->nlangs + ROW_LANES - 1) / ROW_LANES * ROW_LANES;
+    build_rows(m);
+#if defined(__x86_64__) && defined(__GNUC__)
+    m->avx2 = __builtin_cpu_supports("avx2");
+#endif
     return m;
 }
 
@@ -457,6 +506,7 @@ void langid_free(LangId *m) {
     free(m->pen);
     free(m->slots);
     free(m->post);
+    free(m->rows_mem);
     free(m);
 }
 
@@ -477,20 +527,52 @@ double langid_temperature(const LangId *m) { return m->temp; }
 /* ---- scoring ---- */
 
 /* Grams are looked up in batches: first every slot of the batch is
- * prefetched, then the found slots' postings, then the weights are added.
- * The table is far bigger than the caches, and the batches let the memory
- * loads overlap instead of waiting for one miss after another. */
-#define BATCH 64
+ * prefetched, then the found sparse grams' postings, then the weights are
+ * added in text order, so each language's score is the same sum, term by
+ * term, as one gram at a time. The table is far bigger than the caches,
+ * and the batches let the memory loads overlap instead of waiting for one
+ * miss after another. */
+#define BATCH 32
 
 typedef struct Acc {
     const LangId *m;
-    double *score;
+    double *score; /* stride entries, ROW_ALIGN-aligned */
     size_t nord[LANGID_MAX_ORDER];
     uint64_t key[BATCH];
     int n;
 } Acc;
 
-static void acc_flush(Acc *a) {
+typedef double v2d __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+
+/* score[0..stride) += row[0..stride), each float widened to double. The
+ * vector width only changes how many lanes go at once, never a sum. */
+static inline void add_row2(double *restrict score, const float *restrict row, size_t stride) {
+    for (size_t l = 0; l < stride; l += 2) {
+        v2f w;
+        memcpy(&w, row + l, sizeof w);
+        *(v2d *)(score + l) += __builtin_convertvector(w, v2d);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline void
+add_row4(double *restrict score, const float *restrict row, size_t stride) {
+    for (size_t l = 0; l < stride; l += 4)
+        _mm256_store_pd(score + l, _mm256_add_pd(_mm256_load_pd(score + l),
+                                                 _mm256_cvtps_pd(_mm_load_ps(row + l))));
+}
+#else
+static inline void add_row4(double *restrict score, const float *restrict row, size_t stride) {
+    add_row2(score, row, stride);
+}
+#endif
+
+/* Probe the batch, then add the weights of the grams found. */
+static inline __attribute__((always_inline)) void acc_step(Acc *a, int wide) {
     const LangId *m = a->m;
     const Slot *found[BATCH];
     int nf = 0;
@@ -498,52 +580,72 @@ static void acc_flush(Acc *a) {
         const Slot *s = find_slot(m, a->key[i]);
         if (!s) continue;
         found[nf++] = s;
-        __builtin_prefetch(m->post + s->start);
+        if (!s->dense) __builtin_prefetch(m->post + s->start);
     }
     for (int i = 0; i < nf; i++) {
         const Slot *s = found[i];
-        const Posting *p = m->post + s->start;
         a->nord[s->order - 1]++;
+        if (s->dense) {
+            const float *row = m->rows + (size_t)s->start * m->stride;
+            if (wide)
+                add_row4(a->score, row, m->stride);
+            else
+                add_row2(a->score, row, m->stride);
+            continue;
+        }
+        const Posting *p = m->post + s->start;
         for (unsigned j = 0; j < s->len; j++)
             a->score[p[j].lang] += p[j].w;
     }
     a->n = 0;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_PATH 1
+__attribute__((target("avx2"))) static void acc_step_avx2(Acc *a) { acc_step(a, 1); }
+#endif
+
+static void acc_step_base(Acc *a) { acc_step(a, 0); }
+
+static void acc_flush(Acc *a) {
+#ifdef HAVE_AVX2_PATH
+    if (a->m->avx2) {
+        acc_step_avx2(a);
+        return;
+    }
+#endif
+    acc_step_base(a);
+}
+
 int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
+    _Alignas(ROW_ALIGN) double acc[LANGID_MAX_LANGS];
     LangIdCursor c;
-    uint32_t ring[2 * LANGID_MAX_ORDER];
     size_t total = 0;
     int have = 0;
     uint32_t cp;
-    Acc a;
-    a.m = m;
-    a.score = score;
-    a.n = 0;
-    memset(a.nord, 0, sizeof a.nord);
-    for (int l = 0; l < m->nlangs; l++)
-        score[l] = 0;
+    Acc a = {.m = m, .score = acc};
+    memset(acc, 0, m->stride * sizeof *acc);
     langid_cursor_init(&c, text, n);
-    /* ring holds the last `order` code points twice over, so the k newest
-     * are always contiguous: ring[pos .. pos+order) */
-    int pos = 0, fill = 0, order = m->order;
+    /* run[k-1]: the FNV-1a state of the newest k code points, oldest
+     * first, so that hash_final(run[k-1]) == gram_hash() of that gram */
+    uint64_t run[LANGID_MAX_ORDER];
+    int fill = 0, order = m->order;
     while ((cp = langid_next_cp(&c))) {
-        pos = (pos + order - 1) % order;
-        ring[pos] = ring[pos + order] = cp;
         if (fill < order) fill++;
-        /* grams ending at cp: newest k code points, oldest first */
-        for (int k = 1; k <= fill; k++) {
-            if (k == 1 && cp == ' ') continue;
-            uint32_t g[LANGID_MAX_ORDER];
-            for (int i = 0; i < k; i++)
-                g[i] = ring[pos + k - 1 - i];
-            uint64_t key = gram_hash(g, k);
+        for (int k = fill - 1; k > 0; k--)
+            run[k] = (run[k - 1] ^ cp) * FNV_PRIME;
+        run[0] = (FNV_BASIS ^ cp) * FNV_PRIME;
+        /* grams ending at cp, shortest first */
+        for (int k = cp == ' ' ? 2 : 1; k <= fill; k++) {
+            uint64_t key = hash_final(run[k - 1]);
             __builtin_prefetch(&m->slots[(size_t)key & (m->cap - 1)]);
             a.key[a.n++] = key;
         }
         if (a.n > BATCH - LANGID_MAX_ORDER) acc_flush(&a);
     }
     acc_flush(&a);
+    for (int l = 0; l < m->nlangs; l++)
+        score[l] = acc[l];
     for (int o = 0; o < order; o++) {
         if (!a.nord[o]) continue;
         have = 1;
