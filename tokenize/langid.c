@@ -12,6 +12,7 @@
  *   langid_identify(m, "Ez egy magyar mondat.", 21, &s);   // s.lang "hu"
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,10 +55,12 @@ struct LangId {
     size_t cap;    /* power of two */
     Posting *post; /* (language, weight) runs, one per gram */
     size_t npost;
-    size_t stride;  /* nlangs rounded up to ROW_LANES */
-    float *rows;    /* dense rows, ROW_ALIGN-aligned inside rows_mem */
-    void *rows_mem; /* what to free */
-    int avx2;       /* the CPU has AVX2: add rows 4 lanes at a time */
+    size_t stride;      /* nlangs rounded up to ROW_LANES */
+    float *rows;        /* dense rows, ROW_ALIGN-aligned inside rows_mem */
+    void *rows_mem;     /* what to free */
+    size_t nrows;       /* dense rows */
+    double exact_below; /* 2^(lowbit + 52): see "Sums" under scoring */
+    int avx2;           /* the CPU has AVX2: add rows 4 lanes at a time */
 };
 
 /* ---- normalization ---- */
@@ -463,6 +466,7 @@ static void build_rows(LangId *m) {
     size_t min_len = m->stride / DENSE_DIV;
     for (size_t i = 0; i < m->cap; i++)
         nrows += m->slots[i].key && m->slots[i].len >= min_len;
+    m->nrows = nrows;
     if (!nrows) return;
     m->rows_mem = xcalloc(nrows * m->stride + ROW_ALIGN / sizeof(float), sizeof(float));
     m->rows = (float *)(((uintptr_t)m->rows_mem + ROW_ALIGN - 1) & ~(uintptr_t)(ROW_ALIGN - 1));
@@ -477,6 +481,22 @@ static void build_rows(LangId *m) {
     }
 }
 
+/* 2^(lowbit + 52), lowbit the exponent of the lowest set bit over all
+ * weights (see "Sums" under scoring), or 0 when that underflows. */
+static double exact_bound(const LangId *m) {
+    int lowbit = INT_MAX;
+    for (size_t i = 0; i < m->npost; i++) {
+        uint32_t bits;
+        memcpy(&bits, &m->post[i].w, sizeof bits);
+        uint32_t e = (bits >> 23) & 0xff, mant = bits & 0x7fffff;
+        if (!bits) continue; /* adding 0 is exact */
+        if (e) mant |= 1u << 23;
+        int b = (e ? (int)e : 1) - 150 + __builtin_ctz(mant);
+        if (b < lowbit) lowbit = b;
+    }
+    return lowbit == INT_MAX ? 0 : ldexp(1.0, lowbit + 52);
+}
+
 LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) {
     LangId *m = xcalloc(1, sizeof *m);
     Parser ps = {.p = data, .end = data + n, .name = name, .err = err};
@@ -486,6 +506,7 @@ LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) 
     }
     m->stride = ((size_t)m->nlangs + ROW_LANES - 1) / ROW_LANES * ROW_LANES;
     build_rows(m);
+    m->exact_below = exact_bound(m);
 #if defined(__x86_64__) && defined(__GNUC__)
     m->avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -528,11 +549,24 @@ double langid_temperature(const LangId *m) { return m->temp; }
 
 /* Grams are looked up in batches: first every slot of the batch is
  * prefetched, then the found sparse grams' postings, then the weights are
- * added in text order, so each language's score is the same sum, term by
- * term, as one gram at a time. The table is far bigger than the caches,
- * and the batches let the memory loads overlap instead of waiting for one
- * miss after another. */
+ * added. The table is far bigger than the caches, and the batches let the
+ * memory loads overlap instead of waiting for one miss after another.
+ *
+ * Sums. A score is a sum of float weights in double precision, and the
+ * reference order is text order, one gram at a time. Every weight is a
+ * multiple of 2^lowbit (the lowest set bit over all weights, found at
+ * load time), and so is every partial sum; all weights are positive, so
+ * while a score stays below 2^(lowbit + 53) every partial sum, in any
+ * order and grouping, is exactly representable: no addition rounds, and
+ * any order gives the same bits. Scoring therefore first counts the hits
+ * of each dense gram and adds count * row once at the end (the product,
+ * below the score and a multiple of 2^lowbit too, is exact as well). The
+ * frequent grams of a text repeat, so this adds far fewer rows.
+ * If some score ends at or above 2^(lowbit + 52) (a huge text, or a model
+ * with tiny weights) the text is scored again in text order. */
 #define BATCH 32
+#define COUNT_ROWS 4096      /* dense rows counted (more are added as hit) */
+#define COUNT_MAX (1u << 26) /* longest text counted, so counts cannot wrap */
 
 typedef struct Acc {
     const LangId *m;
@@ -540,38 +574,51 @@ typedef struct Acc {
     size_t nord[LANGID_MAX_ORDER];
     uint64_t key[BATCH];
     int n;
+    uint32_t *count;   /* hits per dense row, or NULL: add rows as hit */
+    uint16_t *touched; /* the rows whose count is not 0 */
+    int ntouched;
 } Acc;
 
 typedef double v2d __attribute__((vector_size(16)));
 typedef float v2f __attribute__((vector_size(8)));
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
 
-/* score[0..stride) += row[0..stride), each float widened to double. The
- * vector width only changes how many lanes go at once, never a sum. */
-static inline void add_row2(double *restrict score, const float *restrict row, size_t stride) {
+/* score[0..stride) += times * row[0..stride), each float widened to
+ * double. The vector width only changes how many lanes go at once. */
+static inline void add_row2(double *restrict score, const float *restrict row, size_t stride,
+                            double times) {
+    v2d t = {times, times};
     for (size_t l = 0; l < stride; l += 2) {
         v2f w;
         memcpy(&w, row + l, sizeof w);
-        *(v2d *)(score + l) += __builtin_convertvector(w, v2d);
+        *(v2d *)(score + l) += t * __builtin_convertvector(w, v2d);
     }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_PATH 1
 #include <immintrin.h>
 __attribute__((target("avx2"))) static inline void
-add_row4(double *restrict score, const float *restrict row, size_t stride) {
-    for (size_t l = 0; l < stride; l += 4)
-        _mm256_store_pd(score + l, _mm256_add_pd(_mm256_load_pd(score + l),
-                                                 _mm256_cvtps_pd(_mm_load_ps(row + l))));
+add_row4(double *restrict score, const float *restrict row, size_t stride, double times) {
+    __m256d t = _mm256_set1_pd(times);
+    for (size_t l = 0; l < stride; l += 4) {
+        __m256d w = _mm256_mul_pd(t, _mm256_cvtps_pd(_mm_load_ps(row + l)));
+        _mm256_store_pd(score + l, _mm256_add_pd(_mm256_load_pd(score + l), w));
+    }
 }
 #else
-static inline void add_row4(double *restrict score, const float *restrict row, size_t stride) {
-    add_row2(score, row, stride);
-}
+#define add_row4 add_row2
 #endif
 
-/* Probe the batch, then add the weights of the grams found. */
+static inline __attribute__((always_inline)) void add_row(const Acc *a, uint32_t r, double times,
+                                                          int wide) {
+    const LangId *m = a->m;
+    if (wide)
+        add_row4(a->score, m->rows + (size_t)r * m->stride, m->stride, times);
+    else
+        add_row2(a->score, m->rows + (size_t)r * m->stride, m->stride, times);
+}
+
+/* Probe the batch, then add (or count) the weights of the grams found. */
 static inline __attribute__((always_inline)) void acc_step(Acc *a, int wide) {
     const LangId *m = a->m;
     const Slot *found[BATCH];
@@ -586,11 +633,11 @@ static inline __attribute__((always_inline)) void acc_step(Acc *a, int wide) {
         const Slot *s = found[i];
         a->nord[s->order - 1]++;
         if (s->dense) {
-            const float *row = m->rows + (size_t)s->start * m->stride;
-            if (wide)
-                add_row4(a->score, row, m->stride);
-            else
-                add_row2(a->score, row, m->stride);
+            if (a->count && s->start < COUNT_ROWS) {
+                if (a->count[s->start]++ == 0) a->touched[a->ntouched++] = (uint16_t)s->start;
+            } else {
+                add_row(a, s->start, 1.0, wide);
+            }
             continue;
         }
         const Posting *p = m->post + s->start;
@@ -600,12 +647,19 @@ static inline __attribute__((always_inline)) void acc_step(Acc *a, int wide) {
     a->n = 0;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define HAVE_AVX2_PATH 1
+/* Add the counted rows. */
+static inline __attribute__((always_inline)) void acc_rows(Acc *a, int wide) {
+    for (int i = 0; i < a->ntouched; i++)
+        add_row(a, a->touched[i], (double)a->count[a->touched[i]], wide);
+}
+
+#ifdef HAVE_AVX2_PATH
 __attribute__((target("avx2"))) static void acc_step_avx2(Acc *a) { acc_step(a, 1); }
+__attribute__((target("avx2"))) static void acc_rows_avx2(Acc *a) { acc_rows(a, 1); }
 #endif
 
 static void acc_step_base(Acc *a) { acc_step(a, 0); }
+static void acc_rows_base(Acc *a) { acc_rows(a, 0); }
 
 static void acc_flush(Acc *a) {
 #ifdef HAVE_AVX2_PATH
@@ -617,14 +671,27 @@ static void acc_flush(Acc *a) {
     acc_step_base(a);
 }
 
-int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
-    _Alignas(ROW_ALIGN) double acc[LANGID_MAX_LANGS];
+static void acc_finish(Acc *a) {
+    acc_flush(a);
+    if (!a->count) return;
+#ifdef HAVE_AVX2_PATH
+    if (a->m->avx2) {
+        acc_rows_avx2(a);
+        return;
+    }
+#endif
+    acc_rows_base(a);
+}
+
+/* The weight sums of text[0..n) into acc[0..stride) and the grams found
+ * per order into nord; dense rows counted when `count` is not NULL. */
+static void score_text(const LangId *m, const char *text, size_t n, double *acc, size_t *nord,
+                       uint32_t *count, uint16_t *touched) {
     LangIdCursor c;
-    size_t total = 0;
-    int have = 0;
     uint32_t cp;
-    Acc a = {.m = m, .score = acc};
+    Acc a = {.m = m, .score = acc, .count = count, .touched = touched};
     memset(acc, 0, m->stride * sizeof *acc);
+    if (count) memset(count, 0, (m->nrows < COUNT_ROWS ? m->nrows : COUNT_ROWS) * sizeof *count);
     langid_cursor_init(&c, text, n);
     /* run[k-1]: the FNV-1a state of the newest k code points, oldest
      * first, so that hash_final(run[k-1]) == gram_hash() of that gram */
@@ -643,16 +710,32 @@ int langid_scores(const LangId *m, const char *text, size_t n, double *score, si
         }
         if (a.n > BATCH - LANGID_MAX_ORDER) acc_flush(&a);
     }
-    acc_flush(&a);
+    acc_finish(&a);
+    memcpy(nord, a.nord, sizeof a.nord);
+}
+
+int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
+    _Alignas(ROW_ALIGN) double acc[LANGID_MAX_LANGS];
+    uint32_t count[COUNT_ROWS];
+    uint16_t touched[COUNT_ROWS];
+    size_t nord[LANGID_MAX_ORDER], total = 0;
+    int have = 0, exact = 0, order = m->order;
+    if (m->nrows && n < COUNT_MAX) {
+        score_text(m, text, n, acc, nord, count, touched);
+        exact = 1;
+        for (int l = 0; l < m->nlangs; l++)
+            exact &= acc[l] < m->exact_below;
+    }
+    if (!exact) score_text(m, text, n, acc, nord, NULL, NULL);
     for (int l = 0; l < m->nlangs; l++)
         score[l] = acc[l];
     for (int o = 0; o < order; o++) {
-        if (!a.nord[o]) continue;
+        if (!nord[o]) continue;
         have = 1;
-        total += a.nord[o];
+        total += nord[o];
         const double *pen = m->pen + (size_t)o * m->nlangs;
         for (int l = 0; l < m->nlangs; l++)
-            score[l] -= (double)a.nord[o] * pen[l];
+            score[l] -= (double)nord[o] * pen[l];
     }
     if (ngrams) *ngrams = total;
     if (!have) {
