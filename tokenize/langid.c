@@ -3,10 +3,14 @@
  * Loads the model file written by langid_train (format and model in
  * langidmodel.h) into one open-addressing table keyed by a 64-bit hash of
  * each gram's code points; every slot points at a run of (language,
- * weight) postings. Identification walks the normalized text once, looks up
- * the 1..order grams ending at each code point, adds their postings into a
- * per-call score array on the stack, and subtracts the per-language length
- * term. Nothing is written after loading, so threads may share a model.
+ * weight) postings, and the grams seen in many languages also at a dense
+ * row of weights. Identification walks the normalized text once, hashing
+ * the 1..order grams ending at each code point incrementally, looks them
+ * up in batches, adds postings into a per-call score array on the stack
+ * and counts the dense grams' hits (their rows are added once, count times
+ * row, where that provably gives the same bits: "Sums" under scoring),
+ * then subtracts the per-language length term. Nothing is written after
+ * loading, so threads may share a model.
  *
  *   LangId *m = langid_load("data/langid/model.txt", &err);
  *   langid_identify(m, "Ez egy magyar mondat.", 21, &s);   // s.lang "hu"
