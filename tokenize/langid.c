@@ -3,15 +3,20 @@
  * Loads the model file written by langid_train (format and model in
  * langidmodel.h) into one open-addressing table keyed by a 64-bit hash of
  * each gram's code points; every slot points at a run of (language,
- * weight) postings. Identification walks the normalized text once, looks up
- * the 1..order grams ending at each code point, adds their postings into a
- * per-call score array on the stack, and subtracts the per-language length
- * term. Nothing is written after loading, so threads may share a model.
+ * weight) postings, and the grams seen in many languages also at a dense
+ * row of weights. Identification walks the normalized text once, hashing
+ * the 1..order grams ending at each code point incrementally, looks them
+ * up in batches, adds postings into a per-call score array on the stack
+ * and counts the dense grams' hits (their rows are added once, count times
+ * row, where that provably gives the same bits: "Sums" under scoring),
+ * then subtracts the per-language length term. Nothing is written after
+ * loading, so threads may share a model.
  *
  *   LangId *m = langid_load("data/langid/model.txt", &err);
  *   langid_identify(m, "Ez egy magyar mondat.", 21, &s);   // s.lang "hu"
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,10 +34,21 @@ typedef struct Posting {
 
 typedef struct Slot {
     uint64_t key;   /* gram hash; 0 = empty */
-    uint32_t start; /* first posting */
+    uint32_t start; /* first posting, or the row when dense */
     uint16_t len;   /* postings */
     uint8_t order;  /* code points in the gram */
+    uint8_t dense;  /* weights in rows[start * stride ...] */
 } Slot;
+
+/* A gram seen in at least stride / DENSE_DIV languages keeps its weights as
+ * a dense row of `stride` floats (0 for the languages it is not seen in)
+ * besides its postings: most grams of a text are such common ones, and a
+ * row is added with vector instructions, where postings scatter one by one.
+ * Adding 0.0 leaves a score unchanged (scores start at +0.0 and weights are
+ * positive), so both give the same sums, bit for bit. */
+#define DENSE_DIV 4
+#define ROW_LANES 16 /* stride is a multiple: a row is whole cache lines */
+#define ROW_ALIGN 64 /* bytes; rows start on a cache line */
 
 struct LangId {
     int nlangs, order;
@@ -43,6 +59,12 @@ struct LangId {
     size_t cap;    /* power of two */
     Posting *post; /* (language, weight) runs, one per gram */
     size_t npost;
+    size_t stride;      /* nlangs rounded up to ROW_LANES */
+    float *rows;        /* dense rows, ROW_ALIGN-aligned inside rows_mem */
+    void *rows_mem;     /* what to free */
+    size_t nrows;       /* dense rows */
+    double exact_below; /* 2^(lowbit + 52): see "Sums" under scoring */
+    int avx2;           /* the CPU has AVX2: add rows 4 lanes at a time */
 };
 
 /* ---- normalization ---- */
@@ -151,17 +173,26 @@ int langid_split_part(const char *text, size_t n) {
 
 /* ---- gram hashing ---- */
 
-/* Hash of the code points cp[0..k); never 0 (0 marks an empty slot). */
-static inline uint64_t gram_hash(const uint32_t *cp, int k) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int i = 0; i < k; i++) {
-        h ^= cp[i];
-        h *= 0x100000001b3ull;
-    }
+/* A gram's key is FNV-1a over its code points, oldest first, then a
+ * finalizer that mixes the high bits down (the table index is the low
+ * bits). Scoring runs the FNV-1a part incrementally (langid_scores). */
+#define FNV_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+/* The finalizer; never 0 (0 marks an empty slot). */
+static inline uint64_t hash_final(uint64_t h) {
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return h ? h : 1;
+}
+
+/* Key of the gram cp[0..k). */
+static inline uint64_t gram_hash(const uint32_t *cp, int k) {
+    uint64_t h = FNV_BASIS;
+    for (int i = 0; i < k; i++)
+        h = (h ^ cp[i]) * FNV_PRIME;
+    return hash_final(h);
 }
 
 static inline const Slot *find_slot(const LangId *m, uint64_t key) {
@@ -433,6 +464,43 @@ done:
     return rc;
 }
 
+/* Give every gram with at least stride / DENSE_DIV postings a dense row. */
+static void build_rows(LangId *m) {
+    size_t nrows = 0, row = 0;
+    size_t min_len = m->stride / DENSE_DIV;
+    for (size_t i = 0; i < m->cap; i++)
+        nrows += m->slots[i].key && m->slots[i].len >= min_len;
+    m->nrows = nrows;
+    if (!nrows) return;
+    m->rows_mem = xcalloc(nrows * m->stride + ROW_ALIGN / sizeof(float), sizeof(float));
+    m->rows = (float *)(((uintptr_t)m->rows_mem + ROW_ALIGN - 1) & ~(uintptr_t)(ROW_ALIGN - 1));
+    for (size_t i = 0; i < m->cap; i++) {
+        Slot *sl = &m->slots[i];
+        if (!sl->key || sl->len < min_len) continue;
+        float *r = m->rows + row * m->stride;
+        for (unsigned j = 0; j < sl->len; j++)
+            r[m->post[sl->start + j].lang] = m->post[sl->start + j].w;
+        sl->start = (uint32_t)row++;
+        sl->dense = 1;
+    }
+}
+
+/* 2^(lowbit + 52), lowbit the exponent of the lowest set bit over all
+ * weights (see "Sums" under scoring), or 0 when that underflows. */
+static double exact_bound(const LangId *m) {
+    int lowbit = INT_MAX;
+    for (size_t i = 0; i < m->npost; i++) {
+        uint32_t bits;
+        memcpy(&bits, &m->post[i].w, sizeof bits);
+        uint32_t e = (bits >> 23) & 0xff, mant = bits & 0x7fffff;
+        if (!bits) continue; /* adding 0 is exact */
+        if (e) mant |= 1u << 23;
+        int b = (e ? (int)e : 1) - 150 + __builtin_ctz(mant);
+        if (b < lowbit) lowbit = b;
+    }
+    return lowbit == INT_MAX ? 0 : ldexp(1.0, lowbit + 52);
+}
+
 LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) {
     LangId *m = xcalloc(1, sizeof *m);
     Parser ps = {.p = data, .end = data + n, .name = name, .err = err};
@@ -440,6 +508,12 @@ LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) 
         langid_free(m);
         return NULL;
     }
+    m->stride = ((size_t)m->nlangs + ROW_LANES - 1) / ROW_LANES * ROW_LANES;
+    build_rows(m);
+    m->exact_below = exact_bound(m);
+#if defined(__x86_64__) && defined(__GNUC__)
+    m->avx2 = __builtin_cpu_supports("avx2");
+#endif
     return m;
 }
 
@@ -457,6 +531,7 @@ void langid_free(LangId *m) {
     free(m->pen);
     free(m->slots);
     free(m->post);
+    free(m->rows_mem);
     free(m);
 }
 
@@ -477,20 +552,78 @@ double langid_temperature(const LangId *m) { return m->temp; }
 /* ---- scoring ---- */
 
 /* Grams are looked up in batches: first every slot of the batch is
- * prefetched, then the found slots' postings, then the weights are added.
- * The table is far bigger than the caches, and the batches let the memory
- * loads overlap instead of waiting for one miss after another. */
-#define BATCH 64
+ * prefetched, then the found sparse grams' postings, then the weights are
+ * added. The table is far bigger than the caches, and the batches let the
+ * memory loads overlap instead of waiting for one miss after another.
+ *
+ * Sums. A score is a sum of float weights in double precision, and the
+ * reference order is text order, one gram at a time. Every weight is a
+ * multiple of 2^lowbit (the lowest set bit over all weights, found at
+ * load time), and so is every partial sum; all weights are positive, so
+ * while a score stays below 2^(lowbit + 53) every partial sum, in any
+ * order and grouping, is exactly representable: no addition rounds, and
+ * any order gives the same bits. Scoring therefore first counts the hits
+ * of each dense gram and adds count * row once at the end (the product,
+ * below the score and a multiple of 2^lowbit too, is exact as well). The
+ * frequent grams of a text repeat, so this adds far fewer rows.
+ * If some score ends at or above 2^(lowbit + 52) (a huge text, or a model
+ * with tiny weights) the text is scored again in text order. */
+#define BATCH 32
+#define COUNT_ROWS 4096      /* dense rows counted (more are added as hit) */
+#define COUNT_MAX (1u << 26) /* longest text counted, so counts cannot wrap */
 
 typedef struct Acc {
     const LangId *m;
-    double *score;
+    double *score; /* stride entries, ROW_ALIGN-aligned */
     size_t nord[LANGID_MAX_ORDER];
     uint64_t key[BATCH];
     int n;
+    uint32_t *count;   /* hits per dense row, or NULL: add rows as hit */
+    uint16_t *touched; /* the rows whose count is not 0 */
+    int ntouched;
 } Acc;
 
-static void acc_flush(Acc *a) {
+typedef double v2d __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+
+/* score[0..stride) += times * row[0..stride), each float widened to
+ * double. The vector width only changes how many lanes go at once. */
+static inline void add_row2(double *restrict score, const float *restrict row, size_t stride,
+                            double times) {
+    v2d t = {times, times};
+    for (size_t l = 0; l < stride; l += 2) {
+        v2f w;
+        memcpy(&w, row + l, sizeof w);
+        *(v2d *)(score + l) += t * __builtin_convertvector(w, v2d);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+__attribute__((target("avx2"))) static inline void
+add_row4(double *restrict score, const float *restrict row, size_t stride, double times) {
+    __m256d t = _mm256_set1_pd(times);
+    for (size_t l = 0; l < stride; l += 4) {
+        __m256d w = _mm256_mul_pd(t, _mm256_cvtps_pd(_mm_load_ps(row + l)));
+        _mm256_store_pd(score + l, _mm256_add_pd(_mm256_load_pd(score + l), w));
+    }
+}
+#else
+#define add_row4 add_row2
+#endif
+
+static inline __attribute__((always_inline)) void add_row(const Acc *a, uint32_t r, double times,
+                                                          int wide) {
+    const LangId *m = a->m;
+    if (wide)
+        add_row4(a->score, m->rows + (size_t)r * m->stride, m->stride, times);
+    else
+        add_row2(a->score, m->rows + (size_t)r * m->stride, m->stride, times);
+}
+
+/* Probe the batch, then add (or count) the weights of the grams found. */
+static inline __attribute__((always_inline)) void acc_step(Acc *a, int wide) {
     const LangId *m = a->m;
     const Slot *found[BATCH];
     int nf = 0;
@@ -498,59 +631,115 @@ static void acc_flush(Acc *a) {
         const Slot *s = find_slot(m, a->key[i]);
         if (!s) continue;
         found[nf++] = s;
-        __builtin_prefetch(m->post + s->start);
+        if (!s->dense) __builtin_prefetch(m->post + s->start);
     }
     for (int i = 0; i < nf; i++) {
         const Slot *s = found[i];
-        const Posting *p = m->post + s->start;
         a->nord[s->order - 1]++;
+        if (s->dense) {
+            if (a->count && s->start < COUNT_ROWS) {
+                if (a->count[s->start]++ == 0) a->touched[a->ntouched++] = (uint16_t)s->start;
+            } else {
+                add_row(a, s->start, 1.0, wide);
+            }
+            continue;
+        }
+        const Posting *p = m->post + s->start;
         for (unsigned j = 0; j < s->len; j++)
             a->score[p[j].lang] += p[j].w;
     }
     a->n = 0;
 }
 
-int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
+/* Add the counted rows. */
+static inline __attribute__((always_inline)) void acc_rows(Acc *a, int wide) {
+    for (int i = 0; i < a->ntouched; i++)
+        add_row(a, a->touched[i], (double)a->count[a->touched[i]], wide);
+}
+
+#ifdef HAVE_AVX2_PATH
+__attribute__((target("avx2"))) static void acc_step_avx2(Acc *a) { acc_step(a, 1); }
+__attribute__((target("avx2"))) static void acc_rows_avx2(Acc *a) { acc_rows(a, 1); }
+#endif
+
+static void acc_step_base(Acc *a) { acc_step(a, 0); }
+static void acc_rows_base(Acc *a) { acc_rows(a, 0); }
+
+static void acc_flush(Acc *a) {
+#ifdef HAVE_AVX2_PATH
+    if (a->m->avx2) {
+        acc_step_avx2(a);
+        return;
+    }
+#endif
+    acc_step_base(a);
+}
+
+static void acc_finish(Acc *a) {
+    acc_flush(a);
+    if (!a->count) return;
+#ifdef HAVE_AVX2_PATH
+    if (a->m->avx2) {
+        acc_rows_avx2(a);
+        return;
+    }
+#endif
+    acc_rows_base(a);
+}
+
+/* The weight sums of text[0..n) into acc[0..stride) and the grams found
+ * per order into nord; dense rows counted when `count` is not NULL. */
+static void score_text(const LangId *m, const char *text, size_t n, double *acc, size_t *nord,
+                       uint32_t *count, uint16_t *touched) {
     LangIdCursor c;
-    uint32_t ring[2 * LANGID_MAX_ORDER];
-    size_t total = 0;
-    int have = 0;
     uint32_t cp;
-    Acc a;
-    a.m = m;
-    a.score = score;
-    a.n = 0;
-    memset(a.nord, 0, sizeof a.nord);
-    for (int l = 0; l < m->nlangs; l++)
-        score[l] = 0;
+    Acc a = {.m = m, .score = acc, .count = count, .touched = touched};
+    memset(acc, 0, m->stride * sizeof *acc);
+    if (count) memset(count, 0, (m->nrows < COUNT_ROWS ? m->nrows : COUNT_ROWS) * sizeof *count);
     langid_cursor_init(&c, text, n);
-    /* ring holds the last `order` code points twice over, so the k newest
-     * are always contiguous: ring[pos .. pos+order) */
-    int pos = 0, fill = 0, order = m->order;
+    /* run[k-1]: the FNV-1a state of the newest k code points, oldest
+     * first, so that hash_final(run[k-1]) == gram_hash() of that gram */
+    uint64_t run[LANGID_MAX_ORDER];
+    int fill = 0, order = m->order;
     while ((cp = langid_next_cp(&c))) {
-        pos = (pos + order - 1) % order;
-        ring[pos] = ring[pos + order] = cp;
         if (fill < order) fill++;
-        /* grams ending at cp: newest k code points, oldest first */
-        for (int k = 1; k <= fill; k++) {
-            if (k == 1 && cp == ' ') continue;
-            uint32_t g[LANGID_MAX_ORDER];
-            for (int i = 0; i < k; i++)
-                g[i] = ring[pos + k - 1 - i];
-            uint64_t key = gram_hash(g, k);
+        for (int k = fill - 1; k > 0; k--)
+            run[k] = (run[k - 1] ^ cp) * FNV_PRIME;
+        run[0] = (FNV_BASIS ^ cp) * FNV_PRIME;
+        /* grams ending at cp, shortest first */
+        for (int k = cp == ' ' ? 2 : 1; k <= fill; k++) {
+            uint64_t key = hash_final(run[k - 1]);
             __builtin_prefetch(&m->slots[(size_t)key & (m->cap - 1)]);
             a.key[a.n++] = key;
         }
         if (a.n > BATCH - LANGID_MAX_ORDER) acc_flush(&a);
     }
-    acc_flush(&a);
+    acc_finish(&a);
+    memcpy(nord, a.nord, sizeof a.nord);
+}
+
+int langid_scores(const LangId *m, const char *text, size_t n, double *score, size_t *ngrams) {
+    _Alignas(ROW_ALIGN) double acc[LANGID_MAX_LANGS];
+    uint32_t count[COUNT_ROWS];
+    uint16_t touched[COUNT_ROWS];
+    size_t nord[LANGID_MAX_ORDER], total = 0;
+    int have = 0, exact = 0, order = m->order;
+    if (m->nrows && n < COUNT_MAX) {
+        score_text(m, text, n, acc, nord, count, touched);
+        exact = 1;
+        for (int l = 0; l < m->nlangs; l++)
+            exact &= acc[l] < m->exact_below;
+    }
+    if (!exact) score_text(m, text, n, acc, nord, NULL, NULL);
+    for (int l = 0; l < m->nlangs; l++)
+        score[l] = acc[l];
     for (int o = 0; o < order; o++) {
-        if (!a.nord[o]) continue;
+        if (!nord[o]) continue;
         have = 1;
-        total += a.nord[o];
+        total += nord[o];
         const double *pen = m->pen + (size_t)o * m->nlangs;
         for (int l = 0; l < m->nlangs; l++)
-            score[l] -= (double)a.nord[o] * pen[l];
+            score[l] -= (double)nord[o] * pen[l];
     }
     if (ngrams) *ngrams = total;
     if (!have) {

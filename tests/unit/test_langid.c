@@ -22,6 +22,7 @@
 #include "common/io.h"
 #include "tokenize/langid.h"
 #include "tokenize/langidfit.h"
+#include "tokenize/langidmodel.h"
 #include "tests/test.h"
 
 typedef struct Case {
@@ -246,6 +247,122 @@ static void test_errors(void) {
     rmdir(dir);
 }
 
+/* ---- sums ---- */
+
+/* Scores are sums of float weights, and the scorer may add them in another
+ * order than the text's only where no addition can round (see "Sums" in
+ * langid.c). The oracle here adds them one gram at a time in text order,
+ * from weights it derives from the model's counts itself; the scores must
+ * be the same bits. Model "fast" keeps every sum exact (it takes the
+ * counting path); model "slow" has tiny order-2 weights next to large
+ * order-1 ones, so its sums leave the exact range and the text is scored
+ * again in order. Four languages and grams seen in all of them make the
+ * scorer's dense rows. */
+#define SUM_LANGS 4
+typedef struct SumGram {
+    const char *g;
+    unsigned c[SUM_LANGS];
+} SumGram;
+static const SumGram sum_grams[] = {
+    {"a", {5, 3, 9, 1}},  {"b", {2, 7, 4, 6}},  {"c", {1, 1, 8, 3}},
+    {"_a", {4, 2, 6, 1}}, {"ab", {3, 5, 2, 7}}, {"ba", {6, 1, 3, 2}},
+    {"ca", {2, 0, 5, 0}}, {"b_", {1, 4, 1, 4}}, {"bc", {0, 3, 0, 0}},
+};
+static const unsigned sum_tot[SUM_LANGS][2] = {{40, 37}, {55, 51}, {61, 60}, {29, 27}};
+
+static void sum_model(Buf *b, double mu2) {
+    char t[200];
+    buf_clear(b);
+    snprintf(t, sizeof t, "wikibert-langid\t1\norder\t2\nmu\t3\t%g\ntemp\t2\nlangs\t%d\n", mu2,
+             SUM_LANGS);
+    buf_puts(b, t);
+    for (int l = 0; l < SUM_LANGS; l++) {
+        snprintf(t, sizeof t, "lang\t%c%c\t%u\t%u\n", 'a' + l, 'a' + l, sum_tot[l][0],
+                 sum_tot[l][1]);
+        buf_puts(b, t);
+    }
+    snprintf(t, sizeof t, "grams\t%zu\n", sizeof sum_grams / sizeof *sum_grams);
+    buf_puts(b, t);
+    for (size_t i = 0; i < sizeof sum_grams / sizeof *sum_grams; i++) {
+        buf_puts(b, sum_grams[i].g);
+        const char *sep = "\t";
+        for (int l = 0; l < SUM_LANGS; l++)
+            if (sum_grams[i].c[l]) {
+                snprintf(t, sizeof t, "%s%d:%u", sep, l, sum_grams[i].c[l]);
+                buf_puts(b, t);
+                sep = " ";
+            }
+        buf_puts(b, "\n");
+    }
+}
+
+/* The scores of text in text order (langidmodel.h's definition). */
+static void sum_oracle(const char *text, size_t n, double mu2, double *score) {
+    const double mu[2] = {3, mu2};
+    size_t nord[2] = {0, 0};
+    uint32_t last[2] = {0, 0};
+    int fill = 0;
+    LangIdCursor c;
+    uint32_t cp;
+    for (int l = 0; l < SUM_LANGS; l++)
+        score[l] = 0;
+    langid_cursor_init(&c, text, n);
+    while ((cp = langid_next_cp(&c))) {
+        last[0] = last[1], last[1] = cp;
+        if (fill < 2) fill++;
+        for (int k = 1; k <= fill; k++) {
+            if (k == 1 && cp == ' ') continue;
+            for (size_t i = 0; i < sizeof sum_grams / sizeof *sum_grams; i++) {
+                const char *g = sum_grams[i].g;
+                if (strlen(g) != (size_t)k) continue;
+                int match = 1;
+                for (int j = 0; j < k; j++)
+                    match &= (uint32_t)(g[j] == '_' ? ' ' : g[j]) == last[2 - k + j];
+                if (!match) continue;
+                double bg = 0;
+                for (int l = 0; l < SUM_LANGS; l++)
+                    bg += sum_grams[i].c[l] / (double)sum_tot[l][k - 1];
+                bg /= SUM_LANGS;
+                for (int l = 0; l < SUM_LANGS; l++)
+                    if (sum_grams[i].c[l])
+                        score[l] += (float)log1p(sum_grams[i].c[l] / (mu[k - 1] * bg));
+                nord[k - 1]++;
+            }
+        }
+    }
+    for (int o = 0; o < 2; o++)
+        for (int l = 0; l < SUM_LANGS; l++)
+            score[l] -= (double)nord[o] * log((double)sum_tot[l][o] + mu[o]);
+}
+
+static void test_sums(void) {
+    const double mus[2] = {5, 1e12};
+    const char *name[2] = {"fast", "slow"};
+    Buf model = {0}, text = {0};
+    for (int r = 0; r < 300; r++)
+        buf_puts(&text, r % 3 ? "abab cab ba, bc! " : "cabbage a b c ");
+    const size_t lens[] = {0, 1, 4, 17, 100, text.len};
+    for (int v = 0; v < 2; v++) {
+        Err err;
+        sum_model(&model, mus[v]);
+        LangId *m = langid_load_mem(model.data, model.len, name[v], &err);
+        test_cond("sums: model loads", m != NULL);
+        if (!m) continue;
+        for (size_t i = 0; i < sizeof lens / sizeof *lens; i++) {
+            double got[LANGID_MAX_LANGS], want[SUM_LANGS];
+            langid_scores(m, text.data, lens[i], got, NULL);
+            sum_oracle(text.data, lens[i], mus[v], want);
+            char d[120];
+            snprintf(d, sizeof d, "sums: %s model, %zu bytes: the text-order scores, bit for bit",
+                     name[v], lens[i]);
+            test_cond(d, memcmp(got, want, sizeof want) == 0);
+        }
+        langid_free(m);
+    }
+    buf_free(&model);
+    buf_free(&text);
+}
+
 /* ---- training ---- */
 
 static const Case train_set[] = {
@@ -422,6 +539,7 @@ int main(void) {
     test_shipped(m);
     test_threads(m);
     test_errors();
+    test_sums();
     test_training();
     test_tatoeba(m);
     langid_free(m);
