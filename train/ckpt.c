@@ -271,6 +271,13 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
     return writer_close(&w, err);
 }
 
+/* the special tokens, the end of both tokenizer_config.json and
+ * special_tokens_map.json */
+#define SPECIAL_TOKENS_JSON                                                                        \
+    "  \"unk_token\": \"[UNK]\",\n  \"sep_token\": \"[SEP]\",\n"                                   \
+    "  \"pad_token\": \"[PAD]\",\n  \"cls_token\": \"[CLS]\",\n"                                   \
+    "  \"mask_token\": \"[MASK]\"\n}\n"
+
 /* "yes", "no", or for strip_accents -1 "as lower-casing" */
 static const char *yes_no(int x) { return x < 0 ? "as lower-casing" : x ? "yes" : "no"; }
 
@@ -369,10 +376,8 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
         int n = snprintf(cfg, sizeof cfg,
                          "{\n  \"tokenizer_class\": \"BertTokenizer\",\n"
                          "  \"do_lower_case\": %s,\n  \"strip_accents\": %s,\n"
-                         "  \"tokenize_chinese_chars\": true,\n  \"model_max_length\": %d,\n"
-                         "  \"unk_token\": \"[UNK]\",\n  \"sep_token\": \"[SEP]\",\n"
-                         "  \"pad_token\": \"[PAD]\",\n  \"cls_token\": \"[CLS]\",\n"
-                         "  \"mask_token\": \"[MASK]\"\n}\n",
+                         "  \"tokenize_chinese_chars\": true,\n  \"model_max_length\": "
+                         "%d,\n" SPECIAL_TOKENS_JSON,
                          tk->lower ? "true" : "false",
                          tk->strip < 0 ? "null"
                          : tk->strip   ? "true"
@@ -380,9 +385,7 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
                          m->c.max_position_embeddings);
         snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
         if (write_text(path, cfg, (size_t)n, err)) return -1;
-        static const char map[] = "{\n  \"unk_token\": \"[UNK]\",\n  \"sep_token\": \"[SEP]\",\n"
-                                  "  \"pad_token\": \"[PAD]\",\n  \"cls_token\": \"[CLS]\",\n"
-                                  "  \"mask_token\": \"[MASK]\"\n}\n";
+        static const char map[] = "{\n" SPECIAL_TOKENS_JSON;
         snprintf(path, sizeof path, "%s/special_tokens_map.json", dir);
         if (write_text(path, map, sizeof map - 1, err)) return -1;
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);

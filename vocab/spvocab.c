@@ -169,16 +169,17 @@ static void add_chars(VocabList *out, size_t from, int both) {
         }
     }
     qsort(cps, ncp, sizeof *cps, cmp_u32);
+    Buf c = {0};
     for (size_t i = 0; i < ncp; i++) {
         if (i && cps[i] == cps[i - 1]) continue;
-        Buf c = {0};
+        buf_clear(&c);
         buf_append(&c, "##", 2);
         utf8_append_cp(&c, cps[i]);
         if (!strmap_get(&tokens, c.data + 2, c.len - 2))
             vocablist_push(out, c.data + 2, c.len - 2, 0);
         if (both && !strmap_get(&tokens, c.data, c.len)) vocablist_push(out, c.data, c.len, 0);
-        buf_free(&c);
     }
+    buf_free(&c);
     free(cps);
     strmap_free(&tokens);
 }
