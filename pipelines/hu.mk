@@ -67,7 +67,7 @@ HU_SHARD := $(HU_DIR)/formatted_text
 HU_H5_1  := $(HU_DIR)/$(call h5_name,$(HU_NORM),$(SEQ1),$(PRED1))
 HU_H5_2  := $(HU_DIR)/$(call h5_name,$(HU_NORM),$(SEQ2),$(PRED2))
 HU_TEXT_OPTS  := $(if $(filter 1,$(HU_FAITHFUL)),--faithful)
-HU_VOCAB_OPTS := $(if $(filter 1,$(HU_FAITHFUL)),,--bert --do-lower-case $(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS))
+HU_VOCAB_OPTS := $(if $(filter 1,$(HU_FAITHFUL)),--character-coverage 0.9999,--bert --do-lower-case $(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS))
 
 
 ## hu: the Hungarian workflow from DUMP to both HDF5 phases (HU_DIR, default work/hu)
@@ -128,11 +128,14 @@ $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 	  -f -o $@ $<
 
 # spmtrain.py's options; vocab.txt is what sent2wordpiece.py makes of
-# bert.vocab; --bert (unless HU_FAITHFUL=1) and the normalization as above
+# bert.vocab; --bert (unless HU_FAITHFUL=1) and the normalization as above,
+# with --bert's alphabet (every character up to the 1000 most frequent, where
+# spmtrain.py's --character-coverage 0.9999 drops the rarest, digits among
+# them in some texts, and BERT's tokenizer then loses their whole words)
 $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	@mkdir -p $(@D)
 	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) \
-	  --input-sentence-size 100000000 --shuffle --character-coverage 0.9999 $(HU_VOCAB_OPTS) --wordpiece $@ $<
+	  --input-sentence-size 100000000 --shuffle $(HU_VOCAB_OPTS) --wordpiece $@ $<
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
 	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)

@@ -1647,8 +1647,8 @@ static WordTable *merge_counters(BpeTrainer *t) {
 
 /* Character counts, the alphabet by coverage (the characters taken while
  * the share covered so far, computed as spm_train does in float, is below
- * character_coverage), and the word list with rare characters replaced by
- * U+2585: words without one point into `words`, the others are counted
+ * character_coverage, and, with limit_alphabet, while fewer are taken), and
+ * the word list with rare characters replaced by U+2585: words without one point into `words`, the others are counted
  * again in `rare` (a replaced word always holds U+2585, which no other
  * word does, so the two sets never share a word). */
 static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, WordEnt **list,
@@ -1680,6 +1680,7 @@ static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, Word
     for (size_t i = 0; i < nc; i++) {
         float coverage = (float)(1.0 * (double)acc / (double)all);
         if (coverage >= t->o.character_coverage) break;
+        if (t->o.limit_alphabet && t->nreq >= t->o.limit_alphabet) break;
         acc += v[i].n;
         if (v[i].cp == '\t') continue; /* a meta piece's stand-in, never a piece */
         req[v[i].cp] = 1;

@@ -67,21 +67,24 @@ typedef struct BpeOpts {
      * "reading" (done = lines, total = 0) or "merging" (done of total). */
     void (*progress)(void *ctx, const char *phase, uint64_t done, uint64_t total);
     void *progress_ctx;
-    /* Beyond spm_train (both off by default):
+    /* Beyond spm_train (all off by default):
      * held_out: the share of the lines to be counted that are held back
      * from training instead, chosen by a hash of the line's bytes and
      * `seed` (so equal lines go the same way, for any thread count), and
      * kept for bpe_held_out();
      * pretok: rewrites each counted line before normalization, into out
      * (worker: the counting thread, 0 .. nthreads-1), e.g. BERT's basic
-     * tokenization, so that the pieces are those its tokenizer can use. */
+     * tokenization, so that the pieces are those its tokenizer can use;
+     * limit_alphabet: the alphabet holds at most this many characters, the
+     * most frequent (0: as many as character_coverage takes). */
     double held_out;
     void (*pretok)(void *ctx, int worker, const char *line, size_t len, Buf *out);
     void *pretok_ctx;
+    size_t limit_alphabet;
 } BpeOpts;
 
 #define BPE_OPTS_DEFAULT                                                                           \
-    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL, 0.0, NULL, NULL }
+    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL, 0.0, NULL, NULL, 0 }
 
 typedef struct BpeStats {
     uint64_t lines;          /* lines read */

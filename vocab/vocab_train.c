@@ -61,6 +61,8 @@ typedef struct Config {
     int bert;                       /* --bert */
     int lower, strip;               /* --do-lower-case, --strip-accents (-1: as lower) */
     int set_held_out, set_norm;     /* --held-out, --normalization given */
+    int set_cover;                  /* --character-coverage given */
+    long long limit_alphabet;       /* --limit-alphabet (-1: not given) */
 } Config;
 
 static void usage(void) {
@@ -77,7 +79,7 @@ static void usage(void) {
         "                               (default 32000)\n"
         "      --character-coverage F   share of character occurrences the alphabet\n"
         "                               must cover; rarer characters become <unk>\n"
-        "                               (default 0.9995)\n"
+        "                               (default 0.9995; 1 with --bert)\n"
         "      --input-sentence-size N  use at most N sentences: a random sample (the\n"
         "                               one spm_train draws with the same --seed) or,\n"
         "                               with --no-shuffle, the first N (default 0: all).\n"
@@ -100,7 +102,9 @@ static void usage(void) {
         "                               words, case and accents as the two options below,\n"
         "                               --normalization identity unless given; vocab.txt\n"
         "                               gets every character both as c and ##c\n"
-        "                               (vocab_convert -b); --held-out defaults to 0.01\n"
+        "                               (vocab_convert -b); --held-out defaults to 0.01,\n"
+        "                               --character-coverage to 1 and --limit-alphabet\n"
+        "                               to 1000\n"
         "      --held-out F             hold back share F of the sentences (chosen by a\n"
         "                               hash of the line and --seed) and report vocab.txt's\n"
         "                               [UNK] share on them (default 0: train on all, as\n"
@@ -118,7 +122,8 @@ static void usage(void) {
         "                               case (--cased)\n"
         "      --min-frequency N        never merge a pair seen fewer times (default 2)\n"
         "      --limit-alphabet N       keep the N most frequent characters (default\n"
-        "                               1000; 0: all)\n"
+        "                               1000; 0: all; also with --model bpe, where the\n"
+        "                               default is 0 unless --bert)\n"
         "      --wordpiece FILE         write vocab.txt to FILE instead of PREFIX.txt\n"
         "      --tokenizer-json FILE    write tokenizer.json to FILE instead of\n"
         "                               PREFIX.json (-o is optional when both are given)\n\n"
@@ -312,14 +317,13 @@ static void parse_args(Config *c, int argc, char **argv) {
             c->wp_only = "--min-frequency";
             break;
         case O_LIMITALPHA:
-            c->wp.limit_alphabet = (size_t)parse_count(optarg, "--limit-alphabet", 0, 0x110000),
-            c->wp_only = "--limit-alphabet";
+            c->limit_alphabet = (long long)parse_count(optarg, "--limit-alphabet", 0, 0x110000);
             break;
         case O_TOKJSON:
             c->tokenizer_json = optarg, c->wp_only = "--tokenizer-json";
             break;
         case O_COVER: {
-            c->bpe_only = "--character-coverage";
+            c->bpe_only = "--character-coverage", c->set_cover = 1;
             char *end;
             float f = strtof(optarg, &end);
             if (end == optarg || *end || !(f > 0 && f <= 1))
@@ -412,7 +416,14 @@ static void parse_args(Config *c, int argc, char **argv) {
         if (c->set_held_out && c->bpe.held_out > 0 && !c->wordpiece)
             cli_bad_usage("--held-out: the [UNK] share is that of --wordpiece FILE; give it");
         if (c->bert && !c->set_held_out && c->wordpiece) c->bpe.held_out = 0.01;
+        /* a BERT vocabulary turns a whole word into [UNK] for one missing
+         * character: keep them all, up to the 1000 most frequent (as
+         * Hugging Face's BertWordPieceTokenizer.train does) */
+        if (c->bert && !c->set_cover) c->bpe.character_coverage = 1.0f;
+        if (c->limit_alphabet >= 0) c->bpe.limit_alphabet = (size_t)c->limit_alphabet;
+        else if (c->bert) c->bpe.limit_alphabet = 1000;
     } else {
+        if (c->limit_alphabet >= 0) c->wp.limit_alphabet = (size_t)c->limit_alphabet;
         c->wp.cased = !c->lower;
         c->wp.strip_accents = c->strip;
         if (c->bpe_only) cli_bad_usage("%s: only with --model bpe", c->bpe_only);
@@ -663,7 +674,7 @@ int main(int argc, char **argv) {
     c.model = "bpe";
     c.normalization = "nmt_nfkc";
     c.wordpiece_size = -1;
-    c.lower = 1, c.strip = -1;
+    c.lower = 1, c.strip = -1, c.limit_alphabet = -1;
     c.bpe = (BpeOpts)BPE_OPTS_DEFAULT;
     c.wp = (WpTrainOpts)WPTRAIN_DEFAULTS;
     parse_args(&c, argc, argv);

@@ -310,6 +310,19 @@ ok "... no piece with a capital; accents kept" \
 ok "... every character both as c and ##c" \
   eval '[ -z "$(sed 1,105d "$T/bert/b1.txt" | sed "s/^##//" | grep -x "." | sort -u | while read -r c; do grep -qxF "$c" "$T/bert/b1.txt" && grep -qxF "##$c" "$T/bert/b1.txt" || echo "$c"; done)" ]'
 ok "... normalization identity in the model" grep -aq identity "$T/bert/b1.model"
+# an alphabet of every character: a rare one (a snowman, once in the
+# text) still gets its c and ##c, where coverage 0.9999 drops it
+{ cat "$HU"; echo "hó ☃ ember"; } >"$T/bert/rare.txt"
+run $VT -q -o "$T/bert/r1" --vocab-size 1500 --bert --held-out 0 --wordpiece "$T/bert/r1.txt" "$T/bert/rare.txt"
+ok "--bert: a character seen once is in vocab.txt as c and ##c" \
+  eval 'grep -qx ☃ "$T/bert/r1.txt" && grep -qx "##☃" "$T/bert/r1.txt"'
+run $VT -q -o "$T/bert/r2" --vocab-size 1500 --bert --character-coverage 0.9999 --held-out 0 --wordpiece "$T/bert/r2.txt" "$T/bert/rare.txt"
+ok "... --character-coverage 0.9999 drops it" eval '[ -s "$T/bert/r2.txt" ] && ! grep -q ☃ "$T/bert/r2.txt"'
+run $VT -q -o "$T/bert/r3" --vocab-size 1500 --bert --limit-alphabet 40 --held-out 0 --wordpiece "$T/bert/r3.txt" "$T/bert/rare.txt"
+ok "... --limit-alphabet 40: the 40 most frequent characters" \
+  eval '[ "$(LC_ALL=C.UTF-8 grep -c "^.$(printf "\t")" "$T/bert/r3.vocab")" = 40 ] && ! grep -q ☃ "$T/bert/r3.txt" && grep -qx "##a" "$T/bert/r3.txt"'
+run $VT -q -o "$T/bert/r4" --vocab-size 1500 --limit-alphabet 40 "$T/bert/rare.txt"
+expect_rc "--limit-alphabet with --model bpe" 0
 run $VT -q -j2 -o "$T/bert/b2" --vocab-size 1500 --bert --strip-accents 0 --wordpiece "$T/bert/b2.txt" - <"$HU"
 ok "... -j2 from stdin: the same files" eval 'cmp -s "$T/bert/b1.vocab" "$T/bert/b2.vocab" && cmp -s "$T/bert/b1.txt" "$T/bert/b2.txt"'
 run $VT -q -o "$T/bert/b3" --vocab-size 1500 --bert --held-out 0 --wordpiece "$T/bert/b3.txt" "$HU"
