@@ -20,11 +20,21 @@ uint64_t hash_bytes(const void *p, size_t n) {
     return h;
 }
 
+/* A zeroed table of cap slots. Written here rather than calloc'ed: calloc
+ * hands out untouched pages, the first read of one maps the shared zero
+ * page and the first write then replaces it, which in a process with
+ * several running threads costs a TLB flush on every other CPU per page. */
+static StrMapEntry *new_slots(size_t cap) {
+    StrMapEntry *s = xmalloc(cap * sizeof *s);
+    memset(s, 0, cap * sizeof *s);
+    return s;
+}
+
 void strmap_init(StrMap *m, size_t expect) {
     size_t cap = 16;
     while (cap < expect * 2)
         cap *= 2;
-    m->slots = xcalloc(cap, sizeof *m->slots);
+    m->slots = new_slots(cap);
     m->cap = cap;
     m->count = 0;
     arena_init(&m->keys, 0);
@@ -41,7 +51,7 @@ static StrMapEntry *probe(StrMapEntry *slots, size_t cap, uint64_t h, const char
 
 static void grow(StrMap *m) {
     size_t cap = m->cap * 2;
-    StrMapEntry *slots = xcalloc(cap, sizeof *slots);
+    StrMapEntry *slots = new_slots(cap);
     for (size_t i = 0; i < m->cap; i++) {
         StrMapEntry *e = &m->slots[i];
         if (e->key) *probe(slots, cap, e->hash, e->key, e->len) = *e;

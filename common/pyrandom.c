@@ -1,13 +1,18 @@
-/* pyrandom.c - MT19937 seeding and state refill for pyrandom.h.
+/* pyrandom.c - MT19937 seeding and state refill for pyrandom.h, and its
+ * shuffles.
  *
  * The algorithm is the reference one of Matsumoto and Nishimura
  * (mt19937ar.c, 2002: init_genrand, init_by_array, genrand_int32), which
  * CPython's _randommodule.c uses unchanged; see pyrandom.h for how random()
- * and friends derive from it.
+ * and friends derive from it. With SSE2 (every x86-64) the refill and the
+ * shuffles' tempering work on four words at a time, with the same words.
  */
 #include "common/pyrandom.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MT_M 397
 #define MT_MATRIX_A 0x9908b0dfu
@@ -54,13 +59,45 @@ void pyrandom_seed_i64(PyRandom *r, int64_t seed) {
     pyrandom_seed(r, seed < 0 ? 0 - (uint64_t)seed : (uint64_t)seed);
 }
 
+#if defined(__SSE2__)
+/* mt19937's tempering of four words. */
+static inline __attribute__((always_inline)) __m128i temper4(__m128i y) {
+    y = _mm_xor_si128(y, _mm_srli_epi32(y, 11));
+    y = _mm_xor_si128(y, _mm_and_si128(_mm_slli_epi32(y, 7), _mm_set1_epi32((int)0x9d2c5680u)));
+    y = _mm_xor_si128(y, _mm_and_si128(_mm_slli_epi32(y, 15), _mm_set1_epi32((int)0xefc60000u)));
+    return _mm_xor_si128(y, _mm_srli_epi32(y, 18));
+}
+
+/* Words k .. k + 3 of the refill from words k .. k + 4 and kf .. kf + 3
+ * (kf = k + MT_M mod N), as four steps of the loop one word at a time
+ * would make them: none of the words read is among the four written, as
+ * MT_M and N - MT_M are both above 3. */
+static inline __attribute__((always_inline)) void regen4(uint32_t *mt, int k, int kf) {
+    const __m128i upper = _mm_set1_epi32((int)MT_UPPER), lower = _mm_set1_epi32((int)MT_LOWER);
+    __m128i y = _mm_or_si128(_mm_and_si128(_mm_loadu_si128((const __m128i *)(mt + k)), upper),
+                             _mm_and_si128(_mm_loadu_si128((const __m128i *)(mt + k + 1)), lower));
+    __m128i odd = _mm_srai_epi32(_mm_slli_epi32(y, 31), 31); /* all ones where y is odd */
+    __m128i v = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(mt + kf)), _mm_srli_epi32(y, 1));
+    v = _mm_xor_si128(v, _mm_and_si128(odd, _mm_set1_epi32((int)MT_MATRIX_A)));
+    _mm_storeu_si128((__m128i *)(mt + k), v);
+}
+#endif
+
 void pyrandom_regen(PyRandom *r) {
     uint32_t *mt = r->mt, y;
-    int k;
-    for (k = 0; k < PYRANDOM_N - MT_M; k++) {
+    int k = 0;
+#if defined(__SSE2__)
+    for (; k + 4 <= PYRANDOM_N - MT_M; k += 4)
+        regen4(mt, k, k + MT_M);
+#endif
+    for (; k < PYRANDOM_N - MT_M; k++) {
         y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
         mt[k] = mt[k + MT_M] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
     }
+#if defined(__SSE2__)
+    for (; k + 4 <= PYRANDOM_N - 1; k += 4)
+        regen4(mt, k, k + (MT_M - PYRANDOM_N));
+#endif
     for (; k < PYRANDOM_N - 1; k++) {
         y = (mt[k] & MT_UPPER) | (mt[k + 1] & MT_LOWER);
         mt[k] = mt[k + (MT_M - PYRANDOM_N)] ^ (y >> 1) ^ ((y & 1u) ? MT_MATRIX_A : 0u);
@@ -110,7 +147,21 @@ static inline uint32_t temper(uint32_t y) {
  * bits are below m, and a rejected word swaps a[m - 1] with itself. The
  * shift is constant while m keeps its bit length, which leaves a compare
  * and a subtract on the chain from word to word. Swaps only when a is not
- * NULL (inlined, so the draws-only version has no swap code at all). */
+ * NULL (inlined, so the draws-only version has no swap code at all). With
+ * SSE2 the words are tempered and shifted four at a time while m keeps its
+ * bit length over all four (m >= lo + 3), then taken in turn. */
+static inline __attribute__((always_inline)) uint32_t shuffle_step(int32_t *a, uint32_t m,
+                                                                   uint32_t x) {
+    uint32_t acc = x < m;
+    if (a) {
+        uint32_t j = acc ? x : m - 1;
+        int32_t t = a[m - 1];
+        a[m - 1] = a[j];
+        a[j] = t;
+    }
+    return m - acc;
+}
+
 static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int32_t *a,
                                                                 uint32_t m) {
     int mti = r->mti;
@@ -122,17 +173,21 @@ static inline __attribute__((always_inline)) void shuffle_words(PyRandom *r, int
         const uint32_t *mt = r->mt;
         int sh = __builtin_clz(m);
         uint32_t lo = 0x80000000u >> sh; /* m's bit length holds while m >= lo */
-        for (; mti < PYRANDOM_N && m >= lo; mti++) {
-            uint32_t x = temper(mt[mti]) >> sh;
-            uint32_t acc = x < m;
-            if (a) {
-                uint32_t j = acc ? x : m - 1;
-                int32_t t = a[m - 1];
-                a[m - 1] = a[j];
-                a[j] = t;
-            }
-            m -= acc;
+#if defined(__SSE2__)
+        const __m128i cnt = _mm_cvtsi32_si128(sh);
+        for (; mti <= PYRANDOM_N - 4 && m >= lo + 3; mti += 4) {
+            uint32_t x[4];
+            _mm_storeu_si128(
+                (__m128i *)x,
+                _mm_srl_epi32(temper4(_mm_loadu_si128((const __m128i *)(mt + mti))), cnt));
+            m = shuffle_step(a, m, x[0]);
+            m = shuffle_step(a, m, x[1]);
+            m = shuffle_step(a, m, x[2]);
+            m = shuffle_step(a, m, x[3]);
         }
+#endif
+        for (; mti < PYRANDOM_N && m >= lo; mti++)
+            m = shuffle_step(a, m, temper(mt[mti]) >> sh);
     }
     r->mti = mti;
 }

@@ -2,12 +2,18 @@
  * reading for the masked-LM files. The only includer of hdf5.h and
  * libdeflate.h; see h5file.h for the contract.
  *
- * Writing a dataset: the chunk grid is walked one row of chunks (a "band":
- * chunk-height rows, all columns) at a time. Bands are produced in batches:
- * each thread fills its band through the caller's callback and compresses
- * every chunk of it; then the calling thread hands the compressed chunks
- * to H5Dwrite_chunk in grid order under the HDF5 lock. Edge chunks are
- * stored whole, zero-padded, as HDF5 stores them itself.
+ * Writing datasets: each chunk grid is walked one row of chunks (a "band":
+ * chunk-height rows, all columns) at a time, and the bands of all datasets
+ * of one h5out_write_all form one sequence. A band is filled through the
+ * caller's callback and all its chunks compressed by whichever thread takes
+ * it; the threads take bands in sequence order into a ring of 2 x threads
+ * slots, running ahead of the writing by up to the ring's size, across
+ * dataset ends too. The calling thread creates the datasets, hands each
+ * band's compressed chunks to H5Dwrite_chunk in grid order under the HDF5
+ * lock and closes the datasets, strictly in sequence order, so the HDF5
+ * calls are the same for any thread count; while the band it needs next is
+ * not ready it compresses one itself. Edge chunks are stored whole,
+ * zero-padded, as HDF5 stores them itself.
  */
 #include "hdf5gen/h5file.h"
 
@@ -270,27 +276,123 @@ static void band_free(Band *b) {
     free(b->zsize);
 }
 
-int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) {
-    const char *path = o->w.path;
-    if (d->rank != 1 && d->rank != 2)
-        return err_set(err, "%s: %s: rank %d not supported", path, d->name, d->rank);
-    if (d->elem_size != 1 && d->elem_size != 4)
-        return err_set(err, "%s: %s: element size %d not supported", path, d->name, d->elem_size);
-    if (d->rows == 0) return err_set(err, "%s: %s: no rows to write", path, d->name);
-    if (level < 0 || level > 12)
-        return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
-    if (threads < 1) threads = 1;
-    uint64_t cols = d->rank == 2 ? d->cols : 1;
-    uint64_t shape[2] = {d->rows, cols}, chunk[2];
-    h5_guess_chunk(d->rank, shape, (size_t)d->elem_size, chunk);
-    uint64_t cw = d->rank == 2 ? chunk[1] : 1;
-    uint64_t nbands = (d->rows + chunk[0] - 1) / chunk[0];
-    uint64_t nstrips = (cols + cw - 1) / cw;
-    size_t chunkn = (size_t)(chunk[0] * cw * (uint64_t)d->elem_size);
+/* One dataset's chunk grid. */
+typedef struct Grid {
+    uint64_t chunk[2]; /* h5py's chunk shape (chunk[1] == 1 for rank 1) */
+    uint64_t cols, cw; /* columns, chunk width */
+    uint64_t nbands, nstrips;
+    uint64_t first; /* its first band's number in the whole sequence */
+} Grid;
 
-    LOCK();
+/* The bands of all datasets as one sequence, compressed by every thread
+ * into a ring of slots and written by the calling thread in order. Band k
+ * goes to slot k % nslot and may be taken once band k - nslot is written;
+ * ready[slot] is the band the slot holds once it is compressed, else -1. */
+typedef struct Pipe {
+    const H5Dataset *d;
+    const Grid *g;
+    int nd;
+    uint64_t total;
+    Band *slot;
+    int64_t *ready;
+    int nslot;
+    struct libdeflate_compressor **comp; /* per thread (NULL: our encoder) */
+    DflScratch *scr;                     /* per thread */
+    pthread_mutex_t mu;
+    pthread_cond_t done; /* a band is compressed */
+    pthread_cond_t free; /* a band is written, or stop */
+    uint64_t next;       /* the next band to take */
+    uint64_t written;    /* bands written */
+    int stop;            /* an error: take no more */
+    int bad;             /* a band did not compress */
+} Pipe;
+
+/* The dataset of band k. */
+static int pipe_dataset(const Pipe *p, uint64_t k) {
+    int i = 0;
+    while (i + 1 < p->nd && k >= p->g[i + 1].first)
+        i++;
+    return i;
+}
+
+/* Take the next band if its slot is free (with p->mu held): its number in
+ * *k, 1; 0 when there is none to take now. */
+static int pipe_take(Pipe *p, uint64_t *k) {
+    if (p->stop || p->next >= p->total || p->next >= p->written + (uint64_t)p->nslot) return 0;
+    *k = p->next++;
+    return 1;
+}
+
+/* Compress band k on thread t (p->mu not held), then publish it. */
+static void pipe_make(Pipe *p, uint64_t k, int t) {
+    int i = pipe_dataset(p, k);
+    const Grid *g = &p->g[i];
+    Band *b = &p->slot[k % (uint64_t)p->nslot];
+    int bad =
+        band_make(b, &p->d[i], g->chunk, (k - g->first) * g->chunk[0], p->comp[t], &p->scr[t]) != 0;
+    pthread_mutex_lock(&p->mu);
+    p->ready[k % (uint64_t)p->nslot] = (int64_t)k;
+    if (bad) p->bad = 1;
+    pthread_cond_broadcast(&p->done);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The other threads: compress bands until none is left or stop. */
+static void pipe_worker(Pipe *p, int t) {
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        uint64_t k;
+        if (pipe_take(p, &k)) {
+            pthread_mutex_unlock(&p->mu);
+            pipe_make(p, k, t);
+            pthread_mutex_lock(&p->mu);
+            continue;
+        }
+        if (p->stop || p->next >= p->total) break;
+        pthread_cond_wait(&p->free, &p->mu);
+    }
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Wait until band k is compressed, compressing others meanwhile (thread
+ * t). Returns 0, or -1 when a band did not compress. */
+static int pipe_wait(Pipe *p, uint64_t k, int t) {
+    pthread_mutex_lock(&p->mu);
+    while (p->ready[k % (uint64_t)p->nslot] != (int64_t)k && !p->bad) {
+        uint64_t j;
+        if (pipe_take(p, &j)) {
+            pthread_mutex_unlock(&p->mu);
+            pipe_make(p, j, t);
+            pthread_mutex_lock(&p->mu);
+        } else {
+            pthread_cond_wait(&p->done, &p->mu);
+        }
+    }
+    int bad = p->bad;
+    pthread_mutex_unlock(&p->mu);
+    return bad ? -1 : 0;
+}
+
+/* Band k is written: its slot is free. */
+static void pipe_written(Pipe *p) {
+    pthread_mutex_lock(&p->mu);
+    p->written++;
+    pthread_cond_broadcast(&p->free);
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void pipe_stop(Pipe *p) {
+    pthread_mutex_lock(&p->mu);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->free);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Create dataset d with grid g (the HDF5 lock held). Returns its id, or
+ * -1 with err set. */
+static hid_t create_dataset(H5Out *o, const H5Dataset *d, const Grid *g, int level, Err *err) {
     ErrWalk ew;
-    hsize_t dims[2] = {d->rows, cols}, cdims[2] = {chunk[0], cw};
+    hsize_t dims[2] = {d->rows, g->cols}, cdims[2] = {g->chunk[0], g->cw};
     hid_t space = H5Screate_simple(d->rank, dims, NULL);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
     H5Pset_chunk(dcpl, d->rank, cdims);
@@ -301,69 +403,124 @@ int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) 
     hid_t dset = H5Dcreate2(o->file, d->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     H5Pclose(dcpl);
     H5Sclose(space);
-    if (dset < 0) {
-        err_set(err, "%s: creating %s: %s", path, d->name, h5_errmsg(&ew));
-        UNLOCK();
-        return -1;
-    }
-    UNLOCK();
+    if (dset < 0) err_set(err, "%s: creating %s: %s", o->w.path, d->name, h5_errmsg(&ew));
+    return dset;
+}
 
-    int nb = threads * 2; /* bands per batch */
-    Band *bands = xcalloc((size_t)nb, sizeof *bands);
-    struct libdeflate_compressor **comp = xcalloc((size_t)threads, sizeof *comp);
-    DflScratch *scr = xcalloc((size_t)threads, sizeof *scr);
-    for (int t = 0; t < threads && level > 0; t++)
-        comp[t] = libdeflate_alloc_compressor(level);
+/* The calling thread's part: every band in order, compressing while the
+ * band it needs is not ready, creating, writing and closing the datasets
+ * in turn. Returns 0, or -1 with err set. */
+static int pipe_write(Pipe *p, H5Out *o, int level, Err *err) {
+    const char *path = o->w.path;
+    hid_t dset = -1;
     int rc = 0;
-    for (uint64_t b0 = 0; b0 < nbands && rc == 0; b0 += (uint64_t)nb) {
-        int n = nbands - b0 < (uint64_t)nb ? (int)(nbands - b0) : nb;
-        int bad = 0;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1 && n > 1)       \
-    reduction(|                                                                                    \
-              : bad)
-        for (int i = 0; i < n; i++) {
-            int t = 0;
-#ifdef _OPENMP
-            t = omp_get_thread_num();
-#endif
-            bad |= band_make(&bands[i], d, chunk, (b0 + (uint64_t)i) * chunk[0], comp[t],
-                             &scr[t]) != 0;
-        }
-        if (bad) {
+    for (uint64_t k = 0; k < p->total && rc == 0; k++) {
+        int i = pipe_dataset(p, k);
+        const H5Dataset *d = &p->d[i];
+        const Grid *g = &p->g[i];
+        if (pipe_wait(p, k, 0)) {
             rc = err_set(err, "%s: %s: compression failed", path, d->name);
             break;
         }
+        ErrWalk ew;
         LOCK();
-        for (int i = 0; i < n && rc == 0; i++) {
-            size_t zoff = 0;
-            for (uint64_t s = 0; s < nstrips; s++) {
-                hsize_t off[2] = {(b0 + (uint64_t)i) * chunk[0], s * cw};
-                size_t zn = bands[i].zsize[s];
-                if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, bands[i].z + zoff) < 0) {
-                    rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
-                    break;
-                }
-                zoff += zn;
-                o->bytes += zn;
+        if (k == g->first && (dset = create_dataset(o, d, g, level, err)) < 0) rc = -1;
+        const Band *b = &p->slot[k % (uint64_t)p->nslot];
+        size_t zoff = 0;
+        for (uint64_t s = 0; s < g->nstrips && rc == 0; s++) {
+            hsize_t off[2] = {(k - g->first) * g->chunk[0], s * g->cw};
+            size_t zn = b->zsize[s];
+            if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, b->z + zoff) < 0) {
+                rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+                break;
             }
+            zoff += zn;
+            o->bytes += zn;
+        }
+        if (dset >= 0 && (rc || k + 1 == g->first + g->nbands)) {
+            if (H5Dclose(dset) < 0 && rc == 0)
+                rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+            dset = -1;
         }
         UNLOCK();
+        pipe_written(p);
     }
-    (void)chunkn;
-    for (int t = 0; t < threads; t++) {
-        if (comp[t]) libdeflate_free_compressor(comp[t]);
-        dfl_scratch_free(&scr[t]);
-    }
-    free(comp);
-    free(scr);
-    for (int i = 0; i < nb; i++)
-        band_free(&bands[i]);
-    free(bands);
-    LOCK();
-    if (H5Dclose(dset) < 0 && rc == 0)
-        rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
-    UNLOCK();
+    pipe_stop(p);
     return rc;
+}
+
+int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads, Err *err) {
+    const char *path = o->w.path;
+    if (level < 0 || level > 12)
+        return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
+    Grid *g = xcalloc((size_t)(nd > 0 ? nd : 1), sizeof *g);
+    uint64_t total = 0;
+    for (int i = 0; i < nd; i++) {
+        if (d[i].rank != 1 && d[i].rank != 2) {
+            free(g);
+            return err_set(err, "%s: %s: rank %d not supported", path, d[i].name, d[i].rank);
+        }
+        if (d[i].elem_size != 1 && d[i].elem_size != 4) {
+            free(g);
+            return err_set(err, "%s: %s: element size %d not supported", path, d[i].name,
+                           d[i].elem_size);
+        }
+        if (d[i].rows == 0) {
+            free(g);
+            return err_set(err, "%s: %s: no rows to write", path, d[i].name);
+        }
+        g[i].cols = d[i].rank == 2 ? d[i].cols : 1;
+        uint64_t shape[2] = {d[i].rows, g[i].cols};
+        h5_guess_chunk(d[i].rank, shape, (size_t)d[i].elem_size, g[i].chunk);
+        if (d[i].rank == 1) g[i].chunk[1] = 1;
+        g[i].cw = g[i].chunk[1];
+        g[i].nbands = (d[i].rows + g[i].chunk[0] - 1) / g[i].chunk[0];
+        g[i].nstrips = (g[i].cols + g[i].cw - 1) / g[i].cw;
+        g[i].first = total;
+        total += g[i].nbands;
+    }
+    if (threads < 1) threads = 1;
+    if ((uint64_t)threads > total) threads = total ? (int)total : 1;
+    Pipe p = {.d = d, .g = g, .nd = nd, .total = total};
+    p.nslot = 2 * threads;
+    p.slot = xcalloc((size_t)p.nslot, sizeof *p.slot);
+    p.ready = xmalloc((size_t)p.nslot * sizeof *p.ready);
+    for (int i = 0; i < p.nslot; i++)
+        p.ready[i] = -1;
+    p.comp = xcalloc((size_t)threads, sizeof *p.comp);
+    p.scr = xcalloc((size_t)threads, sizeof *p.scr);
+    for (int t = 0; t < threads && level > 0; t++)
+        p.comp[t] = libdeflate_alloc_compressor(level);
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.done, NULL);
+    pthread_cond_init(&p.free, NULL);
+    int rc = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        if (t == 0)
+            rc = pipe_write(&p, o, level, err);
+        else
+            pipe_worker(&p, t);
+    }
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.done);
+    pthread_cond_destroy(&p.free);
+    for (int t = 0; t < threads; t++) {
+        if (p.comp[t]) libdeflate_free_compressor(p.comp[t]);
+        dfl_scratch_free(&p.scr[t]);
+    }
+    for (int i = 0; i < p.nslot; i++)
+        band_free(&p.slot[i]);
+    free(p.comp), free(p.scr), free(p.slot), free(p.ready), free(g);
+    return rc;
+}
+
+int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err) {
+    return h5out_write_all(o, d, 1, level, threads, err);
 }
 
 int h5out_close(H5Out *o, Err *err) {

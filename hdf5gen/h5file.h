@@ -5,9 +5,9 @@
  * (deflate) level 4, no shuffle, no checksum, no attributes, no timestamps.
  * The chunks are filled by the caller's callback, compressed here (our
  * encoder, deflate.h, or libdeflate; zlib format, what HDF5's deflate
- * filter reads) on several
- * threads, and handed to HDF5 whole (direct chunk write) in a fixed order,
- * so the file is byte-identical for any thread count.
+ * filter reads) on several threads, running ahead across the datasets of
+ * one call, and handed to HDF5 whole (direct chunk write) in a fixed
+ * order, so the file is byte-identical for any thread count.
  *
  * Files appear atomically: they are written as PATH.tmp.<pid>.<n> and
  * renamed by h5out_close; on an error, die() or a signal the temp file is
@@ -24,8 +24,9 @@
  *
  *   H5Out *o;
  *   if (h5out_create(&o, "shard_0.hdf5", force, &err)) ...
- *   H5Dataset d = {"input_ids", 4, 2, rows, 128, fill_ids, ctx};
- *   if (h5out_write(o, &d, 4, threads, &err)) { h5out_abort(o); ... }
+ *   H5Dataset d[2] = {{"input_ids", 4, 2, rows, 128, fill_ids, ctx},
+ *                     {"next_sentence_labels", 1, 1, rows, 1, fill_nsp, ctx}};
+ *   if (h5out_write_all(o, d, 2, 4, threads, &err)) { h5out_abort(o); ... }
  *   if (h5out_close(o, &err)) ...           // renames into place
  */
 #ifndef WB_H5FILE_H
@@ -67,6 +68,14 @@ int h5out_create(H5Out **out, const char *path, int force, Err *err);
  * ("PATH: writing input_ids: No space left on device"); the file is then
  * unusable: call h5out_abort. */
 int h5out_write(H5Out *o, const H5Dataset *d, int level, int threads, Err *err);
+
+/* Add datasets d[0 .. nd) in this order: the same file as nd calls of
+ * h5out_write, but the compression runs ahead across the datasets, so the
+ * threads do not wait at each dataset's end. Fill callbacks of a later
+ * dataset may run while an earlier one is still being filled or written
+ * (each call still gets rows of one dataset only). Returns 0, or -1 with
+ * err as h5out_write; the file is then unusable: call h5out_abort. */
+int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads, Err *err);
 
 /* Close the file and rename it into place. Returns 0, or -1 with err (the
  * temp file is then removed). Frees o either way. */

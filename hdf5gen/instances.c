@@ -34,9 +34,24 @@
  * block of INST_BLOCK instances. Each finished block is handed to the
  * other threads, which mask it by replaying the stream from its copy while
  * the draws go on; after the last draw the drawing thread joins them.
- * Whole-word masking (group sizes decide the draws) is done during the
- * draws, and so is all masking on one thread, where the replay would only
- * make every masking draw twice.
+ * Drawing past makes the words and tests them, nothing more (the shuffle's
+ * words are tempered four at a time and moved nowhere, pyrandom.c), which
+ * costs a little less than the masking; so at two threads the drawing and
+ * the masking thread stay about even, and the one thread of the draws is
+ * not the bound. Whole-word masking (group sizes decide the draws) is done
+ * during the draws, and so is all masking on one thread, where the replay
+ * would only make every masking draw twice.
+ *
+ * Unless whole_word is on or the text holds a [CLS] or [SEP] token (then
+ * the instance's tokens are copied and scanned), the candidates of an
+ * instance are all its positions but the special ones, so masking needs
+ * no tokens: only a position that keeps its token reads it (mask_plain).
+ *
+ * Reading: lines are tokenized in batches on all threads (common/pool.h),
+ * each thread remembering the ids of the words (bytes between ASCII
+ * blanks) it has seen in a table whose 32-byte entries hold a word of up
+ * to 16 bytes and up to two ids themselves, so that most words cost one
+ * hash of two 64-bit loads and one cache line.
  */
 #include "hdf5gen/instances.h"
 
@@ -94,15 +109,28 @@ typedef struct RecHdr {
     uint64_t len;
 } RecHdr;
 
+/* A word in a reading thread's cache (open addressing, linear probing):
+ * its bytes, zero-padded, when it has at most 16 (else its hash_bytes and
+ * the offset of its bytes in keys), and its ids: in id[] when there are at
+ * most two, else from offset id[0] in cids. One entry is 32 bytes, so a
+ * lookup reads one cache line. */
+typedef struct WordEnt {
+    uint64_t k[2];
+    uint32_t len; /* 0: a free slot */
+    uint32_t n;
+    int32_t id[2];
+} WordEnt;
+
 /* A reading thread's scratch and its word cache: the ids of each word
- * (bytes between ASCII blanks) it has tokenized, as value
- * (offset in cids << 16 | count) + 1. */
+ * (bytes between ASCII blanks) it has tokenized. */
 typedef struct ReadWorker {
     WpScratch sc;
     WpIds ids;
-    StrMap words;
-    Buf cids; /* int32 ids of the cached words */
-    int cache_on;
+    WordEnt *tab; /* cap slots, a power of two; NULL until the first line */
+    size_t cap, count;
+    Buf cids; /* int32 ids of the cached words with more than two */
+    Buf keys; /* bytes of the cached words longer than 16 */
+    Buf line; /* the line being tokenized, with 16 zero bytes after it */
 } ReadWorker;
 
 typedef struct ReadCtx {
@@ -168,42 +196,114 @@ static int fill(void *ctx, Batch *b) {
     return b->nrec > 0;
 }
 
-/* Append the ids of one word (no ' ' or '\t' in it) to w->ids, from the
- * cache when it was seen before. Words with invalid UTF-8 are never cached,
- * so each occurrence is counted in w->sc.bad_utf8. */
+/* The key of word s[0..n): its bytes (n <= 16; 16 bytes from s must be
+ * readable), else its hash. */
+static inline void word_key(const char *s, size_t n, uint64_t k[2]) {
+    if (n > 16) {
+        k[0] = hash_bytes(s, n), k[1] = 0;
+        return;
+    }
+    uint64_t a, b;
+    memcpy(&a, s, 8);
+    memcpy(&b, s + 8, 8);
+    if (n < 8)
+        a &= (1ull << (8 * n)) - 1, b = 0;
+    else if (n < 16)
+        b &= (1ull << (8 * (n - 8))) - 1;
+    k[0] = a, k[1] = b;
+}
+
+static inline size_t word_slot(const uint64_t k[2], size_t n, size_t cap) {
+    uint64_t h = (k[0] ^ (k[1] * 0x9e3779b97f4a7c15ull + n)) * 0xbf58476d1ce4e5b9ull;
+    return (size_t)(h ^ h >> 29) & (cap - 1);
+}
+
+/* A zeroed table of cap slots (written, not calloc'ed: see hash.c). */
+static WordEnt *word_table(size_t cap) {
+    WordEnt *t = aligned_alloc(64, cap * sizeof *t);
+    if (!t) die("out of memory");
+    memset(t, 0, cap * sizeof *t);
+    return t;
+}
+
+static void word_grow(ReadWorker *w) {
+    size_t cap = w->cap ? 2 * w->cap : 4096;
+    WordEnt *t = word_table(cap);
+    for (size_t i = 0; i < w->cap; i++) {
+        const WordEnt *e = &w->tab[i];
+        if (!e->len) continue;
+        uint64_t k[2] = {e->k[0], e->len > 16 ? 0 : e->k[1]};
+        size_t j = word_slot(k, e->len, cap);
+        while (t[j].len)
+            j = (j + 1) & (cap - 1);
+        t[j] = *e;
+    }
+    free(w->tab);
+    w->tab = t;
+    w->cap = cap;
+}
+
+/* Append the ids of one word (no ' ' or '\t' in it; 16 bytes from s
+ * readable) to w->ids, from the cache when it was seen before. Words with
+ * invalid UTF-8 are never cached, so each occurrence is counted in
+ * w->sc.bad_utf8. */
 static void encode_word(const WordPiece *wp, ReadWorker *w, const char *s, size_t n) {
     if (n > WORD_CACHE_LEN) {
         wp_encode(wp, &w->sc, s, n, &w->ids);
         return;
     }
-    const uint64_t *v = strmap_get(&w->words, s, n);
-    if (v) {
-        size_t off = (size_t)((*v - 1) >> 16), k = (size_t)((*v - 1) & 0xffff);
-        if (w->ids.n + k > w->ids.cap) {
-            w->ids.cap = 2 * (w->ids.n + k) + 256;
+    uint64_t k[2];
+    word_key(s, n, k);
+    size_t i = word_slot(k, n, w->cap);
+    for (;; i = (i + 1) & (w->cap - 1)) {
+        const WordEnt *e = &w->tab[i];
+        if (!e->len) break;
+        if (e->len != n || e->k[0] != k[0]) continue;
+        if (n <= 16 ? e->k[1] != k[1] : memcmp(w->keys.data + e->k[1], s, n) != 0) continue;
+        if (w->ids.n + e->n > w->ids.cap) {
+            w->ids.cap = 2 * (w->ids.n + e->n) + 256;
             w->ids.v = xrealloc(w->ids.v, w->ids.cap * sizeof *w->ids.v);
         }
-        memcpy(w->ids.v + w->ids.n, w->cids.data + off * sizeof(int32_t), k * sizeof(int32_t));
-        w->ids.n += k;
+        const int32_t *from = e->n <= 2 ? e->id : (const int32_t *)w->cids.data + e->id[0];
+        for (uint32_t j = 0; j < e->n; j++)
+            w->ids.v[w->ids.n++] = from[j];
         return;
     }
     size_t bad0 = w->sc.bad_utf8, n0 = w->ids.n;
-    size_t k = wp_encode(wp, &w->sc, s, n, &w->ids);
-    if (w->sc.bad_utf8 != bad0 || k > 0xffff || w->words.count >= WORD_CACHE_MAX) return;
-    uint64_t off = w->cids.len / sizeof(int32_t);
-    buf_append(&w->cids, w->ids.v + n0, k * sizeof(int32_t));
-    *strmap_slot(&w->words, s, n) = (off << 16 | k) + 1;
+    size_t nid = wp_encode(wp, &w->sc, s, n, &w->ids);
+    if (w->sc.bad_utf8 != bad0 || nid > 0xffff || w->count >= WORD_CACHE_MAX) return;
+    WordEnt e = {{k[0], k[1]}, (uint32_t)n, (uint32_t)nid, {0, 0}};
+    if (n > 16) {
+        e.k[1] = w->keys.len;
+        buf_append(&w->keys, s, n);
+    }
+    if (nid <= 2) {
+        memcpy(e.id, w->ids.v + n0, nid * sizeof *e.id);
+    } else {
+        e.id[0] = (int32_t)(w->cids.len / sizeof(int32_t));
+        buf_append(&w->cids, w->ids.v + n0, nid * sizeof(int32_t));
+    }
+    if (2 * (w->count + 1) > w->cap) {
+        word_grow(w);
+        i = word_slot(k, n, w->cap);
+        while (w->tab[i].len)
+            i = (i + 1) & (w->cap - 1);
+    }
+    w->tab[i] = e;
+    w->count++;
 }
 
 /* wp_encode of one line, appended to w->ids. basic_tokenize ends a token at
  * every ' ' and '\t' and carries nothing across, so the line's ids are
  * those of its blank-separated words one after another; lines repeat few
  * words, and looking a word up costs less than tokenizing it. */
-static void encode_line(const WordPiece *wp, ReadWorker *w, const char *s, size_t n) {
-    if (!w->cache_on) {
-        strmap_init(&w->words, 4096);
-        w->cache_on = 1;
-    }
+static void encode_line(const WordPiece *wp, ReadWorker *w, const char *line, size_t n) {
+    if (!w->tab) word_grow(w);
+    buf_clear(&w->line);
+    buf_append(&w->line, line, n);
+    static const char zeros[16];
+    buf_append(&w->line, zeros, sizeof zeros);
+    const char *s = w->line.data;
     size_t i = 0;
     for (;;) {
         while (i < n && (s[i] == ' ' || s[i] == '\t'))
@@ -328,8 +428,10 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
     for (int i = 0; i < nthreads; i++) {
         wp_scratch_free(&c.workers[i].sc);
         wp_ids_free(&c.workers[i].ids);
-        if (c.workers[i].cache_on) strmap_free(&c.workers[i].words);
+        free(c.workers[i].tab);
         buf_free(&c.workers[i].cids);
+        buf_free(&c.workers[i].keys);
+        buf_free(&c.workers[i].line);
     }
     free(c.workers);
     if (rc) {
@@ -354,8 +456,11 @@ typedef struct MaskCtx {
     const InstOpts *o;
     const int32_t *vocab_words; /* ids of the distinct tokens, first-occurrence order */
     size_t nvocab_words;
-    const uint8_t *cont; /* per id: the token starts with "##" (whole_word) */
+    const uint8_t *cont;   /* per id: the token starts with "##" (whole_word) */
+    const int32_t *doctok; /* InstDocs.tok */
     int32_t cls, sep, mask;
+    int plain; /* not whole_word, and no sentence token is [CLS] or [SEP]:
+                  the candidates are all positions but the special ones */
 } MaskCtx;
 
 /* One thread's masking scratch, max_seq_length (+ 1) entries each. */
@@ -365,6 +470,7 @@ typedef struct Masker {
     int32_t *group; /* whole_word: group g is cand[group[g] .. group[g + 1]) */
     int32_t *gorder;
     uint8_t *masked; /* position is masked */
+    uint64_t *bits;  /* mask_plain: the masked positions, as bits */
 } Masker;
 
 /* A block waiting for its masking: the generator before the block's first
@@ -411,10 +517,11 @@ static void masker_init(Masker *m, size_t L) {
     m->group = xmalloc((L + 1) * sizeof *m->group);
     m->gorder = xmalloc(L * sizeof *m->gorder);
     m->masked = xcalloc(L, 1);
+    m->bits = xcalloc((L + 63) / 64, sizeof *m->bits);
 }
 
 static void masker_free(Masker *m) {
-    free(m->tok), free(m->cand), free(m->group), free(m->gorder), free(m->masked);
+    free(m->tok), free(m->cand), free(m->group), free(m->gorder), free(m->masked), free(m->bits);
     memset(m, 0, sizeof *m);
 }
 
@@ -532,6 +639,55 @@ static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t 
     return nm;
 }
 
+/* mask_instance for a plain MaskCtx, without the instance's tokens: the
+ * candidates are positions 1 .. na and na + 2 .. na + nb + 1 in order, and
+ * a masked position's original token (kept in 10 % of the cases) is read
+ * from the document. m->tok holds the new ids by position meanwhile, and
+ * m->bits the positions, which come out in increasing order. */
+static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst *in, size_t num,
+                         int32_t *pos, int32_t *newid) {
+    size_t na = in->na, nb = in->has_b ? in->nb : 0, ncand = na + nb;
+    int32_t *cand = m->cand, *val = m->tok;
+    for (size_t i = 0; i < na; i++)
+        cand[i] = (int32_t)(i + 1);
+    for (size_t i = 0; i < nb; i++)
+        cand[na + i] = (int32_t)(na + 2 + i);
+    pyrandom_shuffle_i32(rng, cand, ncand);
+    size_t nm = ncand < num ? ncand : num;
+    for (size_t k = 0; k < nm; k++) {
+        size_t p = (size_t)cand[k];
+        m->bits[p >> 6] |= 1ull << (p & 63);
+        if (pyrandom_random(rng) < 0.8)
+            val[p] = c->mask;
+        else if (pyrandom_random(rng) < 0.5)
+            val[p] = p <= na ? c->doctok[in->a + p - 1] : c->doctok[in->b + p - na - 2];
+        else
+            val[p] = c->vocab_words[pyrandom_below(rng, c->nvocab_words)];
+    }
+    size_t found = 0;
+    for (size_t w = 0; found < nm; w++) {
+        uint64_t x = m->bits[w];
+        m->bits[w] = 0;
+        for (; x; x &= x - 1) {
+            size_t p = w * 64 + (size_t)__builtin_ctzll(x);
+            pos[found] = (int32_t)p;
+            newid[found] = val[p];
+            found++;
+        }
+    }
+    return nm;
+}
+
+/* Mask one instance of s (create_masked_lm_predictions) with rng, num its
+ * num_to_predict: the positions and new ids into pos/newid; returns their
+ * number. */
+static size_t mask_inst(const MaskCtx *c, Masker *m, PyRandom *rng, const InstSet *s,
+                        const Inst *in, size_t num, int32_t *pos, int32_t *newid) {
+    if (c->plain) return mask_plain(c, m, rng, in, num, pos, newid);
+    size_t len = inst_tokens(s, in, m->tok);
+    return mask_instance(c, m, rng, m->tok, len, pos, newid);
+}
+
 /* The draws mask_instance makes without whole_word, for an instance with
  * ncand candidates and num_to_predict num, without the masking: the shuffle
  * and the 80/10/10 choices depend on the counts only. */
@@ -578,9 +734,8 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
             B->wpos = xrealloc(B->wpos, B->wcap * sizeof *B->wpos);
             B->wnew = xrealloc(B->wnew, B->wcap * sizeof *B->wnew);
         }
-        inst_tokens(s, in, B->m.tok);
-        in->nmask = (uint16_t)mask_instance(&B->mc, &B->m, &B->rng, B->m.tok, len,
-                                            B->wpos + B->bmask, B->wnew + B->bmask);
+        in->nmask = (uint16_t)mask_inst(&B->mc, &B->m, &B->rng, s, in, num, B->wpos + B->bmask,
+                                        B->wnew + B->bmask);
     } else {
         B->cur->rpos[k] = pyrandom_tell(&B->rng);
         B->cur->count = k + 1;
@@ -680,9 +835,9 @@ static void replay_block(Builder *B, const InstBlock *bk, const Replay *rp, Mask
     for (size_t k = 0; k < rp->count; k++) {
         const Inst *in = &bk->inst[k];
         pyrandom_skip(&r, rp->rpos[k] - pyrandom_tell(&r));
-        size_t len = inst_tokens(B->s, in, m->tok);
+        size_t num = mlm_num_to_predict(inst_len(in), B->o->masked_lm_prob, B->o->max_predictions);
         size_t nm =
-            mask_instance(&B->mc, m, &r, m->tok, len, bk->mpos + in->mask, bk->mnew + in->mask);
+            mask_inst(&B->mc, m, &r, B->s, in, num, bk->mpos + in->mask, bk->mnew + in->mask);
         if (nm != in->nmask) {
 #pragma omp atomic write
             B->bad = 1;
@@ -775,6 +930,8 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     mc->cont = cont;
     for (size_t i = 0; i < docs->ntok && !B.specials_in_text; i++)
         B.specials_in_text = docs->tok[i] == mc->cls || docs->tok[i] == mc->sep;
+    mc->doctok = docs->tok;
+    mc->plain = !o->whole_word && !B.specials_in_text;
 
     B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
     int threads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;

@@ -103,12 +103,11 @@ int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint
         free(row);
         return -1;
     }
-    for (int i = 0; i < 6; i++)
-        if (h5out_write(h, &d[i], o->level, o->threads, err)) {
-            h5out_abort(h);
-            free(row);
-            return -1;
-        }
+    if (h5out_write_all(h, d, 6, o->level, o->threads, err)) {
+        h5out_abort(h);
+        free(row);
+        return -1;
+    }
     free(row);
     uint64_t b = h5out_bytes(h);
     if (h5out_close(h, err)) return -1;

@@ -1,7 +1,8 @@
 /* test_h5file.c - the HDF5 layer: h5py's chunk shapes (the spec's worked
  * examples), datasets written with direct chunk writes read back through
  * HDF5's own filter pipeline (partial edge chunks, column strips, 1-D),
- * byte-identical files for 1 and 4 threads, the atomic temp file, the
+ * byte-identical files for 1 and 4 threads and for the datasets written
+ * one call each or all in one call, the atomic temp file, the
  * reader's info and errors, damaged files (superblock, dataspace, chunk
  * and type fields patched in a written file), and h5py's view of the file
  * when h5py exists.
@@ -72,8 +73,9 @@ static char *slurp(const char *path, size_t *n) {
     return p;
 }
 
-/* Write the three test datasets with `threads`; returns 0 on success. */
-static int write_file(const char *path, uint64_t rows, int threads, int level) {
+/* Write the three test datasets with `threads`, one h5out_write each or
+ * (all) one h5out_write_all; returns 0 on success. */
+static int write_file_as(const char *path, uint64_t rows, int threads, int level, int all) {
     Err err;
     H5Out *o;
     if (h5out_create(&o, path, 1, &err)) {
@@ -84,13 +86,44 @@ static int write_file(const char *path, uint64_t rows, int threads, int level) {
     H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4},
                       {"mask", 1, 2, rows, 20, fill, &g1},
                       {"labels", 1, 1, rows, 1, fill, &g0}};
-    for (int i = 0; i < 3; i++)
-        if (h5out_write(o, &d[i], level, threads, &err)) {
+    for (int i = 0; i < (all ? 1 : 3); i++)
+        if (all ? h5out_write_all(o, d, 3, level, threads, &err)
+                : h5out_write(o, &d[i], level, threads, &err)) {
             printf("  %s\n", err.msg);
             h5out_abort(o);
             return -1;
         }
     return h5out_close(o, &err);
+}
+
+static int write_file(const char *path, uint64_t rows, int threads, int level) {
+    return write_file_as(path, rows, threads, level, 0);
+}
+
+/* The same bytes whether the datasets go one call each or all in one call
+ * (whose compression runs ahead across them), for any thread count. */
+static void test_write_all(const char *dir) {
+    char p1[512], pa[512];
+    snprintf(p1, sizeof p1, "%s/one.hdf5", dir);
+    snprintf(pa, sizeof pa, "%s/all.hdf5", dir);
+    const uint64_t rows = 20011;
+    for (int level = 0; level <= 6; level += 6) {
+        int ok = write_file_as(p1, rows, 1, level, 0) == 0;
+        size_t n1 = 0;
+        char *b1 = ok ? slurp(p1, &n1) : NULL;
+        static const int threads[] = {1, 2, 3, 8, 64};
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            size_t na = 0;
+            char *ba = NULL;
+            if (b1 && write_file_as(pa, rows, threads[t], level, 1) == 0) ba = slurp(pa, &na);
+            char name[96];
+            snprintf(name, sizeof name, "write_all, level %d, %d threads: the same file", level,
+                     threads[t]);
+            test_cond(name, ba && na == n1 && memcmp(ba, b1, n1) == 0);
+            free(ba);
+        }
+        free(b1);
+    }
 }
 
 static void test_roundtrip(const char *dir) {
@@ -420,6 +453,7 @@ int main(void) {
     if (!mkdtemp(dir)) return 1;
     test_chunks();
     test_roundtrip(dir);
+    test_write_all(dir);
     test_damaged(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

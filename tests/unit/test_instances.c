@@ -295,6 +295,88 @@ static void test_reading(void) {
     wp_destroy(wp);
 }
 
+/* The reading threads' word cache: words of 1 .. 80 bytes (the key kinds
+ * change at 8, 16 and 64 bytes), words of one, two and more pieces, words
+ * equal in their first 8 or 16 bytes, NUL and invalid bytes, each seen
+ * many times and thousands of them (the table grows): every line's ids
+ * equal wp_encode's on the line, with 1 and 2 threads. */
+static void test_word_cache(void) {
+    Buf vocab = {0}, text = {0};
+    buf_puts(&vocab, "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nab\ncd\n##ab\n##cd\n##x\n");
+    for (int i = 0; i < 200; i++) {
+        char w[16];
+        snprintf(w, sizeof w, "v%d\n", i);
+        buf_puts(&vocab, w);
+    }
+    Rng r;
+    rng_seed(&r, 11);
+    Buf line = {0};
+    for (int l = 0; l < 6000; l++) {
+        buf_clear(&line);
+        int nw = 1 + (int)rng_below(&r, 12);
+        for (int w = 0; w < nw; w++) {
+            char word[96];
+            int len = 0, kind = (int)rng_below(&r, 6);
+            if (kind == 0) { /* a vocabulary word and pieces */
+                len = snprintf(word, sizeof word, "v%d", (int)rng_below(&r, 200));
+                for (int p = (int)rng_below(&r, 4); p > 0; p--)
+                    len += snprintf(word + len, sizeof word - (size_t)len, "%s",
+                                    rng_below(&r, 2) ? "ab" : "x");
+            } else if (kind == 1) { /* 8, 16 or 64 bytes and one more, alike at the start */
+                static const int at[] = {8, 9, 16, 17, 64, 65};
+                len = at[rng_below(&r, 6)];
+                for (int i = 0; i < len - 1; i++)
+                    word[i] = "ab"[i % 2];
+                word[len - 1] = "xbd"[rng_below(&r, 3)]; /* ##x, ##ab, or [UNK] */
+            } else if (kind == 2) { /* any length up to 80, few letters: many repeats */
+                len = 1 + (int)rng_below(&r, 80);
+                for (int i = 0; i < len; i++)
+                    word[i] = "abcd"[rng_below(&r, i < 12 ? 4 : 1)];
+            } else if (kind == 3) { /* thousands of distinct words */
+                len = snprintf(word, sizeof word, "ab%dcd", (int)rng_below(&r, 5000));
+            } else if (kind == 4) { /* a NUL, or an invalid byte */
+                len = snprintf(word, sizeof word, "ab%c%d", rng_below(&r, 2) ? '\0' : '\xff',
+                               (int)rng_below(&r, 20));
+            } else {
+                len = snprintf(word, sizeof word, "cd,ab");
+            }
+            if (w) buf_putc(&line, rng_below(&r, 3) ? ' ' : '\t');
+            buf_append(&line, word, (size_t)len);
+        }
+        buf_append(&text, line.data, line.len);
+        buf_putc(&text, '\n');
+    }
+    /* the expected ids: wp_encode of every line, one after another */
+    Err err;
+    WordPiece *wp = wp_create_mem(vocab.data, vocab.len, "vocab", WP_UNCASED, &err);
+    WpScratch sc = {0};
+    WpIds want = {0};
+    const char *p = text.data, *end = text.data + text.len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        wp_encode(wp, &sc, p, (size_t)(nl - p), &want);
+        p = nl + 1;
+    }
+    char *paths[1] = {(char *)put("cache.txt", text.data, text.len)};
+    for (int t = 1; t <= 2; t++) {
+        InstOpts o;
+        inst_opts_default(&o);
+        o.threads = t;
+        InstDocs d;
+        int ok = inst_docs_read(&d, wp, paths, 1, &o, &err) == 0;
+        ok = ok && d.ntok == want.n && !memcmp(d.tok, want.v, want.n * sizeof *want.v);
+        test_cond(t == 1 ? "word cache: the ids of wp_encode" : "word cache, 2 threads: the same",
+                  ok);
+        if (ok) inst_docs_free(&d);
+    }
+    wp_scratch_free(&sc);
+    wp_ids_free(&want);
+    wp_destroy(wp);
+    buf_free(&line);
+    buf_free(&vocab);
+    buf_free(&text);
+}
+
 /* ---- invariants on a generated corpus ---- */
 
 #define NWORDS 300
@@ -610,6 +692,7 @@ int main(void) {
     }
     test_vectors();
     test_reading();
+    test_word_cache();
     test_invariants();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
