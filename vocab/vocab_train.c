@@ -420,8 +420,10 @@ static void parse_args(Config *c, int argc, char **argv) {
          * character: keep them all, up to the 1000 most frequent (as
          * Hugging Face's BertWordPieceTokenizer.train does) */
         if (c->bert && !c->set_cover) c->bpe.character_coverage = 1.0f;
-        if (c->limit_alphabet >= 0) c->bpe.limit_alphabet = (size_t)c->limit_alphabet;
-        else if (c->bert) c->bpe.limit_alphabet = 1000;
+        if (c->limit_alphabet >= 0)
+            c->bpe.limit_alphabet = (size_t)c->limit_alphabet;
+        else if (c->bert)
+            c->bpe.limit_alphabet = 1000;
     } else {
         if (c->limit_alphabet >= 0) c->wp.limit_alphabet = (size_t)c->limit_alphabet;
         c->wp.cased = !c->lower;
