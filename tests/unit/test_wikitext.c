@@ -500,6 +500,12 @@ static void test_default(void) {
       "Lakossága {{formatnum: 10000}} fő, {{Formatnum:-3.5}} és {{formatnum:x}}.",
       "Lakossága 10000 fő, -3.5 és.\n");
     D("formatnum in a template dropped", "A {{convert|{{formatnum:3003}}|m}} b", "A b\n");
+    D("CURRENTYEAR dropped: the text does not depend on the day",
+      "net present value in {{CURRENTYEAR}} dollars ({{CURRENTMONTHNAME}} {{CURRENTDAY}})",
+      "net present value in dollars ()\n");
+    D("interlanguage link labels kept (WE31 drops them)",
+      "localizată în [[:en:Zehlendorf (Berlin)|Zehlendorf]], este [[:de:Kiez|Kiez]].",
+      "localizată în Zehlendorf, este Kiez.\n");
 #undef D
     wikitext_destroy(wt);
     WikiTextOpts f = {.faithful = 1};
