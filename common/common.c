@@ -22,8 +22,8 @@ void set_die_hook(void (*fn)(void)) { die_hook = fn; }
  * never land inside one (progress.h). */
 static void vreport(const char *fmt, va_list ap) {
     char buf[4096];
-    int pre =
-        snprintf(buf, sizeof buf, "%s%s: ", progress_stderr_tty() ? "\r\033[K" : "", progname);
+    int pre = snprintf(buf, sizeof buf, "%s%s: ", progress_stderr_tty() ? PROGRESS_CLEAR_LINE : "",
+                       progname);
     va_list aq;
     va_copy(aq, ap);
     int n = vsnprintf(buf + pre, sizeof buf - (size_t)pre - 1, fmt, aq);

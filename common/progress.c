@@ -104,7 +104,7 @@ void progress_update(Progress *p, uint64_t done, uint64_t bytes, uint64_t items,
 
 void progress_done(Progress *p) {
     if (p->shown && p->mode == PROGRESS_TTY) {
-        fputs("\r\033[K", stderr);
+        fputs(PROGRESS_CLEAR_LINE, stderr);
         fflush(stderr);
     }
     p->shown = 0;

@@ -30,6 +30,9 @@
 
 enum { PROGRESS_OFF, PROGRESS_TTY, PROGRESS_LOG };
 
+/* What clears a terminal's current line: to the start, then erase it. */
+#define PROGRESS_CLEAR_LINE "\r\033[K"
+
 typedef struct Progress {
     double start, last, interval;
     uint64_t total; /* expected units (bytes), 0 if unknown */

@@ -203,9 +203,6 @@ static void grow(uint8_t **p, size_t *cap, size_t need) {
     *cap = need;
 }
 
-/* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
- * a chunk does not compress into the bound (cannot happen with a correct
- * bound). */
 /* Copy rows of `w` bytes, `stride` apart in src, to rows of `dw` bytes
  * (w <= dw, the rest zeros) one after another in dst. Strips are narrow
  * (8 columns of a 128-wide row, 2 of 20), so the common widths get copies
@@ -231,6 +228,9 @@ static void gather(uint8_t *dst, const uint8_t *src, size_t rows, size_t stride,
 #undef GATHER_ROWS
 }
 
+/* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
+ * a chunk does not compress into the bound (cannot happen with a correct
+ * bound). */
 static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
                      struct libdeflate_compressor *c, DflScratch *sc) {
     size_t es = (size_t)d->elem_size;
@@ -453,22 +453,17 @@ int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads
     const char *path = o->w.path;
     if (level < 0 || level > 12)
         return err_set(err, "%s: deflate level %d is not in 0..12", path, level);
+    for (int i = 0; i < nd; i++) {
+        if (d[i].rank != 1 && d[i].rank != 2)
+            return err_set(err, "%s: %s: rank %d not supported", path, d[i].name, d[i].rank);
+        if (d[i].elem_size != 1 && d[i].elem_size != 4)
+            return err_set(err, "%s: %s: element size %d not supported", path, d[i].name,
+                           d[i].elem_size);
+        if (d[i].rows == 0) return err_set(err, "%s: %s: no rows to write", path, d[i].name);
+    }
     Grid *g = xcalloc((size_t)(nd > 0 ? nd : 1), sizeof *g);
     uint64_t total = 0;
     for (int i = 0; i < nd; i++) {
-        if (d[i].rank != 1 && d[i].rank != 2) {
-            free(g);
-            return err_set(err, "%s: %s: rank %d not supported", path, d[i].name, d[i].rank);
-        }
-        if (d[i].elem_size != 1 && d[i].elem_size != 4) {
-            free(g);
-            return err_set(err, "%s: %s: element size %d not supported", path, d[i].name,
-                           d[i].elem_size);
-        }
-        if (d[i].rows == 0) {
-            free(g);
-            return err_set(err, "%s: %s: no rows to write", path, d[i].name);
-        }
         g[i].cols = d[i].rank == 2 ? d[i].cols : 1;
         uint64_t shape[2] = {d[i].rows, g[i].cols};
         h5_guess_chunk(d[i].rank, shape, (size_t)d[i].elem_size, g[i].chunk);

@@ -409,13 +409,14 @@ static void report(void *ctx, double secs) {
     if (display_level < 2) return;
     FilterCounts total = {0};
     Buf r = {0};
+    uint64_t pat_dropped = st.pat_docs[0] + st.pat_docs[1] + st.pat_docs[2];
     if (!st.identify) {
         for (int i = 0; i < st.ninputs; i++) {
             filter_report(&r, base_name(st.inputs[i]), &st.counts[i]);
             filter_counts_add(&total, &st.counts[i]);
         }
         if (st.ninputs > 1) filter_report(&r, "TOTAL", &total);
-        if (progress_stderr_tty()) fputs("\r\033[K", stderr); /* another stage's line */
+        if (progress_stderr_tty()) fputs(PROGRESS_CLEAR_LINE, stderr); /* another stage's line */
         fputs(r.data, stderr);
     }
     buf_clear(&r);
@@ -425,18 +426,17 @@ static void report(void *ctx, double secs) {
         snprintf(t, sizeof t, "%llu lines identified", (unsigned long long)st.docs_read);
         buf_puts(&r, t);
     } else {
-        uint64_t failed = total.docs - total.result[FC_PASS], *pd = st.pat_docs;
+        uint64_t failed = total.docs - total.result[FC_PASS];
         snprintf(t, sizeof t, "%llu documents in, %llu out, %llu failed the checks",
-                 (unsigned long long)(total.docs + pd[0] + pd[1] + pd[2]),
-                 (unsigned long long)total.output, (unsigned long long)failed);
+                 (unsigned long long)(total.docs + pat_dropped), (unsigned long long)total.output,
+                 (unsigned long long)failed);
         buf_puts(&r, t);
     }
     if (st.rules.total) {
         snprintf(t, sizeof t,
                  "; patterns dropped %llu lines and %llu documents (%llu left empty, %llu by "
                  "--drop-docs, %llu by --keep-docs)",
-                 (unsigned long long)st.pat_lines,
-                 (unsigned long long)(st.pat_docs[0] + st.pat_docs[1] + st.pat_docs[2]),
+                 (unsigned long long)st.pat_lines, (unsigned long long)pat_dropped,
                  (unsigned long long)st.pat_docs[0], (unsigned long long)st.pat_docs[1],
                  (unsigned long long)st.pat_docs[2]);
         buf_puts(&r, t);

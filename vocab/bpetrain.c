@@ -1648,9 +1648,10 @@ static WordTable *merge_counters(BpeTrainer *t) {
 /* Character counts, the alphabet by coverage (the characters taken while
  * the share covered so far, computed as spm_train does in float, is below
  * character_coverage, and, with limit_alphabet, while fewer are taken), and
- * the word list with rare characters replaced by U+2585: words without one point into `words`, the
- * others are counted again in `rare` (a replaced word always holds U+2585, which no other word
- * does, so the two sets never share a word). */
+ * the word list with rare characters replaced by U+2585: words without one
+ * point into `words`, the others are counted again in `rare` (a replaced
+ * word always holds U+2585, which no other word does, so the two sets never
+ * share a word). */
 static int build_alphabet(BpeTrainer *t, WordTable *words, WordTable *rare, WordEnt **list,
                           size_t *nlist, Err *err) {
     uint64_t *cc = xcalloc(0x110000, sizeof *cc);

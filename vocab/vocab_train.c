@@ -509,6 +509,7 @@ static int write_wordpiece(const Config *c, const Buf *vocab, Writer *w, Buf *te
 typedef struct Pretok {
     WordPiece *basic;
     WpScratch *sc; /* one per counting thread */
+    int nsc;
 } Pretok;
 
 static void pretok_line(void *ctx, int worker, const char *line, size_t len, Buf *out) {
@@ -572,7 +573,8 @@ static int train_bpe(Config *c) {
     Pretok pre = {0};
     if (c->bert) {
         pre.basic = wp_create_basic(wp_norm(c->lower, c->strip), WP_FLAVOR_BERT);
-        pre.sc = xcalloc((size_t)(c->nthreads > 0 ? c->nthreads : 1), sizeof *pre.sc);
+        pre.nsc = c->nthreads > 0 ? c->nthreads : 1;
+        pre.sc = xcalloc((size_t)pre.nsc, sizeof *pre.sc);
         c->bpe.pretok = pretok_line;
         c->bpe.pretok_ctx = &pre;
     }
@@ -654,7 +656,7 @@ static int train_bpe(Config *c) {
          100.0 * st->coverage, model.n, wp, held, now_sec() - prog.start);
     buf_free(&wtext);
     if (pre.basic) {
-        for (int i = 0; i < (c->nthreads > 0 ? c->nthreads : 1); i++)
+        for (int i = 0; i < pre.nsc; i++)
             wp_scratch_free(&pre.sc[i]);
         free(pre.sc);
         wp_destroy(pre.basic);
