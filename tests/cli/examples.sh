@@ -52,6 +52,12 @@ pkgs=$(grep -oE '"[a-z0-9.-]+\|' "$ROOT/mk/deps.sh" | tr -d '"|')
 miss=$(for p in $pkgs; do grep -qw -- "$p" "$DF" || echo "$p"; done | tr '\n' ' ')
 ok "Dockerfile installs mk/deps.sh's packages (missing: ${miss:-none})" [ -z "$miss" ]
 ok "Dockerfile: make install" grep -q 'make install PREFIX=' "$DF"
+cpu=$(sed -n '/^FROM debian:12 AS cpu-build$/,/^FROM .* AS cuda-repo$/p' "$DF" | sed '$d')
+ok "Dockerfile: a CPU-only target (cpu-build, then cpu) before NVIDIA's stages" \
+  eval 'grep -q "^FROM debian:12 AS cpu$" <<<"$cpu" && grep -q "COPY --from=cpu-build /stage/opt/wikibert" <<<"$cpu"'
+ok "... which names no NVIDIA repository, CUDA package or stage" eval '! grep -qiE "nvidia|cuda" <<<"$(grep -v "^#" <<<"$cpu")"'
+miss=$(for p in $pkgs; do grep -qw -- "$p" <<<"$cpu" || echo "$p"; done | tr '\n' ' ')
+ok "... and installs mk/deps.sh's packages (missing: ${miss:-none})" [ -z "$miss" ]
 
 # ---- options: every --option after one of our programs on a command line
 # (continuation lines joined; `|`, `;`, `&&` end a command;
