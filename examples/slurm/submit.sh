@@ -38,6 +38,7 @@
 #   per job (--account=..., --qos=..., --constraint=...)
 #   WAIT=1      stay, print each job's end, and exit 1 (naming the jobs that
 #               failed and their logs) unless all completed
+#   WAIT_POLL   seconds between two looks at the jobs (30)
 #   DRY_RUN=1   print the sbatch commands instead of running them
 set -eu -o pipefail
 me=submit.sh

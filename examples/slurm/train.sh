@@ -106,7 +106,7 @@ esac
 world=${SLURM_NTASKS:?not in a Slurm job: submit it with sbatch}
 if [ $((batch % world)) -ne 0 ] || [ $((batch / world % micro)) -ne 0 ]; then
   echo "$me: phase $phase: a batch of $batch sequences over $world GPUs in micro-batches of $micro" \
-    "does not divide: set PHASE${phase}_BATCH (a multiple of $world x PHASE${phase}_MICRO)" >&2
+    "does not divide: set PHASE${phase}_BATCH (a multiple of $world x PHASE${phase}_MICRO) or PHASE${phase}_MICRO" >&2
   exit 2
 fi
 per=$((batch / world))
@@ -125,7 +125,7 @@ fi
 id_file=$out/nccl_id.${SLURM_JOB_ID:-0}.${SLURM_RESTART_COUNT:-0}
 rm -f "$out/nccl_id.${SLURM_JOB_ID:-0}".*
 read -r -a extra <<<"${TRAIN_OPTS:-}"
-echo "$me: phase $phase, $world GPUs: $per sequences each per step ($((per / micro)) x $micro), $steps steps"
+echo "$me: phase $phase on $world GPUs, $steps steps: $per sequences per GPU and step ($((per / micro)) x $micro)"
 # each task: its GPU (see the header), then the trainer
 task_gpu='
 vis=${CUDA_VISIBLE_DEVICES:-} lid=${SLURM_LOCALID:-0} dev=
