@@ -77,8 +77,9 @@ wb_bin() {
 # that reruns some tasks of TASK_COUNT), else the Slurm array's. An array
 # without TASK_COUNT must be exactly 0..N-1: a start above 0, a gap or a
 # stride would leave parts undone, so every task stops before any work
-# with a message naming the missing ones. Status 1 with a message when
-# the place is unusable.
+# with a message naming the missing ones (a Slurm that sets only
+# SLURM_ARRAY_TASK_COUNT: that count, unchecked). Status 1 with a message
+# when the place is unusable.
 wb_task() {
   task=${TASK_INDEX:-${SLURM_ARRAY_TASK_ID:-}} count=${TASK_COUNT:-}
   if [ -z "$task" ]; then
@@ -89,8 +90,10 @@ wb_task() {
     echo "$me: TASK_INDEX=$TASK_INDEX without TASK_COUNT" >&2
     return 1
   fi
-  if [ -z "$count" ]; then
-    local max=${SLURM_ARRAY_TASK_MAX:?} ids missing
+  if [ -z "$count" ] && [ -z "${SLURM_ARRAY_TASK_MAX:-}" ]; then
+    count=${SLURM_ARRAY_TASK_COUNT:-} # no range in the environment: the count alone, unchecked
+  elif [ -z "$count" ]; then
+    local max=$SLURM_ARRAY_TASK_MAX ids missing
     count=$((max + 1)) ids=$(wb_array_ids)
     if [ -z "$ids" ]; then
       missing="some of them (${SLURM_ARRAY_TASK_COUNT:-?} tasks in ${SLURM_ARRAY_TASK_MIN:-?}..$max)"
