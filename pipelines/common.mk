@@ -60,11 +60,8 @@ define fetch_recipe
 pipelines/fetch_dump.sh "$(MIRROR)" $(1) $(DUMP_DATE) $(2) $(3)
 endef
 
-# print-demo-dirs: the two workflows' directories, the Hungarian phase-1
-# HDF5 directory and normalization as shell assignments (for
-# pipelines/demo.sh)
+# print-demo-dirs: the two workflows' directories and the Hungarian
+# pretraining run's as shell assignments (for pipelines/demo.sh)
 print-demo-dirs:
-	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)' HU_H5_1='$(HU_H5_1)' HU_LOWER='$(HU_LOWER)' HU_STRIP_ACCENTS='$(HU_STRIP_ACCENTS)'"
-print-bin:
-	@echo "$(BIN)"
-.PHONY: print-demo-dirs print-bin
+	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)' HU_RUN='$(or $(HU_PRETRAIN_DIR),$(HU_DIR)/bert_$(MODEL))'"
+.PHONY: print-demo-dirs

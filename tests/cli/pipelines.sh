@@ -246,7 +246,7 @@ ok "the environment's LANG (the locale) does not change the workflow" grep -q "s
 # ---- make list ----
 run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory list
 for t in hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 en en-download en-text \
-  en-sentences en-shards en-hdf5 demo; do
+  en-sentences en-shards en-hdf5 hu-pretrain en-pretrain demo; do
   ok "make list: $t" grep -q "^  $t: " "$out"
 done
 done_testing
