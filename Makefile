@@ -192,13 +192,14 @@ ubsan: asan
 # The workflows: hu.mk (HILBERT's Hungarian sequence) and en.mk (NVIDIA
 # bertPrep's English one), sharing common.mk. en.mk comes first: hu.mk
 # keeps its directory apart from EN_DIR.
-include pipelines/common.mk pipelines/en.mk pipelines/hu.mk
+include pipelines/common.mk pipelines/en.mk pipelines/hu.mk pipelines/pretrain.mk
 include mk/install.mk
 include mk/report.mk
 
-## demo: both workflows (hu, en) on the samples in tests/data into out/demo, hdf5_check's statistics, a short training run
+## demo: both workflows (hu, en) on the samples in tests/data into out/demo, hdf5_check's statistics, then make hu-pretrain of a tiny BERT for 200 steps
 DEMO_VARS := WORKDIR=out/demo HU_DUMP=tests/data/huwiki-berlin.xml.bz2 EN_DUMP=tests/data/enwiki-206.xml.bz2 \
-             HU_VOCAB_SIZE=1000 HU_SHARDS=1 EN_TRAIN_SHARDS=4 EN_TEST_SHARDS=2
+             HU_VOCAB_SIZE=1000 HU_SHARDS=1 EN_TRAIN_SHARDS=4 EN_TEST_SHARDS=2 \
+             MODEL=tiny STEPS1=160 BATCH1=16 MICRO1=16 STEPS2=40 BATCH2=8 MICRO2=8 CKPT_EVERY=50
 demo: all
 	$(Q)pipelines/demo.sh $(MAKE) --no-print-directory $(DEMO_VARS)
 

@@ -7,6 +7,7 @@
  * rules of mlmcheck.h; prints one summary per file and a total.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,8 +24,10 @@ static void usage(void) {
            "segment ids, next-sentence label, masked positions (increasing, inside the\n"
            "sequence, zeros after them) and their ids, ids inside the vocabulary.\n"
            "Prints per file: instances, tokens, masked share (and what the masked positions\n"
-           "hold), next-sentence balance, the share of [UNK] in the text (a warning above\n"
-           "1 %%: the vocabulary does not cover it), a histogram of sequence lengths.\n\n"
+           "hold), next-sentence balance (a warning when the random-next share is 20 points\n"
+           "or more from 50 %%: a shard of one document has none), the share of [UNK] in\n"
+           "the text (a warning above 1 %%: the vocabulary does not cover it), a histogram\n"
+           "of sequence lengths.\n\n"
            "Options:\n"
            "  --vocab FILE   vocab.txt: ids must be below its size; [CLS]/[SEP]/[MASK]/[UNK]\n"
            "                 ids from it (default: BERT's 101/102/103/100, no range check)\n"
@@ -47,6 +50,27 @@ static void usage(void) {
 /* The [UNK] share above which a file's text is said to be badly covered by
  * its vocabulary (a vocabulary that fits its text stays far below it). */
 #define UNK_WARN_SHARE 0.01
+
+/* How far from one half the random-next share may be before a file is
+ * said to teach next-sentence prediction little: create_pretraining_data.py
+ * draws 50 % (NVIDIA's files: 49-56 %), so 20 points off, and beyond 3
+ * standard deviations of the instance count (small files vary). */
+#define NSP_WARN_POINTS 20.0
+
+/* Warn when file's random-next share is far from 50 % (a file without
+ * segment B, hdf5gen --nsp 0, has no next-sentence task). */
+static void check_nsp(const char *file, const MlmCheckStats *s) {
+    if (!s->instances || !s->with_b) return;
+    double n = (double)s->instances, share = 100.0 * (double)s->random_next / n;
+    double off = fabs(share - 50.0), sigma = 50.0 / sqrt(n);
+    if (off <= NSP_WARN_POINTS || off <= 3 * sigma) return;
+    warn("%s: random next %.1f %% of %llu instances, far from 50 %%: %s", file, share,
+         (unsigned long long)s->instances,
+         share < 50 ? "next-sentence prediction learns little (a shard of one document gives no "
+                      "random next sentence: give each shard more documents)"
+                    : "the next-sentence labels lean to random (a chunk of one sentence always "
+                      "takes a random next one)");
+}
 
 /* One line of statistics for a file (or the total); unk: [UNK]'s id, or -1
  * (then no [UNK] share is printed). */
@@ -146,6 +170,7 @@ int main(int argc, char **argv) {
             warn("%s: [UNK] is %.2f %% of the tokens (above %.0f %%): the vocabulary does not "
                  "cover this text well",
                  argv[i], 100.0 * (double)st.unk / (double)st.tokens, 100 * UNK_WARN_SHARE);
+        check_nsp(argv[i], &st);
         fflush(stdout); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
         total.unk += st.unk;

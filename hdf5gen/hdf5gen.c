@@ -712,6 +712,13 @@ static int report(const Config *cfg, const Plan *p, double secs) {
         }
         bytes += j->bytes, insts += j->instances, tokens += j->tokens, masked += j->masked;
         rnext += j->random_next, hbytes += j->hdf5_bytes, docs += j->docs;
+        /* a random next sentence comes from another document of the shard:
+         * with one, every pair is the actual next (NSP learns nothing) */
+        if (j->docs < 2 && !cfg->io.no_nsp)
+            warn("%s: 1 document: no random next sentence (NVIDIA's rule draws it from another "
+                 "document of the shard), so next-sentence prediction learns nothing; give a "
+                 "shard more documents (fewer shards)",
+                 j->label);
     }
     char where[96] = "";
     if (cfg->shard_count > 0)

@@ -47,17 +47,21 @@ h5_recipe = $(call dir_stage,$(6),$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do
   --max-seq-length $(4) --max-predictions-per-seq $(5) --masked-lm-prob $(MLM_PROB) --random-seed $(SEED) \
   --dupe-factor $(DUPE) -o $(6).tmp/$(7)/ $(1)/*.txt)
 
+# $(call shard_docs_warn,FILES): a warning on stderr for each shard file of
+# fewer than two documents (blank-line separated): a random next sentence
+# comes from another document of the shard, so it has none (hu-check, en-check)
+define shard_docs_warn
+awk 'function w() { if (f != "" && d < 2) printf "check: warning: %s: %d document%s: no random next sentence (next-sentence prediction learns nothing): give each shard more documents\n", f, d, d == 1 ? "" : "s" >"/dev/stderr" } FNR == 1 { w(); f = FILENAME; d = 0; r = 0 } NF && !r { d++ } { r = NF > 0 } END { w() }' $(1)
+endef
+
 # $(call fetch_recipe,WIKI,KIND,OUT): the dump from $(MIRROR), resumable,
 # checked against the dump's sha1sums.txt
 define fetch_recipe
 pipelines/fetch_dump.sh "$(MIRROR)" $(1) $(DUMP_DATE) $(2) $(3)
 endef
 
-# print-demo-dirs: the two workflows' directories, the Hungarian phase-1
-# HDF5 directory and normalization as shell assignments (for
-# pipelines/demo.sh)
+# print-demo-dirs: the two workflows' directories and the Hungarian
+# pretraining run's as shell assignments (for pipelines/demo.sh)
 print-demo-dirs:
-	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)' HU_H5_1='$(HU_H5_1)' HU_LOWER='$(HU_LOWER)' HU_STRIP_ACCENTS='$(HU_STRIP_ACCENTS)'"
-print-bin:
-	@echo "$(BIN)"
-.PHONY: print-demo-dirs print-bin
+	@echo "HU_DIR='$(HU_DIR)' EN_DIR='$(EN_DIR)' HU_RUN='$(or $(HU_PRETRAIN_DIR),$(HU_DIR)/bert_$(MODEL))'"
+.PHONY: print-demo-dirs

@@ -3,7 +3,9 @@
 # tests/data (the Hungarian one on huwiki's Berlin article, the English one
 # on 206 enwiki pages), every stage's output listed, a glimpse of the text
 # stages, hdf5_check's statistics for every HDF5 directory, and a short
-# pretraining run of a tiny BERT on the Hungarian files.
+# pretraining run of a tiny BERT on the Hungarian files: make hu-pretrain
+# (phase 1 and phase 2, a Hugging Face model after each, the report page)
+# with the Makefile's DEMO_VARS (MODEL=tiny, 160 + 40 steps).
 #
 #   pipelines/demo.sh MAKE [MAKE ARGS...]     (the Makefile passes its own
 #                                             make and the demo variables)
@@ -28,20 +30,11 @@ echo
 echo "demo: hdf5_check on every HDF5 file (phase 1 = 128/20, phase 2 = 512/80):"
 "$@" -s hu-check en-check
 
-# a short pretraining run: BERT-Tiny's shape (train/configs/bert_tiny.json)
-# with the Hungarian vocabulary's size, on the Hungarian phase-1 files
-T=$(dirname "$HU_DIR")/train
-mkdir -p "$T"
-words=$(wc -l <"$HU_DIR/vocab/vocab.txt")
-sed "s/\"vocab_size\": [0-9]*/\"vocab_size\": $words/" train/configs/bert_tiny.json >"$T/bert_config.json"
+# pretraining: BERT-Tiny's shape with the Hungarian vocabulary's size,
+# phase 1 (128/20) for 160 steps of 16 sequences, phase 2 (512/80) for 40
+# steps of 8, from phase 1's last checkpoint
 echo
-echo "demo: train_bert_cpu, BERT-Tiny (2 layers, hidden 128, vocab $words), 200 LAMB steps of 16 sequences:"
-bin=$("$@" -s print-bin)
-"$bin/train_bert_cpu" -q --input_dir "$HU_H5_1/textcorpus" --config_file "$T/bert_config.json" \
-  --vocab_file "$HU_DIR/vocab/vocab.txt" --output_dir "$T/out" --train_batch_size 16 --learning_rate 5e-3 \
-  --warmup_proportion 0.1 --max_steps 200 --max_predictions_per_seq 20 --num_steps_per_checkpoint 200 \
-  --log_freq 10 --do_lower_case "$HU_LOWER" --strip_accents "$HU_STRIP_ACCENTS" >"$T/log.jsonl"
-echo "  first: $(head -1 "$T/log.jsonl")"
-echo "  last:  $(tail -1 "$T/log.jsonl")"
-echo "  the whole curve: $T/log.jsonl; checkpoint and Hugging Face export: $T/out"
-echo "  the page of it all: make report RUN=$(dirname "$HU_DIR") (report/README.md)"
+echo "demo: make hu-pretrain (BERT-Tiny: 2 layers, hidden 128), phase 1 then phase 2:"
+"$@" hu-pretrain
+echo "  the run (logs, checkpoints, Hugging Face models): $HU_RUN/phase1, $HU_RUN/phase2"
+echo "  the page of it all: $HU_RUN/report.html; with both workflows: make report RUN=$(dirname "$HU_DIR") (report/README.md)"

@@ -55,9 +55,10 @@ en-hdf5: en-hdf5-phase1 en-hdf5-phase2
 en-hdf5-phase1: $(EN_H5_1)/.complete
 en-hdf5-phase2: $(EN_H5_2)/.complete
 
-## en-check: hdf5_check statistics of the English HDF5 files
+## en-check: hdf5_check statistics of the English HDF5 files (warnings as hu-check's)
 en-check: en-hdf5 | $(call prog,hdf5_check)
 	$(BIN)/hdf5_check --vocab $(EN_VOCAB) $(EN_H5_1)/$(EN_DATASET)/*.hdf5 $(EN_H5_2)/$(EN_DATASET)/*.hdf5
+	@$(call shard_docs_warn,$(EN_SHARD)/$(EN_DATASET)/*.txt)
 
 $(EN_DIR)/download/wikicorpus_en/wikicorpus_en.xml.bz2:
 	@mkdir -p $(@D)
@@ -71,8 +72,10 @@ $(EN_SENT): $(EN_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
 	$(BIN)/sent_split -q -j $(JOBS) -l en -f -o $@ $<
 
+# fewer sentences' documents than shards: fewer shards (--fit-shards says
+# how many; the directory keeps the name of the counts asked for)
 $(EN_SHARD)/.complete: $(EN_SENT) | $(call prog,shard_split)
-	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q -L nvidia --train $(EN_TRAIN_SHARDS) \
+	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q --fit-shards -L nvidia --train $(EN_TRAIN_SHARDS) \
 	  --test $(EN_TEST_SHARDS) --test-fraction $(EN_TEST_FRACTION) -N $(EN_DATASET) \
 	  -o $(EN_SHARD).tmp/$(EN_DATASET) $<)
 

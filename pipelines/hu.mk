@@ -96,9 +96,10 @@ hu-hdf5: hu-hdf5-phase1 hu-hdf5-phase2
 hu-hdf5-phase1: $(HU_H5_1)/.complete
 hu-hdf5-phase2: $(HU_H5_2)/.complete
 
-## hu-check: hdf5_check statistics of the Hungarian HDF5 files
+## hu-check: hdf5_check statistics of the Hungarian HDF5 files (warnings: a shard of one document, a random-next share far from 50 %)
 hu-check: hu-hdf5 | $(call prog,hdf5_check)
 	$(BIN)/hdf5_check --vocab $(HU_VOCAB) $(HU_H5_1)/textcorpus/*.hdf5 $(HU_H5_2)/textcorpus/*.hdf5
+	@$(call shard_docs_warn,$(HU_SHARD)/*.txt)
 
 $(HU_DIR)/download/%:
 	@mkdir -p $(@D)
@@ -124,9 +125,12 @@ $(HU_SENT): $(HU_TEXT) | $(call prog,sent_split)
 
 $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 	@mkdir -p $(@D)
-	$(BIN)/text_filter -q --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
+	$(BIN)/text_filter -q --fail-if-none-kept --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
 	  -f -o $@ $<
 
+# A text too small for HU_SHARDS shards or HU_VOCAB_SIZE pieces gets
+# fewer (shard_split --fit-shards, vocab_train --hard-vocab-limit false,
+# each saying so in one line); a text big enough gets exactly those.
 # spmtrain.py's options; vocab.txt is what sent2wordpiece.py makes of
 # bert.vocab; --bert (unless HU_FAITHFUL=1) and the normalization as above,
 # with --bert's alphabet (every character up to the 1000 most frequent, where
@@ -134,11 +138,11 @@ $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 # them in some texts, and BERT's tokenizer then loses their whole words)
 $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	@mkdir -p $(@D)
-	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) \
+	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) --hard-vocab-limit false \
 	  --input-sentence-size 100000000 --shuffle $(HU_VOCAB_OPTS) --wordpiece $@ $<
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
-	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
+	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q --fit-shards -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
 
 $(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)

@@ -7,12 +7,13 @@
 #
 # The tags:
 #   run   DIR                          the directory reported on
-#   log   FILE                         the training log drawn
+#   log   FILE                         a training log drawn (two: phase 1's, then phase 2's)
 #   otherlog FILE                      another one found (named only)
 #   json  LINE                         one line of log.jsonl, as written
 #   wf    NAME DIR                     a workflow directory begins
 #   stage NAME LABEL DOCS LINES FILES  a stage's documents and non-blank lines
 #   note  NAME TEXT                    something the page should say
+#   warn  NAME TEXT                    a warning about the data (a shard of one document)
 #   filterstat NAME LINE...            text_filter -v's stderr, one line
 #   phase NAME DIR VOCAB               an HDF5 directory begins
 #   h5    NAME DIR LINE                hdf5_check -v's output, one line
@@ -203,14 +204,24 @@ function stacked(title, n, W, ml, bw, i, x, w) {
 # ---- gathering ----
 
 $1 == "run" { run = $2 }
-$1 == "log" { logfile = $2 }
+$1 == "log" { logfile = logfile (logfile == "" ? "" : " and ") $2 }
 $1 == "otherlog" { others = others (others == "" ? "" : ", ") $2 }
 $1 == "json" {
     line = substr($0, 6)
+    if (line ~ /^\{"run": /) {
+        # a trainer's start (its first line in log.jsonl): phase 2's steps
+        # count on from phase 1's last; a resumed run logs again the steps
+        # after its checkpoint, so the rows after that go (each step's last
+        # line stays)
+        offset = jget(line, "phase") == 2 ? jget(line, "phase1_end_step") + 0 : 0
+        while (nrow > 0 && step[nrow] > offset + jget(line, "start_step"))
+            nrow--
+        next
+    }
     s = jget(line, "step")
     if (!isnum(s))
         next
-    step[++nrow] = s + 0
+    step[++nrow] = s + offset
     for (c = 1; c <= ncols; c++)
         val[cols[c], nrow] = jget(line, cols[c])
     next
@@ -222,6 +233,7 @@ $1 == "stage" {
     next
 }
 $1 == "note" { notes[$2, ++nnote[$2]] = $3; next }
+$1 == "warn" { notes[$2, ++nnote[$2]] = $3; notecls[$2, nnote[$2]] = "warn"; next }
 $1 == "filterstat" {
     if ($4 ~ /^fail-/ && match($5, /^[0-9]+/)) {
         ck = substr($4, 6)
@@ -338,7 +350,8 @@ function workflow(wf, i, n, lab, key, f, t, inst) {
     print "<h3>Data funnel</h3>"
     if (n) hbars("Data funnel (bar length on a log scale)", n, 1, "funnel")
     else print "<p class=\"missing\">No stage output found.</p>"
-    for (i = 1; i <= nnote[wf]; i++) printf "<p class=\"missing\">%s</p>\n", esc(notes[wf, i])
+    for (i = 1; i <= nnote[wf]; i++)
+        printf "<p class=\"%s\">%s</p>\n", notecls[wf, i] == "" ? "missing" : notecls[wf, i], esc(notes[wf, i])
     print "<h3>Document checks (text_filter)</h3>"
     if (fin[wf] == "")
         print "<p class=\"missing\">No filter stage in this workflow (or text_filter was not found).</p>"

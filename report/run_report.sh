@@ -9,10 +9,14 @@
 #
 #   report/run_report.sh [-b BIN] [-f] [-o OUT.html] RUN
 #
-# RUN is a training output directory (log.jsonl in it or one or two levels
+# RUN is a training output directory (log.jsonl in it or up to three levels
 # below), a workflow's directory (text/, sentences/, hdf5_*/ ...) or a
 # WORKDIR holding workflows and a training directory (out/demo after make
-# demo). Parts that are missing are said to be missing in the page.
+# demo). Parts that are missing are said to be missing in the page. The
+# first log.jsonl found is drawn; when it is a two-phase run's
+# (.../phase1/log.jsonl below RUN, pipelines/pretrain.sh), its
+# phase2/log.jsonl is drawn after it, phase 2's steps counted on from
+# phase 1's last.
 #
 # This script only gathers: it counts documents and lines in the stage
 # files and runs bin/hdf5_check -v and bin/text_filter -v on them, and
@@ -28,6 +32,7 @@
 #                  *.xml* under its download/ of at most 64 MB); WF= names
 #                  the workflow directory it belongs to (hu=FILE), else it
 #                  is every workflow's; repeatable
+#   --workflow DIR a workflow directory to draw beside RUN's log (repeatable)
 #   --filter-opts "OPTS"  text_filter's options when the per-check counts
 #                  are made again (default: --langdetect L --language L,
 #                  with L from the file name wikicorpus_L.txt)
@@ -36,7 +41,7 @@ set -u -o pipefail
 prog=run_report
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=$here/../bin
-out="" force=0 vocab="" dumps=() filter_opts=""
+out="" force=0 vocab="" dumps=() filter_opts="" workflows=()
 DUMP_MAX=$((64 * 1024 * 1024))
 
 usage() { sed -n '/^#   report/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
   -f | --force) force=1 ;;
   --vocab) [ $# -ge 2 ] || bad "--vocab needs a file"; vocab=$2; shift ;;
   --dump) [ $# -ge 2 ] || bad "--dump needs a file"; dumps+=("$2"); shift ;;
+  --workflow) [ $# -ge 2 ] || bad "--workflow needs a directory"; workflows+=("${2%/}"); shift ;;
   --filter-opts) [ $# -ge 2 ] || bad "--filter-opts needs a value"; filter_opts=$2; shift ;;
   --) shift; break ;;
   -*) bad "unknown option '$1'" ;;
@@ -131,7 +137,11 @@ workflow() {
   for f in "$d"/formatted_text "$d"/sharded_*/*; do
     [ -d "$f" ] || continue
     files=("$f"/*.txt)
-    [ -f "${files[0]}" ] && stage "$wf" shards "${files[@]}"
+    [ -f "${files[0]}" ] || continue
+    stage "$wf" shards "${files[@]}"
+    # a shard of one document gives no random next sentence (NSP learns nothing)
+    awk -v wf="$wf" 'function w() { if (f != "" && d < 2) printf "warn\t%s\t%s: %d document%s: no random next sentence (next-sentence prediction learns nothing)\n", wf, f, d, d == 1 ? "" : "s" }
+      FNR == 1 { w(); f = FILENAME; d = 0; r = 0 } NF && !r { d++ } { r = NF > 0 } END { w() }' "${files[@]}"
   done
   for d5 in "$d"/hdf5_*; do
     [ -d "$d5" ] || continue
@@ -161,14 +171,22 @@ is_workflow() {
 }
 
 gather() {
-  local logf d n=0
+  local logf d n=0 drawn=()
   printf 'run\t%s\n' "$run"
-  find "$run" -maxdepth 3 -name log.jsonl -type f 2>/dev/null | sort >"$tmp/logs"
+  find "$run" -maxdepth 4 -name log.jsonl -type f 2>/dev/null | sort >"$tmp/logs"
   logf=$(head -1 "$tmp/logs")
   if [ -n "$logf" ]; then
-    printf 'log\t%s\n' "$logf"
-    sed 's/^/json\t/' "$logf"
-    tail -n +2 "$tmp/logs" | sed 's/^/otherlog\t/'
+    drawn=("$logf")
+    case $logf in "$run/log.jsonl") ;; # RUN is phase1/ itself: that phase alone
+    */phase1/log.jsonl)
+      [ -f "${logf%/phase1/log.jsonl}/phase2/log.jsonl" ] && drawn+=("${logf%/phase1/log.jsonl}/phase2/log.jsonl") ;;
+    esac
+    for logf in "${drawn[@]}"; do
+      printf 'log\t%s\n' "$logf"
+      sed 's/^/json\t/' "$logf"
+    done
+    printf '%s\n' "${drawn[@]}" >"$tmp/drawn"
+    grep -vxF -f "$tmp/drawn" "$tmp/logs" | sed 's/^/otherlog\t/'
   fi
   if is_workflow "$run"; then
     workflow "$run" "$(basename "$run")"
@@ -178,6 +196,10 @@ gather() {
       if is_workflow "$d"; then workflow "$d" "$(basename "$d")"; fi
     done
   fi
+  for d in "${workflows[@]}"; do
+    is_workflow "$d" || { printf 'note\t%s\t%s: not a workflow directory\n' "$(basename "$d")" "$d"; continue; }
+    workflow "$d" "$(basename "$d")"
+  done
   return 0
 }
 

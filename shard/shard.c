@@ -387,6 +387,20 @@ void shard_plan_free(ShardPlan *plan) {
     memset(plan, 0, sizeof *plan);
 }
 
+int shard_fit(ShardSpec *spec, size_t n) {
+    if (n >= (uint64_t)spec->ntrain + spec->ntest) return 0;
+    size_t nshards = n / 4 ? n / 4 : 1;
+    uint32_t ntest = 0, ntrain;
+    if (spec->ntest) {
+        double t = (double)nshards * spec->test_fraction + 0.5;
+        ntest = t < 1 ? 1 : t > spec->ntest ? spec->ntest : (uint32_t)t;
+    }
+    ntrain = nshards > ntest ? (uint32_t)(nshards - ntest) : 1;
+    if (ntrain > spec->ntrain) ntrain = spec->ntrain;
+    spec->ntrain = ntrain, spec->ntest = ntest;
+    return 1;
+}
+
 int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardPlan *plan,
                   Err *err) {
     memset(plan, 0, sizeof *plan);

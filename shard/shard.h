@@ -170,6 +170,15 @@ typedef struct ShardPlan {
     ShardStats st;
 } ShardPlan;
 
+/* Fewer shards for n documents when spec asks for more than n (each shard
+ * needs one): about four documents a shard (the balancing by sentences
+ * leaves a long document alone in its shard, and a shard needs two for
+ * its random next sentences to come from another document), the test shards in proportion
+ * to test_fraction (at least one when spec has any), never more than spec
+ * asked for. Returns 1 when the counts changed, 0 when n fills spec's
+ * shards as they are (then nothing changes: the originals' assignment). */
+int shard_fit(ShardSpec *spec, size_t n);
+
 /* Assign documents 0..n-1 with nsent[i] sentences to shards as described
  * above. Returns 0 with *plan filled (free with shard_plan_free), or -1
  * with err set when there are fewer documents than shards ("N documents

@@ -46,6 +46,9 @@ static void usage(void) {
            "  -F, --test-fraction F share of sentences meant for the test shards (default\n"
            "                        %g as in bertPrep.py since July 2020; 0.2 before, at the\n"
            "                        commit 4733603 the Hungarian guide uses; nvidia only)\n"
+           "      --fit-shards      fewer documents than shards: about four documents a\n"
+           "                        shard instead of an error (test shards in proportion,\n"
+           "                        one line says how many); enough documents: no change\n"
            "  -N, --name NAME       file name prefix (default wikicorpus_en, bertPrep's\n"
            "                        --dataset for Wikipedia; formatted_text with -L hu)\n"
            "  -o, --output DIR      output directory (required; created). bertPrep writes to\n"
@@ -145,6 +148,7 @@ typedef struct Config {
     double fraction;
     const char *name;
     const char *dir; /* -o */
+    int fit;         /* --fit-shards: fewer shards for fewer documents */
 } Config;
 
 /* Options into cfg, then the layout's defaults and the output directory's
@@ -156,13 +160,11 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->ntrain = DEFAULT_SHARDS, cfg->ntest = -1;
     cfg->fraction = -1;
     cfg->name = NULL;
-    static const struct option longopts[] = {{"layout", required_argument, 0, 'L'},
-                                             {"train", required_argument, 0, 'n'},
-                                             {"num-shards", required_argument, 0, 'n'},
-                                             {"test", required_argument, 0, 't'},
-                                             {"test-fraction", required_argument, 0, 'F'},
-                                             {"name", required_argument, 0, 'N'},
-                                             CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {
+        {"layout", required_argument, 0, 'L'},        {"train", required_argument, 0, 'n'},
+        {"num-shards", required_argument, 0, 'n'},    {"test", required_argument, 0, 't'},
+        {"test-fraction", required_argument, 0, 'F'}, {"name", required_argument, 0, 'N'},
+        {"fit-shards", no_argument, 0, 'X'},          CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":L:n:t:F:N:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -189,6 +191,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             if (!*optarg || strchr(optarg, '/'))
                 cli_bad_usage("--name: a file name prefix without '/', got '%s'", optarg);
             cfg->name = optarg;
+            break;
+        case 'X':
+            cfg->fit = 1;
             break;
         case 'h':
             usage();
@@ -277,6 +282,15 @@ static void balance(const Config *cfg, const ShardIndex *ix, ShardPlan *plan) {
     ShardSpec spec = {.ntrain = (uint32_t)cfg->ntrain,
                       .ntest = (uint32_t)cfg->ntest,
                       .test_fraction = cfg->fraction};
+    if (cfg->fit && shard_fit(&spec, ix->ndocs)) {
+        char test[64] = "";
+        if (cfg->ntest) snprintf(test, sizeof test, " + %u test", spec.ntest);
+        /* said even with -q: the shards are not those asked for */
+        info(1, "%zu document%s for %ld shards: %u training%s shard%s instead%s (--fit-shards)",
+             ix->ndocs, ix->ndocs == 1 ? "" : "s", cfg->ntrain + cfg->ntest, spec.ntrain, test,
+             spec.ntrain + spec.ntest == 1 ? "" : "s",
+             ix->ndocs >= 8 ? ", about four documents each" : "");
+    }
     if (shard_balance(ix->nsent, ix->ndocs, &spec, plan, &err)) die("%s", err.msg);
     const ShardStats *bs = &plan->st;
     info(4,

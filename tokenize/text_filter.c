@@ -61,6 +61,7 @@ typedef struct State {
     FilterOpts fo;
     DocFilter *df;
     int nthreads, invert, identify;
+    int fail_empty; /* --fail-if-none-kept */
     enum DedupMode dedup;
     size_t dedup_memory;
     Dedup seen;
@@ -130,6 +131,8 @@ static void usage(void) {
            "  -i, --invert           write the documents that fail the checks instead\n"
            "  -L, --limit N          stop reading an input after N documents (per input, as\n"
            "                         filterdocs.py)\n"
+           "      --fail-if-none-kept  documents in and none kept: exit 1 with the count each\n"
+           "                         check rejected, and no output (a workflow's stage)\n"
            "      --rejected FILE    write the documents left out, each after a line\n"
            "                         '# <reason> <input>:<line>' (reason: fail-<check>,\n"
            "                         pass-all with --invert, or duplicate)\n"
@@ -405,11 +408,46 @@ static const char *base_name(const char *path) {
     return s ? s + 1 : path;
 }
 
+/* --fail-if-none-kept: documents came in and none went out, so the text is
+ * not what the checks expect (another language, another format), and an
+ * empty output would only fail the next stage. Exit 1 naming how many each
+ * check rejected, before the output is renamed into place (none is left). */
+static void refuse_empty(const FilterCounts *total, uint64_t pat_dropped) {
+    if (!st.fail_empty || st.identify || total->output || !(total->docs + pat_dropped)) return;
+    Buf why = {0};
+    char t[128];
+    for (int c = 1; c < FC_COUNT; c++)
+        if (total->result[c]) {
+            snprintf(t, sizeof t, "%s%s %llu", why.len ? ", " : "", filter_result_key(c),
+                     (unsigned long long)total->result[c]);
+            buf_puts(&why, t);
+        }
+    if (pat_dropped) {
+        snprintf(t, sizeof t, "%spatterns %llu", why.len ? ", " : "",
+                 (unsigned long long)pat_dropped);
+        buf_puts(&why, t);
+    }
+    if (st.dup_docs) {
+        snprintf(t, sizeof t, "%sduplicates %llu", why.len ? ", " : "",
+                 (unsigned long long)st.dup_docs);
+        buf_puts(&why, t);
+    }
+    die("no document kept of %llu (%s): nothing to write%s",
+        (unsigned long long)(total->docs + pat_dropped), why.len ? why.data : "",
+        total->result[FC_LANGDETECT] ? "; is --language the text's?" : "");
+}
+
 static void report(void *ctx, double secs) {
-    if (display_level < 2) return;
     FilterCounts total = {0};
     Buf r = {0};
     uint64_t pat_dropped = st.pat_docs[0] + st.pat_docs[1] + st.pat_docs[2];
+    if (!st.identify) {
+        for (int i = 0; i < st.ninputs; i++)
+            filter_counts_add(&total, &st.counts[i]);
+        refuse_empty(&total, pat_dropped);
+        total = (FilterCounts){0};
+    }
+    if (display_level < 2) return;
     if (!st.identify) {
         for (int i = 0; i < st.ninputs; i++) {
             filter_report(&r, base_name(st.inputs[i]), &st.counts[i]);
@@ -576,6 +614,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
         O_MODEL,
         O_IDENTIFY,
         O_REJECTED,
+        O_FAIL_EMPTY,
         O_DEDUP,
         O_DEDUP_MEM,
         O_DROP_LINES,
@@ -601,6 +640,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
                                              {"langid-model", required_argument, 0, O_MODEL},
                                              {"identify", no_argument, 0, O_IDENTIFY},
                                              {"rejected", required_argument, 0, O_REJECTED},
+                                             {"fail-if-none-kept", no_argument, 0, O_FAIL_EMPTY},
                                              {"dedup", required_argument, 0, O_DEDUP},
                                              {"dedup-memory", required_argument, 0, O_DEDUP_MEM},
                                              {"drop-lines", required_argument, 0, O_DROP_LINES},
@@ -635,6 +675,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_IDENTIFY:
             st.identify = 1;
+            break;
+        case O_FAIL_EMPTY:
+            st.fail_empty = 1;
             break;
         case O_REJECTED:
             cfg->rejected = optarg;

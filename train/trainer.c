@@ -2,6 +2,7 @@
  * trainer.h): NVIDIA run_pretraining.py's options and loop over a backend. */
 #include "train/trainer.h"
 
+#include <errno.h>
 #include <float.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "train/ckpt.h"
@@ -17,6 +19,7 @@
 #include "train/data.h"
 #include "train/dropout.h"
 #include "common/io.h"
+#include "common/json.h"
 #include "common/utf8.h"
 
 /* --help's lines for the options only train_bert (GPUs) has */
@@ -54,8 +57,8 @@ static void usage(int gpu) {
     printf("Usage: %s --input_dir DIR --config_file FILE --output_dir DIR [OPTIONS]\n"
            "Pretrain BERT (masked LM + next sentence) on the masked-LM HDF5 files of DIR\n"
            "(hdf5gen's or create_pretraining_data.py's), as NVIDIA's run_pretraining.py\n"
-           "does, %s. One JSON line per optimizer step on stdout;\n"
-           "checkpoints and the Hugging Face export in the output directory.\n%s\n"
+           "does, %s. One JSON line per optimizer step on stdout and in\n"
+           "OUTPUT_DIR/log.jsonl; checkpoints and the Hugging Face export there too.\n%s\n"
            "Options (run_pretraining.py's names; dashes work too):\n",
            prog, gpu ? "on NVIDIA GPUs" : "on the CPU",
            gpu ? "One process per GPU: mpirun -np 8, srun, or torchrun --nproc_per_node 8\n"
@@ -65,11 +68,14 @@ static void usage(int gpu) {
            "  --config_file FILE              bert_config.json (required); vocab_size is\n"
            "                                  rounded up to a multiple of 8 as NVIDIA does\n"
            "  --output_dir DIR                checkpoints ckpt_<step>.wbckpt (last 3 kept),\n"
-           "                                  hf/ at the end (required)\n"
-           "  --vocab_file FILE               vocab.txt: must fit the config's vocab_size and\n"
-           "                                  have [PAD], [CLS], [SEP] and [MASK] (dynamic\n"
-           "                                  masking takes their ids; without it 101-103);\n"
-           "                                  copied into the export\n"
+           "                                  log.jsonl (the JSON log, appended, after a\n"
+           "                                  {\"run\": ...} line of the command and the\n"
+           "                                  resolved config), hf/ at the end (required)\n"
+           "  --vocab_file FILE               vocab.txt with [PAD], [CLS], [SEP] and [MASK]\n"
+           "                                  (dynamic masking takes their ids; without it\n"
+           "                                  101-103); its size (rounded up to a multiple\n"
+           "                                  of 8) is the model's vocab_size, said when the\n"
+           "                                  config's differs; copied into the export\n"
            "  --train_batch_size N            sequences per optimizer step%s (32)\n"
            "  --gradient_accumulation_steps N micro-batches per step (1): the micro-batch\n"
            "                                  is train_batch_size / N\n"
@@ -432,11 +438,14 @@ static void json_num(Buf *b, const char *key, double v, int prec, int g) {
     buf_append(b, t, strlen(t));
 }
 
-/* print b as one line of stdout and empty it */
-static void json_line(Buf *b) {
+/* print b as one line of stdout (and of the run's log.jsonl when also is
+ * not NULL) and empty it; a write error to the log ends the run */
+static void json_line(Buf *b, FILE *also, const char *also_name) {
     buf_append(b, "}\n", 2);
     fwrite(b->data, 1, b->len, stdout);
     fflush(stdout);
+    if (also && (fwrite(b->data, 1, b->len, also) != b->len || fflush(also)))
+        die("%s: write error: %s", also_name, strerror(errno));
     buf_clear(b);
 }
 
@@ -556,7 +565,7 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
         char t[64];
         snprintf(t, sizeof t, ", \"rows\": %d, \"masked\": %d", b.B, l.masked);
         buf_append(&line, t, strlen(t));
-        json_line(&line);
+        json_line(&line, NULL, NULL);
         buf_free(&line);
     }
     if (!isfinite(l.total)) die("%s: the loss of %s is %g", o->eval_file, ck, l.total);
@@ -593,6 +602,10 @@ typedef struct TrainRun {
     int lead;     /* rank 0: logs, checkpoints, exports */
     TrainStats last; /* the last step's statistics (for the model card) */
     int tty;         /* the progress line on stderr */
+    FILE *log;       /* OUTPUT_DIR/log.jsonl, appended (rank 0) */
+    char log_path[4096];
+    char from[4096];                /* the checkpoint the run continues from ("" at step 0) */
+    long vocab_lines, config_vocab; /* a config whose vocab_size the vocabulary overrode */
     Err err;
 } TrainRun;
 
@@ -610,12 +623,14 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
     r->vocab = (Vocab){.pad = -1};
     if (o->vocab) {
         vocab_read(&r->vocab, o->vocab);
-        long lines = r->vocab.ntokens;
-        if (lines > cfg->vocab_size)
-            die_code(2,
-                     "%s: %ld tokens, but %s says vocab_size %d (the model needs at least %ld; %ld "
-                     "is a multiple of 8)",
-                     o->vocab, lines, o->config, given_vocab, lines, (lines + 7) / 8 * 8);
+        /* the vocabulary decides the size (said after the backend opens, by
+         * rank 0): a config written for another vocabulary would leave
+         * embedding rows no token reaches, or too few */
+        long lines = r->vocab.ntokens, need = (lines + 7) / 8 * 8;
+        if (need != cfg->vocab_size && need <= INT32_MAX) {
+            r->vocab_lines = lines, r->config_vocab = given_vocab;
+            cfg->vocab_size = (int)need;
+        }
         r->special[0] = r->vocab.cls, r->special[1] = r->vocab.sep, r->special[2] = r->vocab.mask;
     }
     if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
@@ -640,6 +655,7 @@ static void run_free(TrainRun *r) {
 static void run_init_weights(TrainRun *r) {
     const char *ck = r->o->init_ckpt;
     Buf note = {0};
+    snprintf(r->from, sizeof r->from, "%s", ck);
     if (ckpt_init_load(ck, &r->m, &note, &r->err)) die("%s", r->err.msg);
     if (r->lead)
         info(2, "weights from %s%s%.*s", ck, note.len ? "; " : "", (int)note.len,
@@ -676,6 +692,7 @@ static int64_t run_resume(TrainRun *r) {
         } else {
             CkptInfo ci;
             if (ckpt_load(ck, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
+            snprintf(r->from, sizeof r->from, "%s", ck);
             step = o->init_ckpt ? 0 : ci.step - r->base;
             if (step < 0)
                 die("%s: step %" PRId64 " is before --phase1_end_step %" PRId64
@@ -725,7 +742,8 @@ static int64_t run_micro_steps(TrainRun *r, int64_t step, BertBatch *next, int *
 }
 
 /* The JSON log's line of a step (line: the scratch buffer). */
-static void log_step(Buf *line, int64_t step, const TrainStats *st, float lr, double seq_per_s) {
+static void log_step(TrainRun *r, Buf *line, int64_t step, const TrainStats *st, float lr,
+                     double seq_per_s) {
     char head[64];
     snprintf(head, sizeof head, "{\"step\": %" PRId64, step);
     buf_append(line, head, strlen(head));
@@ -737,7 +755,7 @@ static void log_step(Buf *line, int64_t step, const TrainStats *st, float lr, do
     json_num(line, "lr", lr, 6, 1);
     json_num(line, "grad_norm", st->grad_norm, 5, 1);
     json_num(line, "seq_per_s", seq_per_s, 2, 0);
-    json_line(line);
+    json_line(line, r->log, r->log_path);
 }
 
 /* Checkpoint: after step, the data at pos; every rank takes part (the
@@ -792,7 +810,7 @@ static int64_t run_steps(TrainRun *r, int64_t step, double t0) {
         seqs_since +=
             rows * be->world; /* the other ranks' batches are as large but for a file's last */
         double now = now_sec();
-        if (log && r->lead) log_step(&line, step, &st, lr, seqs_since / fmax(now - tlast, 1e-9));
+        if (log && r->lead) log_step(r, &line, step, &st, lr, seqs_since / fmax(now - tlast, 1e-9));
         if (log) tlast = now, seqs_since = 0;
         if (r->tty && log) {
             double per = (now - t0) / (double)(step - step0);
@@ -822,6 +840,83 @@ static void shell_quote(Buf *b, const char *s) {
         else
             buf_putc(b, *s);
     buf_putc(b, '\'');
+}
+
+/* the member "key": "v" (v NULL: null) of the JSON object in b, as json_num */
+static void json_str(Buf *b, const char *key, const char *v) {
+    buf_puts(b, b->len && b->data[b->len - 1] == '{' ? "\"" : ", \"");
+    buf_puts(b, key);
+    buf_puts(b, "\": ");
+    if (v)
+        json_append_string(b, v, strlen(v));
+    else
+        buf_puts(b, "null");
+}
+
+/* The run's log: OUTPUT_DIR/log.jsonl, opened for appending (rank 0), so
+ * that the output directory tells its whole story without a redirection.
+ * Each start adds one line {"run": {...}} first: the command line, the
+ * backend, the phase, the step it starts after and the checkpoint it
+ * continues from, the options and the resolved config (its vocab_size
+ * rounded up); then the step lines, as on stdout. A run resumed from a
+ * checkpoint logs again the steps after it: a reader takes each step's
+ * last line (report/ does). A last line cut by a kill is ended first. */
+static void run_log_open(TrainRun *r, int64_t step) {
+    TrainOpts *o = r->o;
+    snprintf(r->log_path, sizeof r->log_path, "%s/log.jsonl", o->output_dir);
+    r->log = fopen(r->log_path, "a+");
+    if (!r->log) die("%s: %s", r->log_path, strerror(errno));
+    if (fseek(r->log, -1, SEEK_END) == 0 && fgetc(r->log) != '\n') fputc('\n', r->log);
+    Buf b = {0}, cmd = {0}, cfg = {0};
+    for (int i = 0; i < o->argc; i++) {
+        if (i) buf_putc(&cmd, ' ');
+        shell_quote(&cmd, o->argv[i]);
+    }
+    buf_putc(&cmd, 0);
+    char t[64];
+    time_t now = time(NULL);
+    strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    buf_puts(&b, "{\"run\": {");
+    json_str(&b, "program", progname);
+    json_str(&b, "command", cmd.data);
+    json_str(&b, "time", t);
+    json_str(&b, "backend", r->be.name);
+    json_num(&b, "world_size", r->be.world, 0, 0);
+    json_num(&b, "phase", o->phase2 ? 2 : 1, 0, 0);
+    if (o->phase2) json_num(&b, "phase1_end_step", (double)o->phase1_end, 0, 0);
+    json_num(&b, "start_step", (double)step, 0, 0);
+    json_str(&b, "from", *r->from ? r->from : NULL);
+    json_str(&b, "input_dir", o->input_dir);
+    json_str(&b, "vocab_file", o->vocab);
+    json_num(&b, "train_batch_size", o->batch, 0, 0);
+    json_num(&b, "gradient_accumulation_steps", o->accum, 0, 0);
+    json_num(&b, "learning_rate", o->lr, 9, 1);
+    json_num(&b, "warmup_proportion", o->warmup, 9, 1);
+    json_num(&b, "max_steps", o->max_steps, 0, 0);
+    json_num(&b, "max_seq_length", o->max_seq, 0, 0);
+    json_num(&b, "max_predictions_per_seq", o->max_pred, 0, 0);
+    json_str(&b, "optimizer", o->opt == OPT_LAMB ? "lamb" : "adamw");
+    json_num(&b, "weight_decay", o->weight_decay, 9, 1);
+    json_num(&b, "seed", (double)o->seed, 0, 0);
+    json_num(&b, "num_steps_per_checkpoint", o->ckpt_every, 0, 0);
+    json_num(&b, "log_freq", o->log_freq, 0, 0);
+    buf_puts(&b, ", \"config\": ");
+    bert_config_json(&r->cfg, &cfg); /* one line of it */
+    for (size_t i = 0; i < cfg.len; i++) {
+        if (cfg.data[i] != '\n') {
+            buf_putc(&b, cfg.data[i]);
+            continue;
+        }
+        while (i + 1 < cfg.len && cfg.data[i + 1] == ' ')
+            i++;
+        if (i + 1 < cfg.len) buf_putc(&b, ' ');
+    }
+    buf_putc(&b, '}');
+    /* json_line adds the closing brace and writes the line: here to the file only */
+    buf_append(&b, "}\n", 2);
+    if (fwrite(b.data, 1, b.len, r->log) != b.len || fflush(r->log))
+        die("%s: write error: %s", r->log_path, strerror(errno));
+    buf_free(&b), buf_free(&cmd), buf_free(&cfg);
 }
 
 /* Export: after the loop stopped at step (started at t0), the closing
@@ -871,6 +966,14 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
 int train_main(TrainOpts *o, TrainBackendOpen open) {
     TrainRun r = {.o = o};
     run_setup(&r, open);
+    if (r.be.rank == 0 && r.vocab_lines) {
+        char up[64] = "";
+        if (r.vocab_lines != r.cfg.vocab_size)
+            snprintf(up, sizeof up, " (%ld rounded up to a multiple of 8)", r.vocab_lines);
+        warn("%s has %ld tokens, %s says vocab_size %ld: the model takes the vocabulary's size, "
+             "%d%s",
+             o->vocab, r.vocab_lines, o->config, r.config_vocab, r.cfg.vocab_size, up);
+    }
     if (o->eval_file) {
         run_eval(o, &r.be, &r.m, r.special, &r.err);
         run_free(&r);
@@ -887,10 +990,12 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     int64_t step = run_resume(&r);
     r.be.from_host(r.be.ctx);
     if (r.lead) info(3, "backend: %s", r.be.name);
+    if (r.lead) run_log_open(&r, step);
     r.tty = r.lead && isatty(2) && display_level >= 2;
     double t0 = now_sec();
     step = run_steps(&r, step, t0);
     run_export(&r, step, t0);
+    if (r.log && fclose(r.log)) die("%s: write error: %s", r.log_path, strerror(errno));
     data_close(r.data);
     run_free(&r);
     return 0;

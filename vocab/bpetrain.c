@@ -1871,7 +1871,9 @@ int bpe_train(BpeTrainer *t, Err *err) {
     }
     if (t->o.progress) t->o.progress(t->o.progress_ctx, "merging", t->st.merges, nmerges);
     t->st.sec_merges = now_sec() - t2;
-    if (t->st.merges < nmerges)
+    if (t->st.merges < nmerges && t->o.soft_limit)
+        t->o.vocab_size = (int)(NUM_META + t->st.merges + t->nreq);
+    else if (t->st.merges < nmerges)
         return err_set(err,
                        "vocabulary size %d is too high for this text: it gives at most %llu pieces",
                        t->o.vocab_size, (unsigned long long)(NUM_META + t->st.merges + t->nreq));
@@ -1883,6 +1885,8 @@ int bpe_train(BpeTrainer *t, Err *err) {
 }
 
 size_t bpe_npieces(const BpeTrainer *t) { return t->npieces; }
+
+int bpe_vocab_size(const BpeTrainer *t) { return t->o.vocab_size; }
 
 const char *bpe_piece(const BpeTrainer *t, size_t i, size_t *len, float *score) {
     if (len) *len = t->plen[i];

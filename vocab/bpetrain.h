@@ -81,10 +81,14 @@ typedef struct BpeOpts {
     void (*pretok)(void *ctx, int worker, const char *line, size_t len, Buf *out);
     void *pretok_ctx;
     size_t limit_alphabet;
+    /* soft_limit (spm_train's --hard_vocab_limit=false): a text that runs
+     * out of pairs before vocab_size gives the pieces it has (vocab_size
+     * becomes their count) instead of an error */
+    int soft_limit;
 } BpeOpts;
 
 #define BPE_OPTS_DEFAULT                                                                           \
-    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL, 0.0, NULL, NULL, 0 }
+    { 32000, 0.9995f, 16, 0, 1, BPE_SPM_SEED, 4192, 1, NULL, NULL, NULL, 0.0, NULL, NULL, 0, 0 }
 
 typedef struct BpeStats {
     uint64_t lines;          /* lines read */
@@ -140,13 +144,19 @@ void bpe_normalize(const BpeTrainer *t, const char *s, size_t n, Buf *out);
  * when there is nothing to train on, when vocab_size is smaller than the
  * meta pieces plus the alphabet (the message names the minimum), or when
  * the corpus runs out of pairs before vocab_size (spm_train's "Vocabulary
- * size too high"; the message names the maximum). Call once. */
+ * size too high"; the message names the maximum) unless soft_limit: then
+ * vocab_size is lowered to what the text gives (bpe_vocab_size()). Call
+ * once. */
 int bpe_train(BpeTrainer *t, Err *err);
 
 /* Number of trained pieces (merged pieces, then the alphabet; the meta
  * pieces not included) and piece i with its length and score. Valid after
  * bpe_train() until bpe_destroy(). */
 size_t bpe_npieces(const BpeTrainer *t);
+
+/* The model's pieces, meta pieces included: vocab_size, or fewer when
+ * soft_limit let the text give fewer. Valid after bpe_train(). */
+int bpe_vocab_size(const BpeTrainer *t);
 const char *bpe_piece(const BpeTrainer *t, size_t i, size_t *len, float *score);
 
 /* Append <unk> <s> </s> and the trained pieces to m, as spm_train orders

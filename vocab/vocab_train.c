@@ -105,6 +105,9 @@ static void usage(void) {
         "                               (vocab_convert -b); --held-out defaults to 0.01,\n"
         "                               --character-coverage to 1 and --limit-alphabet\n"
         "                               to 1000\n"
+        "      --hard-vocab-limit false a text that gives fewer pieces than --vocab-size\n"
+        "                               makes a smaller vocabulary (one line says so)\n"
+        "                               instead of an error (spm_train's option)\n"
         "      --held-out F             hold back share F of the sentences (chosen by a\n"
         "                               hash of the line and --seed) and report vocab.txt's\n"
         "                               [UNK] share on them (default 0: train on all, as\n"
@@ -239,6 +242,7 @@ static void parse_args(Config *c, int argc, char **argv) {
         O_LOWER,
         O_STRIP,
         O_HELDOUT,
+        O_HARD,
     };
     static const struct option longopts[] = {
         {"model", required_argument, 0, O_MODEL},
@@ -275,6 +279,8 @@ static void parse_args(Config *c, int argc, char **argv) {
         {"strip-accents", required_argument, 0, O_STRIP},
         {"strip_accents", required_argument, 0, O_STRIP},
         {"held-out", required_argument, 0, O_HELDOUT},
+        {"hard-vocab-limit", required_argument, 0, O_HARD},
+        {"hard_vocab_limit", required_argument, 0, O_HARD},
         {"threads", required_argument, 0, 'j'},
         {"num_threads", required_argument, 0, 'j'},
         CLI_LONGOPTS_COMMON};
@@ -307,6 +313,10 @@ static void parse_args(Config *c, int argc, char **argv) {
             break;
         case O_STRIP:
             c->strip = (int)cli_parse_int(optarg, "--strip-accents", 0, 1);
+            break;
+        case O_HARD:
+            c->bpe.soft_limit = !parse_bool(optarg, "--hard-vocab-limit"),
+            c->bpe_only = "--hard-vocab-limit";
             break;
         case O_HELDOUT:
             c->bpe.held_out = cli_parse_double_in(optarg, "--held-out", 0, 0.5);
@@ -597,6 +607,14 @@ static int train_bpe(Config *c) {
     }
     progress_done(&prog);
 
+    if (bpe_vocab_size(t) != c->bpe.vocab_size) {
+        /* said even with -q: the vocabulary is not the size asked for */
+        info(1,
+             "the text gives %d pieces, fewer than --vocab-size %d: a vocabulary of %d "
+             "(--hard-vocab-limit false)",
+             bpe_vocab_size(t), c->bpe.vocab_size, bpe_vocab_size(t));
+        c->bpe.vocab_size = bpe_vocab_size(t);
+    }
     bpe_model(t, &model);
     spmodel_set_bpe_trainer(&model, NULL, c->prefix, c->bpe.vocab_size, c->bpe.character_coverage);
     for (int i = 0; i < c->ninputs; i++)

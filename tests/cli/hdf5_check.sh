@@ -56,6 +56,17 @@ want=$(unk_share "$T/small.hdf5" 100)
 ok "... its [UNK] share ($want %) printed" grep -q "small.hdf5: .*, \[UNK\] $want %$" "$out"
 ok "... above 1 %" awk -v w="$want" 'BEGIN { exit !(w > 1) }'
 expect_err "... and warned, naming the file" "*small.hdf5: \[UNK\] is $want % of the tokens (above 1 %)*"
+# the random-next share: about 50 % is quiet; one document gives none, and a warning
+ok "no next-sentence warning for a file of several documents" not grep -q "random next .* far from 50" "$err"
+awk 'NF { print } !NF { exit }' "$T/en.txt" >"$T/one.txt" # the first document only
+"$G" -q --vocab "$V" --dupe-factor 5 -o "$T/one.hdf5" "$T/one.txt"
+run "$C" --vocab "$V" "$T/one.hdf5" "$T/plain.hdf5"
+expect_rc "a file of one document is still valid" 0
+expect_err "... warned: 0 % random next, far from 50 %, naming the file and the cause" \
+  "*one.hdf5: random next 0.0 % of [0-9]* instances, far from 50 %: next-sentence prediction learns little (a shard of one document gives no random next sentence*"
+ok "... a file without segment B (--nsp 0) is not" not grep -q "plain.hdf5: random next" "$err"
+run "$C" -q --vocab "$V" "$T/one.hdf5"
+ok "... -q: no warning" [ ! -s "$err" ]
 run "$C" --dump "$T/en.hdf5"
 expect_rc "--dump" 0
 if [ -n "${TESTBIN:-}" ] && [ -x "$DUMP" ]; then

@@ -102,6 +102,14 @@ run "$G" --vocab "$V" --dupe-factor 2 -j1 -o "$T/en-j1.hdf5" "$T/en.txt"
 expect_rc "one shard -j1" 0
 run "$G" --vocab "$V" --dupe-factor 2 -j2 -o "$T/en-j2.hdf5" "$T/en.txt"
 ok "-j2 file byte-identical" cmp -s "$T/en-j1.hdf5" "$T/en-j2.hdf5"
+ok "a shard of several documents: no next-sentence warning" not grep -q "no random next" "$err"
+awk 'NF { print } !NF { exit }' "$T/en.txt" >"$T/one-doc.txt"
+run "$G" --vocab "$V" --dupe-factor 2 -o "$T/one-doc.hdf5" "$T/one-doc.txt"
+expect_rc "a shard of one document" 0
+expect_err "... warned: no random next sentence, naming the shard" \
+  "*one-doc.txt: 1 document: no random next sentence (NVIDIA's rule draws it from another document of the shard)*"
+run "$G" --vocab "$V" --dupe-factor 2 --nsp 0 -f -o "$T/one-doc.hdf5" "$T/one-doc.txt"
+ok "... not with --nsp 0 (no next-sentence task)" not grep -q "no random next" "$err"
 run "$G" --vocab "$V" --dupe-factor 2 -j2 --max-seq-length 512 --max-predictions-per-seq 80 -o "$T/en512.hdf5" "$T/en.txt"
 expect_rc "seq 512" 0
 h5dump -H -p "$T/en512.hdf5" >"$T/h512.txt"

@@ -67,6 +67,37 @@ hu_unk() { grep "$1" "$out" | grep "/hu/" | sed -n 's/.*\[UNK\] \([0-9.]*\) %.*/
 ok "Hungarian [UNK] below 0.5 % in both phases (the original workflow: ~8 %)" \
   eval '[ "$(hu_unk "$HH1/" | awk "\$1 < 0.5" | wc -l)" = 1 ] && [ "$(hu_unk "$HH2/" | awk "\$1 < 0.5" | wc -l)" = 1 ]'
 ok "... no [UNK] warning for them" not grep -q "/hu/.*more than" "$err"
+ok "the check warns: the Hungarian shard of one document, its files' 0 % random next" \
+  eval 'grep -q "^check: warning: .*/hu/formatted_text/formatted_text_training_0.txt: 1 document: no random next sentence" "$err" &&
+  [ "$(grep -c "/hu/.*random next 0.0 % of [0-9]* instances, far from 50 %" "$err")" = 2 ]'
+ok "... and not the English files of several documents a shard" not grep -q "/en/.*far from 50 %\|/en/.*1 document" "$err"
+
+# ---- small and odd dumps: the workflows' own defaults ----
+# mk0 WORKDIR [ARGS...]: as mk, without the sample's smaller shards and vocabulary
+mk0() {
+  local w=$1
+  shift
+  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory NOBUILD=1 BIN="$BIN" WORKDIR="$w" \
+    HU_DUMP="$DATA/huwiki-berlin.xml.bz2" EN_DUMP="$DATA/enwiki-206.xml.bz2" EN_VOCAB="$T/vocab.txt" JOBS=1 "$@"
+}
+run mk0 "$T/w10" hu-hdf5-phase1 en-shards
+expect_rc "make hu (50 shards, 32,000 pieces) and en (256 + 256 shards) on the samples" 0
+expect_err "... fewer shards for the one Hungarian document, said" \
+  "*shard_split: 1 document for 50 shards: 1 training shard instead (--fit-shards)*"
+expect_err "... a vocabulary of the pieces the article gives, said" \
+  "*vocab_train: the text gives * pieces, fewer than --vocab-size 32000: a vocabulary of * (--hard-vocab-limit false)*"
+expect_err "... 26 English shards for 105 documents, said" \
+  "*shard_split: 105 documents for 512 shards: 23 training + 3 test shards instead, about four documents each*"
+ok "... the files: 1 Hungarian shard and its HDF5 file, 23 + 3 English shards" \
+  eval '[ -s "$T/w10/hu/$HH1/textcorpus/formatted_text_training_0.hdf5" ] &&
+  [ "$(ls "$T"/w10/en/sharded_training_shards_256_test_shards_256_fraction_0.1/wikicorpus_en | grep -c _training_)" = 23 ] &&
+  [ "$(ls "$T"/w10/en/sharded_training_shards_256_test_shards_256_fraction_0.1/wikicorpus_en | grep -c _test_)" = 3 ]'
+# a filter that keeps nothing stops there, with the counts
+run mk0 "$T/w10" hu-vocab LANG=el HU_DUMP="$DATA/elwikivoyage-17.xml.bz2"
+ok "make hu LANG=el on the Greek sample: stops at the filter (exit $rc)" [ "$rc" -ne 0 ]
+expect_err "... with text_filter's rejection counts" "*text_filter: no document kept of 16 (fail-*): nothing to write*"
+ok "... no filtered file and no vocabulary stage run" \
+  eval '[ ! -e "$T/w10/el/filtered/wikicorpus_el.txt" ] && ! grep -q vocab_train "$err"'
 
 # ---- the Hungarian normalization ----
 V=$W/hu/vocab/vocab.txt
@@ -138,9 +169,9 @@ ok "... and leaves no HDF5 directory (not even a .tmp)" not eval 'ls -d "$W"/en/
 run mk "$W" en-hdf5-phase1
 expect_rc "the fixed stage runs again" 0
 ok "... and writes what it wrote before" eval 'sha "$W" | cmp -s - "$T/after.sha"'
-run mk "$T/w4" HU_SHARDS=5 hu-shards
-ok "more shards than documents: the shard stage fails" [ "$rc" -ne 0 ]
-ok "... saying so" grep -q "document" "$err"
+run mk "$T/w4" HU_SHARDS=0 hu-shards
+ok "a shard stage that fails (HU_SHARDS=0)" [ "$rc" -ne 0 ]
+ok "... saying so" grep -q "train" "$err"
 ok "... and leaves no shard directory" not eval 'ls -d "$T"/w4/hu/formatted_text* 2>/dev/null | grep -q .'
 
 # ---- a stage interrupted (Ctrl-C to the whole process group) ----
@@ -215,7 +246,7 @@ ok "the environment's LANG (the locale) does not change the workflow" grep -q "s
 # ---- make list ----
 run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory list
 for t in hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 en en-download en-text \
-  en-sentences en-shards en-hdf5 demo; do
+  en-sentences en-shards en-hdf5 hu-pretrain en-pretrain demo; do
   ok "make list: $t" grep -q "^  $t: " "$out"
 done
 done_testing

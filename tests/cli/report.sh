@@ -22,11 +22,11 @@ cat >"$T/tiny.json" <<EOF
  "max_position_embeddings": 128, "type_vocab_size": 2, "vocab_size": $(wc -l <"$V"), "hidden_act": "gelu",
  "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
 EOF
-mkdir -p "$W/train"
+# the trainer's own log.jsonl in its --output_dir (no redirection)
 "$BIN/train_bert_cpu" -q -j 1 --input_dir "$W"/hu/hdf5_*/textcorpus --config_file "$T/tiny.json" --vocab_file "$V" \
-  --output_dir "$W/train/out" --train_batch_size 4 --learning_rate 0.01 --warmup_proportion 0.3 --max_steps 7 \
-  --max_predictions_per_seq 20 --num_steps_per_checkpoint 7 --log_freq 1 --seed 1 >"$W/train/log.jsonl"
-steps=$(wc -l <"$W/train/log.jsonl")
+  --output_dir "$W/train" --train_batch_size 4 --learning_rate 0.01 --warmup_proportion 0.3 --max_steps 7 \
+  --max_predictions_per_seq 20 --num_steps_per_checkpoint 7 --log_freq 1 --seed 1 >/dev/null
+steps=$(grep -c '^{"step"' "$W/train/log.jsonl")
 ok "the training run logged 7 steps (got $steps)" [ "$steps" -eq 7 ]
 
 # ---- the page of a WORKDIR: training and a workflow ----
@@ -108,6 +108,32 @@ ok "a length histogram of the $inst instances" grep -q "<title>Sequence lengths 
 ok "the histogram's 8 bins" [ "$(grep -o 'class="xl">&lt;=[0-9]*<' "$P" | wc -l)" -eq 8 ]
 ok "masked-token shares" grep -q '<title>What the [0-9.]* % masked positions hold' "$P"
 ok "[UNK] share $unk %" grep -q ">$unk %</td></tr></table>" "$P"
+
+# ---- logs of resumed runs and of two phases ----
+# a run resumed from its checkpoint of step 3 logs steps 4.. again: each
+# step's last line is drawn; phase 2's steps count on from phase 1's last
+mkdir -p "$T/lg/p/phase1" "$T/lg/p/phase2"
+line() { echo "{\"step\": $1, \"loss\": $2, \"mlm_loss\": 1, \"nsp_loss\": 1, \"mlm_acc\": 0, \"nsp_acc\": 0, \"lr\": 0.001, \"grad_norm\": 1, \"seq_per_s\": 1}"; }
+{
+  echo '{"run": {"program": "train_bert_cpu", "command": "x", "phase": 1, "start_step": 0, "from": null}}'
+  for i in 1 2 3 4 5; do line $i 9; done
+  echo '{"run": {"program": "train_bert_cpu", "command": "x", "phase": 1, "start_step": 3, "from": "ckpt_3.wbckpt"}}'
+  for i in 4 5 6; do line $i 8; done
+} >"$T/lg/p/phase1/log.jsonl"
+{
+  echo '{"run": {"program": "train_bert_cpu", "command": "x", "phase": 2, "phase1_end_step": 6, "start_step": 0, "from": "ckpt_6.wbckpt"}}'
+  for i in 1 2; do line $i 7; done
+} >"$T/lg/p/phase2/log.jsonl"
+run "$R" -b "$BIN" "$T/lg/p/phase1"
+# the loss curve's y values, one a point
+ys() { grep -o '<polyline [^>]*data-series="loss" points="[^"]*"' "$1" | sed 's/.*points="//; s/"$//' | tr ' ' '\n' | cut -d, -f2 | tr '\n' ' '; }
+ok "a resumed run: each step once, steps 4-6 the resumed run's ($(ys "$out"))" \
+  eval 'grep -q "log.jsonl: 6 logged steps, step 1 to 6\." "$out" &&
+  ys "$out" | awk "{ exit !(NF == 6 && \$1 == \$3 && \$4 == \$6 && \$3 != \$4) }"'
+run "$R" -b "$BIN" "$T/lg"
+ok "phase1/ and phase2/ of one run: drawn together, phase 2 as steps 7 and 8" \
+  eval 'grep -q "phase1/log.jsonl and [^ ]*phase2/log.jsonl: 8 logged steps, step 1 to 8\." "$out" && grep -q "<td>step 8</td><td>7</td>" "$out" &&
+  ! grep -q "Not drawn" "$out"'
 
 # ---- missing pieces ----
 run "$R" -b "$BIN" "$W/train"

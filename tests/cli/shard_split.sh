@@ -109,6 +109,24 @@ run $SS -o "$T/toofew" "$en"
 expect_rc "default 256+256 shards on $ndocs documents" 1
 expect_err "fewer documents message names the counts" "shard_split: $ndocs documents for 512 shards (256 training + 256 test): each shard needs at least one document*"
 ok "fewer documents: no directory" [ ! -e "$T/toofew" ]
+# --fit-shards: fewer documents than shards, about four a shard instead
+run $SS --fit-shards -o "$T/fit" "$en"
+expect_rc "--fit-shards: 256+256 shards on $ndocs documents" 0
+nfit=$((ndocs / 4))
+nft=$(awk -v n=$nfit 'BEGIN { t = int(n * 0.1 + 0.5); print t < 1 ? 1 : t }')
+expect_err "... one line says how many (-q or not)" "shard_split: $ndocs documents for 512 shards: $((nfit - nft)) training + $nft test shards instead, about four documents each (--fit-shards)*"
+ok "... those shards" eval '[ "$(ls "$T/fit" | grep -c _training_)" = $((nfit - nft)) ] && [ "$(ls "$T/fit" | grep -c _test_)" = $nft ]'
+docs "$T"/fit/*.txt >"$T/fit.docs"
+ok "... every document exactly once" cmp -s "$T/fit.docs" "$T/want.docs"
+ok "... every shard with two documents or more" eval '[ "$(for f in "$T"/fit/*.txt; do grep -c "^$" "$f"; done | sort -n | head -1)" -ge 2 ]'
+awk 'NF { print } !NF { exit }' "$en" >"$T/one.txt"
+run $SS -q --fit-shards -L hu -n 50 -o "$T/fit1" "$T/one.txt"
+expect_rc "--fit-shards -L hu: one document for 50 shards" 0
+expect_err "... one shard, said even with -q" "shard_split: 1 document for 50 shards: 1 training shard instead (--fit-shards)*"
+ok "... formatted_text_training_0.txt only" eval '[ "$(ls "$T/fit1")" = formatted_text_training_0.txt ]'
+run $SS --fit-shards -n 4 -t 2 -f -o "$T/fit2" "$en"
+ok "--fit-shards with documents enough: the shards asked for, silently" eval '[ "$(ls "$T/fit2" | wc -l)" = 6 ] && [ ! -s "$err" ] &&
+  cmp -s <(cat "$T"/fit2/*) <(cat "$T"/nv/*_t*.txt)'
 run $SS -n 2 -t 1 -o "$T/empty-in" /dev/null
 expect_rc "empty input" 1
 expect_err "empty input message" "*0 documents for 3 shards*"

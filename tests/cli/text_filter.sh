@@ -111,6 +111,20 @@ run $TF -l none "$T/empty.txt"
 expect_rc "empty input" 0
 ok "empty input: empty output" [ ! -s "$out" ]
 expect_err "empty input: zero report" "*empty.txt: output 0/0 documents (0.0%)*"
+# documents in, none kept: an error with the rejection counts, no output
+run $TF -q -l none -s 1000 -o "$T/none.txt" "$CK"
+expect_rc "no document kept" 0
+ok "... an empty output" [ -e "$T/none.txt" ] && [ ! -s "$T/none.txt" ]
+run $TF -q --fail-if-none-kept -l none -s 1000 -o "$T/none2.txt" "$CK"
+expect_rc "--fail-if-none-kept: no document kept" 1
+expect_err "... says how many each check rejected (-q or not)" "text_filter: no document kept of [0-9]* (fail-*min-sents [0-9]*): nothing to write*"
+ok "... and writes nothing" [ ! -e "$T/none2.txt" ]
+run $TF -q --fail-if-none-kept -l none -s 1 "$T/empty.txt"
+expect_rc "... an empty input is no error" 0
+printf 'Ez egy magyar mondat, elég hosszú ahhoz, hogy a szűrő megnézze.\nMég egy mondat következik itt.\n' >"$T/hu1.txt"
+run $TF -q --fail-if-none-kept --langdetect en ${LOOSE/-l none/-l en} "$T/hu1.txt"
+expect_rc "... another language's text" 1
+expect_err "... the language check named, and the hint" "*no document kept of 1 (fail-langdetect 1): nothing to write; is --language the text's?*"
 run $TF -q -l none "$CK"
 ok "-q: silent" [ ! -s "$err" ]
 printf 'a\n\n' >"$T/-x.txt"

@@ -53,6 +53,13 @@ first=$(sed -n 's/^{"step": 1, "loss": \([0-9.]*\).*/\1/p' "$out")
 last=$(sed -n 's/^{"step": 6, "loss": \([0-9.]*\).*/\1/p' "$out")
 ok "the loss goes down ($first -> $last)" eval '[ "$(echo "$last < $first" | bc)" = 1 ]'
 ok "MLM loss starts near ln(30528) = 10.3" eval 'grep -q "\"step\": 1, .*\"mlm_loss\": 10\.[0-9]" "$out"'
+# the run directory holds its own log: log.jsonl, a {"run": ...} line first
+L=$T/a/log.jsonl
+ok "log.jsonl in --output_dir: the run line, then stdout's lines" \
+  eval '[ "$(head -1 "$L" | grep -c "^{\"run\": {\"program\": \"train_bert_cpu\", \"command\": \".*train_bert_cpu --input_dir ")" = 1 ] &&
+  [ "$(tail -n +2 "$L" | sed "s/, \"seq_per_s.*//")" = "$(sed "s/, \"seq_per_s.*//" "$out")" ]'
+ok "... the run line holds the resolved config (vocab_size rounded) and the start" \
+  eval 'head -1 "$L" | grep -q "\"start_step\": 0, \"from\": null, .*\"config\": {.*\"vocab_size\": 30528 }}}$"'
 ok "the last 3 checkpoints kept" eval '[ "$(ls "$T/a" | grep -c wbckpt)" = 3 ] && [ -s "$T/a/ckpt_6.wbckpt" ] && [ ! -e "$T/a/ckpt_3.wbckpt" ]'
 ok "Hugging Face export" eval '[ -s "$T/a/hf/config.json" ] && [ -s "$T/a/hf/model.safetensors" ] && cmp -s "$T/a/hf/vocab.txt" "$V"'
 ok "config.json: BertForPreTraining, vocab rounded to 30528" eval 'grep -q "BertForPreTraining" "$T/a/hf/config.json" && grep -q "\"vocab_size\": 30528" "$T/a/hf/config.json"'
@@ -127,10 +134,14 @@ fi
 # ---- resume gives the bytes of an uninterrupted run ----
 run "$TR" $(tr_args "$T/b") -j2 --stop_at_step 3 --num_steps_per_checkpoint 100
 expect_rc "stop at step 3" 0
-ok "... with a checkpoint of step 3 only and no export" eval '[ "$(ls "$T/b")" = ckpt_3.wbckpt ]'
+ok "... with a checkpoint of step 3 only, its log and no export" eval '[ "$(ls "$T/b" | tr "\n" " ")" = "ckpt_3.wbckpt log.jsonl " ]'
+printf '{"step": 4, "loss": 1' >>"$T/b/log.jsonl" # a line cut by a kill
 run "$TR" $(tr_args "$T/b") -j2 --resume_from_checkpoint --num_steps_per_checkpoint 100
 expect_rc "resume to 6" 0
 ok "resumed: logs steps 4..6 only" eval '[ "$(grep -c "^{\"step\"" "$out")" = 3 ] && grep -q "^{\"step\": 4," "$out"'
+ok "... appended to log.jsonl after a second run line, a cut line ended first" \
+  eval '[ "$(grep -c "^{\"run\": " "$T/b/log.jsonl")" = 2 ] && [ "$(grep -c "^{\"step\": [0-9]*, \"loss\": [0-9.]*, " "$T/b/log.jsonl")" = 6 ] &&
+  grep -q "\"start_step\": 3, \"from\": \"[^\"]*/b/ckpt_3.wbckpt\"" "$T/b/log.jsonl" && [ "$(wc -l <"$T/b/log.jsonl")" = 9 ]'
 ok "resumed run ends with the bytes of the uninterrupted one" cmp -s "$T/a/ckpt_6.wbckpt" "$T/b/ckpt_6.wbckpt"
 run "$TR" $(tr_args "$T/c") -j1
 ok "one thread writes the bytes of two" cmp -s "$T/a/ckpt_6.wbckpt" "$T/c/ckpt_6.wbckpt"
@@ -165,10 +176,18 @@ printf '{"hidden_size": 32,, }' >"$T/bad.json"
 run "$TR" $(tr_args "$T/e") --config_file "$T/bad.json"
 expect_rc "malformed config" 2
 expect_err "... with its byte offset" "*bad.json: byte *"
+# a config of another vocabulary: the vocabulary's size, said with both numbers
 sed 's/"vocab_size": 30522/"vocab_size": 30000/' "$T/tiny.json" >"$T/small.json"
-run "$TR" $(tr_args "$T/e") --config_file "$T/small.json"
-expect_rc "vocab.txt larger than the config's vocab_size" 2
-expect_err "... both sizes named" "*vocab.txt: 30522 tokens, but *small.json says vocab_size 30000*"
+run "$TR" $(tr_args "$T/vs") --config_file "$T/small.json" --max_steps 1
+expect_rc "vocab.txt larger than the config's vocab_size" 0
+expect_err "... adopted, both sizes named" "*vocab.txt has 30522 tokens, *small.json says vocab_size 30000: the model takes the vocabulary's size, 30528 (30522 rounded up to a multiple of 8)*"
+ok "... which the export holds" grep -q '"vocab_size": 30528' "$T/vs/hf/config.json"
+sed 's/"vocab_size": 30522/"vocab_size": 50000/' "$T/tiny.json" >"$T/big.json"
+run "$TR" $(tr_args "$T/vb") --config_file "$T/big.json" --max_steps 1
+expect_err "a config's larger vocab_size: the vocabulary's too" "*says vocab_size 50000: the model takes the vocabulary's size, 30528*"
+ok "... in the export" grep -q '"vocab_size": 30528' "$T/vb/hf/config.json"
+run "$TR" $(tr_args "$T/vq") --max_steps 1
+ok "a config that fits (30522 -> 30528): nothing said" not grep -q "the model takes" "$err"
 run "$TR" $(tr_args "$T/e") --input_dir "$T/empty"
 expect_rc "no training files" 1
 expect_err "... said so" "*empty: no file with 'training' in its name*"
@@ -225,7 +244,7 @@ expect_err "... weights and moments, step 0" "*weights and optimizer moments fro
 ok "... logs its steps 1..4 with a new warm-up (lr 0.01 * 0.25 / 0.5)" eval \
   '[ "$(grep -c "^{\"step\"" "$out")" = 4 ] && grep -q "^{\"step\": 1, .*\"lr\": 0.005," "$out"'
 ok "... checkpoints named phase1_end_step + step, phase 1's kept" eval \
-  '[ "$(ls "$T/p2" | tr "\n" " ")" = "ckpt_10.wbckpt ckpt_6.wbckpt ckpt_8.wbckpt ckpt_9.wbckpt hf " ]'
+  '[ "$(ls "$T/p2" | tr "\n" " ")" = "ckpt_10.wbckpt ckpt_6.wbckpt ckpt_8.wbckpt ckpt_9.wbckpt hf log.jsonl " ]'
 mkdir -p "$T/p2b"
 cp "$T/a/ckpt_6.wbckpt" "$T/p2b/"
 run "$TR" $(tr_args "$T/p2b" --phase2 --resume_from_checkpoint --phase1_end_step 6 --max_steps 4 --warmup_proportion 0.5 --stop_at_step 2)
@@ -250,7 +269,7 @@ ok "... and writes its own checkpoints from 1" eval '[ -s "$T/ic/ckpt_2.wbckpt" 
 # ---- --skip_checkpoint (benchmarks) ----
 run "$TR" $(tr_args "$T/sk") -j2 --skip_checkpoint --max_steps 2
 expect_rc "--skip_checkpoint" 0
-ok "... writes no checkpoint and no export" eval '[ -d "$T/sk" ] && [ -z "$(ls -A "$T/sk")" ]'
+ok "... writes no checkpoint and no export (its log only)" eval '[ -d "$T/sk" ] && [ "$(ls -A "$T/sk")" = log.jsonl ]'
 run "$TR" $(tr_args "$T/sk") --skip_checkpoint --stop_at_step 1
 expect_rc "--skip_checkpoint with --stop_at_step" 2
 
@@ -293,11 +312,13 @@ expect_err "... the step, the value and the cure" \
   "train_bert_cpu: step 2: loss is nan (grad_norm nan, *): training diverged; lower --learning_rate; *"
 ok "... the log has only the good step, no nan or inf" eval '[ "$(grep -c "^{\"step\": 1, " "$out")" = 1 ] &&
   [ "$(wc -l <"$out")" = 1 ] && ! grep -qi "nan\|inf" "$out"'
-ok "... the last good checkpoint kept, none of the bad state, no export" eval '[ "$(ls "$T/nan")" = ckpt_1.wbckpt ]'
+ok "... the last good checkpoint kept, none of the bad state, no export" eval '[ "$(ls "$T/nan" | tr "\n" " ")" = "ckpt_1.wbckpt log.jsonl " ]'
+ok "... log.jsonl as stdout: the good step, no nan or inf" eval '[ "$(grep -c "^{\"step\": " "$T/nan/log.jsonl")" = 1 ] &&
+  ! grep -v "^{\"run\": " "$T/nan/log.jsonl" | grep -qi "nan\|inf"'
 run "$TR" $(tr_args "$T/nan2") --optimizer adamw --learning_rate 1e38 --weight_decay 1e10
 expect_rc "weights that overflow in the update (the step's loss finite)" 1
 expect_err "... stop before the checkpoint" "train_bert_cpu: step 1: a weight is *after the update *"
-ok "... which is not written" eval '[ -z "$(ls -A "$T/nan2")" ]'
+ok "... which is not written" eval '[ "$(ls -A "$T/nan2")" = log.jsonl ]'
 
 # ---- options and config fields out of range: exit 2 naming them ----
 for v in nan -1 inf 0 1e39; do

@@ -146,6 +146,15 @@ run $VT $ID -o "$T/e" --vocab-size 100 "$T/tiny.txt"
 expect_rc "vocabulary too large" 1
 expect_err "vocabulary too large message" "*vocabulary size 100 is too high for this text: it gives at most 42 pieces*"
 ok "failed training: no output" bash -c "! ls '$T'/e.* 2>/dev/null"
+run $VT $ID -q -o "$T/soft" --vocab-size 100 --hard-vocab-limit false "$T/tiny.txt"
+expect_rc "--hard-vocab-limit false: the pieces the text gives" 0
+expect_err "... said in one line, even with -q" "*the text gives 42 pieces, fewer than --vocab-size 100: a vocabulary of 42 (--hard-vocab-limit false)*"
+ok "... a model of 42 pieces" eval '[ "$(wc -l <"$T/soft.vocab")" = 42 ]'
+mkdir -p "$T/soft2" "$T/hard2" # the same prefix and input names: the model records them
+(cd "$T/soft2" && run $VT $ID -q -o m --vocab-size 30 --hard-vocab-limit false ../tiny.txt)
+(cd "$T/hard2" && run $VT $ID -q -o m --vocab-size 30 ../tiny.txt)
+ok "... a text that gives enough: the bytes of the hard limit, nothing said" \
+  eval '[ ! -s "$err" ] && cmp -s "$T/soft2/m.model" "$T/hard2/m.model" && cmp -s "$T/soft2/m.vocab" "$T/hard2/m.vocab"'
 
 # --wordpiece: vocab_convert's output on PREFIX.vocab
 run $VT -q $ID -o "$T/w" --vocab-size 1500 --wordpiece "$T/w.txt" "$T/c.txt"

@@ -513,8 +513,49 @@ static void test_write(void) {
     test_cond("cleanup", system(cmd) == 0);
 }
 
+/* shard_fit: the counts of a spec too large for its documents, left alone
+ * when the documents fill it (the originals' assignment). */
+static void test_fit(void) {
+    static const struct {
+        uint32_t ntrain, ntest;
+        double f;
+        size_t n;
+        int changed;
+        uint32_t want_train, want_test;
+    } cases[] = {
+        {50, 0, 0, 1, 1, 1, 0},            /* hu: one document, one shard */
+        {256, 256, 0.1, 105, 1, 23, 3},    /* the 206-page sample: about four documents each */
+        {256, 256, 0.1, 512, 0, 256, 256}, /* enough documents: as asked */
+        {256, 256, 0.1, 600, 0, 256, 256},
+        {3, 1, 0.1, 3, 1, 1, 1}, /* a test shard stays when asked for */
+        {4, 0, 0, 9, 0, 4, 0},   /* 9 documents fill 4 shards */
+        {4, 2, 0.5, 5, 1, 1, 1}, /* never more than asked for, at least one each */
+        {2, 0, 0, 1, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ShardSpec sp = {cases[i].ntrain, cases[i].ntest, cases[i].f};
+        int ch = shard_fit(&sp, cases[i].n);
+        char name[96];
+        snprintf(name, sizeof name, "shard_fit %u+%u for %zu documents -> %u+%u", cases[i].ntrain,
+                 cases[i].ntest, cases[i].n, cases[i].want_train, cases[i].want_test);
+        test_cond(name, ch == cases[i].changed && sp.ntrain == cases[i].want_train &&
+                            sp.ntest == cases[i].want_test);
+        if (ch) { /* and the documents then fill the shards */
+            uint32_t *ns = xcalloc(cases[i].n, sizeof *ns);
+            for (size_t k = 0; k < cases[i].n; k++)
+                ns[k] = 1 + (uint32_t)k % 7;
+            ShardPlan plan;
+            Err err;
+            test_cond("... a plan for them", shard_balance(ns, cases[i].n, &sp, &plan, &err) == 0);
+            shard_plan_free(&plan);
+            free(ns);
+        }
+    }
+}
+
 int main(void) {
     test_examples();
+    test_fit();
     test_random();
     test_zero_left();
     test_long_stall();
