@@ -402,6 +402,11 @@ static void parse_args(Config *c, int argc, char **argv) {
     c->prefix = cc.output;
     c->force = cc.force;
     c->nthreads = cc.nthreads;
+    Err err;
+    /* -o '' or -o DIR/ would write the hidden files .model and .vocab */
+    if (c->prefix && output_name_check(c->prefix, "-o", &err))
+        cli_bad_usage("%s (PREFIX.model, PREFIX.vocab: a name to put before the extensions)",
+                      err.msg);
     if (!strcmp(c->model, "bpe")) {
         if (c->wp_only) cli_bad_usage("%s: only with --model wordpiece", c->wp_only);
         if (!c->prefix)
