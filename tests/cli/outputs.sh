@@ -170,13 +170,15 @@ same_file "shard_split -f -o DIR DIR/shard" "$T/shin/wikicorpus_en_training_0.tx
 # ---- no two outputs of one run are one file; nameless outputs ----
 cd "$T" || exit 1
 run $BIN/vocab_train -q -o w --vocab_size 100 --wordpiece w.vocab sent.txt
-expect_rc "vocab_train -o w --wordpiece w.vocab: refused" 1
+expect_rc "vocab_train -o w --wordpiece w.vocab: refused" 2
 expect_err "... naming it" "*w.vocab: named twice as an output*"
 ok "... before any output is written" bash -c "! ls w.model w.vocab w.vocab.tmp.* 2>/dev/null"
 mkdir -p sub
 run $BIN/vocab_train -q -o w --vocab_size 100 --wordpiece ./sub/../w.vocab sent.txt
-expect_rc "... also when spelled otherwise (./sub/../w.vocab)" 1
+expect_rc "... also when spelled otherwise (./sub/../w.vocab)" 2
 expect_err "... naming both" "*./sub/../w.vocab: the same file as the output w.vocab*"
+run $BIN/vocab_train -q --model wordpiece -o w --tokenizer-json w.txt sent.txt
+expect_rc "vocab_train --model wordpiece -o w --tokenizer-json w.txt (PREFIX.txt): refused" 2
 run $BIN/text_filter -l none -o same.txt --rejected ./same.txt sent.txt
 expect_rc "text_filter -o X --rejected ./X: refused" 1
 ok "... nothing written" bash -c "! ls same.txt* 2>/dev/null"

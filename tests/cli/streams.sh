@@ -2,7 +2,8 @@
 # as ignored stays ignored while -o OUT is written (nohup's SIGHUP, SIGINT
 # in a script's background job) and the run ends with exit 0; output that
 # cannot be written, stdout included (a full disk, a closed stdout), gives
-# a message and a non-zero exit, never 0; with stderr closed no -o file
+# a message and a non-zero exit, never 0 (prog | head: SIGPIPE ends it
+# quietly, or, ignored, one message); with stderr closed no -o file
 # gets fd 2 (so no warning lands in it): the closed fds 0-2 hold /dev/null.
 # No sleeps: a run waits on a FIFO input while the test signals or looks.
 . "$TESTS/cli/lib.sh"
@@ -105,6 +106,15 @@ for c in "${stdout_cmds[@]}"; do
   ok "$name with stdout closed: exit 1 (got $rc)" [ "$rc" -eq 1 ]
   expect_err "$name, stdout closed: names standard output" "*$why*"
 done
+
+# a reader that stops early (prog | head): SIGPIPE ends the run quietly; with
+# SIGPIPE ignored, one message and exit 1, not one per write
+bzip2 -dc "$DATA/enwiki-206.xml.bz2" >"$T/big.xml"
+run bash -c "'$WD' '$T/big.xml' | head -c 10 >/dev/null; exit \${PIPESTATUS[0]}"
+ok "wiki_dump | head: ended by SIGPIPE (exit $rc), no message" eval '[ "$rc" = 141 ] && [ ! -s "$err" ]'
+run bash -c "trap '' PIPE; '$WD' '$T/big.xml' | head -c 10 >/dev/null; exit \${PIPESTATUS[0]}"
+ok "... SIGPIPE ignored: exit 1 (got $rc)" [ "$rc" -eq 1 ]
+ok "... and one line: $(head -c 200 "$err")" eval '[ "$(wc -l <"$err")" = 1 ] && grep -q "wiki_dump: standard output: write error: Broken pipe" "$err"'
 
 # ---- stderr closed: the -o file never gets fd 2 ----
 sed 's/the /th\xff /' "$T/d.xml" >"$T/bad.xml" # warns: invalid UTF-8 replaced
