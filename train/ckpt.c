@@ -253,19 +253,29 @@ static void found_free(Found *f, size_t n) {
     free(f);
 }
 
-int ckpt_count(const char *dir, char *newest, size_t cap, Err *err) {
-    Found *f;
-    size_t n;
-    if (ckpt_scan(dir, &f, &n, err)) return -1;
-    if (n && newest) snprintf(newest, cap, "%s", f[0].path);
-    found_free(f, n);
-    return (int)n;
+/* how many of f[0..n) (newest first) are of a step above `above` */
+static size_t count_above(const Found *f, size_t n, int64_t above) {
+    size_t k = 0;
+    while (k < n && f[k].step > above)
+        k++;
+    return k;
 }
 
-int ckpt_remove_all(const char *dir, const char *keep, Err *err) {
+int ckpt_count(const char *dir, int64_t above, char *newest, size_t cap, Err *err) {
     Found *f;
     size_t n;
     if (ckpt_scan(dir, &f, &n, err)) return -1;
+    size_t k = count_above(f, n, above);
+    if (k && newest) snprintf(newest, cap, "%s", f[0].path);
+    found_free(f, n);
+    return (int)k;
+}
+
+int ckpt_remove_all(const char *dir, int64_t above, const char *keep, Err *err) {
+    Found *f;
+    size_t all;
+    if (ckpt_scan(dir, &f, &all, err)) return -1;
+    size_t n = count_above(f, all, above);
     struct stat ks, st;
     int have_keep = keep && stat(keep, &ks) == 0, rc = 0;
     for (size_t i = 0; i < n && !rc; i++)
@@ -278,7 +288,7 @@ int ckpt_remove_all(const char *dir, const char *keep, Err *err) {
     for (size_t i = 0; i < n && !rc; i++)
         if (unlink(f[i].path) != 0 && errno != ENOENT)
             rc = err_set(err, "%s: cannot remove: %s", f[i].path, strerror(errno));
-    found_free(f, n);
+    found_free(f, all);
     return rc ? -1 : (int)n;
 }
 

@@ -59,15 +59,17 @@ typedef void (*CkptSkipFn)(void *arg, const Err *why);
 int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
                 Err *err);
 
-/* The checkpoint files in dir (ckpt_<step>.wbckpt, complete or not), the
- * newest one's path into newest[cap] (when not NULL and there is one). A
- * missing dir holds none. Returns the count, or -1 with err. */
-int ckpt_count(const char *dir, char *newest, size_t cap, Err *err);
+/* The checkpoint files in dir (ckpt_<step>.wbckpt, complete or not) of a
+ * step above `above`, the newest one's path into newest[cap] (when not
+ * NULL and there is one). A missing dir holds none. Returns the count, or
+ * -1 with err. */
+int ckpt_count(const char *dir, int64_t above, char *newest, size_t cap, Err *err);
 
-/* Remove the checkpoint files of dir (a fresh run's -f), unless keep (not
- * NULL) is one of them: then nothing is removed and -1 returned with err
- * naming it. Returns the number removed, or -1 with err. */
-int ckpt_remove_all(const char *dir, const char *keep, Err *err);
+/* Remove the checkpoint files of dir of a step above `above` (a fresh
+ * run's -f), unless keep (not NULL) is one of them: then nothing is
+ * removed and -1 returned with err naming it. Returns the number removed,
+ * or -1 with err. */
+int ckpt_remove_all(const char *dir, int64_t above, const char *keep, Err *err);
 
 /* 1 when path is a file that starts as a wikibert checkpoint, else 0. */
 int ckpt_is_wikibert(const char *path);

@@ -886,16 +886,18 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
 /* Rank 0, before any step: output_dir created and locked (one run at a
  * time), and kept from mixing two runs' checkpoints: a run from step 0
  * (not resuming from output_dir's own checkpoints) into a directory that
- * holds some would replace those of its steps and leave the newer ones,
- * which a later --resume_from_checkpoint would take. Refused without -f;
- * -f removes them (never --init_checkpoint's file). The export directory
- * is checked too, before the hours of training, not after. Exits 1. */
-static void claim_output_dir(const TrainOpts *o) {
+ * holds some of the steps it will write (above base: phase 2 writes
+ * phase1_end_step + step, so phase 1's stay) would replace those and leave
+ * the newer ones, which a later --resume_from_checkpoint would take.
+ * Refused without -f; -f removes them (never --init_checkpoint's file).
+ * The export directory is checked too, before the hours of training, not
+ * after. Exits 1. */
+static void claim_output_dir(const TrainOpts *o, int64_t base) {
     Err err;
     if (output_dir_lock(o->output_dir, 0, &err)) die("%s", err.msg);
     int fresh = !o->resume || o->init_ckpt;
     char newest[4096];
-    int n = fresh ? ckpt_count(o->output_dir, newest, sizeof newest, &err) : 0;
+    int n = fresh ? ckpt_count(o->output_dir, base, newest, sizeof newest, &err) : 0;
     if (n < 0) die("%s", err.msg);
     if (n && !o->force)
         die("%s: holds %d checkpoint%s of another run (the newest %s): this run starts at step 0 "
@@ -903,7 +905,7 @@ static void claim_output_dir(const TrainOpts *o) {
             "that run, or -f to remove them first",
             o->output_dir, n, n == 1 ? "" : "s", newest);
     if (n) {
-        if (ckpt_remove_all(o->output_dir, o->init_ckpt, &err) < 0) die("-f: %s", err.msg);
+        if (ckpt_remove_all(o->output_dir, base, o->init_ckpt, &err) < 0) die("-f: %s", err.msg);
         info(2, "-f: removed %d checkpoint%s of an earlier run from %s", n, n == 1 ? "" : "s",
              o->output_dir);
     }
@@ -927,8 +929,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         o->max_pred,  r.cfg.vocab_size, o->max_seq,  o->dynamic, r.special[0],
         r.special[1], r.special[2],     o->bin_size, 0,          r.cfg.max_position_embeddings};
     if (data_open(&r.data, &dopts, &r.err)) die("%s", r.err.msg);
-    if (r.lead) claim_output_dir(o);
     r.base = o->phase2 ? o->phase1_end : 0;
+    if (r.lead) claim_output_dir(o, r.base);
     int64_t step = run_resume(&r);
     r.be.from_host(r.be.ctx);
     if (r.lead) info(3, "backend: %s", r.be.name);

@@ -51,6 +51,11 @@ expect_rc "-f: the old checkpoints removed, the run made" 0
 expect_err "... says so" "*-f: removed 3 checkpoints of an earlier run from $T/a*"
 ok "... only this run's checkpoints are left, as a run into an empty directory writes them" \
   eval '[ "$(ls "$T/a" | grep wbckpt | tr "\n" " ")" = "ckpt_1.wbckpt ckpt_2.wbckpt " ] && cmp -s "$T/a/ckpt_2.wbckpt" "$T/ref/ckpt_2.wbckpt"'
+# phase 2 from phase 1's checkpoint beside it writes above phase1_end_step: no mixing
+run "$TR" -q $(tr_args "$T/a" --max_steps 1) --resume_from_checkpoint --phase2 --phase1_end_step 2 \
+  --init_checkpoint "$T/a/ckpt_2.wbckpt"
+expect_rc "phase 2 with --init_checkpoint into phase 1's directory: allowed" 0
+ok "... phase 1's checkpoints kept, phase 2's beside them" eval '[ "$(ls "$T/a" | grep wbckpt | tr "\n" " ")" = "ckpt_1.wbckpt ckpt_2.wbckpt ckpt_3.wbckpt " ]'
 
 # ---- one run at a time in an output_dir ----
 mkfifo "$T/fifo"
