@@ -2,6 +2,7 @@
 #include "common/cli.h"
 
 #include "common/cpus.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 void cli_init(const char *argv0) {
+    stdio_init();
     const char *slash = strrchr(argv0, '/');
     progname = slash ? slash + 1 : argv0;
 }

@@ -15,7 +15,8 @@
 #include "common/common.h"
 #include "common/progress.h"
 
-/* Set progname from argv[0] (basename). */
+/* Set progname from argv[0] (basename), after stdio_init() (io.h: fds
+ * 0-2 always open, stdout checked at exit). The first call of every main. */
 void cli_init(const char *argv0);
 
 /* Parse a non-negative integer with optional K/M/G (x1024) suffix. Returns 0

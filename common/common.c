@@ -14,8 +14,11 @@ const char *progname = "wikibert";
 int display_level = 2;
 
 static void (*die_hook)(void);
+static int died;
 
 void set_die_hook(void (*fn)(void)) { die_hook = fn; }
+
+int dying(void) { return died; }
 
 /* One message as one write: on a terminal it first clears the line a
  * progress meter (ours or another stage's) may have drawn, so messages
@@ -39,6 +42,7 @@ static void vreport(const char *fmt, va_list ap) {
 }
 
 WB_NORETURN static void vdie(int code, const char *fmt, va_list ap) {
+    died = 1;
     if (display_level >= 1) vreport(fmt, ap);
     if (die_hook) {
         void (*fn)(void) = die_hook;
@@ -77,6 +81,7 @@ void info(int level, const char *fmt, ...) {
 }
 
 static void oom(size_t n) {
+    died = 1;
     fprintf(stderr, "%s: out of memory allocating %zu bytes\n", progname, n);
     if (die_hook) die_hook();
     exit(EXIT_DATA);

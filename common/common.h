@@ -44,6 +44,10 @@ void warn(const char *fmt, ...) WB_PRINTF(1, 2);
 /* Print "progname: message" at display level >= `level`. */
 void info(int level, const char *fmt, ...) WB_PRINTF(2, 3);
 
+/* 1 once die(), die_code() or an out-of-memory exit has begun: the check
+ * of stdout at exit (io.h, stdio_init) then adds no second message. */
+int dying(void);
+
 /* Register one function that die() calls before exiting (the atomic writer
  * uses it to remove its temp file). Passing NULL clears it. */
 void set_die_hook(void (*fn)(void));

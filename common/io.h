@@ -9,12 +9,27 @@
  * Writer: stdout, or `-o FILE` written to FILE.tmp.<pid> and renamed into
  * place only by writer_close() after every byte was flushed and checked. On
  * die(), SIGINT, SIGTERM, SIGHUP or SIGPIPE the temp file is removed (the
- * signal is then re-raised so that make sees the interruption); an existing
- * FILE is kept unless force is set. A program whose records are complete
- * units (pages) sets keep_partial: a data error then leaves FILE.partial
- * with every record finished before the error (none when nothing was
- * written), and never FILE itself.
+ * signal is then re-raised so that make sees the interruption; a signal the
+ * process inherited as ignored, as under nohup, stays ignored). Without
+ * force an existing FILE is never replaced, not even one that appears while
+ * the program runs: the final rename refuses to replace (rename_output). A
+ * program whose records are complete units (pages) sets keep_partial: a
+ * data error then leaves FILE.partial with every record finished before the
+ * error (none when nothing was written), and never FILE itself.
  * The Writer must not move in memory while open (the die hook points at it).
+ *
+ * Outputs never replace inputs: every file the run reads is noted
+ * (input_note; input_check, xfopen_read, read_file and the Reader do it),
+ * and an output that is the same file (device and inode, so through
+ * symbolic and hard links too) is refused, with -f or without. Two open
+ * outputs with the same name are refused too, and so are names that are
+ * no file name ("", "DIR/").
+ *
+ * Streams: stdio_init() (cli_init calls it first in every program) puts
+ * /dev/null on any of fds 0-2 that is closed, so that no output file gets
+ * fd 2, and checks at exit that everything written to stdout got there:
+ * a full disk, a closed stdout or a failed close give a message and exit
+ * status 1.
  *
  *   Writer w;
  *   if (writer_open(&w, opt_out, opt_force, &err)) die("%s", err.msg);
@@ -24,6 +39,7 @@
 #ifndef WB_IO_H
 #define WB_IO_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -63,13 +79,18 @@ typedef struct Writer {
     char *tmp;        /* temp name while open */
     int keep_partial; /* on die(): keep what was written as FILE.partial */
     int named;        /* writer_open_name: the caller writes tmp itself */
+    int force;        /* -f: the final rename may replace an existing FILE */
+    char *key;        /* the output's canonical name, for the collision check */
 } Writer;
 
 /* Open stdout (path NULL or "-") or a temp file beside `path`. Refuses an
- * existing regular file unless force, and a directory. An existing device
- * or FIFO (/dev/null, a named pipe) is written directly, never replaced.
- * Up to 64 writers may be open at once, each cleaned up on a signal or die().
- * Returns 0, or -1 with err filled. */
+ * existing file unless force (a symbolic link to nowhere or a link loop
+ * counts as existing), a directory, a name that is no file name
+ * (output_name_check), the name of another open Writer, and, with force or
+ * without, a file this run reads (input_note), stdout included. An
+ * existing device or FIFO (/dev/null, a named pipe) is written directly,
+ * never replaced. Up to 64 writers may be open at once, each cleaned up on
+ * a signal or die(). Returns 0, or -1 with err filled. */
 int writer_open(Writer *w, const char *path, int force, Err *err);
 
 /* For outputs that a library creates by name (HDF5): the same checks as
@@ -98,7 +119,10 @@ const char *writer_name(const Writer *w);
 int writer_write(Writer *w, const void *p, size_t n, Err *err);
 
 /* Flush, check for write errors, close, and rename the temp file into
- * place. On failure the temp file is removed and -1 returned. */
+ * place (rename_output: without force, a file that appeared at the name
+ * meanwhile is kept and this output dropped, with an error). On failure the
+ * temp file is removed and -1 returned. For stdout: flush and check; the
+ * close is stdio_init's check at exit. */
 int writer_close(Writer *w, Err *err);
 
 /* Drop the output: close and remove the temp file (no-op for stdout). */
@@ -108,6 +132,72 @@ void writer_abort(Writer *w);
  * no allocation): for a process about to _exit() from another thread or a
  * signal handler. */
 void writer_unlink_temps(void);
+
+/* Install handler for SIGINT, SIGTERM, SIGHUP and SIGPIPE, except for a
+ * signal this process inherited as ignored (nohup, a background job of a
+ * script): that one stays ignored. old (NULL, or room for 4) receives the
+ * previous actions for signals_restore. */
+void signals_catch(void (*handler)(int), struct sigaction *old);
+
+/* Put back the 4 actions signals_catch saved in old. */
+void signals_restore(const struct sigaction *old);
+
+/* Rename the finished temp file tmp to path. With force an existing path
+ * is replaced (rename(2)); without, never, not even one created a moment
+ * ago: renameat2(RENAME_NOREPLACE), or link(2) and unlink(2) on a file
+ * system without it, or, with neither, a last look just before rename(2).
+ * Returns 0, or -1 with err ("PATH: appeared while this run wrote it ...";
+ * tmp is then left for the caller to remove). */
+int rename_output(const char *tmp, const char *path, int force, Err *err);
+
+/* Refuse a name that is no file name: "" (a hidden ".tmp.<pid>" would be
+ * written), one ending in '/' or naming "." or "..". what: how the
+ * program calls it in messages ("-o", "--wordpiece"). Returns 0 or -1. */
+int output_name_check(const char *path, const char *what, Err *err);
+
+/* The checks writer_open makes across outputs, for a program to make up
+ * front, before its work, for all n outputs it will write (NULL entries
+ * and "-" are skipped): each a file name, no two the same file, none an
+ * input noted so far. Returns 0, or -1 with err naming both. */
+int outputs_check(const char *const *paths, int n, Err *err);
+
+/* Note that this run reads path ("-": stdin) so that no output replaces
+ * it (only regular files count). Returns 0, or -1 with err when path is
+ * the file an open Writer will replace, or stdout while stdout is an
+ * output. input_check, xfopen_read, read_file and the Reader call it;
+ * code that opens inputs otherwise (HDF5, mmap) calls it itself. */
+int input_note(const char *path, Err *err);
+
+/* -1 with err when the existing file at path (an output about to be
+ * replaced) is one this run reads; else 0. */
+int output_not_input(const char *path, Err *err);
+
+/* Lock output directory dir (created with its parents when missing) for
+ * this process until it exits: a second run writing into it is refused,
+ * naming the directory and the process that holds it (flock(2) on the
+ * directory: kill -9 frees it too, and nothing is left in it). shared: a
+ * lock that other shared holders may hold at once (the parts of one batch
+ * job), never beside an exclusive one. A file system without flock on
+ * directories (NFS) is written without the lock (said at -v). When the
+ * run created dir and fails (die) leaving it empty, it is removed at exit.
+ * Returns 0, or -1 with err. */
+int output_dir_lock(const char *dir, int shared, Err *err);
+
+/* Whether path may be replaced by a program whose own files start with
+ * magic[0..n) (n <= 64): 1 when nothing is there or a regular file that
+ * starts with it; else 0 with err "PATH: exists and is not WHAT: refusing
+ * to replace it ..." (another program's file, a directory, a symbolic
+ * link). */
+int output_is_ours(const char *path, const void *magic, size_t n, const char *what, Err *err);
+
+/* Once at the start of every program (cli_init): open /dev/null on any of
+ * fds 0-2 that is closed (0 and 2 for writing, 1 for reading: reading a
+ * closed stdin and writing a closed stdout still fail, with EBADF, while
+ * no file the program opens can take their numbers), and register the
+ * check at exit that flushes and closes stdout: a write or close error
+ * there is reported ("standard output: write error: ...") and the exit
+ * status becomes 1. */
+void stdio_init(void);
 
 /* Refuse binary output to a terminal. Returns -1 with err if fp is a tty. */
 int writer_refuse_tty(Writer *w, Err *err);

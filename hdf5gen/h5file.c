@@ -854,6 +854,7 @@ int h5in_open(H5In **in, const char *path, Err *err) {
     if (!S_ISREG(st.st_mode)) /* HDF5 seeks: a pipe would be read once, by the probe */
         return err_set(err, "%s: not a regular file (HDF5 files must be seekable)", path);
     if (access(path, R_OK) != 0) return err_set(err, "%s: %s", path, strerror(errno));
+    if (input_note(path, err)) return -1; /* never replaced by an output of this run */
     int sb = superblock_check(path, (uint64_t)st.st_size, err);
     if (sb) return sb;
     RLOCK(path);

@@ -83,16 +83,21 @@ static void usage(void) {
         "  -j, --threads N               threads (default: the usable CPUs): shards run in\n"
         "                                parallel, and one shard's reading, masking and\n"
         "                                compression use the rest\n"
-        "  -f, --force                   replace existing output files\n"
+        "  -f, --force                   replace existing output files (without it, an\n"
+        "                                output that appears while the shard is made is\n"
+        "                                kept and the shard fails)\n"
         "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard with\n"
         "                                its read / build / write times)\n"
         "  -h, --help, -V, --version\n\n"
         "Shards that fail (unreadable, no documents) are reported and the others are\n"
         "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
         "int32 ids: about 3.7 bytes per input byte at dupe_factor 5, plus ~16 MB fixed.\n"
-        "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left);\n"
-        "2 a bad option, an unreadable vocabulary or one without [CLS]/[SEP]/[MASK],\n"
-        "or an existing output without -f.\n",
+        "One run at a time writes into an output directory: a second one is refused,\n"
+        "naming the first one's process (the parts of one --shard-count job share it).\n"
+        "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left),\n"
+        "or the output directory in use by another run; 2 a bad option, an unreadable\n"
+        "vocabulary or one without [CLS]/[SEP]/[MASK], an existing output without -f,\n"
+        "or an output that is one of the inputs.\n",
         progname);
 }
 
@@ -611,6 +616,8 @@ static void select_jobs(const Config *cfg, Plan *p) {
         if (cfg->shard_count > 0 && i % cfg->shard_count != cfg->shard_index) continue;
         p->mine++;
         struct stat st;
+        Err err;
+        if (output_not_input(p->jobs[i].output, &err)) die_code(EXIT_USAGE, "%s", err.msg);
         if (stat(p->jobs[i].output, &st) == 0) {
             if (cfg->skip_existing) {
                 p->skipped++;
@@ -629,6 +636,9 @@ static void select_jobs(const Config *cfg, Plan *p) {
 static void plan_make(const Config *cfg, Plan *p) {
     *p = (Plan){0};
     collect_inputs(cfg, p);
+    Err err;
+    for (int i = 0; i < p->ninputs; i++) /* no output may replace one of them */
+        if (input_note(p->inputs[i], &err)) die("%s", err.msg);
     int one_output = plan_outputs(cfg, p);
     make_jobs(cfg, p, one_output);
     select_jobs(cfg, p);
@@ -665,7 +675,10 @@ static WordPiece *load_vocab(const Config *cfg) {
 static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
     Err err;
     const InstOpts *io = &cfg->io;
-    if (p->outdir && p->nactive && make_dirs(p->outdir, &err)) die("%s", err.msg);
+    /* one run at a time in the output directory; the parts of one batch
+     * job (--shard-count) share it, each writing its own files */
+    if (p->outdir && p->nactive && output_dir_lock(p->outdir, cfg->shard_count > 0, &err))
+        die("%s", err.msg);
     Run r = {0};
     r.wp = wp;
     r.io = *io;

@@ -576,7 +576,6 @@ const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name,
 static char **temp_paths;
 static volatile sig_atomic_t temp_n;
 static struct sigaction saved_sa[4];
-static const int caught_signals[4] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void remove_temps(void) {
     for (sig_atomic_t i = 0; i < temp_n; i++)
@@ -593,17 +592,11 @@ static void arm_cleanup(char **paths) {
     temp_paths = paths;
     temp_n = 0;
     set_die_hook(remove_temps);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 4; i++)
-        sigaction(caught_signals[i], &sa, &saved_sa[i]);
+    signals_catch(on_signal, saved_sa); /* a signal inherited as ignored stays so */
 }
 
 static void disarm_cleanup(void) {
-    for (int i = 0; i < 4; i++)
-        sigaction(caught_signals[i], &saved_sa[i], NULL);
+    signals_restore(saved_sa);
     set_die_hook(NULL);
     temp_n = 0;
     temp_paths = NULL;
@@ -692,6 +685,10 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
         buf_puts(&path, dir);
         buf_putc(&path, '/');
         buf_puts(&path, fn);
+        if (output_not_input(path.data, err)) {
+            rc = -1;
+            break;
+        }
         if (unlink(path.data) != 0) {
             rc = err_set(err, "%s: cannot remove: %s", path.data, strerror(errno));
             break;
@@ -704,8 +701,8 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
 }
 
 int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
-                const char *dir, const char *name, int remove_stale, ShardProgressFn progress,
-                void *ctx, ShardWriteStats *ws, Err *err) {
+                const char *dir, const char *name, int force, ShardProgressFn progress, void *ctx,
+                ShardWriteStats *ws, Err *err) {
     uint32_t S = plan->ntrain + plan->ntest;
     memset(ws, 0, sizeof *ws);
     char **final = xcalloc(S, sizeof *final), **temp = xcalloc(S, sizeof *temp);
@@ -723,6 +720,8 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
     char *chunk = xmalloc(COPY_CHUNK);
     Buf doc = {0};
     int rc = 0;
+    for (uint32_t s = 0; s < S && !rc; s++)
+        rc = output_not_input(final[s], err); /* an input named as a shard */
     arm_cleanup(temp);
     for (uint32_t s = 0; s < S && !rc; s++) {
         temp_n = (sig_atomic_t)(s + 1);
@@ -739,18 +738,22 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
         if (bad && !rc) rc = err_set(err, "%s: write error: %s", final[s], strerror(saved));
         if (progress) progress(ctx, ws->bytes, s + 1);
     }
-    if (!rc) {
-        for (uint32_t s = 0; s < S; s++) {
-            if (rename(temp[s], final[s]) != 0) {
-                rc =
-                    err_set(err, "%s: cannot rename to %s: %s", temp[s], final[s], strerror(errno));
-                break;
-            }
-        }
+    /* all or none: without force a shard that appeared meanwhile is kept
+     * (rename_output), and the shards placed before it go back to their
+     * temp names, to be removed with the others */
+    uint32_t placed = 0;
+    while (!rc && placed < S) {
+        if (rename_output(temp[placed], final[placed], force, err))
+            rc = -1;
+        else
+            placed++;
     }
+    if (rc)
+        for (uint32_t s = 0; s < placed; s++)
+            rename(final[s], temp[s]);
     if (rc) remove_temps();
     disarm_cleanup();
-    if (!rc && remove_stale) rc = remove_stale_shards(plan, dir, name, &ws->removed, err);
+    if (!rc && force) rc = remove_stale_shards(plan, dir, name, &ws->removed, err);
     for (uint32_t s = 0; s < S; s++)
         free(final[s]), free(temp[s]);
     free(final), free(temp), free(chunk);

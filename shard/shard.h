@@ -212,14 +212,18 @@ const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name,
  * document in order its sentences one per line, then an empty line (the
  * originals' layout; an empty shard is an empty file). Files go to
  * <file>.tmp.<pid> first and are renamed into place after all are written
- * and closed without error; SIGINT/SIGTERM/SIGHUP/SIGPIPE or die() in the
- * meantime removes them. An existing file of the same name is replaced.
- * With remove_stale, files in dir named like shards of `name` but beyond
- * this plan's counts (left by an earlier run with more shards) are deleted
- * afterwards. Returns 0, or -1 with err set and no temp file left (a read
- * error, an input that changed since it was indexed, a write error). */
+ * and closed without error; SIGINT/SIGTERM/SIGHUP/SIGPIPE (those not
+ * inherited as ignored) or die() in the meantime removes them. An existing
+ * file of the same name is replaced only with force: without, a shard file
+ * that appeared meanwhile is kept and the run fails with none of its
+ * shards in place (all or none). With force, files in dir named like
+ * shards of `name` but beyond this plan's counts (left by an earlier run
+ * with more shards) are deleted afterwards. A shard name that is one of
+ * the run's inputs (input_note) is refused, force or not. Returns 0, or -1
+ * with err set and no temp file left (a read error, an input that changed
+ * since it was indexed, a write error, a shard file that appeared). */
 int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
-                const char *dir, const char *name, int remove_stale, ShardProgressFn progress,
-                void *ctx, ShardWriteStats *ws, Err *err);
+                const char *dir, const char *name, int force, ShardProgressFn progress, void *ctx,
+                ShardWriteStats *ws, Err *err);
 
 #endif

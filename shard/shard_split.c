@@ -78,9 +78,13 @@ static void usage(void) {
            "    assertion; --test 0 is allowed (TextSharding.py needs a test shard);\n"
            "  - TextSharding.py splits one-article-per-line text with NLTK Punkt itself;\n"
            "    here the input is already split (sent_split), one sentence per line;\n"
-           "  - shards appear only when all are complete (temp files, then rename).\n\n"
-           "Exit status: 0 ok; 1 an unreadable input, fewer documents than shards, or a\n"
-           "write error; 2 a bad option, or DIR not empty without -f.\n\n"
+           "  - shards appear only when all are complete (temp files, then rename);\n"
+           "    without -f a shard file that appears meanwhile is kept and the run\n"
+           "    fails with none of its shards in place; one run at a time writes into\n"
+           "    DIR (a second one is refused, naming the first one's process).\n\n"
+           "Exit status: 0 ok; 1 an unreadable input, fewer documents than shards, a\n"
+           "write error, or DIR in use by another run; 2 a bad option, or DIR not empty\n"
+           "without -f.\n\n"
            "Example:\n"
            "  sent_split -l en en.txt | %s -n 256 -t 256 -o sharded/wikicorpus_en\n",
            progname, DEFAULT_SHARDS, DEFAULT_SHARDS, DEFAULT_FRACTION, progname);
@@ -344,6 +348,8 @@ int main(int argc, char **argv) {
     cli_init(argv[0]);
     Config cfg;
     if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    Err err;
+    if (output_dir_lock(cfg.dir, 0, &err)) die("%s", err.msg); /* one run at a time in DIR */
     int nin = argc - optind;
     char *dash[] = {"-"};
     char **names = nin ? argv + optind : dash;

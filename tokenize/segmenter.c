@@ -55,6 +55,7 @@
 
 #include "common/cli.h"
 #include "common/hash.h"
+#include "common/io.h"
 #include "common/uniprop.h"
 #include "common/utf8.h"
 
@@ -280,6 +281,7 @@ int segmenter_add(Segmenter *ss, const char *line, size_t len, Err *err) {
 }
 
 int segmenter_load(Segmenter *ss, const char *path, Err *err) {
+    if (input_note(path, err)) return SEGMENTER_EBAD; /* an output of this run's name */
     FILE *fp = fopen(path, "rb");
     if (!fp) return err_set(err, "%s: %s", path, strerror(errno)), SEGMENTER_EMISSING;
     char line[1024];

@@ -2,12 +2,16 @@
  * The safetensors format: a little-endian u64 header length, a JSON
  * header (name -> dtype, shape, data_offsets into the data that follows;
  * "__metadata__" aside), the data (huggingface/safetensors' README). */
+#define _GNU_SOURCE /* renameat2 */
 #include "train/ckpt.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -216,9 +220,11 @@ static int newer_first(const void *a, const void *b) {
     return x < y ? 1 : x > y ? -1 : strcmp(((const Found *)a)->path, ((const Found *)b)->path);
 }
 
-int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
-                Err *err) {
-    *ndamaged = 0;
+/* The checkpoint files of dir (ckpt_<step>.wbckpt, checked or not), newest
+ * first, into *out (n of them; free each path and the array). A missing
+ * dir has none. Returns 0, or -1 with err (dir unreadable). */
+static int ckpt_scan(const char *dir, Found **out, size_t *nout, Err *err) {
+    *out = NULL, *nout = 0;
     DIR *d = opendir(dir);
     if (!d) return errno == ENOENT ? 0 : err_set(err, "%s: %s", dir, strerror(errno));
     Found *f = NULL;
@@ -237,6 +243,61 @@ int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *
     }
     closedir(d);
     if (n) qsort(f, n, sizeof *f, newer_first);
+    *out = f, *nout = n;
+    return 0;
+}
+
+static void found_free(Found *f, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        free(f[i].path);
+    free(f);
+}
+
+/* how many of f[0..n) (newest first) are of a step above `above` */
+static size_t count_above(const Found *f, size_t n, int64_t above) {
+    size_t k = 0;
+    while (k < n && f[k].step > above)
+        k++;
+    return k;
+}
+
+int ckpt_count(const char *dir, int64_t above, char *newest, size_t cap, Err *err) {
+    Found *f;
+    size_t n;
+    if (ckpt_scan(dir, &f, &n, err)) return -1;
+    size_t k = count_above(f, n, above);
+    if (k && newest) snprintf(newest, cap, "%s", f[0].path);
+    found_free(f, n);
+    return (int)k;
+}
+
+int ckpt_remove_all(const char *dir, int64_t above, const char *keep, Err *err) {
+    Found *f;
+    size_t all;
+    if (ckpt_scan(dir, &f, &all, err)) return -1;
+    size_t n = count_above(f, all, above);
+    struct stat ks, st;
+    int have_keep = keep && stat(keep, &ks) == 0, rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (have_keep && stat(f[i].path, &st) == 0 && st.st_dev == ks.st_dev &&
+            st.st_ino == ks.st_ino)
+            rc = err_set(err,
+                         "%s: the same file as %s, one of the checkpoints to remove: copy it "
+                         "elsewhere first",
+                         keep, f[i].path);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (unlink(f[i].path) != 0 && errno != ENOENT)
+            rc = err_set(err, "%s: cannot remove: %s", f[i].path, strerror(errno));
+    found_free(f, all);
+    return rc ? -1 : (int)n;
+}
+
+int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
+                Err *err) {
+    *ndamaged = 0;
+    Found *f;
+    size_t n;
+    if (ckpt_scan(dir, &f, &n, err)) return -1;
     int found = 0;
     for (size_t i = 0; i < n && !found; i++) {
         Buf b = {0};
@@ -253,9 +314,7 @@ int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *
         }
         buf_free(&b);
     }
-    for (size_t i = 0; i < n; i++)
-        free(f[i].path);
-    free(f);
+    found_free(f, n);
     return found;
 }
 
@@ -265,8 +324,9 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
     Writer w;
     if (writer_open(&w, path, 1, err)) return -1;
     if (fwrite(s, 1, n, w.fp) != n) {
+        err_set(err, "%s: write error: %s", path, strerror(errno));
         writer_abort(&w);
-        return err_set(err, "%s: write error", path);
+        return -1;
     }
     return writer_close(&w, err);
 }
@@ -316,20 +376,48 @@ static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCar
                 "print(fill(\"Budapest is the capital of [MASK].\"))\n```\n");
 }
 
-int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
-              const HfTokenizer *tk, const HfCard *card, Err *err) {
-    if (make_dirs(dir, err)) return -1;
-    char path[4096];
+/* The files of an export: nothing else is ever in one. */
+static const char *const EXPORT_FILES[] = {
+    "config.json",    "model.safetensors",       "vocab.txt", "tokenizer_config.json",
+    "tokenizer.json", "special_tokens_map.json", "README.md"};
+
+static int is_export_file(const char *name) {
+    for (size_t i = 0; i < sizeof EXPORT_FILES / sizeof *EXPORT_FILES; i++)
+        if (!strcmp(name, EXPORT_FILES[i])) return 1;
+    return 0;
+}
+
+int export_hf_check(const char *dir, Err *err) {
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return errno == ENOENT ? 0 : err_set(err, "%s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return err_set(err, "%s: exists and is not a directory: the Hugging Face export goes there",
+                       dir);
+    DIR *d = opendir(dir);
+    if (!d) return err_set(err, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int rc = 0;
+    while (!rc && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && !is_export_file(e->d_name))
+            rc = err_set(err,
+                         "%s: holds %s, which is not part of a Hugging Face export: the export "
+                         "replaces the whole directory, so it is refused (move %s away, or give "
+                         "another --export_hf)",
+                         dir, e->d_name, e->d_name);
+    closedir(d);
+    return rc;
+}
+
+/* The files of an export into the new directory dir (config.json last:
+ * what transformers looks for, so a directory cut short by a crash does
+ * not look like a model). 0, or -1 with err. */
+static int write_export(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
+                        const HfTokenizer *tk, const HfCard *card, Err *err) {
+    char path[4096 + 128];
     Buf b = {0};
     char t[1024];
-    bert_config_json(&m->c, &b);
-    snprintf(path, sizeof path, "%s/config.json", dir);
-    int rc = write_text(path, b.data, b.len, err);
-    buf_clear(&b);
-    if (rc) {
-        buf_free(&b);
-        return -1;
-    }
+    int rc = 0;
 
     /* safetensors: u64 header length, JSON header, the data */
     buf_append(&b, "{\"__metadata__\":{\"format\":\"pt\"}", 31);
@@ -363,15 +451,20 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
         const BertTensor *bt = bert_tensor(m, i);
         bad = fwrite(m->params + bt->off, 4, bt->n, w.fp) != bt->n;
     }
-    buf_free(&b);
+    buf_clear(&b);
     if (bad) {
+        err_set(err, "%s: write error: %s", path, strerror(errno));
         writer_abort(&w);
-        return err_set(err, "%s: write error: %s", path, strerror(errno));
+        buf_free(&b);
+        return -1;
     }
-    if (writer_close(&w, err)) return -1;
+    if (writer_close(&w, err)) {
+        buf_free(&b);
+        return -1;
+    }
     if (vocab) {
         snprintf(path, sizeof path, "%s/vocab.txt", dir);
-        if (write_text(path, vocab, vocab_len, err)) return -1;
+        if (write_text(path, vocab, vocab_len, err)) goto fail;
         char cfg[1024];
         int n = snprintf(cfg, sizeof cfg,
                          "{\n  \"tokenizer_class\": \"BertTokenizer\",\n"
@@ -384,29 +477,140 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
                                        : "false",
                          m->c.max_position_embeddings);
         snprintf(path, sizeof path, "%s/tokenizer_config.json", dir);
-        if (write_text(path, cfg, (size_t)n, err)) return -1;
+        if (write_text(path, cfg, (size_t)n, err)) goto fail;
         static const char map[] = "{\n" SPECIAL_TOKENS_JSON;
         snprintf(path, sizeof path, "%s/special_tokens_map.json", dir);
-        if (write_text(path, map, sizeof map - 1, err)) return -1;
+        if (write_text(path, map, sizeof map - 1, err)) goto fail;
         snprintf(path, sizeof path, "%s/tokenizer.json", dir);
         Err e2;
         if (tokjson_wordpiece(&b, vocab, vocab_len, tk->lower, tk->strip, &e2)) {
-            buf_free(&b);
-            return err_set(err, "%s: %s", path, e2.msg);
+            err_set(err, "%s: %s", path, e2.msg);
+            goto fail;
         }
-        rc = write_text(path, b.data, b.len, err);
+        if (write_text(path, b.data, b.len, err)) goto fail;
         buf_clear(&b);
-        if (rc) {
-            buf_free(&b);
-            return -1;
-        }
     }
     if (card) {
         model_card(&b, m, tk, card);
         snprintf(path, sizeof path, "%s/README.md", dir);
-        rc = write_text(path, b.data, b.len, err);
+        if (write_text(path, b.data, b.len, err)) goto fail;
+        buf_clear(&b);
     }
+    bert_config_json(&m->c, &b);
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    if (write_text(path, b.data, b.len, err)) goto fail;
     buf_free(&b);
+    return rc;
+fail:
+    buf_free(&b);
+    return -1;
+}
+
+/* Remove directory dir and the files in it (an export holds no
+ * subdirectories); a symbolic link is unlinked, never followed. */
+static void remove_export_dir(const char *dir) {
+    struct stat st;
+    if (lstat(dir, &st) != 0) return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlink(dir);
+        return;
+    }
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[4096 + 256];
+    while (d && (e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        unlink(p);
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+/* The new export tmp (complete) in place of dir, in one step where the
+ * file system can (renameat2 RENAME_EXCHANGE swaps the two directories,
+ * then the old export, now at tmp, is removed), else in two (the old one
+ * renamed to DIR.old.<pid>, the new one in, the old one removed). A
+ * reader of dir sees the old export or the new one, never a mix. */
+static int swap_in(const char *tmp, const char *dir, Err *err) {
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE) == 0) return 0; /* none there */
+    int e = errno;
+    if (e == EINVAL || e == ENOSYS) { /* no RENAME_NOREPLACE: replaces only an empty dir */
+        if (rename(tmp, dir) == 0) return 0;
+        e = errno;
+    }
+    if (e != EEXIST && e != ENOTEMPTY)
+        return err_set(err, "%s: cannot rename %s into place: %s", dir, tmp, strerror(e));
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+        remove_export_dir(tmp); /* the old export */
+        return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS)
+        return err_set(err, "%s: cannot exchange it with %s: %s", dir, tmp, strerror(errno));
+    char old[4096 + 32];
+    snprintf(old, sizeof old, "%s.old.%ld", dir, (long)getpid());
+    if (rename(dir, old) != 0)
+        return err_set(err, "%s: cannot rename it to %s: %s", dir, old, strerror(errno));
+    if (rename(tmp, dir) != 0) {
+        int e2 = errno;
+        rename(old, dir); /* the old export back */
+        return err_set(err, "%s: cannot rename %s into place: %s", dir, tmp, strerror(e2));
+    }
+    remove_export_dir(old);
+    return 0;
+}
+
+/* Remove DIR.tmp.<pid> directories of processes that no longer run: an
+ * export cut short by kill -9 or a power cut. */
+static void remove_dead_exports(const char *dir) {
+    const char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : dir;
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - dir) + (slash == dir) : 1,
+             slash ? dir : ".");
+    DIR *d = opendir(parent);
+    struct dirent *e;
+    size_t bl = strlen(base);
+    while (d && (e = readdir(d)) != NULL) {
+        const char *t = e->d_name;
+        if (strncmp(t, base, bl) || strncmp(t + bl, ".tmp.", 5)) continue;
+        char *end;
+        long pid = strtol(t + bl + 5, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char p[4096 + 256];
+        snprintf(p, sizeof p, "%s/%s", parent, t);
+        remove_export_dir(p);
+    }
+    if (d) closedir(d);
+}
+
+int export_hf(const char *dir_arg, const Bert *m, const char *vocab, size_t vocab_len,
+              const HfTokenizer *tk, const HfCard *card, Err *err) {
+    if (export_hf_check(dir_arg, err)) return -1;
+    /* the directory itself (a symbolic link to it is followed: the swap
+     * happens where the files are), without a trailing '/' */
+    char dir[4096];
+    char *real = realpath(dir_arg, NULL);
+    snprintf(dir, sizeof dir, "%s", real ? real : dir_arg);
+    free(real);
+    for (size_t n = strlen(dir); n > 1 && dir[n - 1] == '/'; n--)
+        dir[n - 1] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash && slash > dir) { /* the parent, created when missing */
+        *slash = '\0';
+        int rc = make_dirs(dir, err);
+        *slash = '/';
+        if (rc) return -1;
+    }
+    remove_dead_exports(dir);
+    char tmp[4096 + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", dir, (long)getpid());
+    remove_export_dir(tmp);
+    if (mkdir(tmp, 0777) != 0) return err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
+    int rc = write_export(tmp, m, vocab, vocab_len, tk, card, err);
+    if (!rc) rc = swap_in(tmp, dir, err);
+    if (rc) remove_export_dir(tmp);
     return rc;
 }
 

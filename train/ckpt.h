@@ -59,6 +59,18 @@ typedef void (*CkptSkipFn)(void *arg, const Err *why);
 int ckpt_latest(const char *dir, char *path, size_t cap, CkptSkipFn skip, void *arg, int *ndamaged,
                 Err *err);
 
+/* The checkpoint files in dir (ckpt_<step>.wbckpt, complete or not) of a
+ * step above `above`, the newest one's path into newest[cap] (when not
+ * NULL and there is one). A missing dir holds none. Returns the count, or
+ * -1 with err. */
+int ckpt_count(const char *dir, int64_t above, char *newest, size_t cap, Err *err);
+
+/* Remove the checkpoint files of dir of a step above `above` (a fresh
+ * run's -f), unless keep (not NULL) is one of them: then nothing is
+ * removed and -1 returned with err naming it. Returns the number removed,
+ * or -1 with err. */
+int ckpt_remove_all(const char *dir, int64_t above, const char *keep, Err *err);
+
 /* 1 when path is a file that starts as a wikibert checkpoint, else 0. */
 int ckpt_is_wikibert(const char *path);
 
@@ -102,8 +114,19 @@ typedef struct HfCard {
  * AutoTokenizer normalizes as the training data was; model_max_length
  * max_position_embeddings), special_tokens_map.json and tokenizer.json
  * (common/tokjson.h: the fast tokenizer, the same normalization); when
- * card is not NULL, README.md, a model card. Each file is written
- * atomically. Returns 0 or -1 with err. */
+ * card is not NULL, README.md, a model card. The export is written whole
+ * into DIR.tmp.<pid> beside dir (config.json last) and then swapped in
+ * (renameat2 RENAME_EXCHANGE; on file systems without it, the old export
+ * is renamed to DIR.old.<pid> and back on failure): on a failure (a full
+ * disk) or a crash dir holds the old export or the new one, whole, never
+ * a mix. The temp directories of dead processes are removed first. An
+ * existing dir must pass export_hf_check. Returns 0 or -1 with err. */
+/* Whether the export may replace dir: it does not exist, or is a
+ * directory holding only the files of an export (a directory of other
+ * files is not swapped away). Returns 0, or -1 with err naming what is in
+ * the way. */
+int export_hf_check(const char *dir, Err *err);
+
 int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_len,
               const HfTokenizer *tk, const HfCard *card, Err *err);
 

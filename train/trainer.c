@@ -30,7 +30,9 @@ static void usage_gpu_options(void) {
         "                                  float32 throughout (matches train_bert_cpu)\n"
         "  --nccl_id_file FILE             without MPI: rank 0 writes the NCCL id to FILE\n"
         "                                  (on a shared file system), the others read it;\n"
-        "                                  rank 0 deletes it once all have joined\n"
+        "                                  rank 0 deletes it once all have joined; an\n"
+        "                                  existing FILE that is no id file is never\n"
+        "                                  replaced (exit 1)\n"
         "  --rank N, --world_size N, --local_rank N\n"
         "                                  this process's place (default: from torchrun's,\n"
         "                                  mpirun's or srun's environment, the first found;\n"
@@ -93,6 +95,11 @@ static void usage(int gpu) {
            "                                  all are damaged: exit 1\n"
            "  --start_fresh_if_damaged        with --resume_from_checkpoint: when all the\n"
            "                                  checkpoints are damaged, start from step 0\n"
+           "  -f, --force                     a run from step 0 (no --resume_from_checkpoint,\n"
+           "                                  or --init_checkpoint) into an output_dir holding\n"
+           "                                  checkpoints: remove them first (without -f it is\n"
+           "                                  refused: the new run's would mix with them;\n"
+           "                                  from phase 1, its log.jsonl goes too)\n"
            "  --phase2                        with --resume_from_checkpoint, as NVIDIA's\n"
            "                                  phase 2: a checkpoint of step phase1_end_step\n"
            "                                  gives the weights and LAMB moments, the step\n"
@@ -137,9 +144,12 @@ static void usage(int gpu) {
             "                                  depend on it)\n");
     printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
            "  -h, --help, -V, --version\n\n"
-           "Exit status: 0 ok; 1 a data, checkpoint, device or write error, or a loss,\n"
-           "gradient or weight that is no longer finite (training diverged); 2 a bad\n"
-           "option, a bad or missing config, or a vocabulary that does not fit it.\n");
+           "One run at a time writes into an output_dir: a second one is refused, naming\n"
+           "the first one's process.\n"
+           "Exit status: 0 ok; 1 a data, checkpoint, device or write error (standard\n"
+           "output included), output_dir in use or holding another run's checkpoints, or\n"
+           "a loss, gradient or weight that is no longer finite (training diverged); 2 a\n"
+           "bad option, a bad or missing config, or a vocabulary that does not fit it.\n");
     exit(0);
 }
 
@@ -304,6 +314,8 @@ static void check_opts(const TrainOpts *o) {
                       " tokens or masked slots (--max_seq_length, --max_predictions_per_seq): more "
                       "than 2^31 - 1",
                       micro, width);
+    if ((o->output_dir && !*o->output_dir) || (o->export_dir && !*o->export_dir))
+        cli_bad_usage("--output_dir and --export_hf need a directory name, not ''");
     if (o->fresh_if_damaged && !o->resume)
         cli_bad_usage("--start_fresh_if_damaged goes with --resume_from_checkpoint");
     if (o->phase2 && !o->resume && !o->eval_file)
@@ -346,7 +358,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
     cli_common_init(&cc);
     int c;
     int li = -1;
-    while ((c = getopt_long(argc, argv, ":j:qvhV", lo, &li)) != -1) {
+    while ((c = getopt_long(argc, argv, ":j:fqvhV", lo, &li)) != -1) {
         if (c >= OPT_BASE) {
             const OptSpec *sp = &opt_table[c - OPT_BASE];
             if (!gpu && sp->gpu)
@@ -362,6 +374,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
         li = -1;
     }
     o->threads = cc.nthreads;
+    o->force = cc.force;
     if (optind < argc) cli_bad_usage("unexpected argument '%s'", argv[optind]);
     check_opts(o);
 }
@@ -439,11 +452,13 @@ static void json_num(Buf *b, const char *key, double v, int prec, int g) {
 }
 
 /* print b as one line of stdout (and of the run's log.jsonl when also is
- * not NULL) and empty it; a write error to the log ends the run */
+ * not NULL) and empty it; a line that cannot be written (a full disk, a
+ * closed stdout) ends the run: the log is its result as much as the
+ * checkpoints are */
 static void json_line(Buf *b, FILE *also, const char *also_name) {
     buf_append(b, "}\n", 2);
-    fwrite(b->data, 1, b->len, stdout);
-    fflush(stdout);
+    if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
+        die("standard output: write error: %s", strerror(errno));
     if (also && (fwrite(b->data, 1, b->len, also) != b->len || fflush(also)))
         die("%s: write error: %s", also_name, strerror(errno));
     buf_clear(b);
@@ -963,6 +978,43 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
     }
 }
 
+/* Rank 0, before any step: output_dir created and locked (one run at a
+ * time), and kept from mixing two runs' checkpoints: a run from step 0
+ * (not resuming from output_dir's own checkpoints) into a directory that
+ * holds some of the steps it will write (above base: phase 2 writes
+ * phase1_end_step + step, so phase 1's stay) would replace those and leave
+ * the newer ones, which a later --resume_from_checkpoint would take.
+ * Refused without -f; -f removes them (never --init_checkpoint's file).
+ * The export directory is checked too, before the hours of training, not
+ * after. Exits 1. */
+static void claim_output_dir(const TrainOpts *o, int64_t base) {
+    Err err;
+    if (output_dir_lock(o->output_dir, 0, &err)) die("%s", err.msg);
+    int fresh = !o->resume || o->init_ckpt;
+    char newest[4096];
+    int n = fresh ? ckpt_count(o->output_dir, base, newest, sizeof newest, &err) : 0;
+    if (n < 0) die("%s", err.msg);
+    if (n && !o->force)
+        die("%s: holds %d checkpoint%s of another run (the newest %s): this run starts at step 0 "
+            "and its checkpoints would mix with them; add --resume_from_checkpoint to continue "
+            "that run, or -f to remove them first",
+            o->output_dir, n, n == 1 ? "" : "s", newest);
+    if (n) {
+        if (ckpt_remove_all(o->output_dir, base, o->init_ckpt, &err) < 0) die("-f: %s", err.msg);
+        info(2, "-f: removed %d checkpoint%s of an earlier run from %s", n, n == 1 ? "" : "s",
+             o->output_dir);
+        if (base == 0) { /* that run's log goes with them (phase 2 keeps phase 1's) */
+            char log[4096];
+            snprintf(log, sizeof log, "%s/log.jsonl", o->output_dir);
+            if (unlink(log) && errno != ENOENT) die("-f: %s: %s", log, strerror(errno));
+        }
+    }
+    if (o->skip_ckpt) return;
+    char hf[4096];
+    snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
+    if (export_hf_check(o->export_dir ? o->export_dir : hf, &err)) die("%s", err.msg);
+}
+
 int train_main(TrainOpts *o, TrainBackendOpen open) {
     TrainRun r = {.o = o};
     run_setup(&r, open);
@@ -985,8 +1037,8 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
         o->max_pred,  r.cfg.vocab_size, o->max_seq,  o->dynamic, r.special[0],
         r.special[1], r.special[2],     o->bin_size, 0,          r.cfg.max_position_embeddings};
     if (data_open(&r.data, &dopts, &r.err)) die("%s", r.err.msg);
-    if (r.lead && make_dirs(o->output_dir, &r.err)) die("%s", r.err.msg);
     r.base = o->phase2 ? o->phase1_end : 0;
+    if (r.lead) claim_output_dir(o, r.base);
     int64_t step = run_resume(&r);
     r.be.from_host(r.be.ctx);
     if (r.lead) info(3, "backend: %s", r.be.name);

@@ -25,6 +25,7 @@ typedef struct TrainOpts {
     int skip_ckpt;        /* --skip_checkpoint: no checkpoints, no export (benchmarks) */
     int fresh_if_damaged; /* --start_fresh_if_damaged: resuming, only damaged checkpoints: start at
                              step 0 */
+    int force;            /* -f: a run from step 0 removes the checkpoints in output_dir first */
     int64_t phase1_end;
     double lr, warmup, weight_decay;
     uint64_t seed;

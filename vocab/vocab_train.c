@@ -141,7 +141,8 @@ static void usage(void) {
         "--shuffle_input_sentence=true|false --max_sentence_length=N\n"
         "--max_sentencepiece_length=N --normalization_rule_name=R --num_threads=N.\n\n"
         "Exit status: 0 ok; 1 a data error (no text, a vocabulary size that does not\n"
-        "fit the text, a read or write error); 2 a bad option or a missing file.\n\n"
+        "fit the text, a read or write error); 2 a bad option, a missing file, or\n"
+        "outputs that are one file or have no name (-o '', -o DIR/).\n\n"
         "Example (the HILBERT workflow's spmtrain.py call):\n"
         "  %s --input=hu.txt --model_prefix=bert --vocab_size=32000 \\\n"
         "      --input_sentence_size=100000000 --shuffle_input_sentence=true \\\n"
@@ -412,6 +413,11 @@ static void parse_args(Config *c, int argc, char **argv) {
     c->prefix = cc.output;
     c->force = cc.force;
     c->nthreads = cc.nthreads;
+    Err err;
+    /* -o '' or -o DIR/ would write the hidden files .model and .vocab */
+    if (c->prefix && output_name_check(c->prefix, "-o", &err))
+        cli_bad_usage("%s (PREFIX.model, PREFIX.vocab: a name to put before the extensions)",
+                      err.msg);
     if (!strcmp(c->model, "bpe")) {
         if (c->wp_only) cli_bad_usage("%s: only with --model wordpiece", c->wp_only);
         if (!c->prefix)
@@ -443,6 +449,20 @@ static void parse_args(Config *c, int argc, char **argv) {
             cli_bad_usage("-o PREFIX is required (vocab.txt goes to PREFIX.txt, tokenizer.json to "
                           "PREFIX.json)");
     }
+    /* the outputs, before any work: no two may be one file */
+    int bpe = !strcmp(c->model, "bpe");
+    char *outs[3] = {bpe ? prefixed(c->prefix, ".model") : NULL,
+                     bpe ? prefixed(c->prefix, ".vocab") : NULL, NULL};
+    if (bpe)
+        outs[2] = c->wordpiece ? xstrdup(c->wordpiece) : NULL;
+    else {
+        outs[0] = c->wordpiece ? xstrdup(c->wordpiece) : prefixed(c->prefix, ".txt");
+        outs[1] = c->tokenizer_json ? xstrdup(c->tokenizer_json) : prefixed(c->prefix, ".json");
+    }
+    int clash = outputs_check((const char *const *)outs, 3, &err);
+    for (int i = 0; i < 3; i++)
+        free(outs[i]);
+    if (clash) cli_bad_usage("%s", err.msg);
 }
 
 /* ---- bpe ---- */

@@ -2,8 +2,9 @@
 # where nvcc is (the CI machines have nvcc and no GPU); --help; options
 # shared with train_bert_cpu and its own (--precision, --rank/--world_size,
 # --nccl_id_file) and their errors; without a GPU a one-line error and exit
-# 1; two processes exchange the NCCL id through --nccl_id_file. The GPU
-# checks themselves are `make gpu-check` (tests/gpu/check.sh).
+# 1, and rank 0 writes no NCCL id file; rank 1 takes its group's id file,
+# not another job's. The GPU checks themselves are `make gpu-check`
+# (tests/gpu/check.sh).
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert
 if [ ! -x "$TR" ]; then
@@ -56,14 +57,23 @@ else
   expect_rc "no GPU: exit 1" 1
   expect_err "... one line naming the CPU trainer" "train_bert: no CUDA device (*); train_bert_cpu trains on the CPU"
   ok "... and nothing written" test ! -e "$T/train"
-  ( "$TR" -v $(args --world_size 2 --rank 1 --nccl_id_file "$T/id") 2>"$T/err1"; echo $? >"$T/rc1" ) &
-  sleep 0.5
+  # rank 0 without a GPU stops before it writes the id file (no rank could use it)
   run "$TR" -v $(args --world_size 2 --rank 0 --nccl_id_file "$T/id")
-  wait
-  ok "two processes: rank 0 writes the NCCL id file" test -s "$T/id"
-  ok "... rank 1 reads it (then both stop: no GPU)" eval 'grep -q "rank 1 of 2 (local rank 1): NCCL .*id via file" "$T/err1" && [ "$(cat "$T/rc1")" = 1 ]'
+  expect_rc "two processes, rank 0 without a GPU: exit 1" 1
+  expect_err "... no CUDA device" "*no CUDA device*"
+  ok "... and no NCCL id file written" test ! -e "$T/id"
+  # rank 1 takes a file of its group: the record rank 0 writes (magic, world
+  # size, pad, the launcher's job id in 112 bytes, the 128-byte NCCL id)
+  idrec() { # JOB: a record of a group of 2 (an all-zero id)
+    printf 'WBNCCLID\002\000\000\000\000\000\000\000%s' "$1"
+    head -c $((112 - ${#1} + 128)) /dev/zero
+  }
+  idrec "" >"$T/id"
+  run env -u SLURM_JOB_ID -u TORCHELASTIC_RUN_ID -u PMIX_NAMESPACE \
+    "$TR" -v $(args --world_size 2 --rank 1 --nccl_id_file "$T/id" --comm_timeout 10)
+  ok "... rank 1 reads it (then stops: no GPU)" eval 'grep -q "rank 1 of 2 (local rank 1): NCCL .*id via file" "$err" && [ "$rc" = 1 ]'
   # a file of another run (another Slurm job) is not taken: rank 1 waits for rank 0's, up to --comm_timeout
-  env SLURM_JOB_ID=7 "$TR" $(args --world_size 2 --rank 0 --nccl_id_file "$T/id7") 2>/dev/null
+  idrec "slurm 7" >"$T/id7"
   run env SLURM_JOB_ID=8 "$TR" $(args --world_size 2 --rank 1 --nccl_id_file "$T/id7" --comm_timeout 2)
   expect_rc "rank 1 of Slurm job 8 beside job 7's id file: exit 1" 1
   expect_err "... not taken (another job), then the watchdog" "*id7: written by another run (2 processes, job 'slurm 7'; this one: 2, 'slurm 8')*rank 1 of 2: waited 2 s for rank 0's NCCL id in the file*"

@@ -3,6 +3,12 @@
  * Makes fwrite, fflush or fclose fail with ENOSPC ("No space left on
  * device") on every stream whose file name contains "FAILME", as a full
  * disk would. WB_INJECT names the call to break (fwrite|fflush|fclose).
+ * With WB_INJECT=fwrite and WB_INJECT_AT=N, the first N fwrite calls on
+ * such streams succeed and the later ones fail (a disk that fills up in
+ * the middle of a run).
+ * WB_INJECT=renameat2 makes renameat2 fail with EINVAL, as on a file
+ * system without RENAME_NOREPLACE, so that the fallback (link + unlink)
+ * runs.
  * WB_INJECT=pwrite breaks pwrite/pwrite64/write on such file descriptors
  * (libraries that write by descriptor, as HDF5 does) once WB_INJECT_AT
  * (default 1) calls have been made on them: the call that many succeeds,
@@ -91,6 +97,9 @@ size_t fwrite(const void *p, size_t size, size_t n, FILE *fp) {
     static size_t (*real)(const void *, size_t, size_t, FILE *);
     if (!real) real = (size_t(*)(const void *, size_t, size_t, FILE *))dlsym(RTLD_NEXT, "fwrite");
     if (marked(fp, "fwrite")) {
+        static long calls;
+        const char *at = getenv("WB_INJECT_AT");
+        if (at && ++calls <= atol(at)) return real(p, size, n, fp);
         errno = ENOSPC;
         return 0;
     }
@@ -125,6 +134,21 @@ int fclose(FILE *fp) {
         return EOF;
     }
     return real(fp);
+}
+
+/* renameat2, or with WB_INJECT=renameat2 EINVAL (a file system without
+ * the flags). */
+int renameat2(int olddir, const char *old, int newdir, const char *new, unsigned flags) {
+    static int (*real)(int, const char *, int, const char *, unsigned);
+    if (!real)
+        real =
+            (int (*)(int, const char *, int, const char *, unsigned))dlsym(RTLD_NEXT, "renameat2");
+    const char *want = getenv("WB_INJECT");
+    if (want && strcmp(want, "renameat2") == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return real(olddir, old, newdir, new, flags);
 }
 
 /* ---- HDF5 crashes (hid_t is int64_t, herr_t and htri_t int in HDF5 1.10) ---- */

@@ -10,6 +10,7 @@
  * sentences), where every document must still appear exactly once.
  */
 #include <dirent.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -426,6 +427,24 @@ static char *slurp(const char *path, size_t *n) {
     return b.data;
 }
 
+/* What the signal actions are while shard_write runs (its progress
+ * callback looks). */
+typedef struct SigSeen {
+    int calls, hup_ignored, term_caught;
+} SigSeen;
+
+static void note_signals(void *ctx, uint64_t bytes, uint64_t items) {
+    (void)bytes, (void)items;
+    SigSeen *s = ctx;
+    struct sigaction hup, term;
+    sigaction(SIGHUP, NULL, &hup);
+    sigaction(SIGTERM, NULL, &term);
+    s->hup_ignored = (s->calls == 0 || s->hup_ignored) && hup.sa_handler == SIG_IGN;
+    s->term_caught = (s->calls == 0 || s->term_caught) && term.sa_handler != SIG_DFL &&
+                     term.sa_handler != SIG_IGN;
+    s->calls++;
+}
+
 static void test_write(void) {
     char dir[] = "/tmp/test_shard.XXXXXX";
     if (!mkdtemp(dir)) {
@@ -445,6 +464,7 @@ static void test_write(void) {
         fclose(fopen(path, "w"));
     }
     ShardIndex ix;
+    FILE *fp2;
     index_text(&ix, SHARD_NVIDIA, text);
     ShardSpec spec = {2, 1, 0.2};
     ShardPlan p;
@@ -454,8 +474,18 @@ static void test_write(void) {
     fp = fopen(path, "rb");
     ShardInput in = {fileno(fp), 0, "in.txt"};
     ShardWriteStats ws;
-    int rc = shard_write(&ix, &in, &p, dir, "x", 1, NULL, NULL, &ws, &err);
+    /* SIGHUP inherited as ignored (nohup) stays ignored while the shards
+     * are written; SIGTERM gets the cleanup handler */
+    struct sigaction ign = {0}, before;
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGHUP, &ign, &before);
+    SigSeen seen = {0};
+    int rc = shard_write(&ix, &in, &p, dir, "x", 1, note_signals, &seen, &ws, &err);
     test_cond("write: ok", rc == 0);
+    test_cond("write: SIGHUP inherited as ignored stays ignored while writing",
+              seen.calls && seen.hup_ignored);
+    test_cond("write: SIGTERM is caught while writing", seen.term_caught);
+    sigaction(SIGHUP, &before, NULL);
     /* counts 2 1 3 2 (d3 d4 is one document): first pass 2->train0,
      * 3->train1, 1->test0 ... */
     Buf want = {0}, got = {0};
@@ -490,6 +520,32 @@ static void test_write(void) {
               entries == 6 && temps == 0);
     snprintf(path, sizeof path, "%s/x_training_01.txt", dir);
     test_cond("write: a non-canonical number is not a shard name", access(path, F_OK) == 0);
+
+    /* without force a shard file that is there is kept, and none of this
+     * run's shards is put in place (all or none) */
+    snprintf(path, sizeof path, "%s/x_test_0.txt", dir);
+    fp2 = fopen(path, "wb");
+    fputs("precious\n", fp2);
+    fclose(fp2);
+    char t0[256];
+    snprintf(t0, sizeof t0, "%s/x_training_0.txt", dir);
+    truncate(t0, 0); /* so that a replaced x_training_0 would show */
+    rc = shard_write(&ix, &in, &p, dir, "x", 0, NULL, NULL, &ws, &err);
+    test_cond("write: no force, a shard there: fails",
+              rc == -1 && strstr(err.msg, "x_training_0.txt: created by another process"));
+    size_t n = 0;
+    char *kept = slurp(t0, &n);
+    test_cond("write: ... the file there is kept", kept && n == 0);
+    free(kept);
+    kept = slurp(path, &n);
+    test_cond("write: ... and the others too", kept && n == 9 && !memcmp(kept, "precious\n", 9));
+    free(kept);
+    int tmps = 0;
+    d = opendir(dir);
+    while ((e = readdir(d)) != NULL)
+        tmps += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    test_cond("write: ... no temp file left", tmps == 0);
 
     /* the input changed since it was indexed */
     snprintf(path, sizeof path, "%s/in.txt", dir);

@@ -288,6 +288,22 @@ static void job_token(char *out, size_t n) {
     snprintf(out, n, "%s", v ? v : "");
 }
 
+/* Rank 0, before it makes an id: may it write path? Only a process that
+ * can train writes it (without a GPU the run ends here, and a file there
+ * stays as it was); an earlier run's id file (its magic) is removed before
+ * anyone takes it; any other file is not this program's to replace. 0, or
+ * -1 with err. */
+static int id_file_claim(const char *path, Err *err) {
+    int ndev = 0;
+    cudaError_t e = cudaGetDeviceCount(&ndev);
+    if (e != cudaSuccess || ndev == 0)
+        return err_set(err, "no CUDA device (%s); train_bert_cpu trains on the CPU",
+                       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    if (!output_is_ours(path, "WBNCCLID", 8, "an NCCL id file of train_bert", err)) return -1;
+    unlink(path);
+    return 0;
+}
+
 /* rank 0 writes the record to path (temp file + rename); the others wait
  * for one of this group, as long as the watchdog lets them */
 static int id_by_file(Comm *c, const char *path, Err *err) {
@@ -340,7 +356,7 @@ static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
             "%d processes and no MPI to share the NCCL id: give --nccl_id_file on a file system "
             "every process sees",
             c->world);
-    if (c->rank == 0 && !c->mpi) unlink(id_file); /* an earlier run's, before anyone takes it */
+    if (c->rank == 0 && !c->mpi && id_file_claim(id_file, err)) return -1;
     if (c->rank == 0) {
         ncclResult_t r = ncclGetUniqueId(&c->id);
         if (r != ncclSuccess) return err_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));

@@ -12,8 +12,9 @@
  * the process, else through a file (--nccl_id_file on a file system all
  * processes see: rank 0 writes it atomically, the others wait for it, and
  * rank 0 deletes it once every rank has joined; a file of another run, by
- * its process count or launcher's job id, is not taken). Built without NCCL, only
- * world 1 works (and says so).
+ * its process count or launcher's job id, is not taken; a file there that
+ * is no id file is never replaced: rank 0 stops with an error). Built
+ * without NCCL, only world 1 works (and says so).
  * The one file that includes nccl.h and mpi.h.
  */
 #ifndef WB_COMM_H

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/io.h"
+
 #define EMU_MAGIC 0x57424d43u /* "WBMC" */
 #define EMU_SLOT (1u << 20)   /* bytes per rank per round */
 #define EMU_WAIT_S 120
@@ -88,6 +90,9 @@ static int emu_open(EmuComm *e, int rank, int world, const char *path, Err *err)
     if (rank == 0) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+        uint32_t magic = EMU_MAGIC; /* only an earlier run's rendezvous file is replaced */
+        if (!output_is_ours(path, &magic, sizeof magic, "a rendezvous file of train_bert", err))
+            return -1;
         unlink(path);
         fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC, 0600);
         if (fd < 0 || ftruncate(fd, (off_t)e->bytes))
