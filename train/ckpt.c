@@ -412,6 +412,39 @@ int export_hf(const char *dir, const Bert *m, const char *vocab, size_t vocab_le
 
 /* ---- Hugging Face import ---- */
 
+int hf_dir_tokenizer(const char *dir, HfTokenizer *tk, char *file, size_t cap, Err *err) {
+    Buf b = {0};
+    snprintf(file, cap, "%s/tokenizer.json", dir);
+    if (access(file, F_OK) == 0) {
+        TokJson t;
+        int rc = read_file(file, &b, err)
+                     ? -1
+                     : tokjson_read(&t, b.data ? b.data : "", b.len, file, err);
+        buf_free(&b);
+        if (rc) return -1;
+        tk->lower = t.lowercase, tk->strip = t.strip_accents;
+        tokjson_free(&t);
+        return 1;
+    }
+    snprintf(file, cap, "%s/tokenizer_config.json", dir);
+    if (access(file, F_OK)) return 0;
+    if (read_file(file, &b, err)) return -1;
+    JsonIter it;
+    const char *k, *v;
+    size_t kn, vn;
+    int r;
+    *tk = (HfTokenizer){1, -1};
+    json_iter_init(&it, b.data ? b.data : "", b.len, '{');
+    while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
+        int x = vn == 4 && !memcmp(v, "true", 4) ? 1 : vn == 5 && !memcmp(v, "false", 5) ? 0 : -1;
+        if (json_key_is(k, kn, "do_lower_case") && x >= 0) tk->lower = x;
+        if (json_key_is(k, kn, "strip_accents")) tk->strip = x;
+    }
+    buf_free(&b);
+    if (r < 0) return err_set(err, "%s: byte %zu: %s", file, it.pos, it.error);
+    return 1;
+}
+
 /* Bytes per element of a safetensors dtype we convert, or 0. */
 static int dtype_size(const char *v, size_t vn) {
     if (vn == 5 && !memcmp(v, "\"F32\"", 5)) return 4;

@@ -85,6 +85,15 @@ typedef struct HfTokenizer {
     int strip; /* strip_accents: 0, 1, or -1 (None: as do_lower_case) */
 } HfTokenizer;
 
+/* The tokenizer normalization a Hugging Face model directory holds: its
+ * tokenizer.json's BertNormalizer (common/tokjson.h), else its
+ * tokenizer_config.json's do_lower_case and strip_accents (BertTokenizer's
+ * defaults true and null where absent). Returns 1 with tk set and file
+ * (cap bytes) naming the file read, 0 when dir has neither file, -1 with
+ * err on a file that cannot be read (a tokenizer.json of another model
+ * than WordPiece, broken JSON). */
+int hf_dir_tokenizer(const char *dir, HfTokenizer *tk, char *file, size_t cap, Err *err);
+
 /* What the export's README.md (the model card) says of the training. */
 typedef struct HfCard {
     const char *program;   /* train_bert_cpu or train_bert */
