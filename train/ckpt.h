@@ -12,8 +12,11 @@
  * The export is what transformers' BertForPreTraining.from_pretrained
  * reads: config.json, model.safetensors (float32, Hugging Face tensor
  * names; the decoder weight is tied to the word embeddings and its bias to
- * cls.predictions.bias, so neither is stored twice), vocab.txt and the
- * tokenizer files, and a README.md model card.
+ * cls.predictions.bias, so neither is stored twice; an untied decoder,
+ * tie_word_embeddings false, is stored with its bias under both names, as
+ * transformers 5 unties both), vocab.txt and the tokenizer files, and a
+ * README.md model card (without a vocabulary, it says the tokenizer files
+ * are missing).
  *
  * The import (--init_checkpoint) reads such a directory, or any
  * model.safetensors of BertForPreTraining, BertForMaskedLM or BertModel,
@@ -72,8 +75,12 @@ int ckpt_is_wikibert(const char *path);
  * (else an error naming the tensor and both shapes), but for the word
  * embeddings and cls.predictions.bias, which may lack the rows that
  * rounding vocab_size up to a multiple of 8 added. The MLM decoder weight
- * is the word embeddings (a stored one is not read; its bias stands for
- * cls.predictions.bias when that is absent). Missing pooler and cls.*
+ * is m's own tensor when m is untied (a tied checkpoint's word embeddings
+ * when the file has none); when m ties it to the word embeddings, a stored
+ * one must equal them (else an error: the checkpoint is untied; so is a
+ * directory whose config.json says tie_word_embeddings false). The
+ * decoder's bias, where stored, is cls.predictions.bias (the one the
+ * logits take). Missing pooler and cls.*
  * tensors (BertModel, BertForMaskedLM) keep m's values; any other missing
  * tensor is an error. note gets one line of what kept m's values and what
  * was not used ("" when everything matched). Returns 0 or -1 with err. */
@@ -103,7 +110,29 @@ typedef struct HfCard {
     int64_t steps;         /* optimizer steps (of this phase) */
     int phase2;            /* the steps were phase 2's */
     double loss, mlm, nsp; /* the last step's losses */
+    const char *example;   /* a fill-mask sentence of the training text (one [MASK]), or NULL */
+    const char *masked;    /* the word it masks */
 } HfCard;
+
+/* A fill-mask example in the training text's language: the first
+ * sentence of the rows of b (their masked positions restored to the
+ * original tokens, decoded with vocab[0..vocab_len), vocab.txt's text)
+ * that ends in . ! or ?, holds 8 to 40 words (punctuation counted) and no
+ * [UNK] and follows another in its segment (else the first of 5 to 40
+ * words, as a segment may begin inside a sentence), with its
+ * longest word of letters after the first masked as one [MASK]. The
+ * sentence goes into example and the word into word. Returns 0, or -1
+ * when no row has such a sentence. */
+int hf_fill_mask_example(const BertBatch *b, const char *vocab, size_t vocab_len, Buf *example,
+                         Buf *word);
+
+/* What the model card and the trainer say of an export without a
+ * vocabulary (no --vocab_file). */
+#define HF_NO_TOKENIZER                                                                            \
+    "missing: no tokenizer files (vocab.txt, tokenizer.json, tokenizer_config.json, "              \
+    "special_tokens_map.json), as the training was given no --vocab_file; copy the vocabulary "    \
+    "the HDF5 files were made with into this directory (or train with --vocab_file) before "       \
+    "loading a tokenizer from it"
 
 /* Hugging Face directory: dir/config.json, dir/model.safetensors, and,
  * when vocab is not NULL, vocab.txt holding the vocab_len bytes of vocab,

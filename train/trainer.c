@@ -942,6 +942,26 @@ static void shell_quote(Buf *b, const char *s) {
     buf_putc(b, '\'');
 }
 
+/* The model card's fill-mask sentence: from the first rows of the first
+ * training file (in file order), decoded with the vocabulary; ex and word
+ * stay empty (NULL data) when none is found. */
+static void fill_mask_example(TrainRun *r, Buf *ex, Buf *word) {
+    TrainOpts *o = r->o;
+    DataOpts eo = {NULL,          o->seed,           0, 1, 64,
+                   o->max_pred,   r->cfg.vocab_size, 0, 1, r->special[0],
+                   r->special[1], r->special[2],     0, 1, 0};
+    Data *d;
+    BertBatch b;
+    Err err;
+    const char *first = data_file_at(r->data, 0);
+    if (!first || data_open_file(&d, &eo, first, &err)) return;
+    if (data_next(d, &b, &err) == 0) {
+        hf_fill_mask_example(&b, r->vocab.text.data, r->vocab.text.len, ex, word);
+        if (ex->len) buf_putc(ex, 0), buf_putc(word, 0);
+    }
+    data_close(d);
+}
+
 /* Export: after the loop stopped at step (started at t0), the closing
  * message and, at the end of the schedule, the Hugging Face export. */
 static void run_export(TrainRun *r, int64_t step, double t0) {
@@ -967,12 +987,16 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
             shell_quote(&cmd, o->argv[i]);
         }
         buf_putc(&cmd, 0);
-        HfCard card = {progname,  cmd.data,     o->input_dir, data_nfiles(r->data), o->max_steps,
-                       o->phase2, r->last.loss, r->last.mlm,  r->last.nsp};
+        Buf ex = {0}, word = {0};
+        if (o->vocab) fill_mask_example(r, &ex, &word);
+        HfCard card = {progname,     cmd.data,  o->input_dir, data_nfiles(r->data),
+                       o->max_steps, o->phase2, r->last.loss, r->last.mlm,
+                       r->last.nsp,  ex.data,   word.data};
         if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->tk,
                       &card, &r->err))
             die("%s", r->err.msg);
-        buf_free(&cmd);
+        if (!o->vocab) warn("%s: tokenizer files %s", edir, HF_NO_TOKENIZER);
+        buf_free(&cmd), buf_free(&ex), buf_free(&word);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {
