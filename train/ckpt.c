@@ -321,6 +321,18 @@ static int maskable(const char *s, size_t n) {
     return chars >= 3;
 }
 
+/* A word before "." that ends a sentence: at least 3 characters, not a
+ * number and not a Roman numeral (Hungarian "a XVII. század" and "20."
+ * are ordinals). */
+static int sentence_word(const char *s, size_t n) {
+    size_t roman = 0, digits = 0;
+    for (size_t i = 0; i < n; i++) {
+        roman += strchr("ivxlcdmIVXLCDM", s[i]) != NULL;
+        digits += s[i] >= '0' && s[i] <= '9';
+    }
+    return n >= 3 && roman < n && digits < n;
+}
+
 /* Words w[a..b) as text with [MASK] for word k: spaces between words but
  * none before closing punctuation or after opening, none around ' and -. */
 static void render(Buf *out, const char *text, const DWord *w, size_t a, size_t b, size_t k) {
@@ -356,8 +368,10 @@ int hf_fill_mask_example(const BertBatch *b, const char *vocab, size_t vocab_len
     DWord *w = xmalloc((size_t)(b->S ? b->S : 1) * sizeof *w);
     Buf text = {0};
     int found = 0;
-    /* pass 0: sentences after a sentence end (a segment may start cut); pass 1: any */
-    for (int pass = 0; pass < 2 && !found; pass++)
+    /* pass 0: a clean sentence (after a sentence end, as a segment may
+     * start cut; 8 to 40 words; no punctuation inside but two commas);
+     * pass 1: after a sentence end, 8 to 40 words; pass 2: any of 5 to 40 */
+    for (int pass = 0; pass < 3 && !found; pass++)
         for (int r = 0; r < b->B && !found; r++) {
             memcpy(ids, b->input_ids + (size_t)r * b->S, (size_t)b->S * sizeof *ids);
             for (int k = 0; k < b->M; k++) {
@@ -389,13 +403,20 @@ int hf_fill_mask_example(const BertBatch *b, const char *vocab, size_t vocab_len
                 for (size_t e = 0; e < nw && !found; e++) {
                     const char *s = text.data + w[e].a;
                     if (!(w[e].n == 1 && strchr(".!?", s[0]))) continue;
+                    if (s[0] == '.' && e > start &&
+                        !sentence_word(text.data + w[e - 1].a, w[e - 1].n))
+                        continue; /* "XVII." "20." "u.": an ordinal or abbreviation, not an end */
                     size_t a = start, words = e + 1 - a;
                     start = e + 1;
-                    if ((pass == 0 && (a == 0 || words < 8)) || words < 5 || words > 40) continue;
+                    if ((pass < 2 && (a == 0 || words < 8)) || words < 5 || words > 40) continue;
                     size_t best = 0, bestn = 0;
-                    int usable = 1;
+                    int usable = 1, commas = 0;
                     for (size_t j = a; j <= e; j++) {
+                        const char *x = text.data + w[j].a;
                         if (w[j].special) usable = 0;
+                        if (pass == 0 && j < e && w[j].n == 1 && (unsigned char)x[0] < 0x80 &&
+                            !((x[0] | 32) >= 'a' && (x[0] | 32) <= 'z'))
+                            usable &= x[0] == ',' && ++commas <= 2;
                         if (j > a && w[j].n > bestn && maskable(text.data + w[j].a, w[j].n))
                             best = j, bestn = w[j].n;
                     }

@@ -118,8 +118,9 @@ typedef struct HfCard {
  * sentence of the rows of b (their masked positions restored to the
  * original tokens, decoded with vocab[0..vocab_len), vocab.txt's text)
  * that ends in . ! or ?, holds 8 to 40 words (punctuation counted) and no
- * [UNK] and follows another in its segment (else the first of 5 to 40
- * words, as a segment may begin inside a sentence), with its
+ * [UNK], follows another in its segment (a segment may begin inside a
+ * sentence) and has no punctuation inside but up to two commas (else
+ * without that rule, else the first of 5 to 40 words anywhere), with its
  * longest word of letters after the first masked as one [MASK]. The
  * sentence goes into example and the word into word. Returns 0, or -1
  * when no row has such a sentence. */
