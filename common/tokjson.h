@@ -13,8 +13,18 @@
  * tokenizers.Tokenizer.from_file() and AutoTokenizer load the vocabulary
  * with the normalization the data had.
  *
+ * The reader, tokjson_read(), takes such a file back (any tokenizer.json
+ * of a WordPiece model: bert-base-uncased's, one that transformers 5 saves
+ * instead of vocab.txt): the vocabulary as vocab.txt text, the
+ * BertNormalizer's switches and the WordPiece model's settings. Other
+ * models (BPE, Unigram, WordLevel), normalizers and pre-tokenizers are
+ * refused, naming what the file has.
+ *
  *   Buf js = {0};
  *   if (tokjson_wordpiece(&js, vocab_txt, len, 1, -1, &err)) ... err.msg
+ *   TokJson t;
+ *   if (tokjson_read(&t, js.data, js.len, "tokenizer.json", &err)) ... err.msg
+ *   ... t.vocab is vocab.txt's text; tokjson_free(&t);
  */
 #ifndef WB_TOKJSON_H
 #define WB_TOKJSON_H
@@ -37,5 +47,36 @@
  * line (the post-processor needs their ids); out is then unchanged. */
 int tokjson_wordpiece(Buf *out, const char *vocab, size_t len, int lower, int strip_accents,
                       Err *err);
+
+/* A tokenizer.json's WordPiece tokenizer, as tokjson_read() finds it. */
+typedef struct TokJson {
+    Buf vocab;                /* vocab.txt's text: the tokens in id order, one a line */
+    size_t ntokens;           /* lines of vocab */
+    int lowercase;            /* BertNormalizer lowercase (0/1) */
+    int strip_accents;        /* 1, 0, or -1 (null: as lowercase) */
+    int clean_text;           /* 1: control characters deleted, whitespace made spaces */
+    int handle_chinese_chars; /* 1: spaces around CJK ideographs */
+    char prefix[32];          /* continuing_subword_prefix ("##") */
+    char unk[64];             /* unk_token ("[UNK]") */
+    int max_chars;            /* max_input_chars_per_word (100) */
+} TokJson;
+
+/* 1 when data[0..len) looks like a JSON object (after a UTF-8 BOM and
+ * whitespace, '{' then '"', or "{}" alone), so that it is read as
+ * tokenizer.json rather than as vocab.txt lines; else 0. */
+int tokjson_is(const char *data, size_t len);
+
+/* Read the tokenizer.json text data[0..len) (name for messages) into t:
+ * the WordPiece model's vocabulary (model.vocab, with the added tokens
+ * whose ids follow it) as vocab.txt text, ids 0..n-1 each exactly once;
+ * the normalizer (BertNormalizer, or null: no normalization at all); the
+ * pre-tokenizer (BertPreTokenizer). Returns 0, or -1 with err
+ * naming the file and the problem ("NAME: model type BPE: only WordPiece
+ * (BERT's tokenizer) is read ...", "NAME: byte 17: ':' expected", "NAME: no
+ * token has id 5"); t is then empty. Free with tokjson_free(). */
+int tokjson_read(TokJson *t, const char *data, size_t len, const char *name, Err *err);
+
+/* Free what tokjson_read() allocated; t is zeroed. */
+void tokjson_free(TokJson *t);
 
 #endif

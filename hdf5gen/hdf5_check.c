@@ -29,8 +29,9 @@ static void usage(void) {
            "the text (a warning above 1 %%: the vocabulary does not cover it), a histogram\n"
            "of sequence lengths.\n\n"
            "Options:\n"
-           "  --vocab FILE   vocab.txt: ids must be below its size; [CLS]/[SEP]/[MASK]/[UNK]\n"
-           "                 ids from it (default: BERT's 101/102/103/100, no range check)\n"
+           "  --vocab FILE   vocab.txt (or tokenizer.json): ids must be below its size;\n"
+           "                 [CLS]/[SEP]/[MASK]/[UNK] ids from it (default: BERT's "
+           "101/102/103/100, no range check)\n"
            "  --cls N, --sep N, --mask N, --unk N   the special ids without a vocabulary\n"
            "  --strict       other integer types than NVIDIA's are errors, not warnings\n"
            "  --dump         print every row on stdout, tab-separated: input_ids,\n"
@@ -145,7 +146,7 @@ int main(int argc, char **argv) {
         o.cls = wp_token_id(wp, "[CLS]", 5);
         o.sep = wp_token_id(wp, "[SEP]", 5);
         o.mask = wp_token_id(wp, "[MASK]", 6);
-        o.unk = wp_token_id(wp, "[UNK]", 5);
+        o.unk = wp_unk_id(wp) == WP_UNK_ABSENT ? -1 : wp_unk_id(wp);
         wp_destroy(wp);
         if (o.cls < 0 || o.sep < 0)
             die_code(EXIT_USAGE, "%s: the vocabulary has no %s token", vocab,

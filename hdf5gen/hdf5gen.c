@@ -38,7 +38,10 @@ static void usage(void) {
         "next_sentence_labels; gzip level 4). By default the data equals what the original\n"
         "(DeepLearningExamples 4733603) writes for the same shard, vocabulary and seed.\n\n"
         "Options (the original's underscore spellings work too, e.g. --max_seq_length):\n"
-        "  --vocab FILE                  WordPiece vocab.txt (required; --vocab-file)\n"
+        "  --vocab FILE                  WordPiece vocab.txt, or Hugging Face's\n"
+        "                                tokenizer.json of a WordPiece model, whose\n"
+        "                                normalization is then the default (required;\n"
+        "                                --vocab-file)\n"
         "  --max-seq-length N            tokens per instance (default 128)\n"
         "  --max-predictions-per-seq N   masked positions per instance (default 20)\n"
         "  --masked-lm-prob P            share of tokens masked (default 0.15)\n"
@@ -46,7 +49,8 @@ static void usage(void) {
         "  --dupe-factor N               passes over the documents (default 10, the\n"
         "                                original's; bertPrep and the Hungarian scripts pass 5)\n"
         "  --random-seed N               seed; every shard uses the same (default 12345)\n"
-        "  --do-lower-case [0|1]         1 (default): lower-case; 0: keep case (the\n"
+        "  --do-lower-case [0|1]         1 (default; a tokenizer.json: its lowercase):\n"
+        "                                lower-case; 0: keep case (the\n"
         "                                original lower-cases anyway)\n"
         "  --strip-accents 0|1           1: drop accents (NFD, then the Mn marks); 0: keep\n"
         "                                them, where accented letters are letters of their\n"
@@ -414,7 +418,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     inst_opts_default(&cfg->io);
     InstOpts *io = &cfg->io;
     cfg->vocab = cfg->prep_root = cfg->dataset = cfg->input_file = NULL;
-    cfg->lower = 1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
+    cfg->lower = -1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
     cfg->shard_index = -1, cfg->shard_count = -1;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
@@ -656,12 +660,19 @@ static void plan_free(Plan *p) {
 
 /* ---- running ---- */
 
-/* The vocabulary, with the special tokens the instances need (exit 2 when
- * it is unreadable or lacks one). */
-static WordPiece *load_vocab(const Config *cfg) {
+/* The vocabulary (vocab.txt or tokenizer.json), with the special tokens
+ * the instances need (exit 2 when it is unreadable or lacks one);
+ * cfg->lower and cfg->strip become the normalization in use (a
+ * tokenizer.json's unless given, a difference said). */
+static WordPiece *load_vocab(Config *cfg) {
     Err err;
-    WordPiece *wp = wp_create(cfg->vocab, wp_norm(cfg->lower, cfg->strip), &err);
+    Buf note = {0};
+    int norm;
+    WordPiece *wp = wp_open(cfg->vocab, cfg->lower, cfg->strip, &note, &norm, &err);
     if (!wp) die_code(EXIT_USAGE, "%s", err.msg);
+    if (note.len) warn("%.*s", (int)note.len, note.data);
+    buf_free(&note);
+    cfg->lower = !!(norm & WP_LOWER), cfg->strip = !!(norm & WP_STRIP_ACCENTS);
     static const char *need[] = {"[CLS]", "[SEP]", "[MASK]"};
     for (int i = 0; i < 3; i++)
         if ((i < 2 || !cfg->io.no_mask) && wp_token_id(wp, need[i], strlen(need[i])) < 0)
@@ -757,9 +768,9 @@ int main(int argc, char **argv) {
     cli_init(argv[0]);
     Config cfg;
     if (parse_args(argc, argv, &cfg)) return EXIT_OK;
+    WordPiece *wp = load_vocab(&cfg);
     Plan plan;
     plan_make(&cfg, &plan);
-    WordPiece *wp = load_vocab(&cfg);
     double secs = run_jobs(&cfg, &plan, wp);
     int failed = report(&cfg, &plan, secs);
     wp_destroy(wp);

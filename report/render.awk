@@ -88,8 +88,11 @@ function svg_open(w, h, title, cls) {
 }
 
 # a line plot of the log's columns named in keys (space-separated) against
-# the step; ymin0: the y axis starts at 0 at most; yfix: [0, 1]
-function line_plot(title, keys, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, ymax, W, H, ml, mr, mt, mb, pw, ph, t, d, x, y, pts, np) {
+# the step, the y axis labelled ylabel; ymin0: the y axis starts at 0 at
+# most; yfix: [0, 1]. The series "loss" (the total) is drawn first, wide
+# and pale, so that it stays visible where it lies on the MLM loss (an NSP
+# loss near 0).
+function line_plot(title, keys, ylabel, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, ymax, W, H, ml, mr, mt, mb, pw, ph, t, d, x, y, pts, np) {
     W = 600; H = 250; ml = 62; mr = 16; mt = 30; mb = 34
     pw = W - ml - mr; ph = H - mt - mb
     nk = split(keys, k, " ")
@@ -127,6 +130,7 @@ function line_plot(title, keys, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, y
         }
     }
     printf "<text x=\"%d\" y=\"%d\" class=\"xl\">step</text>\n", ml + pw / 2, H - 4
+    printf "<text x=\"13\" y=\"%d\" class=\"ya\" transform=\"rotate(-90 13 %d)\">%s</text>\n", mt + ph / 2, mt + ph / 2, esc(ylabel)
     printf "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", ml, mt, pw, ph
     for (j = 1; j <= nk; j++) {
         pts = ""; np = 0
@@ -138,11 +142,11 @@ function line_plot(title, keys, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, y
             y = mt + ph - (v - ymin) / (ymax - ymin) * ph
             pts = pts (np++ ? " " : "") sprintf("%.1f,%.1f", x, y)
         }
-        printf "<polyline class=\"s%d\" data-series=\"%s\" points=\"%s\"/>\n", j, k[j], pts
+        printf "<polyline class=\"s%d%s\" data-series=\"%s\" points=\"%s\"/>\n", j, k[j] == "loss" ? " total" : "", k[j], pts
         if (np == 1) # a polyline of one point draws nothing
             printf "<circle cx=\"%s\" cy=\"%s\" r=\"3\" class=\"f%d\"/>\n", substr(pts, 1, index(pts, ",") - 1), substr(pts, index(pts, ",") + 1), j
         printf "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" class=\"f%d\"/>", W - mr - 110 * (nk - j + 1), j
-        printf "<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", W - mr - 110 * (nk - j + 1) + 14, k[j]
+        printf "<text x=\"%d\" y=\"17\" class=\"lg\">%s</text>\n", W - mr - 110 * (nk - j + 1) + 14, k[j] == "loss" ? "loss (total)" : k[j]
     }
     print "</svg>"
 }
@@ -150,7 +154,7 @@ function line_plot(title, keys, ymin0, yfix, k, nk, i, j, v, xmin, xmax, ymin, y
 # horizontal bars: bl[1..n] labels, bv[] values, bt[] the text beside the
 # bar; logscale: widths by log10(1 + value)
 function hbars(title, n, logscale, cls, W, H, ml, bw, i, max, w, y) {
-    W = 600; ml = 150; bw = 290
+    W = 700; ml = 150; bw = 270
     H = 30 + 26 * n + 8
     max = 0
     for (i = 1; i <= n; i++)
@@ -316,39 +320,48 @@ function training(i, sum, n) {
     if (n) printf "<p>Mean throughput %s sequences per second.</p>\n", fmt(sum / n)
     if (others != "") printf "<p class=\"missing\">Not drawn (make a page of each): %s.</p>\n", esc(others)
     print "<div class=\"plots\">"
-    line_plot("Loss", "loss mlm_loss nsp_loss", 1, 0)
-    line_plot("Accuracy (masked tokens, next sentence)", "mlm_acc nsp_acc", 0, 1)
-    line_plot("Learning rate", "lr", 1, 0)
-    line_plot("Throughput (sequences per second)", "seq_per_s", 1, 0)
-    line_plot("Gradient norm", "grad_norm", 1, 0)
+    line_plot("Loss", "loss mlm_loss nsp_loss", "cross-entropy (nats)", 1, 0)
+    line_plot("Accuracy (masked tokens, next sentence)", "mlm_acc nsp_acc", "share predicted right", 0, 1)
+    line_plot("Learning rate", "lr", "learning rate", 1, 0)
+    line_plot("Throughput (sequences per second)", "seq_per_s", "sequences / s", 1, 0)
+    line_plot("Gradient norm", "grad_norm", "L2 norm (before clipping)", 1, 0)
     print "</div></section>"
 }
 
 function workflow(wf, i, n, lab, key, f, t, inst) {
     printf "<section class=\"wf\"><h2>Workflow %s</h2><p>%s</p>\n", esc(wf), esc(wfdir[wf])
+    # each bar counts in its own unit (pages, articles, sentences,
+    # documents kept, shard sentences, instances); the text beside it
+    # starts with that count and gives the others in brackets
     n = 0
     for (i = 1; i <= nstage[wf]; i++) {
         lab = stlabel[wf, i]
-        bl[++n] = lab
+        n++
         if (lab == "pages") {
-            bv[n] = stdocs[wf, i]; bt[n] = plural(bv[n], "page") " in the dump"
-            continue
+            bl[n] = "pages"; bv[n] = stdocs[wf, i]; bt[n] = plural(bv[n], "page") " in the dump"
+        } else if (lab == "articles") {
+            bl[n] = "articles"; bv[n] = stdocs[wf, i]; bt[n] = plural(bv[n], "article")
+        } else if (lab == "sentences") {
+            bl[n] = "sentences"; bv[n] = stlines[wf, i]
+            bt[n] = plural(bv[n], "sentence") " (" plural(stdocs[wf, i], "document") ")"
+        } else if (lab == "kept") {
+            bl[n] = "documents kept"; bv[n] = stdocs[wf, i]
+            bt[n] = plural(bv[n], "document") " (" plural(stlines[wf, i], "sentence") ")"
+        } else if (lab == "shards") {
+            bl[n] = "shard sentences"; bv[n] = stlines[wf, i]
+            bt[n] = plural(bv[n], "sentence") " (" plural(stdocs[wf, i], "document") " in " plural(stfiles[wf, i], "file") ")"
+        } else {
+            bl[n] = lab; bv[n] = stdocs[wf, i]; bt[n] = plural(bv[n], "document")
         }
-        bv[n] = stdocs[wf, i]
-        bt[n] = plural(stdocs[wf, i], "document")
-        if (lab == "sentences" || lab == "kept" || lab == "shards")
-            bt[n] = bt[n] ", " plural(stlines[wf, i], "sentence")
-        if (lab == "shards")
-            bt[n] = bt[n] " in " plural(stfiles[wf, i], "file")
     }
     for (i = 1; i <= nphase[wf]; i++) {
         key = wf SUBSEP i; inst = 0
         for (f = 1; f <= nfile[key]; f++) inst += fl[key, f, "inst"]
         bl[++n] = "instances " (nfile[key] ? "L " fl[key, 1, "L"] : "")
-        bv[n] = inst; bt[n] = plural(inst, "instance") " in " plural(nfile[key], "file")
+        bv[n] = inst; bt[n] = plural(inst, "instance") " (" plural(nfile[key], "file") ")"
     }
     print "<h3>Data funnel</h3>"
-    if (n) hbars("Data funnel (bar length on a log scale)", n, 1, "funnel")
+    if (n) hbars("Data funnel (each bar in its own unit, its length on a log scale)", n, 1, "funnel")
     else print "<p class=\"missing\">No stage output found.</p>"
     for (i = 1; i <= nnote[wf]; i++)
         printf "<p class=\"%s\">%s</p>\n", notecls[wf, i] == "" ? "missing" : notecls[wf, i], esc(notes[wf, i])
@@ -428,7 +441,8 @@ END {
     print ".missing{color:#777;font-style:italic}.warn{color:#b00}.ok{color:#070}"
     print "svg text{font:11px system-ui,sans-serif;fill:#333}svg .t{font-size:13px;font-weight:600}"
     print "svg .yl{text-anchor:end}svg .xl{text-anchor:middle}svg .g{stroke:#e6e6e6}svg .ax{stroke:#888}"
-    print "svg .frame{fill:none;stroke:#bbb}svg polyline{fill:none;stroke-width:1.8}"
+    print "svg .frame{fill:none;stroke:#bbb}svg polyline{fill:none;stroke-width:1.8}svg .total{stroke-width:6;stroke-opacity:.35}"
+    print "svg .ya{text-anchor:middle}"
     print ".s1{stroke:#1f77b4}.s2{stroke:#ff7f0e}.s3{stroke:#2ca02c}.f1{fill:#1f77b4}.f2{fill:#ff7f0e}.f3{fill:#2ca02c}.f4{fill:#d62728}.f5{fill:#9467bd}"
     print "</style></head><body>"
     printf "<h1>Run report: %s</h1>\n", esc(run)

@@ -26,8 +26,11 @@
 # Options:
 #   -b DIR         the programs (default: bin/ beside this folder)
 #   -o FILE        write FILE (atomically) instead of stdout; -f overwrites
-#   --vocab FILE   vocab.txt for hdf5_check (default: the workflow's own
-#                  vocab*/vocab.txt, else BERT's special ids)
+#   --vocab [WF=]FILE  vocab.txt (or tokenizer.json) for hdf5_check; WF=
+#                  names the workflow it belongs to, else it is every
+#                  workflow's; repeatable (default: the workflow's own
+#                  vocab*/vocab.txt, else the shipped data/bert/vocab.txt,
+#                  bert-base-uncased, make en's default VOCAB)
 #   --dump [WF=]FILE  a workflow's dump, to count its pages (default: a
 #                  *.xml* under its download/ of at most 64 MB); WF= names
 #                  the workflow directory it belongs to (hu=FILE), else it
@@ -41,7 +44,7 @@ set -u -o pipefail
 prog=run_report
 here=$(cd "$(dirname "$0")" && pwd)
 BIN=$here/../bin
-out="" force=0 vocab="" dumps=() filter_opts="" workflows=()
+out="" force=0 vocabs=() dumps=() filter_opts="" workflows=()
 DUMP_MAX=$((64 * 1024 * 1024))
 
 usage() { sed -n '/^#   report/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -56,7 +59,7 @@ while [ $# -gt 0 ]; do
   -b) [ $# -ge 2 ] || bad "-b needs a directory"; BIN=$2; shift ;;
   -o) [ $# -ge 2 ] || bad "-o needs a file"; out=$2; shift ;;
   -f | --force) force=1 ;;
-  --vocab) [ $# -ge 2 ] || bad "--vocab needs a file"; vocab=$2; shift ;;
+  --vocab) [ $# -ge 2 ] || bad "--vocab needs a file"; vocabs+=("$2"); shift ;;
   --dump) [ $# -ge 2 ] || bad "--dump needs a file"; dumps+=("$2"); shift ;;
   --workflow) [ $# -ge 2 ] || bad "--workflow needs a directory"; workflows+=("${2%/}"); shift ;;
   --filter-opts) [ $# -ge 2 ] || bad "--filter-opts needs a value"; filter_opts=$2; shift ;;
@@ -98,10 +101,12 @@ count_pages() {
   esac
 }
 
-# the --dump of workflow WF: its own (WF=FILE) or one for all (FILE)
+# the --dump (or, with a second argument, the --vocab) of workflow WF: its
+# own (WF=FILE) or one for all (FILE)
 dump_of() {
   local e f=""
-  for e in "${dumps[@]}"; do
+  local -n list=${2:-dumps}
+  for e in "${list[@]}"; do
     case $e in
     "$1="*) f=${e#*=} ;;
     *=*) ;;
@@ -113,7 +118,7 @@ dump_of() {
 
 # workflow DIR NAME: every line the page needs about one workflow
 workflow() {
-  local d=$1 wf=$2 f lang d5 v files
+  local d=$1 wf=$2 f lang d5 v vname files
   printf 'wf\t%s\t%s\n' "$wf" "$d"
   f=$(dump_of "$wf")
   [ -n "$f" ] || f=$(find "$d/download" -name '*.xml*' -size -$((DUMP_MAX / 1024))k 2>/dev/null | sort | head -1)
@@ -147,12 +152,17 @@ workflow() {
     [ -d "$d5" ] || continue
     files=("$d5"/*/*.hdf5)
     [ -f "${files[0]}" ] || { printf 'note\t%s\t%s: no HDF5 files\n' "$wf" "$d5"; continue; }
-    v=$vocab
+    v=$(dump_of "$wf" vocabs) vname=""
     if [ -z "$v" ]; then # the vocabulary of the same normalization, then the default one
       f=${d5##*/hdf5_lower_case_}
       v=$(first "$d/vocab_lower_case_${f%%_seq_len_*}/vocab.txt" "$d/vocab/vocab.txt")
     fi
-    printf 'phase\t%s\t%s\t%s\n' "$wf" "${d5##*/}" "${v:-BERT special ids}"
+    [ -n "$v" ] || v=$here/../data/bert/vocab.txt # make en's default VOCAB
+    if [ -f "$v" ] && [ "$(realpath "$v")" = "$(realpath "$here/../data/bert/vocab.txt" 2>/dev/null)" ]; then
+      vname="data/bert/vocab.txt (bert-base-uncased, the shipped vocabulary: make en's default VOCAB)"
+    fi
+    [ -f "$v" ] || v=""
+    printf 'phase\t%s\t%s\t%s\n' "$wf" "${d5##*/}" "${vname:-${v:-BERT special ids}}"
     if [ -x "$BIN/hdf5_check" ]; then
       "$BIN/hdf5_check" -v ${v:+--vocab "$v"} "${files[@]}" 2>&1 | sed "s|^|h5\t$wf\t${d5##*/}\t|"
     else

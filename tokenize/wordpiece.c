@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "common/io.h"
+#include "common/tokjson.h"
 #include "common/uniprop.h"
 #include "common/utf8.h"
 
@@ -59,6 +60,10 @@ struct WordPiece {
     size_t *off; /* token of line i at text + off[i] */
     char *text;
     int32_t unk;
+    /* a tokenizer.json's settings (vocab.txt: tokenization.py's) */
+    int max_chars; /* max_input_chars_per_word */
+    int clean;     /* delete control characters (BertNormalizer clean_text) */
+    int cjk;       /* spaces around CJK ideographs (handle_chinese_chars) */
 };
 
 static const char *const never_split[] = {"[UNK]", "[SEP]", "[PAD]", "[CLS]", "[MASK]"};
@@ -209,8 +214,12 @@ static void py_strip(const char **s, size_t *n) {
     *n = b - a;
 }
 
-WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int norm, Err *err) {
+/* The tokenizer of vocab.txt text data[0..len); prefix: the continuation
+ * prefix, unk: the unknown token's text (tokenization.py: "##", "[UNK]"). */
+static WordPiece *build(const char *data, size_t len, const char *name, int norm,
+                        const char *prefix, const char *unk_tok, Err *err) {
     WordPiece *wp = xcalloc(1, sizeof *wp);
+    wp->max_chars = WP_MAX_WORD_CHARS, wp->clean = 1, wp->cjk = 1;
     Builder b = {0};
     Buf text = {0};
     size_t cap = 0;
@@ -254,13 +263,36 @@ WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int nor
     builder_free(&b);
     for (int c = 0; c < 256; c++)
         wp->root_next[c] = trie_child(wp, 0, (uint8_t)c);
-    uint32_t h = wp->root_next['#'];
-    wp->cont = h ? trie_child(wp, h, '#') : 0;
+    uint32_t h = 0; /* the node of the prefix ("##"), 0 when no token starts with it */
+    for (size_t i = 0; prefix[i] && (i == 0 || h); i++)
+        h = trie_child(wp, h, (uint8_t)prefix[i]);
+    wp->cont = h;
     for (int c = 0; c < 256; c++)
-        wp->cont_next[c] = wp->cont ? trie_child(wp, wp->cont, (uint8_t)c) : 0;
-    int32_t unk = wp_token_id(wp, "[UNK]", 5);
+        wp->cont_next[c] = !*prefix ? wp->root_next[c] : h ? trie_child(wp, h, (uint8_t)c) : 0;
+    int32_t unk = wp_token_id(wp, unk_tok, strlen(unk_tok));
     wp->unk = unk >= 0 ? unk : WP_UNK_ABSENT;
     return wp;
+}
+
+/* The tokenizer of a tokenizer.json text (see wp_create_mem); *t gets the
+ * file's settings when t is not NULL. */
+static WordPiece *from_json(const char *data, size_t len, const char *name, int norm, TokJson *t,
+                            Err *err) {
+    TokJson tj;
+    if (tokjson_read(&tj, data, len, name, err)) return NULL;
+    WordPiece *wp = build(tj.vocab.data, tj.vocab.len, name, norm, tj.prefix, tj.unk, err);
+    if (wp)
+        wp->max_chars = tj.max_chars, wp->clean = tj.clean_text, wp->cjk = tj.handle_chinese_chars;
+    if (t)
+        *t = tj;
+    else
+        tokjson_free(&tj);
+    return wp;
+}
+
+WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int norm, Err *err) {
+    if (tokjson_is(data, len)) return from_json(data, len, name, norm, NULL, err);
+    return build(data, len, name, norm, "##", "[UNK]", err);
 }
 
 WordPiece *wp_create_basic(int norm, WpFlavor flavor) {
@@ -276,6 +308,48 @@ WordPiece *wp_create(const char *path, int norm, Err *err) {
     if (read_file(path, &data, err) == 0)
         wp = wp_create_mem(data.data ? data.data : "", data.len, path, norm, err);
     buf_free(&data);
+    return wp;
+}
+
+/* "--do-lower-case 0 (tokenizer.json: lowercase true)" into out, for
+ * the switch that differs */
+static void differs(Buf *out, const char *opt, int given, const char *key, const char *file) {
+    char t[256];
+    snprintf(t, sizeof t, "%s%s %d, but %s has %s %s", out->len ? "; " : "", opt, given, file, key,
+             given ? "false" : "true");
+    buf_puts(out, t);
+}
+
+WordPiece *wp_open(const char *path, int lower, int strip, Buf *note, int *norm_out, Err *err) {
+    Buf data = {0};
+    WordPiece *wp = NULL;
+    if (read_file(path, &data, err)) goto out;
+    const char *d = data.data ? data.data : "";
+    if (!tokjson_is(d, data.len)) {
+        int l = lower < 0 ? 1 : lower;
+        wp = build(d, data.len, path, wp_norm(l, strip < 0 ? l : strip), "##", "[UNK]", err);
+        goto out;
+    }
+    TokJson t;
+    wp = from_json(d, data.len, path, 0, &t, err);
+    if (!wp) goto out;
+    int fl = t.lowercase, fs = t.strip_accents < 0 ? t.lowercase : t.strip_accents;
+    Buf why = {0};
+    if (lower >= 0 && lower != fl) differs(&why, "--do-lower-case", lower, "lowercase", path);
+    int l = lower >= 0 ? lower : fl;
+    /* strip_accents null follows the lower-casing in use */
+    int s = strip >= 0 ? strip : t.strip_accents < 0 ? l : fs;
+    if (strip >= 0 && strip != fs) differs(&why, "--strip-accents", strip, "strip_accents", path);
+    if (why.len && note) {
+        buf_append(note, why.data, why.len);
+        buf_puts(note, ": the command line's setting is used");
+    }
+    buf_free(&why);
+    tokjson_free(&t);
+    wp->norm = wp_norm(l, s);
+out:
+    buf_free(&data);
+    if (wp && norm_out) *norm_out = wp->norm;
     return wp;
 }
 
@@ -455,7 +529,7 @@ static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text,
             if (cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r') {
                 basic_token(wp, sc, ascii);
                 buf_clear(&sc->tok), ascii = 1;
-            } else if (cp >= 0x20 && cp != 0x7F) {
+            } else if ((cp >= 0x20 && cp != 0x7F) || !wp->clean) {
                 buf_putc(&sc->tok, (char)cp);
             } /* else: NUL and other C0 controls are deleted */
             i++;
@@ -470,12 +544,12 @@ static void basic_tokenize(const WordPiece *wp, WpScratch *sc, const char *text,
         unsigned g = uni_gc(cp);
         /* HF: Cc Cf Co (unicode_categories' is_other); tokenization.py: C* */
         int ctrl = hf ? g == UNI_GC_CC || g == UNI_GC_CF || g == UNI_GC_CO : uni_gc_is_c(g);
-        if (cp == 0xFFFD || ctrl) {
+        if ((cp == 0xFFFD || ctrl) && wp->clean) {
             /* deleted */
         } else if (g == UNI_GC_ZS || uni_is(cp, UNI_SPACE)) {
             basic_token(wp, sc, ascii);
             buf_clear(&sc->tok), ascii = 1;
-        } else if (is_cjk(cp, hf)) {
+        } else if (wp->cjk && is_cjk(cp, hf)) {
             basic_token(wp, sc, ascii);
             buf_clear(&sc->tok);
             buf_append(&sc->tok, p + i, l);
@@ -524,7 +598,7 @@ static void wordpiece(const WordPiece *wp, const char *s, size_t n, WpIds *ids) 
     size_t chars = 0;
     for (size_t i = 0; i < n; i++)
         chars += (p[i] & 0xC0) != 0x80;
-    if (chars > WP_MAX_WORD_CHARS) {
+    if (chars > (size_t)wp->max_chars) {
         ids_push(ids, wp->unk);
         return;
     }

@@ -86,7 +86,8 @@ static inline int wp_norm(int lower, int strip) {
     return (lower ? WP_LOWER : 0) | (strip ? WP_STRIP_ACCENTS : 0);
 }
 
-/* Load a vocabulary file as tokenization.py's load_vocab: one token per
+/* Load a vocabulary file as tokenization.py's load_vocab (or a
+ * tokenizer.json, see wp_create_mem): one token per
  * line (\n, \r\n and \r end lines), stripped of Python whitespace; the id
  * of a token is its 0-based line number, the last one where a token occurs
  * more than once; blank lines are the token "". `norm` holds the
@@ -95,8 +96,26 @@ static inline int wp_norm(int lower, int strip) {
  * ("PATH: No such file or directory", "PATH:LINE: invalid UTF-8"). */
 WordPiece *wp_create(const char *path, int norm, Err *err);
 
-/* The same from a vocabulary held in memory; `name` is used in messages. */
+/* The same from a vocabulary held in memory; `name` is used in messages.
+ * Text that is a JSON object is read as Hugging Face's tokenizer.json
+ * (common/tokjson.h: a WordPiece model; its vocabulary, unk_token,
+ * continuing_subword_prefix, max_input_chars_per_word, and the
+ * BertNormalizer's clean_text and handle_chinese_chars; `norm` still gives
+ * lower-casing and accents: wp_open() takes those from the file). */
 WordPiece *wp_create_mem(const char *data, size_t len, const char *name, int norm, Err *err);
+
+/* Open a vocabulary file for tokenizing as a program's --vocab does:
+ * vocab.txt, or a tokenizer.json (above) with its normalization. lower and
+ * strip are the command line's do_lower_case and strip_accents: 0 or 1,
+ * or -1 when not given. For vocab.txt the defaults are tokenization.py's
+ * (lower 1, strip as lower); for a tokenizer.json they are its
+ * BertNormalizer's lowercase and strip_accents (null: as lower-casing), and
+ * a given value that differs from the file's is used and said in one line
+ * appended to note (when not NULL: "--do-lower-case 0, but FILE has
+ * lowercase true: the command line's setting is used"). *norm gets the
+ * switches in use (when norm is not NULL). Returns the tokenizer (free
+ * with wp_destroy) or NULL with err (the file's name and the problem). */
+WordPiece *wp_open(const char *path, int lower, int strip, Buf *note, int *norm, Err *err);
 
 /* Flavours of the basic tokenizer (see above). */
 typedef enum WpFlavor {

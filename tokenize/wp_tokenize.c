@@ -56,9 +56,12 @@ static void usage(void) {
            "stdout unless -o is given. Invalid UTF-8 is dropped and counted.\n\n"
            "Options:\n"
            "      --vocab FILE   WordPiece vocabulary, one token per line, id = line number,\n"
-           "                     with an [UNK] line (default: %s)\n"
+           "                     with an [UNK] line (default: %s), or Hugging Face's\n"
+           "                     tokenizer.json of a WordPiece model (its normalization\n"
+           "                     is the default then)\n"
            "      --do-lower-case 0|1\n"
-           "                     1 (default): lower-case; 0: keep case\n"
+           "                     1 (default; a tokenizer.json: its lowercase): lower-case;\n"
+           "                     0: keep case\n"
            "      --strip-accents 0|1\n"
            "                     1: drop accents (NFD, then marks of category Mn); 0: keep\n"
            "                     them (default: as --do-lower-case, as BertTokenizer's\n"
@@ -140,7 +143,7 @@ static int flush(void *ctx, Batch *b) {
 typedef struct Config {
     CliCommon cc;
     const char *vocab; /* --vocab, or the default under data/ */
-    int lower, strip;  /* --do-lower-case; --strip-accents (-1: as lower) */
+    int lower, strip;  /* --do-lower-case; --strip-accents (-1: not given) */
     char vocab_default[4096];
 } Config;
 
@@ -149,7 +152,7 @@ typedef struct Config {
 static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     cli_common_init(&cfg->cc);
     cfg->vocab = NULL;
-    cfg->lower = 1, cfg->strip = -1;
+    cfg->lower = -1, cfg->strip = -1;
     enum { O_VOCAB = 256, O_CASED, O_IDS, O_LOWER, O_STRIP };
     static const struct option longopts[] = {{"vocab", required_argument, 0, O_VOCAB},
                                              {"cased", no_argument, 0, O_CASED},
@@ -160,14 +163,14 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
                                              {"ids", no_argument, 0, O_IDS},
                                              {"threads", required_argument, 0, 'j'},
                                              CLI_LONGOPTS_COMMON};
-    int c;
+    int c, cased = 0;
     while ((c = getopt_long(argc, argv, ":j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
         case O_VOCAB:
             cfg->vocab = optarg;
             break;
         case O_CASED:
-            cfg->lower = 0;
+            cfg->lower = 0, cased = 1;
             break;
         case O_LOWER:
             cfg->lower = (int)cli_parse_int(optarg, "--do-lower-case", 0, 1);
@@ -188,17 +191,21 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
         }
         }
     }
+    if (cased && cfg->strip < 0) cfg->strip = 0;
     if (!cfg->vocab)
         cfg->vocab = cli_data_path(DEFAULT_VOCAB, cfg->vocab_default, sizeof cfg->vocab_default);
     return 0;
 }
 
-/* Load the vocabulary into st->wp with the normalization switches `norm`
- * (wordpiece.h): a missing file or one without [UNK]
- * exits 2, an unreadable one 1. */
-static void load_vocab(State *st, const char *vocab, int norm) {
-    st->wp = wp_create(vocab, norm, &st->err);
+/* Load the vocabulary (vocab.txt or tokenizer.json) into st->wp with the
+ * normalization of --do-lower-case and --strip-accents (-1: not given):
+ * a missing file or one without [UNK] exits 2, an unreadable one 1. */
+static void load_vocab(State *st, const char *vocab, int lower, int strip) {
+    Buf note = {0};
+    st->wp = wp_open(vocab, lower, strip, &note, NULL, &st->err);
     if (!st->wp) die_code(access(vocab, R_OK) ? EXIT_USAGE : EXIT_DATA, "%s", st->err.msg);
+    if (note.len) warn("%.*s", (int)note.len, note.data);
+    buf_free(&note);
     /* without [UNK] every unknown word would have no token and no id */
     if (!wp_vocab_size(st->wp)) die_code(EXIT_USAGE, "%s: empty vocabulary (--vocab)", vocab);
     if (wp_unk_id(st->wp) == WP_UNK_ABSENT)
@@ -232,7 +239,7 @@ int main(int argc, char **argv) {
     if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;
     char **inputs = argv + optind;
     int ninputs = argc - optind;
-    load_vocab(&st, cfg.vocab, wp_norm(cfg.lower, cfg.strip));
+    load_vocab(&st, cfg.vocab, cfg.lower, cfg.strip);
     reader_init(&st.rd, inputs, ninputs);
     FilterRun run = {.output = cfg.cc.output,
                      .force = cfg.cc.force,

@@ -80,6 +80,12 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
                 c->hidden_dropout_prob = (float)x;
             else
                 c->attention_probs_dropout_prob = (float)x;
+        } else if (json_key_is(k, kn, "tie_word_embeddings")) {
+            int t = vn == 4 && !memcmp(v, "true", 4), f = vn == 5 && !memcmp(v, "false", 5);
+            if (!t && !f)
+                return err_set(err, "%s: tie_word_embeddings: true or false, not %.*s", name,
+                               (int)(vn > 40 ? 40 : vn), v);
+            c->untied = f;
         } else if (json_key_is(k, kn, "hidden_act")) {
             Buf s = {0};
             int bad =
@@ -111,11 +117,12 @@ void bert_config_json(const BertConfig *c, Buf *out) {
         "  \"intermediate_size\": %d,\n  \"layer_norm_eps\": %.9g,\n  \"max_position_embeddings\": "
         "%d,\n"
         "  \"num_attention_heads\": %d,\n  \"num_hidden_layers\": %d,\n  \"pad_token_id\": 0,\n"
-        "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": true,\n"
+        "  \"position_embedding_type\": \"absolute\",\n  \"tie_word_embeddings\": %s,\n"
         "  \"torch_dtype\": \"float32\",\n  \"type_vocab_size\": %d,\n  \"vocab_size\": %d\n}\n",
         c->attention_probs_dropout_prob, c->hidden_dropout_prob, c->hidden_size,
         c->initializer_range, c->intermediate_size, c->layer_norm_eps, c->max_position_embeddings,
-        c->num_attention_heads, c->num_hidden_layers, c->type_vocab_size, c->vocab_size);
+        c->num_attention_heads, c->num_hidden_layers, c->untied ? "false" : "true",
+        c->type_vocab_size, c->vocab_size);
     buf_append(out, t, strlen(t));
 }
 
@@ -156,7 +163,8 @@ int bert_config_check(const BertConfig *c, Err *err) {
     /* each term is below 2^31 and there are at most BERT_MAX_LAYERS layers: no overflow */
     int64_t I = c->intermediate_size, layer = 4 * H * H + 2 * H * I + 9 * H + I;
     int64_t rest = ((int64_t)c->vocab_size + c->max_position_embeddings + c->type_vocab_size) * H +
-                   2 * H * H + c->vocab_size + 8 * H + 2;
+                   2 * H * H + c->vocab_size + 8 * H + 2 +
+                   (c->untied ? (int64_t)c->vocab_size * H : 0);
     if (layer * c->num_hidden_layers + rest > BERT_MAX_PARAMS)
         return err_set(
             err, "num_hidden_layers %d of %lld parameters each: more than 2^34 parameters in all",
@@ -196,7 +204,8 @@ static const char *const layer_names[NLAYER_T] = {"attention.self.query.weight",
                                                   "output.LayerNorm.bias"};
 /* the tensors outside the layers: before them (embeddings) and after */
 enum { WTE, WPE, WTT, ELNW, ELNB, NHEAD_T };
-enum { POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NTAIL_T };
+/* DECW: the untied MLM decoder (tie_word_embeddings false), else the word embeddings */
+enum { POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, DECW, NTAIL_T };
 
 typedef struct Offs {
     size_t head[NHEAD_T], tail[NTAIL_T];
@@ -280,6 +289,8 @@ int bert_create(Bert *m, const BertConfig *c, Err *err) {
     o->tail[TLNB] = add_tensor(m, &off, "cls.predictions.transform.LayerNorm.bias", H, 0, 0);
     o->tail[NSPW] = add_tensor(m, &off, "cls.seq_relationship.weight", 2, H, 1);
     o->tail[NSPB] = add_tensor(m, &off, "cls.seq_relationship.bias", 2, 0, 0);
+    o->tail[DECW] =
+        c->untied ? add_tensor(m, &off, "cls.predictions.decoder.weight", V, H, 1) : o->head[WTE];
     m->nparams = off;
     m->params = xcalloc(off, sizeof *m->params);
     m->grads = xcalloc(off, sizeof *m->grads);
@@ -811,7 +822,7 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         gelu_fwd(a->tg, a->tpre, (size_t)nm * H);
         layernorm_fwd(a->t, a->tmean, a->trstd, a->tg, PP(a->o.tail[TLNW]), PP(a->o.tail[TLNB]), nm,
                       H, eps);
-        linear_fwd(a->logits, a->t, wte, PP(a->o.tail[MLMBIAS]), nm, H, V);
+        linear_fwd(a->logits, a->t, PP(a->o.tail[DECW]), PP(a->o.tail[MLMBIAS]), nm, H, V);
         if (mlm_logits) memcpy(mlm_logits, a->logits, (size_t)nm * V * sizeof(float));
         for (int j = 0; j < nm; j++) {
             float *z = a->logits + (size_t)j * V, mx = z[0];
@@ -859,8 +870,8 @@ void bert_backward(Bert *m, float scale) {
                 d[i] = p[i] * g;
             d[a->mlabel[j]] -= g;
         }
-        linear_bwd(a->dt, GG(a->o.head[WTE]), GG(a->o.tail[MLMBIAS]), a->dlog, a->t,
-                   PP(a->o.head[WTE]), nm, H, V);
+        linear_bwd(a->dt, GG(a->o.tail[DECW]), GG(a->o.tail[MLMBIAS]), a->dlog, a->t,
+                   PP(a->o.tail[DECW]), nm, H, V);
         layernorm_bwd(a->dtmp, GG(a->o.tail[TLNW]), GG(a->o.tail[TLNB]), a->dt, a->tg,
                       PP(a->o.tail[TLNW]), a->tmean, a->trstd, nm, H);
         gelu_bwd(a->dtmp, a->dtmp, a->tpre, (size_t)nm * H);

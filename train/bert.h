@@ -6,7 +6,8 @@
  * LayerNorm; N post-LN encoder layers (multi-head self-attention with the
  * padding mask as NVIDIA adds it, (1 - mask) * -10000 on the scores; GELU
  * feed-forward, erf form); the MLM head (dense, GELU, LayerNorm, decoder
- * tied to the word embeddings plus an output bias) evaluated only at the
+ * tied to the word embeddings, or a matrix of its own with
+ * tie_word_embeddings false, plus an output bias) evaluated only at the
  * masked positions; the NSP head (tanh pooler on [CLS], two-way
  * classifier). Losses as NVIDIA's criterion: cross-entropy over the masked
  * tokens (mean) plus cross-entropy of the next-sentence label (mean over
@@ -43,10 +44,14 @@ typedef struct BertConfig {
     float layer_norm_eps;                                    /* 1e-12 */
     float initializer_range;                                 /* 0.02 */
     float hidden_dropout_prob, attention_probs_dropout_prob; /* applied when Bert.dropout is on */
+    int untied; /* tie_word_embeddings false: the MLM decoder is a tensor of its own
+                   (cls.predictions.decoder.weight, vocab_size x hidden_size); 0 (the
+                   default, BERT's): the decoder is the word embeddings */
 } BertConfig;
 
 /* Read a Google/NVIDIA/Hugging Face bert_config.json. Unknown keys are
- * ignored; hidden_act must be "gelu" (the erf form). Returns 0, or -1 with
+ * ignored; hidden_act must be "gelu" (the erf form); tie_word_embeddings
+ * (true by default) false unties the MLM decoder. Returns 0, or -1 with
  * err naming the file and the problem (missing key, bad value, malformed
  * JSON with its byte offset). */
 int bert_config_load(BertConfig *c, const char *path, Err *err);

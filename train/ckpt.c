@@ -150,6 +150,12 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
                     dims[i].name, dims[i].ckpt, dims[i].model);
             goto out;
         }
+    if (c.untied != mc->untied) {
+        err_set(err,
+                "%s: a checkpoint of another model: tie_word_embeddings %s, the config says %s",
+                path, c.untied ? "false" : "true", mc->untied ? "false" : "true");
+        goto out;
+    }
     size_t n = m->nparams * sizeof(float);
     int64_t np = hdr_i64(hdr, hl, "nparams");
     if ((size_t)np != m->nparams || ndata < n) {
@@ -341,9 +347,156 @@ static int write_text(const char *path, const char *s, size_t n, Err *err) {
 /* "yes", "no", or for strip_accents -1 "as lower-casing" */
 static const char *yes_no(int x) { return x < 0 ? "as lower-casing" : x ? "yes" : "no"; }
 
+/* ---- the model card's fill-mask example ---- */
+
+/* One word of decoded text: its bytes in the decoded buffer. */
+typedef struct DWord {
+    size_t a, n;
+    int special; /* [UNK] and the like: the sentence is not used */
+} DWord;
+
+/* Token id's text in vocab (line id, without the line end), or NULL. */
+static const char *vocab_token(const size_t *off, size_t nlines, const char *v, int32_t id,
+                               size_t *n) {
+    if (id < 0 || (size_t)id >= nlines) return NULL;
+    size_t a = off[id], b = off[id + 1] - 1; /* off[i + 1] - 1: the '\n' */
+    if (b > a && v[b - 1] == '\r') b--;
+    *n = b - a;
+    return v + a;
+}
+
+static int is_word(const char *s, size_t n, const char *w) {
+    return n == strlen(w) && !memcmp(s, w, n);
+}
+
+/* letters only (ASCII letters, or any non-ASCII byte), at least 3
+ * characters: a word worth masking */
+static int maskable(const char *s, size_t n) {
+    size_t chars = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80 && !((c | 32) >= 'a' && (c | 32) <= 'z')) return 0;
+        chars += (c & 0xC0) != 0x80;
+    }
+    return chars >= 3;
+}
+
+/* A word before "." that ends a sentence: at least 3 characters, not a
+ * number and not a Roman numeral (Hungarian "a XVII. század" and "20."
+ * are ordinals). */
+static int sentence_word(const char *s, size_t n) {
+    size_t roman = 0, digits = 0;
+    for (size_t i = 0; i < n; i++) {
+        roman += strchr("ivxlcdmIVXLCDM", s[i]) != NULL;
+        digits += s[i] >= '0' && s[i] <= '9';
+    }
+    return n >= 3 && roman < n && digits < n;
+}
+
+/* Words w[a..b) as text with [MASK] for word k: spaces between words but
+ * none before closing punctuation or after opening, none around ' and -. */
+static void render(Buf *out, const char *text, const DWord *w, size_t a, size_t b, size_t k) {
+    for (size_t i = a; i < b; i++) {
+        const char *s = text + w[i].a;
+        size_t n = w[i].n;
+        int glue_left = n == 1 && strchr(".,;:!?)]}%'-", s[0]);
+        int prev_open = i > a && w[i - 1].n == 1 && strchr("([{'-", text[w[i - 1].a]);
+        if (i > a && !glue_left && !prev_open) buf_putc(out, ' ');
+        if (i == k)
+            buf_puts(out, "[MASK]");
+        else
+            buf_append(out, s, n);
+    }
+}
+
+int hf_fill_mask_example(const BertBatch *b, const char *vocab, size_t vocab_len, Buf *example,
+                         Buf *word) {
+    size_t cap = 1024, nl = 0;
+    size_t *off = xmalloc(cap * sizeof *off);
+    for (size_t i = 0; i < vocab_len;) { /* line starts; off[nl] one past the last '\n' */
+        if (nl + 2 > cap) off = xrealloc(off, (cap *= 2) * sizeof *off);
+        off[nl++] = i;
+        const char *e = memchr(vocab + i, '\n', vocab_len - i);
+        i = e ? (size_t)(e - vocab) + 1 : vocab_len + 1;
+    }
+    off[nl] = off[nl ? nl - 1 : 0] + 1;
+    if (nl) { /* the last line's end */
+        const char *e = memchr(vocab + off[nl - 1], '\n', vocab_len - off[nl - 1]);
+        off[nl] = (e ? (size_t)(e - vocab) : vocab_len) + 1;
+    }
+    int32_t *ids = xmalloc((size_t)(b->S ? b->S : 1) * sizeof *ids);
+    DWord *w = xmalloc((size_t)(b->S ? b->S : 1) * sizeof *w);
+    Buf text = {0};
+    int found = 0;
+    /* pass 0: a clean sentence (after a sentence end, as a segment may
+     * start cut; 8 to 40 words; no punctuation inside but two commas);
+     * pass 1: after a sentence end, 8 to 40 words; pass 2: any of 5 to 40 */
+    for (int pass = 0; pass < 3 && !found; pass++)
+        for (int r = 0; r < b->B && !found; r++) {
+            memcpy(ids, b->input_ids + (size_t)r * b->S, (size_t)b->S * sizeof *ids);
+            for (int k = 0; k < b->M; k++) {
+                int32_t p = b->masked_lm_positions[(size_t)r * b->M + k];
+                if (p <= 0 || p >= b->S) break;
+                ids[p] = b->masked_lm_ids[(size_t)r * b->M + k];
+            }
+            int i = 1; /* after [CLS] */
+            for (int seg = 0; seg < 2 && !found && i < b->S; seg++) {
+                /* the words of this segment, to its [SEP] */
+                buf_clear(&text);
+                size_t nw = 0;
+                for (; i < b->S; i++) {
+                    size_t n;
+                    const char *t = vocab_token(off, nl, vocab, ids[i], &n);
+                    if (!t || is_word(t, n, "[SEP]") || is_word(t, n, "[PAD]")) break;
+                    if (n >= 2 && t[0] == '#' && t[1] == '#' && nw) {
+                        buf_append(&text, t + 2, n - 2);
+                        w[nw - 1].n += n - 2;
+                        continue;
+                    }
+                    int special = n >= 2 && t[0] == '[' && t[n - 1] == ']'; /* [UNK] */
+                    w[nw++] = (DWord){text.len, n, special};
+                    buf_append(&text, t, n);
+                }
+                i++; /* past [SEP] */
+                /* its sentences: words up to . ! or ? */
+                size_t start = 0;
+                for (size_t e = 0; e < nw && !found; e++) {
+                    const char *s = text.data + w[e].a;
+                    if (!(w[e].n == 1 && strchr(".!?", s[0]))) continue;
+                    if (s[0] == '.' && e > start &&
+                        !sentence_word(text.data + w[e - 1].a, w[e - 1].n))
+                        continue; /* "XVII." "20." "u.": an ordinal or abbreviation, not an end */
+                    size_t a = start, words = e + 1 - a;
+                    start = e + 1;
+                    if ((pass < 2 && (a == 0 || words < 8)) || words < 5 || words > 40) continue;
+                    size_t best = 0, bestn = 0;
+                    int usable = 1, commas = 0;
+                    for (size_t j = a; j <= e; j++) {
+                        const char *x = text.data + w[j].a;
+                        if (w[j].special) usable = 0;
+                        if (pass == 0 && j < e && w[j].n == 1 && (unsigned char)x[0] < 0x80 &&
+                            !((x[0] | 32) >= 'a' && (x[0] | 32) <= 'z'))
+                            usable &= x[0] == ',' && ++commas <= 2;
+                        if (j > a && w[j].n > bestn && maskable(text.data + w[j].a, w[j].n))
+                            best = j, bestn = w[j].n;
+                    }
+                    if (!usable || !bestn) continue;
+                    render(example, text.data, w, a, e + 1, best);
+                    buf_append(word, text.data + w[best].a, w[best].n);
+                    found = 1;
+                }
+            }
+        }
+    buf_free(&text);
+    free(ids), free(w), free(off);
+    return found ? 0 : -1;
+}
+
 /* README.md: the model card (Hugging Face's YAML header, then what the
- * model is, how it was made and how to load it). */
-static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCard *c) {
+ * model is, how it was made and how to load it). has_vocab: the tokenizer
+ * files are in the directory. */
+static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCard *c,
+                       int has_vocab) {
     char t[1024];
     const BertConfig *k = &m->c;
     buf_puts(b, "---\nlibrary_name: transformers\npipeline_tag: fill-mask\ntags:\n- bert\n"
@@ -363,17 +516,43 @@ static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCar
     buf_puts(b, c->input_dir ? c->input_dir : "");
     snprintf(t, sizeof t,
              "`.\n- Training: %lld optimizer steps%s; the last step's loss %.4f (masked LM %.4f, "
-             "next sentence %.4f).\n"
-             "- Tokenizer: WordPiece (`vocab.txt`, `tokenizer.json`); lower-cased: %s; accents "
-             "stripped: %s, as the training data's text (`AutoTokenizer` does the same).\n"
-             "\nThe command line:\n\n```\n",
-             (long long)c->steps, c->phase2 ? " (phase 2)" : "", c->loss, c->mlm, c->nsp,
-             yes_no(tk->lower), yes_no(tk->strip));
+             "next sentence %.4f).\n",
+             (long long)c->steps, c->phase2 ? " (phase 2)" : "", c->loss, c->mlm, c->nsp);
     buf_puts(b, t);
+    if (has_vocab)
+        snprintf(t, sizeof t,
+                 "- Tokenizer: WordPiece (`vocab.txt`, `tokenizer.json`); lower-cased: %s; accents "
+                 "stripped: %s, as the training data's text (`AutoTokenizer` does the same).\n",
+                 yes_no(tk->lower), yes_no(tk->strip));
+    else
+        snprintf(t, sizeof t, "- Tokenizer: %s\n", HF_NO_TOKENIZER);
+    buf_puts(b, t);
+    buf_puts(b, "\nThe command line:\n\n```\n");
     buf_puts(b, c->cmdline ? c->cmdline : "");
-    buf_puts(b, "\n```\n\nUse:\n\n```python\nfrom transformers import pipeline\n"
-                "fill = pipeline(\"fill-mask\", model=\"THIS_DIRECTORY\")\n"
-                "print(fill(\"Budapest is the capital of [MASK].\"))\n```\n");
+    buf_puts(b, "\n```\n\n");
+    if (!has_vocab) {
+        buf_puts(b, "Use, once the tokenizer files are in this directory:\n\n```python\n"
+                    "from transformers import BertForPreTraining\n"
+                    "model = BertForPreTraining.from_pretrained(\"THIS_DIRECTORY\")\n```\n");
+        return;
+    }
+    buf_puts(b, "Use");
+    if (c->example) {
+        buf_puts(b, " (a sentence of the training text, the word `");
+        buf_puts(b, c->masked ? c->masked : "");
+        buf_puts(b, "` masked)");
+    }
+    buf_puts(b, ":\n\n```python\nfrom transformers import pipeline\n"
+                "fill = pipeline(\"fill-mask\", model=\"THIS_DIRECTORY\")\nprint(fill(");
+    if (c->example) {
+        Buf q = {0};
+        json_append_string_utf8(&q, c->example, strlen(c->example)); /* a Python string too */
+        buf_append(b, q.data, q.len);
+        buf_free(&q);
+    } else {
+        buf_puts(b, "\"Budapest is the capital of [MASK].\"");
+    }
+    buf_puts(b, "))\n```\n");
 }
 
 /* The files of an export: nothing else is ever in one. */
@@ -436,6 +615,14 @@ static int write_export(const char *dir, const Bert *m, const char *vocab, size_
         buf_append(&b, t, strlen(t));
         off += bt->n * 4;
     }
+    const BertTensor *mlmb = bert_tensor_named(m, "cls.predictions.bias");
+    if (m->c.untied) { /* transformers 5 unties the decoder's bias with its weight: both names */
+        snprintf(t, sizeof t,
+                 ",\"cls.predictions.decoder.bias\":{\"dtype\":\"F32\",\"shape\":[%lld],"
+                 "\"data_offsets\":[%zu,%zu]}",
+                 (long long)mlmb->shape[0], off, off + mlmb->n * 4);
+        buf_append(&b, t, strlen(t));
+    }
     buf_putc(&b, '}');
     while (b.len % 8)
         buf_putc(&b, ' '); /* the data starts 8-aligned */
@@ -451,6 +638,7 @@ static int write_export(const char *dir, const Bert *m, const char *vocab, size_
         const BertTensor *bt = bert_tensor(m, i);
         bad = fwrite(m->params + bt->off, 4, bt->n, w.fp) != bt->n;
     }
+    if (m->c.untied && !bad) bad = fwrite(m->params + mlmb->off, 4, mlmb->n, w.fp) != mlmb->n;
     buf_clear(&b);
     if (bad) {
         err_set(err, "%s: write error: %s", path, strerror(errno));
@@ -491,7 +679,7 @@ static int write_export(const char *dir, const Bert *m, const char *vocab, size_
         buf_clear(&b);
     }
     if (card) {
-        model_card(&b, m, tk, card);
+        model_card(&b, m, tk, card, vocab != NULL);
         snprintf(path, sizeof path, "%s/README.md", dir);
         if (write_text(path, b.data, b.len, err)) goto fail;
         buf_clear(&b);
@@ -616,6 +804,39 @@ int export_hf(const char *dir_arg, const Bert *m, const char *vocab, size_t voca
 
 /* ---- Hugging Face import ---- */
 
+int hf_dir_tokenizer(const char *dir, HfTokenizer *tk, char *file, size_t cap, Err *err) {
+    Buf b = {0};
+    snprintf(file, cap, "%s/tokenizer.json", dir);
+    if (access(file, F_OK) == 0) {
+        TokJson t;
+        int rc = read_file(file, &b, err)
+                     ? -1
+                     : tokjson_read(&t, b.data ? b.data : "", b.len, file, err);
+        buf_free(&b);
+        if (rc) return -1;
+        tk->lower = t.lowercase, tk->strip = t.strip_accents;
+        tokjson_free(&t);
+        return 1;
+    }
+    snprintf(file, cap, "%s/tokenizer_config.json", dir);
+    if (access(file, F_OK)) return 0;
+    if (read_file(file, &b, err)) return -1;
+    JsonIter it;
+    const char *k, *v;
+    size_t kn, vn;
+    int r;
+    *tk = (HfTokenizer){1, -1};
+    json_iter_init(&it, b.data ? b.data : "", b.len, '{');
+    while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
+        int x = vn == 4 && !memcmp(v, "true", 4) ? 1 : vn == 5 && !memcmp(v, "false", 5) ? 0 : -1;
+        if (json_key_is(k, kn, "do_lower_case") && x >= 0) tk->lower = x;
+        if (json_key_is(k, kn, "strip_accents")) tk->strip = x;
+    }
+    buf_free(&b);
+    if (r < 0) return err_set(err, "%s: byte %zu: %s", file, it.pos, it.error);
+    return 1;
+}
+
 /* Bytes per element of a safetensors dtype we convert, or 0. */
 static int dtype_size(const char *v, size_t vn) {
     if (vn == 5 && !memcmp(v, "\"F32\"", 5)) return 4;
@@ -705,7 +926,8 @@ static void shape_str(char *s, size_t cap, int rank, const int64_t *sh) {
  * vocab_size is rounded up to a multiple of 8 here, not in transformers
  * (multilingual BERT: 119547 rows, the model 119552). */
 static int padded_vocab(const BertTensor *t, int rank, const int64_t *sh) {
-    int word = !strcmp(t->name, "bert.embeddings.word_embeddings.weight");
+    int word = !strcmp(t->name, "bert.embeddings.word_embeddings.weight") ||
+               !strcmp(t->name, "cls.predictions.decoder.weight");
     int bias = !strcmp(t->name, "cls.predictions.bias");
     if (!(word || bias) || rank != t->rank || (word && sh[1] != t->shape[1])) return 0;
     return sh[0] < t->shape[0] && (sh[0] + 7) / 8 * 8 == t->shape[0];
@@ -724,6 +946,9 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
     size_t kn, vn, ckn, cvn, unused = 0;
     char first_unused[256] = "";
     const BertTensor *decoder_bias_for = NULL;
+    /* a tied model: a stored decoder weight must be the word embeddings */
+    float *dec = NULL;
+    size_t ndec = 0;
     int rc = -1;
     JsonIter it;
     if (json_iter_init(&it, hdr, (size_t)hl, '{')) {
@@ -738,12 +963,16 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
         if (json_key_is(k, kn, "__metadata__")) continue;
         hf_name(k, kn, name, sizeof name);
         const BertTensor *t = bert_tensor_named(m, name);
+        int dec_cmp = 0; /* read to compare with the word embeddings, not to load */
         if (!t && !strcmp(name, "cls.predictions.decoder.bias"))
             t = decoder_bias_for = bert_tensor_named(m, "cls.predictions.bias");
+        else if (decoder_bias_for && !strcmp(name, "cls.predictions.bias"))
+            continue; /* the decoder's bias is the one the logits take (transformers 5, untied) */
+        if (!t && !strcmp(name, "cls.predictions.decoder.weight"))
+            t = bert_tensor_named(m, "bert.embeddings.word_embeddings.weight"), dec_cmp = 1;
         if (!t) {
-            /* tied to the word embeddings here; position_ids is a buffer */
-            if (strcmp(name, "cls.predictions.decoder.weight") &&
-                strcmp(name, "bert.embeddings.position_ids") && !unused++)
+            /* position_ids is a buffer */
+            if (strcmp(name, "bert.embeddings.position_ids") && !unused++)
                 snprintf(first_unused, sizeof first_unused, "%.*s", (int)kn, k);
             continue;
         }
@@ -793,6 +1022,12 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
                     ndata);
             goto out;
         }
+        if (dec_cmp) {
+            free(dec);
+            dec = xmalloc((nel ? nel : 1) * sizeof *dec), ndec = nel;
+            convert(dec, data + off[0], nel, (int)width, w < 0);
+            continue;
+        }
         convert(m->params + t->off, data + off[0], nel, (int)width, w < 0);
         if (pad && t->rank == 2)
             snprintf(padded, sizeof padded,
@@ -802,6 +1037,24 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
         done[t - m->tensors] = 1;
     }
     if (decoder_bias_for) done[decoder_bias_for - m->tensors] = 1;
+    const BertTensor *wte = bert_tensor_named(m, "bert.embeddings.word_embeddings.weight"),
+                     *dect = bert_tensor_named(m, "cls.predictions.decoder.weight");
+    if (dec && memcmp(dec, m->params + wte->off, ndec * sizeof *dec)) {
+        err_set(err,
+                "%s: cls.predictions.decoder.weight is not the word embeddings (the checkpoint's "
+                "MLM decoder is untied, tie_word_embeddings false), but the model of the config "
+                "ties them: set \"tie_word_embeddings\": false in --config_file (or leave it out "
+                "to take the model directory's config.json)",
+                what);
+        goto out;
+    }
+    if (dect && !done[dect - m->tensors] && done[wte - m->tensors]) {
+        /* a tied checkpoint into an untied model: the decoder it had */
+        memcpy(m->params + dect->off, m->params + wte->off, dect->n * sizeof(float));
+        done[dect - m->tensors] = 1;
+        buf_puts(note,
+                 "cls.predictions.decoder.weight: the word embeddings (tied in the checkpoint)");
+    }
     /* the required tensors first: the fresh list is only for heads */
     for (int i = 0; i < m->ntensors; i++)
         if (!done[i] && !may_be_fresh(m->tensors[i].name)) {
@@ -814,7 +1067,9 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
     int nfresh = 0;
     for (int i = 0; i < m->ntensors; i++)
         if (!done[i]) {
-            buf_puts(note, nfresh++ ? ", " : "initialized fresh: ");
+            buf_puts(note, nfresh++    ? ", "
+                           : note->len ? "; initialized fresh: "
+                                       : "initialized fresh: ");
             buf_puts(note, m->tensors[i].name);
         }
     if (*padded) buf_puts(note, padded + (nfresh ? 0 : 2));
@@ -827,6 +1082,7 @@ static int load_safetensors(const char *what, const Buf *b, Bert *m, Buf *note, 
     rc = 0;
 out:
     free(done);
+    free(dec);
     return rc;
 }
 
@@ -845,6 +1101,13 @@ static int check_hf_config(const char *dir, const Bert *m, Err *err) {
                        "%d heads",
                        p, c.num_hidden_layers, c.hidden_size, c.num_attention_heads,
                        m->c.num_hidden_layers, m->c.hidden_size, m->c.num_attention_heads);
+    if (c.untied && !m->c.untied)
+        return err_set(
+            err,
+            "%s: tie_word_embeddings false (an MLM decoder of its own), but --config_file "
+            "ties it to the word embeddings: set \"tie_word_embeddings\": false there, "
+            "or leave --config_file out to take this config.json",
+            p);
     return 0;
 }
 

@@ -12,8 +12,11 @@
  * The export is what transformers' BertForPreTraining.from_pretrained
  * reads: config.json, model.safetensors (float32, Hugging Face tensor
  * names; the decoder weight is tied to the word embeddings and its bias to
- * cls.predictions.bias, so neither is stored twice), vocab.txt and the
- * tokenizer files, and a README.md model card.
+ * cls.predictions.bias, so neither is stored twice; an untied decoder,
+ * tie_word_embeddings false, is stored with its bias under both names, as
+ * transformers 5 unties both), vocab.txt and the tokenizer files, and a
+ * README.md model card (without a vocabulary, it says the tokenizer files
+ * are missing).
  *
  * The import (--init_checkpoint) reads such a directory, or any
  * model.safetensors of BertForPreTraining, BertForMaskedLM or BertModel,
@@ -84,8 +87,12 @@ int ckpt_is_wikibert(const char *path);
  * (else an error naming the tensor and both shapes), but for the word
  * embeddings and cls.predictions.bias, which may lack the rows that
  * rounding vocab_size up to a multiple of 8 added. The MLM decoder weight
- * is the word embeddings (a stored one is not read; its bias stands for
- * cls.predictions.bias when that is absent). Missing pooler and cls.*
+ * is m's own tensor when m is untied (a tied checkpoint's word embeddings
+ * when the file has none); when m ties it to the word embeddings, a stored
+ * one must equal them (else an error: the checkpoint is untied; so is a
+ * directory whose config.json says tie_word_embeddings false). The
+ * decoder's bias, where stored, is cls.predictions.bias (the one the
+ * logits take). Missing pooler and cls.*
  * tensors (BertModel, BertForMaskedLM) keep m's values; any other missing
  * tensor is an error. note gets one line of what kept m's values and what
  * was not used ("" when everything matched). Returns 0 or -1 with err. */
@@ -97,6 +104,15 @@ typedef struct HfTokenizer {
     int strip; /* strip_accents: 0, 1, or -1 (None: as do_lower_case) */
 } HfTokenizer;
 
+/* The tokenizer normalization a Hugging Face model directory holds: its
+ * tokenizer.json's BertNormalizer (common/tokjson.h), else its
+ * tokenizer_config.json's do_lower_case and strip_accents (BertTokenizer's
+ * defaults true and null where absent). Returns 1 with tk set and file
+ * (cap bytes) naming the file read, 0 when dir has neither file, -1 with
+ * err on a file that cannot be read (a tokenizer.json of another model
+ * than WordPiece, broken JSON). */
+int hf_dir_tokenizer(const char *dir, HfTokenizer *tk, char *file, size_t cap, Err *err);
+
 /* What the export's README.md (the model card) says of the training. */
 typedef struct HfCard {
     const char *program;   /* train_bert_cpu or train_bert */
@@ -106,7 +122,30 @@ typedef struct HfCard {
     int64_t steps;         /* optimizer steps (of this phase) */
     int phase2;            /* the steps were phase 2's */
     double loss, mlm, nsp; /* the last step's losses */
+    const char *example;   /* a fill-mask sentence of the training text (one [MASK]), or NULL */
+    const char *masked;    /* the word it masks */
 } HfCard;
+
+/* A fill-mask example in the training text's language: the first
+ * sentence of the rows of b (their masked positions restored to the
+ * original tokens, decoded with vocab[0..vocab_len), vocab.txt's text)
+ * that ends in . ! or ?, holds 8 to 40 words (punctuation counted) and no
+ * [UNK], follows another in its segment (a segment may begin inside a
+ * sentence) and has no punctuation inside but up to two commas (else
+ * without that rule, else the first of 5 to 40 words anywhere), with its
+ * longest word of letters after the first masked as one [MASK]. The
+ * sentence goes into example and the word into word. Returns 0, or -1
+ * when no row has such a sentence. */
+int hf_fill_mask_example(const BertBatch *b, const char *vocab, size_t vocab_len, Buf *example,
+                         Buf *word);
+
+/* What the model card and the trainer say of an export without a
+ * vocabulary (no --vocab_file). */
+#define HF_NO_TOKENIZER                                                                            \
+    "missing: no tokenizer files (vocab.txt, tokenizer.json, tokenizer_config.json, "              \
+    "special_tokens_map.json), as the training was given no --vocab_file; copy the vocabulary "    \
+    "the HDF5 files were made with into this directory (or train with --vocab_file) before "       \
+    "loading a tokenizer from it"
 
 /* Hugging Face directory: dir/config.json, dir/model.safetensors, and,
  * when vocab is not NULL, vocab.txt holding the vocab_len bytes of vocab,

@@ -486,6 +486,9 @@ int data_seek(Data *d, DataState s, Err *err) {
 
 const char *data_file(const Data *d) { return d->cur.file; }
 int data_nfiles(const Data *d) { return d->nfiles; }
+const char *data_file_at(const Data *d, int i) {
+    return i >= 0 && i < d->nfiles ? d->sorted[i] : NULL;
+}
 
 void data_close(Data *d) {
     if (!d) return;

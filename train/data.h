@@ -89,6 +89,9 @@ void data_tokens(const Data *d, int64_t *computed, int64_t *full);
 const char *data_file(const Data *d);
 int data_nfiles(const Data *d);
 
+/* The i-th training file in sorted order (0 <= i < data_nfiles), or NULL. */
+const char *data_file_at(const Data *d, int i);
+
 void data_close(Data *d);
 
 #endif

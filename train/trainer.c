@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "train/dropout.h"
 #include "common/io.h"
 #include "common/json.h"
+#include "common/tokjson.h"
 #include "common/utf8.h"
 
 /* --help's lines for the options only train_bert (GPUs) has */
@@ -67,17 +69,22 @@ static void usage(int gpu) {
                  "(data parallel; the gradients are summed with NCCL).\n"
                : "");
     printf("  --input_dir DIR                 the *training* files of DIR (required)\n"
-           "  --config_file FILE              bert_config.json (required); vocab_size is\n"
-           "                                  rounded up to a multiple of 8 as NVIDIA does\n"
+           "  --config_file FILE              bert_config.json (required, but for a Hugging\n"
+           "                                  Face --init_checkpoint DIR: DIR/config.json);\n"
+           "                                  vocab_size is rounded up to a multiple of 8 as\n"
+           "                                  NVIDIA does\n"
            "  --output_dir DIR                checkpoints ckpt_<step>.wbckpt (last 3 kept),\n"
            "                                  log.jsonl (the JSON log, appended, after a\n"
            "                                  {\"run\": ...} line of the command and the\n"
            "                                  resolved config), hf/ at the end (required)\n"
-           "  --vocab_file FILE               vocab.txt with [PAD], [CLS], [SEP] and [MASK]\n"
-           "                                  (dynamic masking takes their ids; without it\n"
-           "                                  101-103); its size (rounded up to a multiple\n"
-           "                                  of 8) is the model's vocab_size, said when the\n"
-           "                                  config's differs; copied into the export\n"
+           "  --vocab_file FILE               vocab.txt or a WordPiece tokenizer.json with\n"
+           "                                  [PAD], [CLS], [SEP] and [MASK] (dynamic masking\n"
+           "                                  takes their ids; without it 101-103); its size\n"
+           "                                  (rounded up to a multiple of 8) is the model's\n"
+           "                                  vocab_size, said when the config's differs;\n"
+           "                                  copied into the export (default:\n"
+           "                                  --init_checkpoint DIR's vocab.txt or\n"
+           "                                  tokenizer.json)\n"
            "  --train_batch_size N            sequences per optimizer step%s (32)\n"
            "  --gradient_accumulation_steps N micro-batches per step (1): the micro-batch\n"
            "                                  is train_batch_size / N\n"
@@ -112,7 +119,8 @@ static void usage(int gpu) {
            "                                  rule); alone: the weights only. FILE may be a\n"
            "                                  Hugging Face model directory or .safetensors\n"
            "                                  file (BertForPreTraining, BertForMaskedLM or\n"
-           "                                  BertModel; missing heads start fresh)\n"
+           "                                  BertModel; missing heads start fresh; an untied\n"
+           "                                  MLM decoder is kept)\n"
            "  --num_steps_per_checkpoint N    100\n"
            "  --skip_checkpoint               no checkpoints and no export (benchmarks)\n"
            "  --stop_at_step N                checkpoint and exit after step N (a batch job's\n"
@@ -129,8 +137,10 @@ static void usage(int gpu) {
            "                                  batch order, not NVIDIA's reader (0: off)\n"
            "  --export_hf DIR                 where the Hugging Face export goes (output_dir/hf)\n"
            "  --do_lower_case 0|1             how the HDF5 files' text was tokenized (hdf5gen's\n"
-           "  --strip_accents 0|1             options; defaults 1 and as --do_lower_case), for\n"
-           "                                  the export's tokenizer_config.json\n"
+           "  --strip_accents 0|1             options), for the export's tokenizer files\n"
+           "                                  (defaults: a tokenizer.json --vocab_file's, else\n"
+           "                                  --init_checkpoint DIR's tokenizer's, else 1 and\n"
+           "                                  as --do_lower_case)\n"
            "  --eval_file FILE                no training: the losses of the model (its\n"
            "                                  --init_checkpoint or newest checkpoint) on the\n"
            "                                  first train_batch_size rows of FILE, in file\n"
@@ -298,9 +308,11 @@ static void set_opt(TrainOpts *o, const OptSpec *sp, const char *arg) {
 
 /* The checks across options, after parsing; exits 2 with the first broken. */
 static void check_opts(const TrainOpts *o) {
-    if (!o->eval_file && (!o->input_dir || !o->config || !o->output_dir))
+    /* --config_file may be left out for --init_checkpoint DIR's config.json (run_setup) */
+    if (!o->eval_file && (!o->input_dir || (!o->config && !o->init_ckpt) || !o->output_dir))
         cli_bad_usage("--input_dir, --config_file and --output_dir are required");
-    if (o->eval_file && (!o->config || (!o->init_ckpt && !(o->resume && o->output_dir))))
+    if (o->eval_file &&
+        ((!o->config && !o->init_ckpt) || (!o->init_ckpt && !(o->resume && o->output_dir))))
         cli_bad_usage("--eval_file needs --config_file and --init_checkpoint (or "
                       "--resume_from_checkpoint --output_dir)");
     if (o->batch % o->accum)
@@ -348,7 +360,7 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
                      .world = -1,
                      .local_rank = -1,
                      .comm_timeout = 600,
-                     .lower = 1,
+                     .lower = -1,
                      .strip = -1,
                      .argc = argc,
                      .argv = argv};
@@ -382,20 +394,33 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
 /* ---- the vocabulary ---- */
 
 /* --vocab_file, read once (a FIFO or <(...) gives its bytes only once): the
- * bytes for the export, the token count and the special tokens' ids */
+ * bytes for the export (vocab.txt's; a tokenizer.json's tokens as such),
+ * the token count and the special tokens' ids */
 typedef struct Vocab {
     Buf text;
     long ntokens;
     int32_t pad, cls, sep, mask;
+    int json;         /* it was a tokenizer.json */
+    int lower, strip; /* json: its BertNormalizer's lowercase, strip_accents (-1 null) */
 } Vocab;
 
 /* Read and check path: UTF-8 text without NUL bytes, one token a line,
- * with [PAD], [CLS], [SEP] and [MASK]. Exits 2 naming the file otherwise. */
+ * with [PAD], [CLS], [SEP] and [MASK]; or a tokenizer.json of a WordPiece
+ * model (common/tokjson.h) with those tokens. Exits 2 naming the file
+ * otherwise. */
 static void vocab_read(Vocab *v, const char *path) {
     static const char *const need[4] = {"[PAD]", "[CLS]", "[SEP]", "[MASK]"};
     Err err;
     *v = (Vocab){.pad = -1, .cls = -1, .sep = -1, .mask = -1};
     if (read_file(path, &v->text, &err)) die_code(2, "%s", err.msg);
+    if (tokjson_is(v->text.data ? v->text.data : "", v->text.len)) {
+        TokJson t;
+        if (tokjson_read(&t, v->text.data, v->text.len, path, &err)) die_code(2, "%s", err.msg);
+        buf_free(&v->text);
+        v->text = t.vocab, t.vocab = (Buf){0};
+        v->json = 1, v->lower = t.lowercase, v->strip = t.strip_accents;
+        tokjson_free(&t);
+    }
     const char *s = v->text.data;
     size_t n = v->text.len, good = utf8_valid_prefix(s ? s : "", n);
     const char *nul = n ? memchr(s, 0, n) : NULL;
@@ -423,6 +448,96 @@ static void vocab_read(Vocab *v, const char *path) {
     if (*missing)
         die_code(2, "%s: no%s line: a BERT vocabulary has [PAD], [CLS], [SEP] and [MASK]", path,
                  missing);
+}
+
+/* ---- a Hugging Face model directory as --init_checkpoint ---- */
+
+/* What the run takes from --init_checkpoint DIR and from a tokenizer.json
+ * --vocab_file: the paths (DIR/config.json, DIR's vocabulary) and the
+ * tokenizer's normalization for the export. */
+typedef struct HfDefaults {
+    char config[4096], vocab[4096]; /* DIR/config.json, DIR/vocab.txt or tokenizer.json */
+    char tkfile[4096];              /* the file DIR's normalization came from */
+    int has_tk;                     /* DIR has a tokenizer: tk is its normalization */
+    HfTokenizer tk;
+} HfDefaults;
+
+static int is_dir(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --config_file and --vocab_file, when not given, from --init_checkpoint
+ * DIR (one info line each); exits 2 when there is no config at all. */
+static void hf_defaults(TrainOpts *o, HfDefaults *h, int lead) {
+    memset(h, 0, sizeof *h);
+    const char *dir = o->init_ckpt && is_dir(o->init_ckpt) ? o->init_ckpt : NULL;
+    if (!dir) {
+        if (!o->config)
+            die_code(2, "--config_file is required (%s is not a directory with a config.json)",
+                     o->init_ckpt ? o->init_ckpt : "--init_checkpoint");
+        return;
+    }
+    Err err;
+    int r = hf_dir_tokenizer(dir, &h->tk, h->tkfile, sizeof h->tkfile, &err);
+    if (r < 0) die_code(2, "%s", err.msg);
+    h->has_tk = r;
+    if (!o->config) {
+        snprintf(h->config, sizeof h->config, "%s/config.json", dir);
+        if (access(h->config, F_OK))
+            die_code(2, "--config_file is required: %s has no config.json", dir);
+        o->config = h->config;
+        if (lead) info(2, "config from %s (no --config_file)", h->config);
+    }
+    if (!o->vocab) {
+        static const char *const names[2] = {"vocab.txt", "tokenizer.json"};
+        for (int i = 0; i < 2 && !o->vocab; i++) {
+            snprintf(h->vocab, sizeof h->vocab, "%s/%s", dir, names[i]);
+            if (access(h->vocab, F_OK) == 0) o->vocab = h->vocab;
+        }
+        if (o->vocab && lead) info(2, "vocabulary from %s (no --vocab_file)", o->vocab);
+    }
+}
+
+/* The export's normalization: --do_lower_case / --strip_accents where
+ * given, else a tokenizer.json --vocab_file's, else --init_checkpoint
+ * DIR's tokenizer's, else BertTokenizer's defaults (lower-case, accents as
+ * lower-casing). Where the choice differs from such a file's, one line
+ * says so. */
+static HfTokenizer export_norm(const TrainOpts *o, const Vocab *v, const HfDefaults *h, int lead) {
+    HfTokenizer f = {1, -1};
+    const char *from = NULL;
+    if (v->json)
+        f = (HfTokenizer){v->lower, v->strip}, from = o->vocab;
+    else if (h->has_tk)
+        f = h->tk, from = h->tkfile;
+    HfTokenizer tk = {o->lower >= 0 ? o->lower : f.lower, o->strip >= 0 ? o->strip : f.strip};
+    /* the files that say otherwise than the export will */
+    const struct {
+        int has;
+        HfTokenizer t;
+        const char *file;
+    } src[2] = {{v->json, {v->lower, v->strip}, o->vocab}, {h->has_tk, h->tk, h->tkfile}};
+    Buf line = {0};
+    for (int i = 0; i < 2 && lead; i++) {
+        if (!src[i].has || (i == 1 && v->json && !strcmp(src[0].file, src[1].file))) continue;
+        int fl = src[i].t.lower, fs = src[i].t.strip < 0 ? fl : src[i].t.strip;
+        int el = tk.lower, es = tk.strip < 0 ? tk.lower : tk.strip;
+        if (fl == el && fs == es) continue;
+        char t[4400];
+        snprintf(t, sizeof t, "%s%s has lowercase %s, strip_accents %s", line.len ? "; " : "",
+                 src[i].file, fl ? "true" : "false", fs ? "true" : "false");
+        buf_puts(&line, t);
+    }
+    if (line.len)
+        info(2, "the export's tokenizer: do_lower_case %d, strip_accents %d (%s); %.*s", tk.lower,
+             tk.strip < 0 ? tk.lower : tk.strip,
+             o->lower >= 0 || o->strip >= 0 ? "the command line"
+             : from                         ? from
+                                            : "the default",
+             (int)line.len, line.data);
+    buf_free(&line);
+    return tk;
 }
 
 /* keep the newest 3 checkpoints of this phase (and phase 1's last one) */
@@ -607,6 +722,8 @@ typedef struct TrainRun {
     TrainOpts *o;
     BertConfig cfg;
     Vocab vocab;        /* --vocab_file (vocab.text empty without one) */
+    HfDefaults hf;      /* what --init_checkpoint DIR gave */
+    HfTokenizer tk;     /* the export's normalization */
     int32_t special[3]; /* [CLS], [SEP], [MASK] for dynamic masking: the vocabulary's, or BERT's */
     Bert m;             /* the host model and optimizer: what checkpoints hold */
     Optim opt;
@@ -630,6 +747,7 @@ typedef struct TrainRun {
 static void run_setup(TrainRun *r, TrainBackendOpen open) {
     TrainOpts *o = r->o;
     BertConfig *cfg = &r->cfg;
+    hf_defaults(o, &r->hf, 1);
     if (bert_config_load(cfg, o->config, &r->err)) die_code(2, "%s", r->err.msg);
     int given_vocab = cfg->vocab_size;
     if (cfg->vocab_size % 8)
@@ -648,6 +766,7 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
         }
         r->special[0] = r->vocab.cls, r->special[1] = r->vocab.sep, r->special[2] = r->vocab.mask;
     }
+    r->tk = export_norm(o, &r->vocab, &r->hf, 1);
     if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
     bert_init_weights(&r->m, o->seed);
     OptimConfig oc;
@@ -934,6 +1053,26 @@ static void run_log_open(TrainRun *r, int64_t step) {
     buf_free(&b), buf_free(&cmd), buf_free(&cfg);
 }
 
+/* The model card's fill-mask sentence: from the first rows of the first
+ * training file (in file order), decoded with the vocabulary; ex and word
+ * stay empty (NULL data) when none is found. */
+static void fill_mask_example(TrainRun *r, Buf *ex, Buf *word) {
+    TrainOpts *o = r->o;
+    DataOpts eo = {NULL,          o->seed,           0, 1, 64,
+                   o->max_pred,   r->cfg.vocab_size, 0, 1, r->special[0],
+                   r->special[1], r->special[2],     0, 1, 0};
+    Data *d;
+    BertBatch b;
+    Err err;
+    const char *first = data_file_at(r->data, 0);
+    if (!first || data_open_file(&d, &eo, first, &err)) return;
+    if (data_next(d, &b, &err) == 0) {
+        hf_fill_mask_example(&b, r->vocab.text.data, r->vocab.text.len, ex, word);
+        if (ex->len) buf_putc(ex, 0), buf_putc(word, 0);
+    }
+    data_close(d);
+}
+
 /* Export: after the loop stopped at step (started at t0), the closing
  * message and, at the end of the schedule, the Hugging Face export. */
 static void run_export(TrainRun *r, int64_t step, double t0) {
@@ -953,19 +1092,22 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
         char hf[4096];
         snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
         const char *edir = o->export_dir ? o->export_dir : hf;
-        HfTokenizer tk = {o->lower, o->strip};
         Buf cmd = {0};
         for (int i = 0; i < o->argc; i++) {
             if (i) buf_putc(&cmd, ' ');
             shell_quote(&cmd, o->argv[i]);
         }
         buf_putc(&cmd, 0);
-        HfCard card = {progname,  cmd.data,     o->input_dir, data_nfiles(r->data), o->max_steps,
-                       o->phase2, r->last.loss, r->last.mlm,  r->last.nsp};
-        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &tk,
+        Buf ex = {0}, word = {0};
+        if (o->vocab) fill_mask_example(r, &ex, &word);
+        HfCard card = {progname,     cmd.data,  o->input_dir, data_nfiles(r->data),
+                       o->max_steps, o->phase2, r->last.loss, r->last.mlm,
+                       r->last.nsp,  ex.data,   word.data};
+        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->tk,
                       &card, &r->err))
             die("%s", r->err.msg);
-        buf_free(&cmd);
+        if (!o->vocab) warn("%s: tokenizer files %s", edir, HF_NO_TOKENIZER);
+        buf_free(&cmd), buf_free(&ex), buf_free(&word);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {

@@ -3,8 +3,13 @@
 # sample (make hu-hdf5-phase1) and 7 logged steps of a tiny train_bert_cpu
 # run on them. The page parses with no unclosed tag, loads nothing from
 # outside, has a line plot per logged quantity with one point per log line,
-# the funnel's counts (pages, documents, instances) of the files, the
-# length histogram and the [UNK] share of hdf5_check; a training directory
+# the funnel's counts (pages, articles, sentences, documents kept, shard
+# sentences, instances: each bar in its own unit) of the files, the length
+# histogram and the [UNK] share of hdf5_check; every curve plot has a
+# y-axis label and the total loss stays visible under the MLM loss; make
+# report on make demo's WORKDIR counts the demo dump's pages, and a workflow
+# without a vocabulary of its own (make en's) names the shipped
+# bert-base-uncased one; a training directory
 # without workflows and a workflow without training say what is missing.
 # Where chromium (or $CHROMIUM) is installed the page is rendered to a PNG that must not
 # be blank.
@@ -99,10 +104,22 @@ unk=$(grep -o '\[UNK\] [0-9.]* %' "$T/check" | head -1 | cut -d' ' -f2)
 pages=$(bzip2 -dc "$DATA/huwiki-berlin.xml.bz2" | grep -c '<page>')
 kept=$(awk 'NF && !r { d++ } { r = NF > 0 } END { print d + 0 }' "$W/hu/filtered/wikicorpus_hu.txt")
 sents=$(grep -c . "$W/hu/sentences/wikicorpus_hu.txt")
-ok "funnel: $pages pages" grep -q ">$pages pages\? in the dump<" "$P"
-ok "funnel: $kept documents kept" grep -q ">kept</text>.*>$kept documents\?, " "$P"
-ok "funnel: $sents sentences" grep -q ">sentences</text>.*, $sents sentences<" "$P"
-ok "funnel: $inst instances of hdf5_check" grep -q ">$inst instances in 1 file<" "$P"
+arts=$(awk 'NF && !r { d++ } { r = NF > 0 } END { print d + 0 }' "$W/hu/text/wikicorpus_hu.txt")
+ok "funnel: $pages pages" grep -q ">pages</text>.*>$pages pages\? in the dump<" "$P"
+ok "funnel: $arts articles, in articles" grep -q ">articles</text>.*>$arts articles\?<" "$P"
+ok "funnel: $sents sentences, in sentences" grep -q ">sentences</text>.*>$sents sentences (" "$P"
+ok "funnel: $kept documents kept, in documents" grep -q ">documents kept</text>.*>$kept documents\? (" "$P"
+ok "funnel: the shards in sentences" grep -q ">shard sentences</text>.*>$(grep -c . "$W"/hu/formatted_text/*.txt) sentences (" "$P"
+ok "funnel: $inst instances of hdf5_check" grep -q ">$inst instances (1 file)<" "$P"
+ok "funnel: each bar's length is its own count (sentences: log10 of 1 + $sents)" \
+  eval '[ "$(grep -o ">sentences</text><rect [^>]*width=\"[0-9.]*\"" "$P" | sed "s/.*width=\"//; s/\"//")" = "$(awk -v s="$sents" -v m="$inst" "BEGIN { mx = s > m ? s : m; printf \"%.1f\", log(1 + s) / log(1 + mx) * 270 }")" ]'
+for t in "cross-entropy (nats)" "share predicted right" "learning rate" "sequences / s" "L2 norm (before clipping)"; do
+  ok "a y-axis label: $t" grep -q "class=\"ya\" transform=\"rotate(-90 [0-9 ]*)\">$t<" "$P"
+done
+ok "the total loss is drawn under the MLM loss, wide and pale" \
+  eval 'grep -q "<polyline class=\"s1 total\" data-series=\"loss\"" "$P" && grep -q "svg .total{stroke-width:6;stroke-opacity:.35}" "$P" &&
+  [ "$(grep -n "data-series=\"loss\"" "$P" | cut -d: -f1)" -lt "$(grep -n "data-series=\"mlm_loss\"" "$P" | cut -d: -f1)" ]'
+ok "... named the total in the legend" grep -q ">loss (total)<" "$P"
 ok "document checks of text_filter" grep -q 'checked again (text_filter -v' "$P"
 ok "a length histogram of the $inst instances" grep -q "<title>Sequence lengths ($inst instances)" "$P"
 ok "the histogram's 8 bins" [ "$(grep -o 'class="xl">&lt;=[0-9]*<' "$P" | wc -l)" -eq 8 ]
@@ -134,6 +151,19 @@ run "$R" -b "$BIN" "$T/lg"
 ok "phase1/ and phase2/ of one run: drawn together, phase 2 as steps 7 and 8" \
   eval 'grep -q "phase1/log.jsonl and [^ ]*phase2/log.jsonl: 8 logged steps, step 1 to 8\." "$out" && grep -q "<td>step 8</td><td>7</td>" "$out" &&
   ! grep -q "Not drawn" "$out"'
+
+# ---- the demo's report counts pages; a workflow without vocabulary names the shipped one ----
+run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$ROOT" --no-print-directory NOBUILD=1 BIN="$BIN" report RUN="$W" \
+  OUT="$T/demo.html" DEMO_VARS="WORKDIR=$W HU_DUMP=$DATA/huwiki-berlin.xml.bz2"
+expect_rc "make report on make demo's WORKDIR (DEMO_VARS), no REPORT_OPTS" 0
+ok "... counts the pages of the demo's dump" grep -q ">$pages pages\? in the dump<" "$T/demo.html"
+mkdir -p "$T/w2/en"
+cp -r "$W"/hu/hdf5_* "$T/w2/en/"
+run "$R" -b "$BIN" "$T/w2"
+ok "a workflow without vocabulary (make en's layout) names the shipped one" \
+  grep -q "Vocabulary: data/bert/vocab.txt (bert-base-uncased, the shipped vocabulary: make en.s default VOCAB)" "$out"
+run "$R" -b "$BIN" --vocab "en=$V" "$T/w2"
+ok "... --vocab en=FILE names that one" grep -q "Vocabulary: $V\." "$out"
 
 # ---- missing pieces ----
 run "$R" -b "$BIN" "$W/train"

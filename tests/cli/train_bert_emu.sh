@@ -66,6 +66,10 @@ ok "2 ranks on the same rows, no dropout: the losses of one process" \
   eval '[ -s "$T/d1.log" ] && [ "$(nolog "$T/d1.log")" = "$(nolog "$T/d2.log")" ]'
 ok "... and the bytes of its exported model" cmp -s "$T/d1/hf/model.safetensors" "$T/d2/hf/model.safetensors"
 ok "... and the rendezvous file is gone" test ! -e "$T/d2.id"
+sed 's/"initializer_range": 0.02/"initializer_range": 0.02, "tie_word_embeddings": false/' "$T/nodrop.json" >"$T/untied.json"
+"$TRB" -q $(dargs "$T/untied.json" "$T/u1") >"$T/u1.log"
+ok "2 ranks, an untied MLM decoder: both processes finish" two "$T/untied.json" "$T/u2"
+ok "... with the bytes of one process's export" eval '[ -s "$T/u1/hf/model.safetensors" ] && cmp -s "$T/u1/hf/model.safetensors" "$T/u2/hf/model.safetensors"'
 "$TRB" -q $(dargs "$T/tiny.json" "$T/p1") >"$T/p1.log"
 # no kernel's result may depend on the order its blocks and threads run in
 # (a GPU runs them in any order): the emulation in reverse order

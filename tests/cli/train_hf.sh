@@ -14,6 +14,17 @@
 # tokenizers load the export's tokenizer and tokenize as wp_tokenize,
 # model_max_length is max_position_embeddings; with torch as well, models
 # that transformers wrote load.
+# An untied MLM decoder (tie_word_embeddings false) trains, is exported and
+# imported with its own decoder (its export's eval loss is its checkpoint's;
+# transformers' untied BertForPreTraining gives transformers' loss); a tied
+# --config_file with an untied checkpoint is refused, a tied checkpoint in
+# an untied model starts its decoder as the word embeddings. A model
+# directory as --init_checkpoint gives the default config (for --eval_file
+# too) and vocabulary, and its tokenizer's lower-casing and accents carry
+# into the export unless the command line says otherwise (said in one
+# line). An export without --vocab_file says that the tokenizer files are
+# missing (stderr, model card); with one, the model card's fill-mask example
+# is a sentence of the training text with one word masked.
 . "$TESTS/cli/lib.sh"
 TR=$BIN/train_bert_cpu
 V=$TESTS/../data/bert/vocab.txt
@@ -157,10 +168,74 @@ ev "$T/nodir" >/dev/null
 expect_rc "a directory without model.safetensors" 1
 expect_err "... is refused" "*nodir: no model.safetensors in it*"
 
-# ---- transformers' tokenizers on the export ----
+# ---- an untied MLM decoder (tie_word_embeddings false) ----
+sed 's/"initializer_range": 0.02/"initializer_range": 0.02, "tie_word_embeddings": false/' "$T/tiny.json" >"$T/untied.json"
+train "$T/u" --config_file "$T/untied.json"
+expect_rc "an untied decoder trains" 0
+ok "... its export's config.json says tie_word_embeddings false" grep -q '"tie_word_embeddings": false' "$T/u/hf/config.json"
+ok "... and holds cls.predictions.decoder.weight" grep -q 'cls.predictions.decoder.weight' "$T/u/hf/model.safetensors"
+uref=$(ev "$T/u/ckpt_4.wbckpt" --config_file "$T/untied.json")
+ok "... its checkpoint evaluates ($uref)" [ -n "$uref" ]
+ok "... the export, with its own config.json, evaluates as the checkpoint" [ "$(ev "$T/u/hf" --config_file "$T/untied.json")" = "$uref" ]
+run "$TR" --eval_file "$H5" --init_checkpoint "$T/u/hf" --train_batch_size "$ROWS" --max_predictions_per_seq 10 -j2
+got=$(sed -n 's/^{"eval_loss": \([0-9.]*\), "mlm_loss": \([0-9.]*\), "nsp_loss": \([0-9.]*\).*/\1 \2 \3/p' "$out")
+ok "--eval_file with the model directory alone: its config.json ($got)" [ "$got" = "$uref" ]
+expect_err "... said in one line" "*config from $T/u/hf/config.json (no --config_file)*"
+ok "... the tied model's loss differs ($ref)" [ "$uref" != "$ref" ]
+ev "$T/u/hf" >/dev/null
+expect_rc "a tied --config_file with the untied directory" 1
+expect_err "... is refused, saying how to fix it" "*u/hf/config.json: tie_word_embeddings false (an MLM decoder of its own), but --config_file ties it to the word embeddings: set \"tie_word_embeddings\": false there, or leave --config_file out to take this config.json"
+ev "$T/u/hf/model.safetensors" >/dev/null
+expect_rc "a tied --config_file with the untied .safetensors" 1
+expect_err "... is refused: the decoder is not the word embeddings" "*model.safetensors: cls.predictions.decoder.weight is not the word embeddings*"
+got=$(ev "$T/a/hf/model.safetensors" --config_file "$T/untied.json")
+ok "a tied checkpoint in an untied model: the decoder is the word embeddings ($got)" close "$got" "$ref"
+expect_err "... said" "*cls.predictions.decoder.weight: the word embeddings (tied in the checkpoint)*"
+train "$T/ub" --train_batch_size "$ROWS" --max_steps 1 --seed 5 --init_checkpoint "$T/u/hf" --config_file "$T/untied.json"
+ok "a run from the untied export: its first step's loss is the export's ($(first_loss) vs $uref)" close "$(first_loss)" "$uref"
+rm -rf "$T/ub"
+run "$TR" --eval_file "$H5" --init_checkpoint "$T/u/ckpt_4.wbckpt" --config_file "$T/tiny.json" --train_batch_size "$ROWS" --max_predictions_per_seq 10
+expect_rc "an untied wikibert checkpoint with a tied config" 1
+expect_err "... is refused naming the field" "*ckpt_4.wbckpt: a checkpoint of another model: tie_word_embeddings false, the config says true"
+
+# ---- a model directory as --init_checkpoint: config, vocabulary, normalization ----
 train "$T/cased" --max_steps 1 --do_lower_case 0 --strip_accents 0
 expect_rc "a cased export" 0
-ok "... tokenizer.json: lowercase false, strip_accents false" \
+run "$TR" --input_dir "$T/h5" --output_dir "$T/d" --init_checkpoint "$T/cased/hf" --train_batch_size 8 \
+  --max_steps 1 --max_predictions_per_seq 10 -j2
+expect_rc "--init_checkpoint DIR alone: its config.json and vocabulary" 0
+expect_err "... says where the config came from" "*config from $T/cased/hf/config.json (no --config_file)*"
+expect_err "... and the vocabulary" "*vocabulary from $T/cased/hf/vocab.txt (no --vocab_file)*"
+ok "... its export keeps DIR's tokenizer: cased" eval 'grep -q "\"do_lower_case\": false" "$T/d/hf/tokenizer_config.json" && grep -q "\"lowercase\": false" "$T/d/hf/tokenizer.json"'
+ok "... and DIR's vocabulary" cmp -s "$T/d/hf/vocab.txt" "$V"
+ok "... without a word about a difference" eval '! grep -q "the export.s tokenizer" "$err"'
+run "$TR" --input_dir "$T/h5" --output_dir "$T/d2" --init_checkpoint "$T/cased/hf" --train_batch_size 8 \
+  --max_steps 1 --max_predictions_per_seq 10 -j2 --do_lower_case 1
+expect_rc "--do_lower_case 1 against DIR's cased tokenizer" 0
+ok "... the command line wins" grep -q '"do_lower_case": true' "$T/d2/hf/tokenizer_config.json"
+expect_err "... and the difference is said in one line" "*the export's tokenizer: do_lower_case 1, strip_accents 0 (the command line); $T/cased/hf/tokenizer.json has lowercase false, strip_accents false*"
+rm -rf "$T/d" "$T/d2"
+mkdir -p "$T/noconf"
+cp "$T/a/hf/model.safetensors" "$T/noconf/"
+run "$TR" --eval_file "$H5" --init_checkpoint "$T/noconf" --train_batch_size 8
+expect_rc "a directory without config.json and no --config_file" 2
+expect_err "... says --config_file is required" "*--config_file is required: $T/noconf has no config.json"
+
+# ---- the model card: a fill-mask sentence of the data; no vocabulary said ----
+ex=$(sed -n 's/^print(fill("\(.*\)"))$/\1/p' "$T/a/hf/README.md")
+word=$(sed -n 's/^Use (a sentence of the training text, the word `\(.*\)` masked):$/\1/p' "$T/a/hf/README.md")
+ok "the fill-mask example has one [MASK] ($ex)" [ "$(grep -o '\[MASK\]' <<<"$ex" | wc -l)" = 1 ]
+ok "... and is a sentence of the training text with '$word' masked" \
+  eval '[ -n "$word" ] && grep -qiF -- "${ex/\[MASK\]/$word}" "$T/en.txt"'
+run "$TR" --input_dir "$T/h5" --config_file "$T/tiny.json" --output_dir "$T/nov" --train_batch_size 8 \
+  --max_steps 1 --max_predictions_per_seq 10 -j2
+expect_rc "a run without --vocab_file" 0
+expect_err "... says the export has no tokenizer files" "*nov/hf: tokenizer files missing: no tokenizer files (vocab.txt, tokenizer.json, tokenizer_config.json, special_tokens_map.json), as the training was given no --vocab_file*"
+ok "... so does the model card" grep -q "^- Tokenizer: missing: no tokenizer files" "$T/nov/hf/README.md"
+ok "... which gives no fill-mask example" eval '! grep -q "fill-mask\", model" "$T/nov/hf/README.md"'
+
+# ---- transformers' tokenizers on the export ----
+ok "the cased export's tokenizer.json: lowercase false, strip_accents false" \
   eval 'grep -q "\"strip_accents\": false" "$T/cased/hf/tokenizer.json" && grep -q "\"lowercase\": false" "$T/cased/hf/tokenizer.json"'
 PYX=$(py_with "transformers, tokenizers")
 if [ -z "$PYX" ]; then
@@ -223,5 +298,27 @@ PYEOF
   ev "$T/tf/base" >/dev/null
   expect_rc "transformers' BertModel loads" 0
   expect_err "... with fresh heads" "*initialized fresh: cls.predictions.bias, *"
+  # an untied decoder that transformers wrote, and ours read by transformers
+  run "$HPY" - "$T/tf" <<'PYEOF'
+import sys, torch
+from transformers import BertConfig, BertForPreTraining
+torch.manual_seed(1)
+c = BertConfig(vocab_size=30528, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+               intermediate_size=64, max_position_embeddings=64, hidden_dropout_prob=0.0,
+               attention_probs_dropout_prob=0.0, tie_word_embeddings=False)
+BertForPreTraining(c).save_pretrained(sys.argv[1] + "/untied", safe_serialization=True)
+PYEOF
+  expect_rc "transformers writes an untied BertForPreTraining" 0
+  run "$TR" --eval_file "$H5" --init_checkpoint "$T/tf/untied" --train_batch_size "$ROWS" --max_predictions_per_seq 10 -j2
+  got=$(sed -n 's/^{"eval_loss": \([0-9.]*\).*/\1/p' "$out")
+  run "$HPY" "$TESTS/cli/hf_check.py" "$T/tf/untied" "$H5" "$ROWS"
+  want=$(sed -n 's/^loss \([0-9.]*\) .*/\1/p' "$out")
+  ok "transformers' untied BertForPreTraining: our loss is theirs ($got vs $want)" \
+    awk -v a="$got" -v b="$want" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d < 1e-4 && d > -1e-4) }'
+  run "$HPY" "$TESTS/cli/hf_check.py" "$T/u/hf" "$H5" "$ROWS"
+  want=$(sed -n 's/^loss \([0-9.]*\) mlm \([0-9.]*\) nsp \([0-9.]*\)$/\1 \2 \3/p' "$out")
+  ok "our untied export in transformers: nothing missing or unexpected" grep -q "^missing set() unexpected set()" "$out"
+  ok "... and our loss ($uref vs $want)" \
+    awk -v a="$uref" -v b="$want" 'BEGIN { split(a, x, " "); split(b, y, " "); d = x[1] - y[1]; exit !(a != "" && b != "" && d < 1e-4 && d > -1e-4) }'
 fi
 done_testing

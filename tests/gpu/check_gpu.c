@@ -58,7 +58,8 @@ static TrainOpts one_process(int bf16, int attn_matmul) {
 static void check_precision(const Ref *r, int bf16) {
     const char *pn = bf16 ? "bf16" : "fp32";
     BertConfig c = {
-        r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1]};
+        r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, r->dropout_p[0], r->dropout_p[1],
+        0};
     Bert m;
     Err err;
     if (bert_create(&m, &c, &err)) {
@@ -229,7 +230,7 @@ static void fp32_grads_vs(Bert *m, const BertBatch *bt, int drop, uint64_t key, 
  * rows (a type over 200 of them, a few ids over 64: the embedding
  * gradient's long lists, summed in segments), against the C model's */
 static void check_long_lists(const Ref *r) {
-    BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, 0, 0};
+    BertConfig c = {r->V, r->H, r->L, r->A, r->I, r->P, r->T, r->eps, 0.02f, 0, 0, 0};
     Bert m;
     Err err;
     if (bert_create(&m, &c, &err)) {
@@ -305,7 +306,8 @@ static void check_fused_attention(void) {
     BertBatch bt = test_batch();
     uint64_t x = 777;
     for (int v = 0; v < 3; v++) {
-        BertConfig c = {V, hidden[v], 2, heads[v], 2 * hidden[v], S, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
+        BertConfig c = {V, hidden[v], 2,     heads[v], 2 * hidden[v], S,
+                        2, 1e-12f,    0.05f, 0.1f,     0.1f,          0};
         Bert m;
         Err err;
         if (bert_create(&m, &c, &err)) {
@@ -380,7 +382,7 @@ static void check_fused_attention(void) {
  * and column kernels; head size 17: the matmul attention) against the C
  * model's gradients with dropout, 1e-4 */
 static void check_odd_width(void) {
-    BertConfig c = {TV, 34, 2, 2, 52, TS, 2, 1e-12f, 0.05f, 0.1f, 0.1f};
+    BertConfig c = {TV, 34, 2, 2, 52, TS, 2, 1e-12f, 0.05f, 0.1f, 0.1f, 0};
     BertBatch bt = test_batch();
     Bert m;
     Err err;

@@ -17,7 +17,8 @@
 # run repeats the first's log; with length bins (--bin_size 16, batches of
 # several lengths) fp32 losses and weights are the CPU's, bf16 losses
 # within 1e-2; --eval_file
-# gives the CPU's loss (1e-5);
+# gives the CPU's loss (1e-5); an untied MLM decoder (tie_word_embeddings
+# false) trains as on the CPU in fp32 (losses, weights) and is exported;
 # the Hugging Face export is written.
 V=$ROOT/data/bert/vocab.txt
 mkdir -p "$T/h5"
@@ -55,6 +56,17 @@ ok "fp32: the weights after 2 steps are the CPU's (3e-4 per tensor)" \
 lc=$(ceval "$T/cpu/ckpt_2.wbckpt") lb=$(ceval "$T/b16/ckpt_2.wbckpt")
 ok "bf16: the loss at its weights after 2 steps within 1e-2 of the CPU's ($lb vs $lc)" cclose "$lb" "$lc" 1e-2
 ok "the Hugging Face export" test -s "$T/b16/hf/model.safetensors"
+# an untied MLM decoder (tie_word_embeddings false): fp32 is the CPU's
+sed 's/"initializer_range": 0.02/"initializer_range": 0.02, "tie_word_embeddings": false/' "$T/tiny.json" >"$T/untied.json"
+"$BIN/train_bert_cpu" -q $(cargs "$T/ucpu") --config_file "$T/untied.json" >"$T/ucpu.log"
+"$TRB" -q --precision fp32 $(cargs "$T/uf32") --config_file "$T/untied.json" >"$T/uf32.log"
+for s in 1 2; do
+  c=$(closs "$T/ucpu.log" $s) f=$(closs "$T/uf32.log" $s)
+  ok "untied decoder, step $s: the fp32 loss is the CPU's ($f vs $c)" cclose "$f" "$c" 1e-5
+done
+ok "untied decoder: the weights after 2 steps are the CPU's (3e-4 per tensor)" \
+  "$CHK" ckpt "$T/untied.json" "$T/uf32/ckpt_2.wbckpt" "$T/ucpu/ckpt_2.wbckpt" 3e-4
+ok "... and the export holds the decoder" grep -q "cls.predictions.decoder.weight" "$T/uf32/hf/model.safetensors"
 "$TRB" -q --precision bf16 $(cargs "$T/r") --stop_at_step 1 >/dev/null
 "$TRB" -q --precision bf16 $(cargs "$T/r") --resume_from_checkpoint >"$T/r.log"
 ok "bf16: stopped after step 1 and resumed = uninterrupted, byte for byte" cmp -s "$T/r/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"

@@ -39,7 +39,7 @@ static void test_against_reference(void) {
         free_ref(&r);
         return;
     }
-    BertConfig c = {r.V, r.H, r.L, r.A, r.I, r.P, r.T, r.eps, 0.02f, 0, 0};
+    BertConfig c = {r.V, r.H, r.L, r.A, r.I, r.P, r.T, r.eps, 0.02f, 0, 0, 0};
     Bert m;
     Err err;
     test_cond("create the tiny model", bert_create(&m, &c, &err) == 0);

@@ -81,7 +81,26 @@ static void ck_blas(cublasStatus_t s, const char *what, const char *file, int li
 /* ---- the context ---- */
 
 enum { QW, QB, KW, KB, VW, VB, AOW, AOB, LN1W, LN1B, IW, IB, OW, OB, LN2W, LN2B, NLT };
-enum { WTE, WPE, WTT, ELNW, ELNB, POOLW, POOLB, MLMBIAS, TRW, TRB, TLNW, TLNB, NSPW, NSPB, NOUTER };
+/* DECW: the MLM decoder, an untied one's own tensor (tie_word_embeddings
+ * false), else the word embeddings' offset */
+enum {
+    WTE,
+    WPE,
+    WTT,
+    ELNW,
+    ELNB,
+    POOLW,
+    POOLB,
+    MLMBIAS,
+    TRW,
+    TRB,
+    TLNW,
+    TLNB,
+    NSPW,
+    NSPB,
+    DECW,
+    NOUTER
+};
 
 typedef struct HostBatch {
     int B, S, nm; /* rows, length, masked tokens */
@@ -700,7 +719,7 @@ static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float 
         VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS,
                 st, (const T *)g->tg, NULL, NULL, P32(g->outer[TLNW]), P32(g->outer[TLNB]),
                 (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps, 0, 0, 1.0f);
-        gemm_xwT(g, g->tln, PW(g->outer[WTE]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
+        gemm_xwT(g, g->tln, PW(g->outer[DECW]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
         LAUNCH(k_bias_act<T>, nblk((size_t)nm * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
                P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
         LAUNCH_COOP(k_mlm_ce<T>, nm, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss,
@@ -772,14 +791,14 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
     g->wbeta = first ? 0.0f : 1.0f;
     if (first &&
         !nm) { /* no masked token: the MLM head's matmuls, which would set these, do not run */
-        CK(cudaMemsetAsync(G32(g->outer[WTE]), 0, (size_t)V * H * 4, st));
+        CK(cudaMemsetAsync(G32(g->outer[DECW]), 0, (size_t)V * H * 4, st));
         CK(cudaMemsetAsync(G32(g->outer[TRW]), 0, (size_t)H * H * 4, st));
     }
 
     /* MLM head: logits hold d(loss)/d(logits) */
     if (nm) {
-        gemm_dyW(g, g->logits, PW(g->outer[WTE]), g->dt, nm, H, V, 0.0f);
-        gemm_dW(g, g->logits, g->tln, G32(g->outer[WTE]), nm, H, V);
+        gemm_dyW(g, g->logits, PW(g->outer[DECW]), g->dt, nm, H, V, 0.0f);
+        gemm_dW(g, g->logits, g->tln, G32(g->outer[DECW]), nm, H, V);
         colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
         VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st,
                 (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]), g->tm, g->ts, (T *)g->dt2,
@@ -1109,15 +1128,15 @@ static void *upload_array(const void *h, size_t bytes) {
 }
 
 /* tensor t (bert.c's order) is a weight whose gradient a matmul writes
- * whole (gemm_dW) */
-static int mm_weight(int t, int L) {
-    if (t < 5) return t == WTE;
+ * whole (gemm_dW); the word embeddings' only when they are the decoder */
+static int mm_weight(int t, int L, int untied) {
+    if (t < 5) return t == WTE && !untied;
     if (t < 5 + L * NLT) {
         int j = (t - 5) % NLT;
         return j == QW || j == KW || j == VW || j == AOW || j == IW || j == OW;
     }
     int i = POOLW + (t - 5 - L * NLT);
-    return i == POOLW || i == TRW || i == NSPW;
+    return i == POOLW || i == TRW || i == NSPW || i == DECW;
 }
 
 /* g->zstart, zlen, nz: the other tensors' elements in runs of at most
@@ -1131,7 +1150,7 @@ static void zero_ranges(Gpu *g) {
     int *zl = (int *)xmalloc((size_t)cap * sizeof *zl);
     for (int t = 0; t < m->ntensors; t++) {
         const BertTensor *bt = bert_tensor(m, t);
-        if (mm_weight(t, L)) continue;
+        if (mm_weight(t, L, m->c.untied)) continue;
         for (size_t a = 0; a < bt->n; a += 65536, n++)
             zs[n] = (long long)(bt->off + a), zl[n] = (int)(bt->n - a < 65536 ? bt->n - a : 65536);
     }
@@ -1209,7 +1228,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
         g_prof = (Prof *)xcalloc(1, sizeof *g_prof);
         g_prof->st = g->st, g_prof->section = "setup";
     }
-    /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after (bert.c's order) */
+    /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after, then an
+     * untied decoder (bert.c's order) */
     int L = m->c.num_hidden_layers;
     g->layer = (size_t *)xmalloc((size_t)L * NLT * sizeof *g->layer);
     for (int i = 0; i < 5; i++)
@@ -1217,8 +1237,10 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     for (int l = 0; l < L; l++)
         for (int t = 0; t < NLT; t++)
             LO(l, t) = bert_tensor(m, 5 + l * NLT + t)->off;
-    for (int i = POOLW; i < NOUTER; i++)
+    for (int i = POOLW; i < DECW; i++)
         g->outer[i] = bert_tensor(m, 5 + L * NLT + (i - POOLW))->off;
+    g->outer[DECW] =
+        m->c.untied ? bert_tensor(m, 5 + L * NLT + (DECW - POOLW))->off : g->outer[WTE];
     g->p32 = (float *)dalloc(g->np * 4), g->g32 = (float *)dalloc(g->np * 4);
     g->pw = dalloc(g->np * tsize(g));
     /* optimizer chunks: up to OCHUNK elements, never across tensors */
