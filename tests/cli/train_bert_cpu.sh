@@ -150,7 +150,7 @@ if [ -n "$H5PY" ]; then
   mkdir -p "$T/dup"
   cp "$T/h5/en_training_1.hdf5" "$T/dup/dup_training_0.hdf5"
   "$H5PY" -c 'import h5py, sys
-f = h5py.File(sys.argv[1], "r+"); p = f["masked_lm_positions"]; r = p[3]; r[1] = r[0]; p[3] = r; f.close()' \
+f = h5py.File(sys.argv[1], "r+", libver=("earliest", "v110")); p = f["masked_lm_positions"]; r = p[3]; r[1] = r[0]; p[3] = r; f.close()' \
     "$T/dup/dup_training_0.hdf5"
   run "$TR" --input_dir "$T/dup" --config_file "$T/tiny.json" --output_dir "$T/dupo" --max_steps 1
   expect_rc "a masked position listed twice in a row" 1
