@@ -956,7 +956,9 @@ static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid
                            "%s: damaged HDF5 file (%s: chunks of rank %d in a dataset of rank %d)",
                            path, name, cr, rank);
         for (int i = 0; i < rank; i++) {
-            if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && cd[i] > maxd[i]))
+            /* a fixed dimension of 0 has no chunks: h5py gives an empty
+             * array chunks of its guess all the same */
+            if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && maxd[i] != 0 && cd[i] > maxd[i]))
                 return err_set(err,
                                "%s: damaged HDF5 file (%s: chunk dimension %d is %llu, the "
                                "dataset's at most %llu)",

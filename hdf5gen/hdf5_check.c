@@ -6,6 +6,7 @@
  * Reads each file as NVIDIA's pretraining_dataset does and checks the
  * rules of mlmcheck.h; prints one summary per file and a total.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,13 @@ static void print_stats(const char *what, const MlmCheckStats *s, int32_t unk, i
             printf(" <=%d: %llu", (b + 1) * s->L / 8, (unsigned long long)s->hist[b]);
         printf("\n");
     }
+}
+
+/* The first failed write's errno (the reason a write error names). */
+static int out_errno;
+
+static void flush_out(void) {
+    if (fflush(stdout) != 0 && !out_errno) out_errno = errno ? errno : EIO;
 }
 
 int main(int argc, char **argv) {
@@ -146,7 +154,7 @@ int main(int argc, char **argv) {
             warn("%s: [UNK] is %.2f %% of the tokens (above %.0f %%): the vocabulary does not "
                  "cover this text well",
                  argv[i], 100.0 * (double)st.unk / (double)st.tokens, 100 * UNK_WARN_SHARE);
-        fflush(stdout); /* kept should the HDF5 library crash on a later file */
+        flush_out(); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
         total.unk += st.unk;
         total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
@@ -163,6 +171,8 @@ int main(int argc, char **argv) {
              unreadable ? " or unreadable" : "");
     else
         info(3, "%d file%s valid", nfiles, nfiles == 1 ? "" : "s");
-    if (fflush(stdout) || ferror(stdout)) die("write error on standard output");
+    flush_out();
+    if (ferror(stdout) || out_errno)
+        die("standard output: write error: %s", strerror(out_errno ? out_errno : EIO));
     return unreadable ? EXIT_USAGE : bad ? EXIT_DATA : EXIT_OK;
 }

@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cli.h"
@@ -282,6 +283,11 @@ int segmenter_add(Segmenter *ss, const char *line, size_t len, Err *err) {
 int segmenter_load(Segmenter *ss, const char *path, Err *err) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return err_set(err, "%s: %s", path, strerror(errno)), SEGMENTER_EMISSING;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        return err_set(err, "%s: %s", path, strerror(EISDIR)), SEGMENTER_EMISSING;
+    }
     char line[1024];
     unsigned lineno = 0;
     int rc = 0;
@@ -296,7 +302,8 @@ int segmenter_load(Segmenter *ss, const char *path, Err *err) {
             break;
         }
     }
-    if (!rc && ferror(fp)) rc = (err_set(err, "%s: read error", path), SEGMENTER_EMISSING);
+    if (!rc && ferror(fp))
+        rc = (err_set(err, "%s: read error: %s", path, strerror(errno)), SEGMENTER_EMISSING);
     fclose(fp);
     return rc;
 }

@@ -10,7 +10,8 @@
  *
  *   copy [ub N] [v3]    valid variants: a user block of N bytes, superblock
  *                       version 3 (libver latest, as h5py's libver="latest")
- *   empty               0 rows, the same columns (contiguous, no data)
+ *   empty               0 rows, the same columns, chunks of 128 rows (as
+ *                       h5py writes an empty array with compression)
  *   huge                the shapes claim 2^40 rows, no chunk written
  *   soft                input_ids a soft link to /inner/input_ids (a hard
  *                       link in the same file: self-contained)
@@ -76,19 +77,17 @@ static size_t pass(unsigned flags, size_t ncd, const unsigned cd[], size_t nbyte
     return nbytes;
 }
 
-/* Dataset `name` of ds in loc: chunked with deflate (and filter `fid` when
- * > 0), or contiguous when chunked is 0; rows overrides the row count
- * (no data is written then). */
-static void put(hid_t loc, const char *name, const Ds *ds, int chunked, int fid, hsize_t rows) {
+/* Dataset `name` of ds in loc: chunked, with deflate (and filter `fid`
+ * when > 0); rows overrides the row count (no data is written then). */
+static void put(hid_t loc, const char *name, const Ds *ds, int fid, hsize_t rows) {
     hsize_t dims[2] = {rows ? rows : ds->dims[0], ds->rank == 2 ? ds->dims[1] : 1};
     hid_t s = H5Screate_simple(ds->rank, dims, NULL);
     hid_t p = H5Pcreate(H5P_DATASET_CREATE);
-    if (chunked) {
-        hsize_t c[2] = {dims[0] < 64 ? (dims[0] ? dims[0] : 1) : 64, dims[1]};
-        H5Pset_chunk(p, ds->rank, c);
-        if (fid > 0) H5Pset_filter(p, (H5Z_filter_t)fid, H5Z_FLAG_MANDATORY, 0, NULL);
-        H5Pset_deflate(p, 4);
-    }
+    /* no rows: chunks of 128 rows all the same, as h5py makes them */
+    hsize_t c[2] = {dims[0] == 0 ? 128 : dims[0] < 64 ? dims[0] : 64, dims[1]};
+    H5Pset_chunk(p, ds->rank, c);
+    if (fid > 0) H5Pset_filter(p, (H5Z_filter_t)fid, H5Z_FLAG_MANDATORY, 0, NULL);
+    H5Pset_deflate(p, 4);
     hid_t d = H5Dcreate2(loc, name, ds->type, s, H5P_DEFAULT, p, H5P_DEFAULT);
     if (d < 0) fail(name);
     if (!rows && dims[0] && H5Dwrite(d, ds->type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ds->data) < 0)
@@ -129,7 +128,7 @@ int main(int argc, char **argv) {
     int first = 0; /* the datasets from here on are written plainly */
     if (!strcmp(mode, "soft")) {
         hid_t g = H5Gcreate2(f, "inner", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-        put(g, "input_ids", &ds[0], 1, 0, 0);
+        put(g, "input_ids", &ds[0], 0, 0);
         H5Gclose(g);
         H5Lcreate_soft("/inner/input_ids", f, "input_ids", H5P_DEFAULT, H5P_DEFAULT);
         first = 1;
@@ -168,7 +167,7 @@ int main(int argc, char **argv) {
     for (int i = first; i < 6; i++) {
         Ds e = ds[i];
         if (empty) e.dims[0] = 0;
-        put(f, names[i], &e, !empty, fid, huge ? (hsize_t)1 << 40 : 0);
+        put(f, names[i], &e, fid, huge ? (hsize_t)1 << 40 : 0);
     }
     if (H5Fclose(f) < 0) fail("closing the output");
     return 0;

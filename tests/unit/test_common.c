@@ -334,6 +334,42 @@ static void test_filter_run(void) {
     buf_free(&want);
 }
 
+/* fmt_fit and err_set: a long message keeps its end (the reason), cut in
+ * the middle of its longest word, never inside a UTF-8 character. */
+static void test_fit(void) {
+    char path[700], b[64];
+    memset(path, 'a', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    path[300] = 'Z';
+    Err e;
+    err_set(&e, "%s: No such file or directory", path);
+    size_t n = strlen(e.msg);
+    test_cond("err_set: a 700-byte path fits msg", n == sizeof e.msg - 1);
+    test_cond("... the reason kept", strstr(e.msg, "aaa: No such file or directory") && n >= 30 &&
+                                         !strcmp(e.msg + n - 25, "No such file or directory"));
+    test_cond("... the path's middle cut with ...", strstr(e.msg, "a...a") && !strchr(e.msg, 'Z'));
+    test_cond("fmt_fit: short messages untouched",
+              fmt_fit(b, sizeof b, "%s: %d", "x.txt", 7) == 8 && !strcmp(b, "x.txt: 7"));
+    fmt_fit(b, sizeof b, "%s and %s: %s", "/short", path, "Permission denied");
+    test_cond("fmt_fit: the longest word is cut, the short one kept",
+              strlen(b) == sizeof b - 1 && !strncmp(b, "/short and aaa", 14) && strstr(b, "...") &&
+                  strstr(b, ": Permission denied"));
+    char u[400] = "";
+    for (int i = 0; i < 150; i++)
+        strcat(u, "\xc3\xa9"); /* é */
+    fmt_fit(b, sizeof b, "%s: gone", u);
+    test_cond("fmt_fit: a UTF-8 word cut between characters",
+              utf8_valid_prefix(b, strlen(b)) == strlen(b) && strstr(b, "...") &&
+                  strstr(b, ": gone"));
+    char words[600] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(words, "word ");
+    fmt_fit(b, sizeof b, "%sreason", words);
+    test_cond("fmt_fit: no long word: the middle of the message goes, the end stays",
+              strlen(b) == sizeof b - 1 && strstr(b, "...") &&
+                  !strcmp(b + strlen(b) - 6, "reason"));
+}
+
 int main(void) {
     test_utf8();
     test_wide();
@@ -343,5 +379,6 @@ int main(void) {
     test_pool();
     test_reader_writer();
     test_filter_run();
+    test_fit();
     return test_report();
 }
