@@ -43,6 +43,12 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
              m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none",
              o ? o->step : 0, info->data.epoch, info->data.file_step, info->data.row, info->seed);
     buf_append(&hdr, t, strlen(t));
+    if (info->run[0]) { /* a plain string of options: no character JSON escapes */
+        hdr.len--;      /* the closing brace */
+        buf_puts(&hdr, ", \"run\": \"");
+        buf_puts(&hdr, info->run);
+        buf_puts(&hdr, "\"}");
+    }
     if (info->nranks > 1) { /* every data-parallel rank's position: "e,f,r;e,f,r;..." */
         static const char key[] = ", \"rank_data\": \"";
         hdr.len--; /* the closing brace */
@@ -172,7 +178,15 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
             {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
             (uint64_t)hdr_i64(hdr, hl, "seed"),
             1,
-            NULL};
+            NULL,
+            ""};
+        Buf run = {0};
+        if (hdr_value(hdr, hl, "run", &v, &vn) == 0 && json_decode_string(&run, v, vn) == 0 &&
+            run.len < sizeof info->run) {
+            memcpy(info->run, run.data, run.len);
+            info->run[run.len] = '\0';
+        }
+        buf_free(&run);
         Buf rd = {0};
         if (hdr_value(hdr, hl, "rank_data", &v, &vn) == 0 && json_decode_string(&rd, v, vn) == 0 &&
             rd.len) {

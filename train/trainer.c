@@ -84,7 +84,10 @@ static void usage(int gpu) {
            "  --resume_from_checkpoint        continue from the newest complete checkpoint in\n"
            "                                  output_dir (weights, optimizer, step, data); a\n"
            "                                  damaged newer one is named and skipped; when\n"
-           "                                  all are damaged: exit 1\n"
+           "                                  all are damaged: exit 1; other batch options\n"
+           "                                  (batch size, accumulation, seed...) than the\n"
+           "                                  checkpoint's: exit 1; a checkpoint at or past\n"
+           "                                  --max_steps: nothing is trained or written\n"
            "  --start_fresh_if_damaged        with --resume_from_checkpoint: when all the\n"
            "                                  checkpoints are damaged, start from step 0\n"
            "  --phase2                        with --resume_from_checkpoint, as NVIDIA's\n"
@@ -593,6 +596,7 @@ typedef struct TrainRun {
     int lead;     /* rank 0: logs, checkpoints, exports */
     TrainStats last; /* the last step's statistics (for the model card) */
     int tty;         /* the progress line on stderr */
+    char *done_ckpt; /* the checkpoint resumed from when it is at or past --max_steps */
     Err err;
 } TrainRun;
 
@@ -647,6 +651,39 @@ static void run_init_weights(TrainRun *r) {
     buf_free(&note);
 }
 
+/* The options the order and content of the batches depend on, kept in
+ * each checkpoint ("run"): resuming with other values would not continue
+ * the uninterrupted run. */
+static void run_options(const TrainOpts *o, char *out, size_t cap) {
+    snprintf(out, cap,
+             "train_batch_size=%d gradient_accumulation_steps=%d seed=%" PRIu64
+             " bin_size=%d max_predictions_per_seq=%d dynamic_mask=%d",
+             o->batch, o->accum, (uint64_t)o->seed, o->bin_size, o->max_pred, o->dynamic ? 1 : 0);
+}
+
+/* Dies when checkpoint ck was written with other run options than this
+ * run has, naming the first that differs and both values. A checkpoint
+ * without them (older) passes. */
+static void check_run_options(const TrainOpts *o, const char *ck, const char *theirs) {
+    char mine[256];
+    run_options(o, mine, sizeof mine);
+    const char *a = theirs, *b = mine;
+    while (*a && *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || memcmp(a, b, la)) {
+            size_t ka = strcspn(a, "="), kb = strcspn(b, "=");
+            if (ka > la) ka = la;
+            if (kb > lb) kb = lb;
+            die("%s: written with --%.*s %.*s; this run has --%.*s %.*s (resume with the same, "
+                "or train into another --output_dir: the resumed run would not be the "
+                "uninterrupted one)",
+                ck, (int)ka, a, (int)(la - ka - (ka < la)), a + ka + (ka < la), (int)kb, b,
+                (int)(lb - kb - (kb < lb)), b + kb + (kb < lb));
+        }
+        a += la + (a[la] == ' '), b += lb + (b[lb] == ' ');
+    }
+}
+
 /* Resume: the checkpoint to continue from (--resume_from_checkpoint: the
  * newest usable one or --init_checkpoint; alone, --init_checkpoint's
  * weights), the data seeked to its position. Returns the optimizer steps
@@ -692,6 +729,12 @@ static int64_t run_resume(TrainRun *r) {
                     die("%s: written by %d data-parallel ranks; this run has %d (resume with as "
                         "many)",
                         ck, ci.nranks, r->be.world);
+                if (ci.run[0]) check_run_options(o, ck, ci.run);
+                if (step >= o->max_steps) { /* run_nothing_left says so */
+                    free(ci.ranks);
+                    r->done_ckpt = xstrdup(ck);
+                    return step;
+                }
                 if (data_seek(r->data, ci.ranks[r->be.rank], &r->err)) die("%s", r->err.msg);
                 if (lead)
                     info(2, "resumed from %s at step %" PRId64 "%s", ck, step,
@@ -750,7 +793,8 @@ static void run_checkpoint(TrainRun *r, int64_t step, DataState pos, float lr) {
     if (r->lead) {
         char path[4096];
         snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", r->o->output_dir, r->base + step);
-        CkptInfo ci = {r->base + step, states[0], r->o->seed, be->world, states};
+        CkptInfo ci = {r->base + step, states[0], r->o->seed, be->world, states, ""};
+        run_options(r->o, ci.run, sizeof ci.run);
         if (ckpt_save(path, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
         prune(r->o->output_dir, r->base, step, r->o->ckpt_every);
     }
@@ -868,6 +912,30 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
     }
 }
 
+/* A resume from a checkpoint at or past --max_steps (step steps of this
+ * phase done): nothing is trained and nothing written, no checkpoint and
+ * no export (an existing export is left as it is); one line says so. */
+static void run_nothing_left(TrainRun *r, int64_t step) {
+    TrainOpts *o = r->o;
+    if (!r->lead) return;
+    char hf[4096];
+    snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
+    const char *edir = o->export_dir ? o->export_dir : hf;
+    char model[4096 + 32];
+    snprintf(model, sizeof model, "%s/model.safetensors", edir);
+    char what[64];
+    snprintf(what, sizeof what, "step %" PRId64 "%s >= --max_steps %d", step,
+             o->phase2 ? " of phase 2" : "", o->max_steps);
+    if (access(model, F_OK) == 0)
+        info(2, "%s: checkpoint at %s: nothing to train (the export in %s is left as it is)",
+             r->done_ckpt, what, edir);
+    else
+        info(2,
+             "%s: checkpoint at %s: nothing to train (no export in %s: remove the checkpoint "
+             "and resume to train its last steps again and export)",
+             r->done_ckpt, what, edir);
+}
+
 int train_main(TrainOpts *o, TrainBackendOpen open) {
     TrainRun r = {.o = o};
     run_setup(&r, open);
@@ -885,6 +953,13 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     if (r.lead && make_dirs(o->output_dir, &r.err)) die("%s", r.err.msg);
     r.base = o->phase2 ? o->phase1_end : 0;
     int64_t step = run_resume(&r);
+    if (r.done_ckpt) {
+        run_nothing_left(&r, step);
+        free(r.done_ckpt);
+        data_close(r.data);
+        run_free(&r);
+        return 0;
+    }
     r.be.from_host(r.be.ctx);
     if (r.lead) info(3, "backend: %s", r.be.name);
     r.tty = r.lead && isatty(2) && display_level >= 2;
