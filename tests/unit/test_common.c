@@ -110,6 +110,33 @@ static void test_json(void) {
             }
         test_cond("malformed JSON detected", r == -1 && it.error);
     }
+    /* keys with escapes, a byte order mark, numbers as RFC 8259 has them */
+    const char *esc = "\xef\xbb\xbf{\"hidden\\u005fsize\": 32, \"\\ud83d\\ude00\": 1}";
+    int found = 0, emoji = 0;
+    test_cond("a byte order mark before the object",
+              json_iter_init(&it, esc, strlen(esc), '{') == 0);
+    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1) {
+        found += json_key_is(k, kn, "hidden_size");
+        emoji += json_key_is(k, kn, "\xF0\x9F\x98\x80");
+    }
+    test_cond("\\u005f in a key is _", found == 1 && !it.error);
+    test_cond("a surrogate pair in a key is one character", emoji == 1);
+    const char *good_num[] = {"0", "-0", "32", "-1.5", "3.2e1", "1E-3", "0.25"};
+    const double want_num[] = {0, 0, 32, -1.5, 32, 0.001, 0.25};
+    for (size_t i = 0; i < sizeof good_num / sizeof good_num[0]; i++) {
+        double x = -99;
+        test_cond("a JSON number",
+                  json_number(good_num[i], strlen(good_num[i]), &x) == 0 && x == want_num[i]);
+    }
+    const char *bad_num[] = {"NaN", "nan",  "Infinity", "-Infinity", "032",   "+1", ".5",
+                             "1.",  "0x10", "1e",       "--1",       "1e400", "",   "-"};
+    for (size_t i = 0; i < sizeof bad_num / sizeof bad_num[0]; i++) {
+        double x;
+        test_cond("not a JSON number", json_number(bad_num[i], strlen(bad_num[i]), &x) == -1);
+    }
+    test_cond("leading zeros are no JSON integer", json_to_i64("012", 3, &id) == -1);
+    test_cond("... but a quoted id may have them", json_to_i64("\"012\"", 5, &id) == 0 && id == 12);
+    test_cond("json_line", json_line("a\nb\nc", 0) == 1 && json_line("a\nb\nc", 4) == 3);
     buf_free(&b), buf_free(&t), buf_free(&u);
 }
 
