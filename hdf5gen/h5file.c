@@ -917,11 +917,11 @@ static herr_t root_link_cb(hid_t g, const char *name, const H5L_info_t *li, void
  * one); columns below 2^31; and no more values than the file's bytes can
  * hold: one byte each without a filter, DEFLATE_MAX_RATIO with deflate
  * (and shuffle or a checksum); other filters, external storage and virtual
- * layouts are refused first (foreign_check). Every chunk of a masked-LM file is stored, so a
- * dataset that claims more is damaged, and reading it would allocate and walk what is not there.
- * Without filters the data is stored raw: a contiguous dataset's storage is all its bytes (or none
- * yet), a chunked one's a whole number of chunks; a record of fewer bytes would make the library
- * copy past the end of what it read. Returns 0, or -1 with err. */
+ * layouts were refused before (foreign_check, in open_dset). Every chunk of a masked-LM file is
+ * stored, so a dataset that claims more is damaged, and reading it would allocate and walk what is
+ * not there. Without filters the data is stored raw: a contiguous dataset's storage is all its
+ * bytes (or none yet), a chunked one's a whole number of chunks; a record of fewer bytes would make
+ * the library copy past the end of what it read. Returns 0, or -1 with err. */
 static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid_t p, Err *err) {
     const char *path = in->path;
     int rank = H5Sget_simple_extent_ndims(s);
@@ -940,7 +940,6 @@ static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid
     size_t es = H5Tget_size(t);
     if (H5Tget_class(t) == H5T_INTEGER && es != 1 && es != 2 && es != 4 && es != 8)
         return err_set(err, "%s: damaged HDF5 file (%s: %zu-byte integers)", path, name, es);
-    if (foreign_check(in, name, p, err)) return -1;
     int nf = H5Pget_nfilters(p), deflate = 0;
     for (int i = 0; i < nf; i++)
         if (nth_filter(p, i, NULL, NULL, 0) == H5Z_FILTER_DEFLATE) deflate = 1;
@@ -1107,9 +1106,15 @@ static hid_t open_dset(H5In *in, const char *name, hid_t *t, hid_t *s, hid_t *p,
     if (links_inside(in, name, name, 0, err)) return -1;
     hid_t d = H5Dopen2(in->file, name, dapl_inside);
     if (d < 0) return err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
-    *t = H5Dget_type(d), *s = H5Dget_space(d), *p = H5Dget_create_plist(d);
+    /* the creation properties first: the dataspace of a virtual dataset
+     * with unlimited mappings is found by opening its source files */
     int rc = 0;
-    if (*t < 0 || *s < 0 || *p < 0)
+    *p = H5Dget_create_plist(d);
+    if (*p < 0)
+        rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
+    else if (foreign_check(in, name, *p, err))
+        rc = -1;
+    else if ((*t = H5Dget_type(d)) < 0 || (*s = H5Dget_space(d)) < 0)
         rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
     else
         rc = dset_check(in, name, d, *t, *s, *p, err);

@@ -61,6 +61,7 @@ softelink|softelink|$T/fifo|input_ids: an external link at g/ext to $T/fifo:/
 extra|extra|$T/other.hdf5|extra: an external link to $T/other.hdf5:/
 vds|vds|$T/other.hdf5|input_ids: a virtual dataset mapping $T/other.hdf5
 vds-fifo|vds|$T/fifo|input_ids: a virtual dataset mapping $T/fifo
+vdsunlim-fifo|vdsunlim|$T/fifo|input_ids: a virtual dataset mapping $T/fifo
 lzf|filter|32000 lzf|input_ids: filter 32000 "lzf"; only deflate, shuffle and fletcher32 are read, no plugins
 EOF
 

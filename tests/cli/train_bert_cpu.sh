@@ -164,7 +164,7 @@ expect_err "... named" "*none.json: No such file or directory*"
 printf '{"hidden_size": 32,, }' >"$T/bad.json"
 run "$TR" $(tr_args "$T/e") --config_file "$T/bad.json"
 expect_rc "malformed config" 2
-expect_err "... with its byte offset" "*bad.json: byte *"
+expect_err "... with its line and byte offset" "*bad.json:1: * (byte *)"
 sed 's/"vocab_size": 30522/"vocab_size": 30000/' "$T/tiny.json" >"$T/small.json"
 run "$TR" $(tr_args "$T/e") --config_file "$T/small.json"
 expect_rc "vocab.txt larger than the config's vocab_size" 2
@@ -322,7 +322,7 @@ for fv in "hidden_dropout_prob 1" "attention_probs_dropout_prob 1.5" "hidden_dro
   field "$1" "$2"
   run "$TR" $(tr_args "$T/o") --config_file "$T/field.json"
   expect_rc "config $1 $2" 2
-  expect_err "... names the field, once" "train_bert_cpu: $T/field.json: *$1*"
+  expect_err "... names the field, once" "train_bert_cpu: $T/field.json*: *$1*"
   ok "... on one line" [ "$(wc -l <"$err")" = 1 ]
 done
 

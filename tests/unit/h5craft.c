@@ -23,6 +23,8 @@
  *   extra FILE          all six datasets in the file, plus a root link
  *                       "extra" that is an external link to FILE:/
  *   vds FILE            input_ids a virtual dataset mapping FILE:/input_ids
+ *   vdsunlim FILE       the same with unlimited rows (its extent is found by
+ *                       opening FILE)
  *   filter ID NAME      every dataset through filter ID named NAME (a
  *                       pass-through registered here: LZF is 32000)
  *
@@ -151,9 +153,15 @@ int main(int argc, char **argv) {
         first = 1;
     } else if (!strcmp(mode, "extra") && arg) {
         H5Lcreate_external(arg, "/", f, "extra", H5P_DEFAULT, H5P_DEFAULT);
-    } else if (!strcmp(mode, "vds") && arg) {
+    } else if ((!strcmp(mode, "vds") || !strcmp(mode, "vdsunlim")) && arg) {
         hsize_t dims[2] = {ds[0].dims[0], ds[0].dims[1]};
-        hid_t s = H5Screate_simple(2, dims, NULL), p = H5Pcreate(H5P_DATASET_CREATE);
+        hsize_t maxd[2] = {H5S_UNLIMITED, ds[0].dims[1]};
+        int unlim = !strcmp(mode, "vdsunlim"); /* rows as many as the source has */
+        hid_t s = H5Screate_simple(2, dims, unlim ? maxd : NULL), p = H5Pcreate(H5P_DATASET_CREATE);
+        if (unlim) {
+            hsize_t start[2] = {0, 0}, count[2] = {H5S_UNLIMITED, 1}, block[2] = {1, dims[1]};
+            H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, count, block);
+        }
         if (H5Pset_virtual(p, s, arg, "/input_ids", s) < 0) fail("H5Pset_virtual");
         hid_t d = H5Dcreate2(f, "input_ids", ds[0].type, s, H5P_DEFAULT, p, H5P_DEFAULT);
         if (d < 0) fail("the virtual dataset");
