@@ -39,10 +39,10 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
     while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
         double x;
         size_t line = json_line(json, (size_t)(v - json)); /* of the value, for messages */
-        if (vn &&
-            (v[0] == '-' || (v[0] >= '0' && v[0] <= '9') || v[0] == '+' || v[0] == '.' ||
-             v[0] == 'N' || v[0] == 'I' || v[0] == 'n' || v[0] == 'i') &&
-            json_number(v, vn, &x))
+        /* a bare value of any key is a JSON literal or number: not NaN, 032, +1 */
+        int literal = (vn == 4 && (!memcmp(v, "true", 4) || !memcmp(v, "null", 4))) ||
+                      (vn == 5 && !memcmp(v, "false", 5));
+        if (vn && v[0] != '"' && v[0] != '{' && v[0] != '[' && !literal && json_number(v, vn, &x))
             return err_set(err, "%s:%zu: %.*s: %.*s is not a JSON number", name, line, (int)kn, k,
                            (int)vn, v);
         int *ints[] = {&c->vocab_size,          &c->hidden_size,       &c->num_hidden_layers,

@@ -84,6 +84,13 @@ for v in NaN Infinity -Infinity 032 +32 .5 32. 0x20 1e; do
   expect_rc "hidden_size $v: exit 2" 2
   expect_err "... refused with file:line" "train_bert_cpu: $T/n.json:2: hidden_size: $v is not a JSON number"
 done
+cfg '"hidden_size": 32, "bos_token_id": null, "use_cache": true, "is_decoder": false, "x": [1, {"y": -0.5e-3}]' >"$T/lit.json"
+train "$T/lit.json"
+expect_rc "null, true, false and nested values of other keys: read (transformers writes them)" 0
+cfg '"hidden_size": 32, "pad_token_id": 00' >"$T/other.json"
+train "$T/other.json"
+expect_err "a number JSON has not, in a key the model does not use: refused all the same" \
+  "train_bert_cpu: $T/other.json:2: pad_token_id: 00 is not a JSON number"
 cfg '"hidden_size": 32, "hidden_dropout_prob": NaN' >"$T/d.json"
 train "$T/d.json"
 expect_err "a NaN dropout: refused too" "train_bert_cpu: $T/d.json:2: hidden_dropout_prob: NaN is not a JSON number"
