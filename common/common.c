@@ -112,11 +112,82 @@ char *xstrdup(const char *s) {
     return p;
 }
 
+/* Shortest a word is cut to, and the share of a message kept from its
+ * start when no word is long enough to cut (the rest comes from its end). */
+enum { FIT_MIN_WORD = 24 };
+
+/* Shorten s[0..len) in place to at most max bytes: the longest word (a run
+ * without a space: a path, a quoted value) loses its middle to "...",
+ * then the next longest, down to FIT_MIN_WORD bytes each; only if that is
+ * not enough does the message's own middle go. Cuts fall between UTF-8
+ * characters. Returns the new length. */
+static size_t fit_in(char *s, size_t len, size_t max) {
+    while (len > max) {
+        size_t best = 0, blen = 0;
+        for (size_t i = 0; i < len;) {
+            size_t j = i;
+            while (j < len && s[j] != ' ')
+                j++;
+            if (j - i > blen) best = i, blen = j - i;
+            i = j + 1;
+        }
+        size_t a = 0, b = len, keep = max > 3 ? max - 3 : 0; /* the whole message */
+        if (blen > FIT_MIN_WORD + 3) {
+            size_t excess = len - max;
+            a = best, b = best + blen;
+            keep = blen >= excess + 3 + FIT_MIN_WORD ? blen - excess - 3 : FIT_MIN_WORD;
+        }
+        size_t head = (b - a) == len ? keep / 3 : keep / 2, tail = keep - head;
+        size_t h = a + head, t = b - tail;
+        while (h > a && ((unsigned char)s[h] & 0xC0) == 0x80)
+            h--;
+        while (t < b && ((unsigned char)s[t] & 0xC0) == 0x80)
+            t++;
+        memcpy(s + h, "...", 3);
+        memmove(s + h + 3, s + t, len - t);
+        len = h + 3 + (len - t);
+    }
+    return len;
+}
+
+size_t vfmt_fit(char *buf, size_t cap, const char *fmt, va_list ap) {
+    if (cap == 0) return 0;
+    char small[4096], *s = small;
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(small, sizeof small, fmt, aq);
+    va_end(aq);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof small) { /* a longer message: format it whole */
+        s = malloc((size_t)n + 1);
+        if (!s) {
+            s = small, n = (int)sizeof small - 1;
+        } else {
+            va_copy(aq, ap);
+            vsnprintf(s, (size_t)n + 1, fmt, aq);
+            va_end(aq);
+        }
+    }
+    size_t len = fit_in(s, (size_t)n, cap - 1);
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    if (s != small) free(s);
+    return len;
+}
+
+size_t fmt_fit(char *buf, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t n = vfmt_fit(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
 int err_set(Err *err, const char *fmt, ...) {
     if (!err) return -1;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    vfmt_fit(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
     return -1;
 }

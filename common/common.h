@@ -70,8 +70,18 @@ typedef struct Err {
     char msg[512];
 } Err;
 
-/* Format into err->msg; returns -1 so callers can `return err_set(...)`. */
+/* Format into err->msg; returns -1 so callers can `return err_set(...)`.
+ * A message too long for msg is shortened as fmt_fit does: it keeps its
+ * end, the reason. */
 int err_set(Err *err, const char *fmt, ...) WB_PRINTF(2, 3);
+
+/* snprintf into buf[0..cap) for messages: one too long for buf keeps its
+ * start and its end (the reason) and is shortened in the middle of its
+ * longest words (paths) with "...", as little as needed, never inside a
+ * UTF-8 character ("/very/long/...path/x.hdf5: No such file or
+ * directory"). Returns the length written. */
+size_t fmt_fit(char *buf, size_t cap, const char *fmt, ...) WB_PRINTF(3, 4);
+size_t vfmt_fit(char *buf, size_t cap, const char *fmt, va_list ap);
 
 /* Monotonic wall clock in seconds. */
 double now_sec(void);

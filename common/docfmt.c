@@ -175,6 +175,8 @@ static int next_line(DocReader *dr, const char **line, size_t *len, uint64_t *li
     }
     int r = reader_next_line(&dr->rd, line, len, err);
     if (r == 1) {
+        if (dr->rd.line == 1 && *len >= 3 && memcmp(*line, "\xef\xbb\xbf", 3) == 0)
+            *line += 3, *len -= 3; /* a byte order mark at the start of an input */
         if (*len && (*line)[*len - 1] == '\r') (*len)--;
         *lineno = dr->rd.line;
     }

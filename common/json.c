@@ -2,6 +2,8 @@
  * (RFC 8259). See json.h. */
 #include "common/json.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/utf8.h"
@@ -204,7 +206,9 @@ int json_iter_init(JsonIter *it, const char *text, size_t n, char kind) {
     it->base = text;
     it->end = text + n;
     it->kind = kind;
-    const char *p = skip_ws(text, it->end);
+    const char *p = text;
+    if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) p += 3; /* a byte order mark (RFC 8259 8.1) */
+    p = skip_ws(p, it->end);
     if (p >= it->end || *p != kind)
         return fail(it, p, kind == '{' ? "JSON object expected" : "JSON array expected");
     it->p = p + 1;
@@ -330,7 +334,8 @@ int json_decode_string(Buf *out, const char *raw, size_t n) {
 }
 
 int json_to_i64(const char *raw, size_t n, int64_t *out) {
-    if (n >= 2 && raw[0] == '"' && raw[n - 1] == '"') {
+    int quoted = n >= 2 && raw[0] == '"' && raw[n - 1] == '"';
+    if (quoted) {
         raw++;
         n -= 2;
     }
@@ -342,6 +347,7 @@ int json_to_i64(const char *raw, size_t n, int64_t *out) {
         i = 1;
         if (n == 1) return -1;
     }
+    if (!quoted && n - i > 1 && raw[i] == '0') return -1; /* JSON has no leading zeros */
     int64_t v = 0;
     for (; i < n; i++) {
         if (raw[i] < '0' || raw[i] > '9') return -1;
@@ -353,5 +359,48 @@ int json_to_i64(const char *raw, size_t n, int64_t *out) {
 }
 
 int json_key_is(const char *key, size_t klen, const char *name) {
-    return strlen(name) == klen && memcmp(key, name, klen) == 0;
+    if (!memchr(key, '\\', klen)) return strlen(name) == klen && memcmp(key, name, klen) == 0;
+    Buf d = {0}; /* escapes: compare the decoded key ("hidden\u005fsize") */
+    int same = json_decode_string(&d, key - 1, klen + 2) == 0 && d.len == strlen(name) &&
+               memcmp(d.data, name, d.len) == 0;
+    buf_free(&d);
+    return same;
+}
+
+int json_number(const char *raw, size_t n, double *out) {
+    size_t i = 0;
+    if (i < n && raw[i] == '-') i++;
+    if (i >= n || raw[i] < '0' || raw[i] > '9') return -1; /* NaN, Infinity, +1, .5 */
+    if (raw[i] == '0')
+        i++; /* no leading zeros, no hex */
+    else
+        while (i < n && raw[i] >= '0' && raw[i] <= '9')
+            i++;
+    if (i < n && raw[i] == '.') {
+        size_t d = ++i;
+        while (i < n && raw[i] >= '0' && raw[i] <= '9')
+            i++;
+        if (i == d) return -1; /* 1. */
+    }
+    if (i < n && (raw[i] == 'e' || raw[i] == 'E')) {
+        i++;
+        if (i < n && (raw[i] == '+' || raw[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && raw[i] >= '0' && raw[i] <= '9')
+            i++;
+        if (i == d) return -1;
+    }
+    if (i != n || n > 63) return -1;
+    char buf[64];
+    memcpy(buf, raw, n);
+    buf[n] = '\0';
+    *out = strtod(buf, NULL);
+    return isfinite(*out) ? 0 : -1;
+}
+
+size_t json_line(const char *text, size_t pos) {
+    size_t line = 1;
+    for (size_t i = 0; i < pos; i++)
+        line += text[i] == '\n';
+    return line;
 }

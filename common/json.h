@@ -47,7 +47,8 @@ typedef struct JsonIter {
 } JsonIter;
 
 /* Start walking the object ('{') or array ('[') that text[0..n) holds
- * (leading/trailing whitespace allowed). Returns 0, or -1 and sets error. */
+ * (leading/trailing whitespace allowed, and a UTF-8 byte order mark
+ * first). Returns 0, or -1 and sets error. */
 int json_iter_init(JsonIter *it, const char *text, size_t n, char kind);
 
 /* Next member. For objects key and klen give the raw key without quotes (still
@@ -60,11 +61,22 @@ int json_iter_next(JsonIter *it, const char **key, size_t *klen, const char **va
  * -1 for a malformed string or escape. Lone surrogates become U+FFFD. */
 int json_decode_string(Buf *out, const char *raw, size_t n);
 
-/* Parse a raw integer value. Returns 0, or -1 if not an integer. A quoted
- * integer ("12") is accepted as well, as WikiExtractor writes ids. */
+/* Parse a raw integer value. Returns 0, or -1 if not an integer (a
+ * leading zero, as in 012, is not JSON). A quoted integer ("12") is
+ * accepted as well, as WikiExtractor writes ids. */
 int json_to_i64(const char *raw, size_t n, int64_t *out);
 
-/* Compare a raw (undecoded) key with a plain ASCII name. */
+/* Compare a raw key, as json_iter_next gives it (its quotes around it in
+ * the text), with a plain name; escapes are decoded first, so
+ * "hidden\u005fsize" is hidden_size. */
 int json_key_is(const char *key, size_t klen, const char *name);
+
+/* Parse a raw value that must be a JSON number (RFC 8259 6: -?int frac?
+ * exp?): NaN, Infinity, +1, .5, 1., 0x10 and leading zeros are refused.
+ * Returns 0 with *out, or -1. */
+int json_number(const char *raw, size_t n, double *out);
+
+/* The 1-based line of byte pos of text, for messages. */
+size_t json_line(const char *text, size_t pos);
 
 #endif

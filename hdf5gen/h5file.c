@@ -40,12 +40,33 @@
 static pthread_mutex_t h5_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t h5_once = PTHREAD_ONCE_INIT;
 
+/* Link and dataset access lists whose external-link traversal always
+ * fails (set up once by h5_init; every reading call passes one). */
+static hid_t lapl_inside = H5P_DEFAULT, dapl_inside = H5P_DEFAULT;
+
+static herr_t refuse_elink(const char *parent_file, const char *parent_group, const char *file,
+                           const char *obj, unsigned *flags, hid_t fapl, void *arg) {
+    (void)parent_file, (void)parent_group, (void)file, (void)obj, (void)flags, (void)fapl;
+    (void)arg;
+    return -1;
+}
+
 static void h5_init(void) {
     /* No library shutdown at exit: a file whose close failed (disk full)
      * stays registered, and HDF5 1.10's exit-time close of it crashes.
      * Every file this code opens is closed explicitly. */
     H5dont_atexit();
     H5open();
+    /* Files are read only from the path named: no filter plugin is ever
+     * loaded (HDF5_PLUGIN_PATH, HDF5_PLUGIN_PRELOAD notwithstanding), and
+     * the reading calls pass access lists on which an external link fails
+     * before its file is opened, so a link the checks below missed cannot
+     * open another file (or a FIFO, which would block for ever). */
+    H5PLset_loading_state(0);
+    lapl_inside = H5Pcreate(H5P_LINK_ACCESS);
+    dapl_inside = H5Pcreate(H5P_DATASET_ACCESS);
+    H5Pset_elink_cb(lapl_inside, refuse_elink, NULL);
+    H5Pset_elink_cb(dapl_inside, refuse_elink, NULL);
 }
 
 /* HDF5's automatic error printing (the stack dumps on stderr) is a
@@ -745,14 +766,148 @@ static int superblock_check(const char *path, uint64_t size, Err *err) {
 }
 
 /* Filter i of the dataset creation property list p; *level (may be NULL)
- * gets its first parameter (deflate's level), 0 when it has none. */
-static H5Z_filter_t nth_filter(hid_t p, int i, int *level) {
+ * gets its first parameter (deflate's level), 0 when it has none; fname
+ * (may be NULL) the name the file records for it. */
+static H5Z_filter_t nth_filter(hid_t p, int i, int *level, char *fname, size_t fcap) {
     unsigned flags, cdv[8], conf;
     size_t ncd = 8;
-    char fname[64];
-    H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, sizeof fname, fname, &conf);
+    char tmp[64];
+    if (!fname) fname = tmp, fcap = sizeof tmp;
+    fname[0] = '\0';
+    H5Z_filter_t f = H5Pget_filter2(p, (unsigned)i, &flags, &ncd, cdv, fcap, fname, &conf);
+    fname[fcap - 1] = '\0';
     if (level) *level = ncd ? (int)cdv[0] : 0;
     return f;
+}
+
+#define NOT_CONTAINED "not a self-contained HDF5 file"
+
+/* With the lock held: the data of dataset `name` (creation properties p)
+ * lies in this file, in a form read without plugins: no external raw-data
+ * storage (H5Pset_external: any file, /etc/passwd or a FIFO), no virtual
+ * layout (other files' datasets), and no filters but deflate, shuffle and
+ * fletcher32. Returns 0, or -1 with err ("PATH: not a self-contained HDF5
+ * file (input_ids: its raw data is stored in /etc/passwd)"). */
+static int foreign_check(H5In *in, const char *name, hid_t p, Err *err) {
+    char other[256] = "";
+    int ne = H5Pget_external_count(p);
+    if (ne != 0) {
+        off_t off;
+        hsize_t size;
+        if (ne < 0 || H5Pget_external(p, 0, sizeof other, other, &off, &size) < 0)
+            snprintf(other, sizeof other, "another file");
+        other[sizeof other - 1] = '\0';
+        return err_set(err, "%s: " NOT_CONTAINED " (%s: its raw data is stored in %s)", in->path,
+                       name, other);
+    }
+    if (H5Pget_layout(p) == H5D_VIRTUAL) {
+        size_t nv = 0;
+        if (H5Pget_virtual_count(p, &nv) < 0 || nv == 0 ||
+            H5Pget_virtual_filename(p, 0, other, sizeof other) < 0)
+            snprintf(other, sizeof other, "other files");
+        other[sizeof other - 1] = '\0';
+        return err_set(err, "%s: " NOT_CONTAINED " (%s: a virtual dataset mapping %s)", in->path,
+                       name, other);
+    }
+    int nf = H5Pget_nfilters(p);
+    for (int i = 0; i < nf; i++) {
+        char fname[64];
+        H5Z_filter_t f = nth_filter(p, i, NULL, fname, sizeof fname);
+        if (f != H5Z_FILTER_DEFLATE && f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
+            return err_set(err,
+                           "%s: " NOT_CONTAINED " (%s: filter %d%s%s%s; only deflate, shuffle "
+                           "and fletcher32 are read, no plugins)",
+                           in->path, name, (int)f, fname[0] ? " \"" : "", fname,
+                           fname[0] ? "\"" : "");
+    }
+    return 0;
+}
+
+/* Link kinds a path may cross, for messages. */
+static const char *link_kind(H5L_type_t t) {
+    return t == H5L_TYPE_EXTERNAL ? "an external link" : "a user-defined link";
+}
+
+/* With the lock held: every link on the path `obj` (absolute, or relative
+ * to the root group) is a hard link, or a soft link whose target passes
+ * the same check, so opening `obj` reads nothing outside the file. Each
+ * prefix is checked before the longer path, so the library only ever
+ * traverses links already checked. `name` is the dataset asked for (for
+ * messages); depth bounds soft-link chains. A component that does not
+ * exist is left to the caller's open. Returns 0, or -1 with err ("PATH:
+ * not a self-contained HDF5 file (input_ids: an external link to
+ * other.hdf5:/input_ids)"). */
+static int links_inside(H5In *in, const char *name, const char *obj, int depth, Err *err) {
+    if (depth > 16)
+        return err_set(err, "%s: damaged HDF5 file (%s: more than 16 soft links in a chain)",
+                       in->path, name);
+    size_t n = strlen(obj);
+    char *pre = xmalloc(n + 2);
+    int rc = 0;
+    for (size_t end = 0; end <= n && rc == 0; end++) {
+        if (end < n && obj[end] != '/') continue;
+        if (end == 0 || obj[end - 1] == '/') continue; /* the root, or "//" */
+        memcpy(pre, obj, end);
+        pre[end] = '\0';
+        H5L_info_t li;
+        if (H5Lexists(in->file, pre, lapl_inside) <= 0 ||
+            H5Lget_info(in->file, pre, &li, lapl_inside) < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            break; /* no such link: the open reports it */
+        }
+        if (li.type == H5L_TYPE_HARD) continue;
+        char *val = xmalloc(li.u.val_size + 1);
+        if (H5Lget_val(in->file, pre, val, li.u.val_size, lapl_inside) < 0) {
+            H5Eclear2(H5E_DEFAULT);
+            val[0] = '\0';
+        }
+        val[li.u.val_size] = '\0';
+        if (li.type == H5L_TYPE_SOFT) {
+            /* a relative target is relative to the group holding the link */
+            const char *slash = strrchr(pre, '/');
+            size_t dir = val[0] == '/' || !slash ? 0 : (size_t)(slash - pre) + 1;
+            char *target = xmalloc(dir + strlen(val) + 1);
+            memcpy(target, pre, dir);
+            strcpy(target + dir, val);
+            rc = links_inside(in, name, target, depth + 1, err);
+            free(target);
+        } else {
+            const char *file = NULL, *path = NULL;
+            unsigned flags;
+            if (li.type != H5L_TYPE_EXTERNAL ||
+                H5Lunpack_elink_val(val, li.u.val_size, &flags, &file, &path) < 0)
+                file = path = NULL;
+            H5Eclear2(H5E_DEFAULT);
+            if (file)
+                rc = err_set(err, "%s: " NOT_CONTAINED " (%s: %s%s%s to %s:%s)", in->path, name,
+                             link_kind(li.type), strcmp(pre, name) ? " at " : "",
+                             strcmp(pre, name) ? pre : "", file, path);
+            else
+                rc = err_set(err, "%s: " NOT_CONTAINED " (%s: %s%s%s)", in->path, name,
+                             link_kind(li.type), strcmp(pre, name) ? " at " : "",
+                             strcmp(pre, name) ? pre : "");
+        }
+        free(val);
+    }
+    free(pre);
+    return rc;
+}
+
+/* With the lock held: the links of the root group, external or
+ * user-defined ones refused (H5Literate reads the links without following
+ * them). */
+typedef struct RootLinks {
+    char bad[256];
+    H5L_type_t type;
+} RootLinks;
+
+static herr_t root_link_cb(hid_t g, const char *name, const H5L_info_t *li, void *arg) {
+    RootLinks *r = arg;
+    (void)g;
+    if (li->type == H5L_TYPE_HARD || li->type == H5L_TYPE_SOFT) return 0;
+    snprintf(r->bad, sizeof r->bad, "%s", name);
+    r->type = li->type;
+    return 1;
 }
 
 /* With the lock held: dataset `name` (d, its type t, space s, creation
@@ -761,13 +916,12 @@ static H5Z_filter_t nth_filter(hid_t p, int i, int *level) {
  * each dimension 1 .. its fixed maximum (HDF5's own rule when it creates
  * one); columns below 2^31; and no more values than the file's bytes can
  * hold: one byte each without a filter, DEFLATE_MAX_RATIO with deflate
- * (and shuffle or a checksum), and with other filters at least a byte per
- * chunk. Every chunk of a masked-LM file is stored, so a dataset that
- * claims more is damaged, and reading it would allocate and walk what is
- * not there. Without filters the data is stored raw: a contiguous
- * dataset's storage is all its bytes (or none yet), a chunked one's a whole
- * number of chunks; a record of fewer bytes would make the library copy
- * past the end of what it read. Returns 0, or -1 with err. */
+ * (and shuffle or a checksum); other filters, external storage and virtual
+ * layouts were refused before (foreign_check, in open_dset). Every chunk of a masked-LM file is
+ * stored, so a dataset that claims more is damaged, and reading it would allocate and walk what is
+ * not there. Without filters the data is stored raw: a contiguous dataset's storage is all its
+ * bytes (or none yet), a chunked one's a whole number of chunks; a record of fewer bytes would make
+ * the library copy past the end of what it read. Returns 0, or -1 with err. */
 static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid_t p, Err *err) {
     const char *path = in->path;
     int rank = H5Sget_simple_extent_ndims(s);
@@ -786,14 +940,9 @@ static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid
     size_t es = H5Tget_size(t);
     if (H5Tget_class(t) == H5T_INTEGER && es != 1 && es != 2 && es != 4 && es != 8)
         return err_set(err, "%s: damaged HDF5 file (%s: %zu-byte integers)", path, name, es);
-    int nf = H5Pget_nfilters(p), deflate = 0, other = 0;
-    for (int i = 0; i < nf; i++) {
-        H5Z_filter_t f = nth_filter(p, i, NULL);
-        if (f == H5Z_FILTER_DEFLATE)
-            deflate = 1;
-        else if (f != H5Z_FILTER_SHUFFLE && f != H5Z_FILTER_FLETCHER32)
-            other = 1;
-    }
+    int nf = H5Pget_nfilters(p), deflate = 0;
+    for (int i = 0; i < nf; i++)
+        if (nth_filter(p, i, NULL, NULL, 0) == H5Z_FILTER_DEFLATE) deflate = 1;
     double nchunks = 1, values = 1, chunk_values = 1;
     for (int i = 0; i < rank; i++)
         values *= (double)dims[i];
@@ -806,7 +955,9 @@ static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid
                            "%s: damaged HDF5 file (%s: chunks of rank %d in a dataset of rank %d)",
                            path, name, cr, rank);
         for (int i = 0; i < rank; i++) {
-            if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && cd[i] > maxd[i]))
+            /* a fixed dimension of 0 has no chunks: h5py gives an empty
+             * array chunks of its guess all the same */
+            if (cd[i] == 0 || (maxd[i] != H5S_UNLIMITED && maxd[i] != 0 && cd[i] > maxd[i]))
                 return err_set(err,
                                "%s: damaged HDF5 file (%s: chunk dimension %d is %llu, the "
                                "dataset's at most %llu)",
@@ -831,8 +982,7 @@ static int dset_check(H5In *in, const char *name, hid_t d, hid_t t, hid_t s, hid
                            unit);
     }
     double bytes = values * (double)es, room = (double)in->size;
-    int fits = other ? nchunks <= room : bytes <= room * (deflate ? DEFLATE_MAX_RATIO : 1);
-    if (!fits) {
+    if (bytes > room * (deflate ? DEFLATE_MAX_RATIO : 1)) {
         char shape[128];
         int k = 0;
         for (int i = 1; i < rank && k < (int)sizeof shape - 24; i++)
@@ -865,12 +1015,27 @@ int h5in_open(H5In **in, const char *path, Err *err) {
         RUNLOCK();
         return err_set(err, "%s: not an HDF5 file", path);
     }
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    /* the POSIX driver whatever the environment says (HDF5_DRIVER) */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_fapl_sec2(fapl);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, fapl);
+    H5Pclose(fapl);
     if (f < 0) {
         err_set(err, "%s: cannot open: %s", path, h5_errmsg(&ew));
         RUNLOCK();
         return -1;
     }
+    RootLinks rl = {"", H5L_TYPE_HARD};
+    hsize_t idx = 0;
+    if (H5Literate(f, H5_INDEX_NAME, H5_ITER_INC, &idx, root_link_cb, &rl) > 0) {
+        H5In tmp = {f, (char *)path, (uint64_t)st.st_size};
+        if (links_inside(&tmp, rl.bad, rl.bad, 0, err) == 0)
+            err_set(err, "%s: " NOT_CONTAINED " (%s: %s)", path, rl.bad, link_kind(rl.type));
+        H5Fclose(f);
+        RUNLOCK();
+        return -2;
+    }
+    H5Eclear2(H5E_DEFAULT);
     RUNLOCK();
     H5In *h = xcalloc(1, sizeof *h);
     h->file = f;
@@ -934,16 +1099,23 @@ int h5in_list(H5In *in, char ***names, Err *err) {
 static hid_t open_dset(H5In *in, const char *name, hid_t *t, hid_t *s, hid_t *p, Err *err) {
     ErrWalk ew;
     *t = *s = *p = -1;
-    htri_t ex = H5Lexists(in->file, name, H5P_DEFAULT);
+    htri_t ex = H5Lexists(in->file, name, lapl_inside);
     if (ex == 0) return -2;
     if (ex < 0)
         return err_set(err, "%s: damaged HDF5 file (looking up %s: %s)", in->path, name,
                        h5_errmsg(&ew));
-    hid_t d = H5Dopen2(in->file, name, H5P_DEFAULT);
+    if (links_inside(in, name, name, 0, err)) return -1;
+    hid_t d = H5Dopen2(in->file, name, dapl_inside);
     if (d < 0) return err_set(err, "%s: %s: not a dataset (%s)", in->path, name, h5_errmsg(&ew));
-    *t = H5Dget_type(d), *s = H5Dget_space(d), *p = H5Dget_create_plist(d);
+    /* the creation properties first: the dataspace of a virtual dataset
+     * with unlimited mappings is found by opening its source files */
     int rc = 0;
-    if (*t < 0 || *s < 0 || *p < 0)
+    *p = H5Dget_create_plist(d);
+    if (*p < 0)
+        rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
+    else if (foreign_check(in, name, *p, err))
+        rc = -1;
+    else if ((*t = H5Dget_type(d)) < 0 || (*s = H5Dget_space(d)) < 0)
         rc = err_set(err, "%s: damaged HDF5 file (%s: %s)", in->path, name, h5_errmsg(&ew));
     else
         rc = dset_check(in, name, d, *t, *s, *p, err);
@@ -987,7 +1159,7 @@ int h5in_info(H5In *in, const char *name, H5Info *info, Err *err) {
     int nf = H5Pget_nfilters(p);
     for (int i = 0; i < nf; i++) {
         int level;
-        H5Z_filter_t f = nth_filter(p, i, &level);
+        H5Z_filter_t f = nth_filter(p, i, &level, NULL, 0);
         if (f == H5Z_FILTER_DEFLATE)
             info->deflate_level = level;
         else

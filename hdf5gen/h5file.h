@@ -14,8 +14,8 @@
  * removed (common/io.h, writer_open_name).
  *
  * Reading: the dataset list, each dataset's type, shape, chunking and
- * filters, and rows converted to int32, for hdf5_check (mlmcheck.c), the
- * trainers' data reader (train/data.c) and the tests.
+ * filters, and rows converted to int32, from self-contained files only, for hdf5_check
+ * (mlmcheck.c), the trainers' data reader (train/data.c) and the tests.
  *
  * This is the only file that includes hdf5.h and libdeflate.h. The HDF5
  * library is not thread-safe: every HDF5 call here holds one process-wide
@@ -108,7 +108,7 @@ typedef struct H5Info {
     int chunked;
     uint64_t chunk[4];
     int deflate_level; /* -1 without the deflate filter */
-    int other_filters; /* filters other than deflate (shuffle, fletcher32, ...) */
+    int other_filters; /* filters other than deflate (shuffle, fletcher32) */
 } H5Info;
 
 /* Open an HDF5 file for reading. Before the library walks it, the
@@ -116,7 +116,18 @@ typedef struct H5Info {
  * root group's addresses). Returns 0; -1 with err when it cannot be read
  * as HDF5 ("PATH: not an HDF5 file", "PATH: No such file or directory");
  * -2 with err when it is HDF5 but damaged ("PATH: damaged HDF5 file
- * (truncated: its superblock says 20160 bytes, the file has 2900)").
+ * (truncated: its superblock says 20160 bytes, the file has 2900)") or
+ * not self-contained (below).
+ *
+ * Only the file named is ever read. A file that points elsewhere is
+ * refused with "PATH: not a self-contained HDF5 file (WHAT)": here, an
+ * external (or user-defined) link in the root group; in h5in_info and
+ * h5in_read_rows, before any data is read, a dataset reached through an
+ * external link (also behind soft links), stored in external files
+ * (H5Pset_external), virtual (mapping other files), or filtered by
+ * anything but deflate, shuffle and fletcher32. Filter plugins are never
+ * loaded, and an external link fails before its file is opened (a FIFO
+ * cannot block the reader).
  *
  * This call and the reading calls below run with a crash guard: should
  * HDF5 itself crash on a damaged file (SIGSEGV, SIGBUS, SIGFPE, SIGILL,

@@ -6,6 +6,7 @@
  * Reads each file as NVIDIA's pretraining_dataset does and checks the
  * rules of mlmcheck.h; prints one summary per file and a total.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,7 +41,9 @@ static void usage(void) {
            "  -q, --quiet    only errors; -v: also the histogram\n"
            "  -h, --help, -V, --version\n\n"
            "Exit status: 0 every file valid; 1 a violation (the message names the file and\n"
-           "the instance; the other files are still checked) or a damaged HDF5 file (its\n"
+           "the instance; the other files are still checked), a file that is not\n"
+           "self-contained (data in other files, external links, virtual datasets, filters\n"
+           "but deflate/shuffle/fletcher32: never followed), or a damaged HDF5 file (its\n"
            "superblock or a dataset's shape does not fit the file's size, a chunk does not\n"
            "decompress; should the HDF5 library crash on one, the run ends there with\n"
            "\"FILE: damaged HDF5 file (the HDF5 library crashed reading it)\"); 2 a bad\n"
@@ -92,6 +95,13 @@ static void print_stats(const char *what, const MlmCheckStats *s, int32_t unk, i
             printf(" <=%d: %llu", (b + 1) * s->L / 8, (unsigned long long)s->hist[b]);
         printf("\n");
     }
+}
+
+/* The first failed write's errno (the reason a write error names). */
+static int out_errno;
+
+static void flush_out(void) {
+    if (fflush(stdout) != 0 && !out_errno) out_errno = errno ? errno : EIO;
 }
 
 int main(int argc, char **argv) {
@@ -172,7 +182,7 @@ int main(int argc, char **argv) {
                  "cover this text well",
                  argv[i], 100.0 * (double)st.unk / (double)st.tokens, 100 * UNK_WARN_SHARE);
         check_nsp(argv[i], &st);
-        fflush(stdout); /* kept should the HDF5 library crash on a later file */
+        flush_out(); /* kept should the HDF5 library crash on a later file */
         total.instances += st.instances, total.tokens += st.tokens, total.masked += st.masked;
         total.unk += st.unk;
         total.masked_as_mask += st.masked_as_mask, total.masked_kept += st.masked_kept;
@@ -189,6 +199,8 @@ int main(int argc, char **argv) {
              unreadable ? " or unreadable" : "");
     else
         info(3, "%d file%s valid", nfiles, nfiles == 1 ? "" : "s");
-    if (fflush(stdout) || ferror(stdout)) die("write error on standard output");
+    flush_out();
+    if (ferror(stdout) || out_errno)
+        die("standard output: write error: %s", strerror(out_errno ? out_errno : EIO));
     return unreadable ? EXIT_USAGE : bad ? EXIT_DATA : EXIT_OK;
 }

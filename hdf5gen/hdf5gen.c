@@ -439,7 +439,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             io->short_seq_prob = cli_parse_double(optarg, "--short-seq-prob");
             break;
         case O_DUPE:
-            io->dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 0, 1000000);
+            io->dupe_factor = (int)cli_parse_int(optarg, "--dupe-factor", 1, 1000000);
             break;
         case O_SEED:
             io->seed = parse_seed(optarg);

@@ -755,7 +755,7 @@ static int idx_read(Index *x, unsigned char *dst, size_t n, char *msg, size_t ms
         ssize_t r = read(x->fd, dst, n);
         if (r >= 0) return (int)r;
         if (errno == EINTR) continue;
-        snprintf(msg, msgsz, "%s: read error: %s", x->path, strerror(errno));
+        fmt_fit(msg, msgsz, "%s: read error: %s", x->path, strerror(errno));
         return -1;
     }
 }
@@ -781,7 +781,7 @@ static int idx_fill(Index *x, char *msg, size_t msgsz) {
             if (x->ipos == x->ilen && x->in_eof) return 0;
             memset(&x->bz, 0, sizeof x->bz);
             if (BZ2_bzDecompressInit(&x->bz, 0, 0) != BZ_OK) {
-                snprintf(msg, msgsz, "%s: libbz2 init failed", x->path);
+                fmt_fit(msg, msgsz, "%s: libbz2 init failed", x->path);
                 return -1;
             }
             x->bz_live = 1;
@@ -797,10 +797,10 @@ static int idx_fill(Index *x, char *msg, size_t msgsz) {
             BZ2_bzDecompressEnd(&x->bz);
             x->bz_live = 0;
         } else if (r != BZ_OK) {
-            snprintf(msg, msgsz, "%s: corrupt bz2 index (libbz2 error %d)", x->path, r);
+            fmt_fit(msg, msgsz, "%s: corrupt bz2 index (libbz2 error %d)", x->path, r);
             return -1;
         } else if (x->tlen == 0 && x->ipos == x->ilen && x->in_eof) {
-            snprintf(msg, msgsz, "%s: unexpected end of bz2 index (truncated file?)", x->path);
+            fmt_fit(msg, msgsz, "%s: unexpected end of bz2 index (truncated file?)", x->path);
             return -1;
         }
         if (x->tlen) return 1;
@@ -830,8 +830,8 @@ static int idx_next(Index *x, uint64_t *off, char *msg, size_t msgsz) {
         x->line++;
         if (c == '\n' && nd == 0) continue; /* blank line */
         if (c != ':' || nd == 0 || over) {
-            snprintf(msg, msgsz, "%s: line %" PRIu64 ": expected \"offset:pageid:title\"", x->path,
-                     x->line);
+            fmt_fit(msg, msgsz, "%s: line %" PRIu64 ": expected \"offset:pageid:title\"", x->path,
+                    x->line);
             return -1;
         }
         for (;;) { /* skip the rest of the line */
@@ -903,12 +903,12 @@ static int scan_error(Bz2Par *b, uint64_t off, const char *fmt, ...) {
     Job *j = job_get(b);
     if (!j) return 0;
     j->kind = JOB_ERROR;
-    int n = snprintf(j->msg, sizeof j->msg, "%s: byte %" PRIu64 ": ", b->name, off);
-    if (n < 0 || (size_t)n >= sizeof j->msg) n = 0;
+    char why[sizeof j->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(j->msg + n, sizeof j->msg - (size_t)n, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    fmt_fit(j->msg, sizeof j->msg, "%s: byte %" PRIu64 ": %s", b->name, off, why);
     job_submit(b, j);
     return 0;
 }

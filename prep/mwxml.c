@@ -14,7 +14,10 @@
  * delivered from the </page> handler. For history dumps with several
  * revisions, the last one wins. Before bytes reach expat they pass through
  * a UTF-8 repair step that never splits a character across chunks, so the
- * parse is identical for any chunking (tests feed byte-at-a-time).
+ * parse is identical for any chunking (tests feed byte-at-a-time). A dump
+ * whose XML declaration says ISO-8859-1 is converted to UTF-8 first (the
+ * parser itself always reads UTF-8); other declared encodings but UTF-8
+ * and US-ASCII are refused.
  *
  * Schema reference: https://www.mediawiki.org/xml/export-0.11.xsd
  */
@@ -81,6 +84,8 @@ struct MwXml {
     char carry[4];
     size_t ncarry;
     Buf fix;
+    int latin1; /* the XML declaration says ISO-8859-1: bytes become UTF-8 first */
+    Buf latin;  /* that conversion's output */
 
     MwXmlStats stats;
     int64_t prefix_len; /* bytes of synthetic prefix fed to expat */
@@ -392,6 +397,7 @@ void mwxml_destroy(MwXml *wd) {
     buf_free(&wd->num);
     buf_free(&wd->sfield);
     buf_free(&wd->fix);
+    buf_free(&wd->latin);
     WikiSiteinfo *s = &wd->site;
     free(s->sitename), free(s->dbname), free(s->base), free(s->generator), free(s->casing);
     for (int i = 0; i < s->nns; i++)
@@ -471,11 +477,79 @@ static int sniff(MwXml *wd) {
     }
 }
 
+/* The encoding named by the XML declaration at the start of p[0..n)
+ * (after a UTF-8 byte order mark), into name (cap bytes); "" when there is
+ * no declaration or it names none (UTF-8, XML's default). */
+static void declared_encoding(const char *p, size_t n, char *name, size_t cap) {
+    name[0] = '\0';
+    size_t i = n >= 3 && !memcmp(p, "\xef\xbb\xbf", 3) ? 3 : 0;
+    if (n - i < 6 || memcmp(p + i, "<?xml", 5)) return;
+    const char *end = memchr(p + i, '>', n - i);
+    if (!end) return;
+    size_t dn = (size_t)(end - (p + i));
+    const char *d = p + i;
+    for (size_t k = 5; k + 8 < dn; k++) {
+        if (memcmp(d + k, "encoding", 8) ||
+            (d[k - 1] != ' ' && d[k - 1] != '\t' && d[k - 1] != '\n' && d[k - 1] != '\r'))
+            continue;
+        size_t j = k + 8;
+        while (j < dn && (d[j] == ' ' || d[j] == '\t' || d[j] == '\n' || d[j] == '\r'))
+            j++;
+        if (j >= dn || d[j] != '=') return;
+        j++;
+        while (j < dn && (d[j] == ' ' || d[j] == '\t' || d[j] == '\n' || d[j] == '\r'))
+            j++;
+        if (j >= dn || (d[j] != '"' && d[j] != '\'')) return;
+        char q = d[j++];
+        size_t v = 0;
+        while (j < dn && d[j] != q && v + 1 < cap)
+            name[v++] = d[j++];
+        name[v] = '\0';
+        return;
+    }
+}
+
+/* Case-insensitive ASCII equality of a and any of the NULL-ended names. */
+static int enc_is(const char *a, const char *const *names) {
+    for (; *names; names++) {
+        size_t k = 0;
+        while (a[k] && (*names)[k] && (a[k] | 0x20) == ((*names)[k] | 0x20))
+            k++;
+        if (!a[k] && !(*names)[k]) return 1;
+    }
+    return 0;
+}
+
+/* The declared encoding: UTF-8 and US-ASCII (a subset) are read as they
+ * are, ISO-8859-1 is converted to UTF-8 on the way in (as expat would);
+ * any other is refused, naming it and how to convert it. Returns 0, or -1
+ * with err. */
+static int take_encoding(MwXml *wd, Err *err) {
+    char enc[64];
+    declared_encoding(wd->sniff.data, wd->sniff.len, enc, sizeof enc);
+    static const char *const utf8[] = {"", "UTF-8", "UTF8", "US-ASCII", "ASCII", NULL};
+    static const char *const latin1[] = {"ISO-8859-1", "ISO8859-1", "ISO_8859-1", "LATIN1",
+                                         "L1",         "LATIN-1",   NULL};
+    static const char *const wide[] = {"UTF-16", "UTF-16LE", "UTF-16BE", "UTF16", NULL};
+    if (enc_is(enc, utf8) || enc_is(enc, wide)) return 0; /* UTF-16 bytes are refused below */
+    if (enc_is(enc, latin1)) {
+        wd->latin1 = 1;
+        return 0;
+    }
+    char q[UTF8_QUOTE_CAP];
+    utf8_quote(q, sizeof q, enc, strlen(enc));
+    return err_set(err,
+                   "%s: line 1: the XML declaration says encoding \"%s\"; %s reads UTF-8, "
+                   "US-ASCII and ISO-8859-1 (convert it: iconv -f %s -t UTF-8)",
+                   wd->opts.name, q, progname, q);
+}
+
 /* The first bytes have been looked at: open the synthetic root of a
  * fragment, then parse the bytes collected while sniffing. */
 static int end_sniff(MwXml *wd, Err *err) {
     wd->sniffing = 0;
     if (utf8_refuse_wide(wd->opts.name, wd->sniff.data, wd->sniff.len, err)) return -1;
+    if (take_encoding(wd, err)) return -1;
     if (wd->fragment) {
         static const char root[] = "<mediawiki>";
         wd->prefix_len = (int64_t)sizeof root - 1;
@@ -495,6 +569,19 @@ int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err) {
         buf_append(&wd->sniff, data, len);
         if (!sniff(wd)) return 0;
         return end_sniff(wd, err);
+    }
+    if (wd->latin1) { /* one byte, one character: U+0000..U+00FF in UTF-8 */
+        buf_clear(&wd->latin);
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)data[i];
+            if (c < 0x80) {
+                buf_putc(&wd->latin, (char)c);
+            } else {
+                buf_putc(&wd->latin, (char)(0xC0 | c >> 6));
+                buf_putc(&wd->latin, (char)(0x80 | (c & 0x3F)));
+            }
+        }
+        return len ? parse(wd, wd->latin.data, wd->latin.len, 0, err) : 0;
     }
     /* complete a character carried over from the previous chunk (the carry
      * is always the start of a valid sequence). A byte that cannot continue

@@ -277,6 +277,67 @@ static void *relay_main(void *arg) {
     return NULL;
 }
 
+/* What the first bytes head[0..n) of an input are, when they are not what
+ * wiki_dump reads (bzip2 or XML): another compressor's magic ("gzip",
+ * "xz", "zstd", "7z", "zip"), or NULL. */
+static const char *other_compression(const unsigned char *head, size_t n) {
+    static const struct {
+        const char *name;
+        size_t len;
+        const char *magic;
+    } kinds[] = {{"gzip", 2, "\x1f\x8b"},
+                 {"xz", 6,
+                  "\xfd"
+                  "7zXZ\0"},
+                 {"zstd", 4, "\x28\xb5\x2f\xfd"},
+                 {"7z", 6, "7z\xbc\xaf\x27\x1c"},
+                 {"zip", 4, "PK\x03\x04"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (n >= kinds[i].len && memcmp(head, kinds[i].magic, kinds[i].len) == 0)
+            return kinds[i].name;
+    return NULL;
+}
+
+/* Whether head[0..n) starts like XML: '<' after an optional UTF-8 byte
+ * order mark and white space. */
+static int looks_like_xml(const unsigned char *head, size_t n) {
+    size_t i = n >= 3 && memcmp(head, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n'))
+        i++;
+    return i < n && head[i] == '<';
+}
+
+/* The input's kind from its first bytes: 0 bzip2 or XML, go on; -1 with
+ * err for data wiki_dump cannot read, named by what it is ("d.xml.bz2:
+ * gzip data, not bzip2 or XML (decompress it first: gzip -dc d.xml.bz2 |
+ * wiki_dump)"),
+ * and for a name ending in .bz2 that holds neither bzip2 nor XML. Plain
+ * XML named .bz2 is read, with a warning. */
+static int sniff(const char *name, const unsigned char *head, size_t n, Err *err) {
+    if (n >= 3 && memcmp(head, "BZh", 3) == 0) return 0;
+    const char *kind = other_compression(head, n);
+    static const char *const tool[][2] = {{"gzip", "gzip -dc"},
+                                          {"xz", "xz -dc"},
+                                          {"zstd", "zstd -dc"},
+                                          {"7z", "7z x -so"},
+                                          {"zip", "unzip -p"}};
+    if (kind) {
+        const char *cmd = "";
+        for (size_t i = 0; i < sizeof tool / sizeof tool[0]; i++)
+            if (!strcmp(tool[i][0], kind)) cmd = tool[i][1];
+        int in = strcmp(name, "-") != 0;
+        return err_set(err, "%s: %s data, not bzip2 or XML (decompress it first: %s%s%s | %s)",
+                       name, kind, cmd, in ? " " : "", in ? name : "", progname);
+    }
+    size_t len = strlen(name);
+    int bz2_name = len >= 4 && !strcmp(name + len - 4, ".bz2");
+    if (bz2_name && looks_like_xml(head, n))
+        warn("%s: plain XML, not bzip2 (read as XML)", name);
+    else if (bz2_name)
+        return err_set(err, "%s: not bzip2 data (no \"BZh\" signature) and not XML", name);
+    return 0;
+}
+
 /* Decode and parse; returns 0 or -1 with err. */
 static int run(State *st, MwXml *wd, Err *err) {
     const Config *cfg = st->cfg;
@@ -291,14 +352,15 @@ static int run(State *st, MwXml *wd, Err *err) {
     progress_init(&st->progress, total);
 
     /* Look at the first bytes to tell bz2 from XML. */
-    char head[4];
-    ssize_t nh = read_full(fd, head, 3);
+    char head[8];
+    ssize_t nh = read_full(fd, head, sizeof head);
     if (nh < 0) return err_set(err, "%s: read error: %s", name, strerror(errno));
+    if (sniff(name, (const unsigned char *)head, (size_t)nh, err)) return -1;
     pthread_t relay_tid;
     int relay = 0;
     Relay rl;
     int rc = 0;
-    if (nh == 3 && memcmp(head, "BZh", 3) == 0) {
+    if (nh >= 3 && memcmp(head, "BZh", 3) == 0) {
         int bzfd = fd;
         if (lseek(fd, 0, SEEK_SET) != 0) { /* a pipe: put the 3 bytes back */
             int pfd[2];

@@ -148,6 +148,8 @@ static int fill(void *ctx, Batch *b) {
     int r = 0;
     while (b->in.len < BATCH_BYTES && b->nrec < BATCH_RECORDS &&
            (r = reader_next_line(&st->rd, &line, &len, &st->err)) == 1) {
+        if (st->rd.line == 1 && len >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0)
+            line += 3, len -= 3; /* a byte order mark before an input's first record */
         if (len == 0) continue;
         if (len > 12 && memcmp(line, "{\"siteinfo\":", 12) == 0) {
             /* the first one wins: workers may already hold the name list */

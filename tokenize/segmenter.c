@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cli.h"
@@ -284,6 +285,11 @@ int segmenter_load(Segmenter *ss, const char *path, Err *err) {
     if (input_note(path, err)) return SEGMENTER_EBAD; /* an output of this run's name */
     FILE *fp = fopen(path, "rb");
     if (!fp) return err_set(err, "%s: %s", path, strerror(errno)), SEGMENTER_EMISSING;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        return err_set(err, "%s: %s", path, strerror(EISDIR)), SEGMENTER_EMISSING;
+    }
     char line[1024];
     unsigned lineno = 0;
     int rc = 0;
@@ -298,7 +304,8 @@ int segmenter_load(Segmenter *ss, const char *path, Err *err) {
             break;
         }
     }
-    if (!rc && ferror(fp)) rc = (err_set(err, "%s: read error", path), SEGMENTER_EMISSING);
+    if (!rc && ferror(fp))
+        rc = (err_set(err, "%s: read error: %s", path, strerror(errno)), SEGMENTER_EMISSING);
     fclose(fp);
     return rc;
 }

@@ -20,16 +20,6 @@
 
 /* ---- config ---- */
 
-static int get_num(const char *v, size_t vn, double *out) {
-    char buf[64];
-    if (vn == 0 || vn >= sizeof buf) return -1;
-    memcpy(buf, v, vn);
-    buf[vn] = 0;
-    char *end;
-    *out = strtod(buf, &end);
-    return *end ? -1 : 0;
-}
-
 int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *name, Err *err) {
     memset(c, 0, sizeof *c);
     c->layer_norm_eps = 1e-12f;
@@ -38,7 +28,8 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
     c->hidden_dropout_prob = c->attention_probs_dropout_prob = 0.1f;
     JsonIter it;
     if (json_iter_init(&it, json, n, '{'))
-        return err_set(err, "%s: byte %zu: %s", name, it.pos, it.error);
+        return err_set(err, "%s:%zu: %s (byte %zu)", name, json_line(json, it.pos), it.error,
+                       it.pos);
     const char *k, *v;
     size_t kn, vn;
     int r, seen = 0;
@@ -47,31 +38,39 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
                                        "intermediate_size", "max_position_embeddings"};
     while ((r = json_iter_next(&it, &k, &kn, &v, &vn)) == 1) {
         double x;
+        size_t line = json_line(json, (size_t)(v - json)); /* of the value, for messages */
+        /* a bare value of any key is a JSON literal or number: not NaN, 032, +1 */
+        int literal = (vn == 4 && (!memcmp(v, "true", 4) || !memcmp(v, "null", 4))) ||
+                      (vn == 5 && !memcmp(v, "false", 5));
+        if (vn && v[0] != '"' && v[0] != '{' && v[0] != '[' && !literal && json_number(v, vn, &x))
+            return err_set(err, "%s:%zu: %.*s: %.*s is not a JSON number", name, line, (int)kn, k,
+                           (int)vn, v);
         int *ints[] = {&c->vocab_size,          &c->hidden_size,       &c->num_hidden_layers,
                        &c->num_attention_heads, &c->intermediate_size, &c->max_position_embeddings};
         int matched = 0;
         for (int i = 0; i < 6; i++)
             if (json_key_is(k, kn, keys[i])) {
-                if (get_num(v, vn, &x) || x != floor(x) || x < 1 || x > 1e9)
-                    return err_set(err, "%s: %s: not a positive integer (%.*s)", name, keys[i],
-                                   (int)vn, v);
+                if (json_number(v, vn, &x) || x != floor(x) || x < 1 || x > 1e9)
+                    return err_set(err, "%s:%zu: %s: not a positive integer (%.*s)", name, line,
+                                   keys[i], (int)vn, v);
                 *ints[i] = (int)x;
                 seen |= 1 << i;
                 matched = 1;
             }
         if (matched) continue;
         if (json_key_is(k, kn, "type_vocab_size")) {
-            if (get_num(v, vn, &x) || x != floor(x) || x < 1 || x > 1e6)
-                return err_set(err, "%s: type_vocab_size: not a positive integer", name);
+            if (json_number(v, vn, &x) || x != floor(x) || x < 1 || x > 1e6)
+                return err_set(err, "%s:%zu: type_vocab_size: not a positive integer (%.*s)", name,
+                               line, (int)vn, v);
             c->type_vocab_size = (int)x;
         } else if (json_key_is(k, kn, "layer_norm_eps") ||
                    json_key_is(k, kn, "initializer_range") ||
                    json_key_is(k, kn, "hidden_dropout_prob") ||
                    json_key_is(k, kn, "attention_probs_dropout_prob")) {
             /* the ranges bert_config_check enforces; a float that rounds to 0 is checked there */
-            if (get_num(v, vn, &x) || !(x >= 0 && x < 1e3))
-                return err_set(err, "%s: %.*s: not a number in [0, 1000) (%.*s)", name, (int)kn, k,
-                               (int)vn, v);
+            if (json_number(v, vn, &x) || !(x >= 0 && x < 1e3))
+                return err_set(err, "%s:%zu: %.*s: not a number in [0, 1000) (%.*s)", name, line,
+                               (int)kn, k, (int)vn, v);
             if (json_key_is(k, kn, "layer_norm_eps"))
                 c->layer_norm_eps = (float)x;
             else if (json_key_is(k, kn, "initializer_range"))
@@ -92,11 +91,13 @@ int bert_config_parse(BertConfig *c, const char *json, size_t n, const char *nam
                 json_decode_string(&s, v, vn) != 0 || s.len != 4 || memcmp(s.data, "gelu", 4) != 0;
             buf_free(&s);
             if (bad)
-                return err_set(err, "%s: hidden_act %.*s: only \"gelu\" is supported", name,
-                               (int)vn, v);
+                return err_set(err, "%s:%zu: hidden_act %.*s: only \"gelu\" is supported", name,
+                               line, (int)vn, v);
         }
     }
-    if (r < 0) return err_set(err, "%s: byte %zu: %s", name, it.pos, it.error);
+    if (r < 0)
+        return err_set(err, "%s:%zu: %s (byte %zu)", name, json_line(json, it.pos), it.error,
+                       it.pos);
     for (int i = 0; i < 6; i++)
         if (!(seen & (1 << i))) return err_set(err, "%s: no %s", name, keys[i]);
     if (bert_config_check(c, err)) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,12 @@ int ckpt_save(const char *path, const Bert *m, const Optim *o, const CkptInfo *i
              m->nparams, info->step, o ? (o->c.kind == OPT_LAMB ? "lamb" : "adamw") : "none",
              o ? o->step : 0, info->data.epoch, info->data.file_step, info->data.row, info->seed);
     buf_append(&hdr, t, strlen(t));
+    if (info->run[0]) { /* a plain string of options: no character JSON escapes */
+        hdr.len--;      /* the closing brace */
+        buf_puts(&hdr, ", \"run\": \"");
+        buf_puts(&hdr, info->run);
+        buf_puts(&hdr, "\"}");
+    }
     if (info->nranks > 1) { /* every data-parallel rank's position: "e,f,r;e,f,r;..." */
         static const char key[] = ", \"rank_data\": \"";
         hdr.len--; /* the closing brace */
@@ -182,7 +189,15 @@ int ckpt_load(const char *path, Bert *m, Optim *o, CkptInfo *info, Err *err) {
             {hdr_i64(hdr, hl, "epoch"), hdr_i64(hdr, hl, "file_step"), hdr_i64(hdr, hl, "row")},
             (uint64_t)hdr_i64(hdr, hl, "seed"),
             1,
-            NULL};
+            NULL,
+            ""};
+        Buf run = {0};
+        if (hdr_value(hdr, hl, "run", &v, &vn) == 0 && json_decode_string(&run, v, vn) == 0 &&
+            run.len < sizeof info->run) {
+            memcpy(info->run, run.data, run.len);
+            info->run[run.len] = '\0';
+        }
+        buf_free(&run);
         Buf rd = {0};
         if (hdr_value(hdr, hl, "rank_data", &v, &vn) == 0 && json_decode_string(&rd, v, vn) == 0 &&
             rd.len) {
@@ -514,10 +529,16 @@ static void model_card(Buf *b, const Bert *m, const HfTokenizer *tk, const HfCar
     snprintf(t, sizeof t, "%d HDF5 training file%s of `", c->nfiles, c->nfiles == 1 ? "" : "s");
     buf_puts(b, t);
     buf_puts(b, c->input_dir ? c->input_dir : "");
-    snprintf(t, sizeof t,
-             "`.\n- Training: %lld optimizer steps%s; the last step's loss %.4f (masked LM %.4f, "
-             "next sentence %.4f).\n",
-             (long long)c->steps, c->phase2 ? " (phase 2)" : "", c->loss, c->mlm, c->nsp);
+    if (isnan(c->loss)) /* exported from a checkpoint, after the run: the losses are in its log */
+        snprintf(
+            t, sizeof t,
+            "`.\n- Training: %lld optimizer steps%s; the losses are in the run's `log.jsonl`.\n",
+            (long long)c->steps, c->phase2 ? " (phase 2)" : "");
+    else
+        snprintf(t, sizeof t,
+                 "`.\n- Training: %lld optimizer steps%s; the last step's loss %.4f (masked LM "
+                 "%.4f, next sentence %.4f).\n",
+                 (long long)c->steps, c->phase2 ? " (phase 2)" : "", c->loss, c->mlm, c->nsp);
     buf_puts(b, t);
     if (has_vocab)
         snprintf(t, sizeof t,

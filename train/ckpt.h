@@ -38,6 +38,10 @@ typedef struct CkptInfo {
     uint64_t seed;
     int nranks;       /* data-parallel ranks that wrote it (1 or more) */
     DataState *ranks; /* each rank's position; ckpt_load allocates it (free it) */
+    /* The options the order and content of the batches depend on, as the
+     * trainer words them ("train_batch_size=8 seed=42 ..."); "" when the
+     * checkpoint predates it. Kept in the header as "run". */
+    char run[256];
 } CkptInfo;
 
 /* Write m, o and info to path atomically (temp file + rename). Returns 0

@@ -99,7 +99,11 @@ static void usage(int gpu) {
            "  --resume_from_checkpoint        continue from the newest complete checkpoint in\n"
            "                                  output_dir (weights, optimizer, step, data); a\n"
            "                                  damaged newer one is named and skipped; when\n"
-           "                                  all are damaged: exit 1\n"
+           "                                  all are damaged: exit 1; other batch options\n"
+           "                                  (batch size, accumulation, seed...) than the\n"
+           "                                  checkpoint's: exit 1; a checkpoint at or past\n"
+           "                                  --max_steps: nothing is trained (a missing\n"
+           "                                  export is written from it)\n"
            "  --start_fresh_if_damaged        with --resume_from_checkpoint: when all the\n"
            "                                  checkpoints are damaged, start from step 0\n"
            "  -f, --force                     a run from step 0 (no --resume_from_checkpoint,\n"
@@ -570,7 +574,7 @@ static void json_num(Buf *b, const char *key, double v, int prec, int g) {
  * not NULL) and empty it; a line that cannot be written (a full disk, a
  * closed stdout) ends the run: the log is its result as much as the
  * checkpoints are */
-static void json_line(Buf *b, FILE *also, const char *also_name) {
+static void log_line(Buf *b, FILE *also, const char *also_name) {
     buf_append(b, "}\n", 2);
     if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout) != 0)
         die("standard output: write error: %s", strerror(errno));
@@ -695,7 +699,7 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
         char t[64];
         snprintf(t, sizeof t, ", \"rows\": %d, \"masked\": %d", b.B, l.masked);
         buf_append(&line, t, strlen(t));
-        json_line(&line, NULL, NULL);
+        log_line(&line, NULL, NULL);
         buf_free(&line);
     }
     if (!isfinite(l.total)) die("%s: the loss of %s is %g", o->eval_file, ck, l.total);
@@ -738,6 +742,7 @@ typedef struct TrainRun {
     char log_path[4096];
     char from[4096];                /* the checkpoint the run continues from ("" at step 0) */
     long vocab_lines, config_vocab; /* a config whose vocab_size the vocabulary overrode */
+    char *done_ckpt; /* the checkpoint resumed from when it is at or past --max_steps */
     Err err;
 } TrainRun;
 
@@ -797,6 +802,39 @@ static void run_init_weights(TrainRun *r) {
     buf_free(&note);
 }
 
+/* The options the order and content of the batches depend on, kept in
+ * each checkpoint ("run"): resuming with other values would not continue
+ * the uninterrupted run. */
+static void run_options(const TrainOpts *o, char *out, size_t cap) {
+    snprintf(out, cap,
+             "train_batch_size=%d gradient_accumulation_steps=%d seed=%" PRIu64
+             " bin_size=%d max_predictions_per_seq=%d dynamic_mask=%d",
+             o->batch, o->accum, (uint64_t)o->seed, o->bin_size, o->max_pred, o->dynamic ? 1 : 0);
+}
+
+/* Dies when checkpoint ck was written with other run options than this
+ * run has, naming the first that differs and both values. A checkpoint
+ * without them (older) passes. */
+static void check_run_options(const TrainOpts *o, const char *ck, const char *theirs) {
+    char mine[256];
+    run_options(o, mine, sizeof mine);
+    const char *a = theirs, *b = mine;
+    while (*a && *b) {
+        size_t la = strcspn(a, " "), lb = strcspn(b, " ");
+        if (la != lb || memcmp(a, b, la)) {
+            size_t ka = strcspn(a, "="), kb = strcspn(b, "=");
+            if (ka > la) ka = la;
+            if (kb > lb) kb = lb;
+            die("%s: written with --%.*s %.*s; this run has --%.*s %.*s (resume with the same, "
+                "or train into another --output_dir: the resumed run would not be the "
+                "uninterrupted one)",
+                ck, (int)ka, a, (int)(la - ka - (ka < la)), a + ka + (ka < la), (int)kb, b,
+                (int)(lb - kb - (kb < lb)), b + kb + (kb < lb));
+        }
+        a += la + (a[la] == ' '), b += lb + (b[lb] == ' ');
+    }
+}
+
 /* Resume: the checkpoint to continue from (--resume_from_checkpoint: the
  * newest usable one or --init_checkpoint; alone, --init_checkpoint's
  * weights), the data seeked to its position. Returns the optimizer steps
@@ -843,6 +881,12 @@ static int64_t run_resume(TrainRun *r) {
                     die("%s: written by %d data-parallel ranks; this run has %d (resume with as "
                         "many)",
                         ck, ci.nranks, r->be.world);
+                if (ci.run[0]) check_run_options(o, ck, ci.run);
+                if (step >= o->max_steps) { /* run_nothing_left says so */
+                    free(ci.ranks);
+                    r->done_ckpt = xstrdup(ck);
+                    return step;
+                }
                 if (data_seek(r->data, ci.ranks[r->be.rank], &r->err)) die("%s", r->err.msg);
                 if (lead)
                     info(2, "resumed from %s at step %" PRId64 "%s", ck, step,
@@ -889,7 +933,7 @@ static void log_step(TrainRun *r, Buf *line, int64_t step, const TrainStats *st,
     json_num(line, "lr", lr, 6, 1);
     json_num(line, "grad_norm", st->grad_norm, 5, 1);
     json_num(line, "seq_per_s", seq_per_s, 2, 0);
-    json_line(line, r->log, r->log_path);
+    log_line(line, r->log, r->log_path);
 }
 
 /* Checkpoint: after step, the data at pos; every rank takes part (the
@@ -902,7 +946,8 @@ static void run_checkpoint(TrainRun *r, int64_t step, DataState pos, float lr) {
     if (r->lead) {
         char path[4096];
         snprintf(path, sizeof path, "%s/ckpt_%" PRId64 ".wbckpt", r->o->output_dir, r->base + step);
-        CkptInfo ci = {r->base + step, states[0], r->o->seed, be->world, states};
+        CkptInfo ci = {r->base + step, states[0], r->o->seed, be->world, states, ""};
+        run_options(r->o, ci.run, sizeof ci.run);
         if (ckpt_save(path, &r->m, &r->opt, &ci, &r->err)) die("%s", r->err.msg);
         prune(r->o->output_dir, r->base, step, r->o->ckpt_every);
     }
@@ -1046,7 +1091,7 @@ static void run_log_open(TrainRun *r, int64_t step) {
         if (i + 1 < cfg.len) buf_putc(&b, ' ');
     }
     buf_putc(&b, '}');
-    /* json_line adds the closing brace and writes the line: here to the file only */
+    /* log_line adds the closing brace and writes the line: here to the file only */
     buf_append(&b, "}\n", 2);
     if (fwrite(b.data, 1, b.len, r->log) != b.len || fflush(r->log))
         die("%s: write error: %s", r->log_path, strerror(errno));
@@ -1073,6 +1118,32 @@ static void fill_mask_example(TrainRun *r, Buf *ex, Buf *word) {
     data_close(d);
 }
 
+/* The Hugging Face export of the model as it is (rank 0), with the model
+ * card's last-step losses (nan: not known); returns its directory. */
+static const char *run_write_export(TrainRun *r, double loss, double mlm, double nsp) {
+    TrainOpts *o = r->o;
+    static char hf[4096];
+    snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
+    const char *edir = o->export_dir ? o->export_dir : hf;
+    Buf cmd = {0};
+    for (int i = 0; i < o->argc; i++) {
+        if (i) buf_putc(&cmd, ' ');
+        shell_quote(&cmd, o->argv[i]);
+    }
+    buf_putc(&cmd, 0);
+    Buf ex = {0}, word = {0};
+    if (o->vocab) fill_mask_example(r, &ex, &word);
+    HfCard card = {progname,     cmd.data,  o->input_dir, data_nfiles(r->data),
+                   o->max_steps, o->phase2, loss,         mlm,
+                   nsp,          ex.data,   word.data};
+    if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->tk,
+                  &card, &r->err))
+        die("%s", r->err.msg);
+    if (!o->vocab) warn("%s: tokenizer files %s", edir, HF_NO_TOKENIZER);
+    buf_free(&cmd), buf_free(&ex), buf_free(&word);
+    return edir;
+}
+
 /* Export: after the loop stopped at step (started at t0), the closing
  * message and, at the end of the schedule, the Hugging Face export. */
 static void run_export(TrainRun *r, int64_t step, double t0) {
@@ -1089,25 +1160,7 @@ static void run_export(TrainRun *r, int64_t step, double t0) {
         info(2, "%d steps, %.1f s; no checkpoint or export (--skip_checkpoint)", o->max_steps,
              now_sec() - t0);
     } else if (lead) {
-        char hf[4096];
-        snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
-        const char *edir = o->export_dir ? o->export_dir : hf;
-        Buf cmd = {0};
-        for (int i = 0; i < o->argc; i++) {
-            if (i) buf_putc(&cmd, ' ');
-            shell_quote(&cmd, o->argv[i]);
-        }
-        buf_putc(&cmd, 0);
-        Buf ex = {0}, word = {0};
-        if (o->vocab) fill_mask_example(r, &ex, &word);
-        HfCard card = {progname,     cmd.data,  o->input_dir, data_nfiles(r->data),
-                       o->max_steps, o->phase2, r->last.loss, r->last.mlm,
-                       r->last.nsp,  ex.data,   word.data};
-        if (export_hf(edir, &r->m, o->vocab ? r->vocab.text.data : NULL, r->vocab.text.len, &r->tk,
-                      &card, &r->err))
-            die("%s", r->err.msg);
-        if (!o->vocab) warn("%s: tokenizer files %s", edir, HF_NO_TOKENIZER);
-        buf_free(&cmd), buf_free(&ex), buf_free(&word);
+        const char *edir = run_write_export(r, r->last.loss, r->last.mlm, r->last.nsp);
         info(2, "%d steps, %.1f s; Hugging Face export in %s", o->max_steps, now_sec() - t0, edir);
     }
     if (lead && o->bin_size) {
@@ -1157,6 +1210,34 @@ static void claim_output_dir(const TrainOpts *o, int64_t base) {
     if (export_hf_check(o->export_dir ? o->export_dir : hf, &err)) die("%s", err.msg);
 }
 
+/* A resume from a checkpoint at or past --max_steps (step steps of this
+ * phase done): nothing is trained and no checkpoint written; an existing
+ * export is left as it is, a missing one (a run stopped between its last
+ * checkpoint and its export) is written from the checkpoint, its model
+ * card without the last step's losses (they are in log.jsonl). One line
+ * says which. */
+static void run_nothing_left(TrainRun *r, int64_t step) {
+    TrainOpts *o = r->o;
+    if (!r->lead) return;
+    char hf[4096];
+    snprintf(hf, sizeof hf, "%s/hf", o->output_dir);
+    const char *edir = o->export_dir ? o->export_dir : hf;
+    char model[4096 + 32];
+    snprintf(model, sizeof model, "%s/model.safetensors", edir);
+    char what[64];
+    snprintf(what, sizeof what, "step %" PRId64 "%s >= --max_steps %d", step,
+             o->phase2 ? " of phase 2" : "", o->max_steps);
+    if (access(model, F_OK) == 0 || o->skip_ckpt) {
+        info(2, "%s: checkpoint at %s: nothing to train (the export in %s is left as it is)",
+             r->done_ckpt, what, edir);
+        return;
+    }
+    run_write_export(r, NAN, NAN, NAN);
+    info(2,
+         "%s: checkpoint at %s: nothing to train; its Hugging Face export, missing, written in %s",
+         r->done_ckpt, what, edir);
+}
+
 int train_main(TrainOpts *o, TrainBackendOpen open) {
     TrainRun r = {.o = o};
     run_setup(&r, open);
@@ -1182,6 +1263,13 @@ int train_main(TrainOpts *o, TrainBackendOpen open) {
     r.base = o->phase2 ? o->phase1_end : 0;
     if (r.lead) claim_output_dir(o, r.base);
     int64_t step = run_resume(&r);
+    if (r.done_ckpt) {
+        run_nothing_left(&r, step);
+        free(r.done_ckpt);
+        data_close(r.data);
+        run_free(&r);
+        return 0;
+    }
     r.be.from_host(r.be.ctx);
     if (r.lead) info(3, "backend: %s", r.be.name);
     if (r.lead) run_log_open(&r, step);

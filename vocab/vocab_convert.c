@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
             opts.unused = (int)cli_parse_int(optarg, "--unused", 0, 1000000);
             break;
         case O_SIZE:
-            opts.size = cli_parse_int(optarg, "--size", 0, 100000000);
+            opts.size = cli_parse_int(optarg, "--size", 1, 100000000);
             break;
         case 'h':
             usage();

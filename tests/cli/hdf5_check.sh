@@ -140,7 +140,7 @@ if how == "missing": del d["segment_ids"]
 if how == "shape": d["input_mask"] = d["input_mask"][:, :64]
 if how == "int64": d["input_ids"] = d["input_ids"].astype(np.int64)
 if how == "float": d["input_ids"] = d["input_ids"].astype(np.float32)
-g = h5py.File(dst, "w")
+g = h5py.File(dst, "w", libver=("earliest", "v110"))  # what libhdf5 1.10 reads
 for k, v in d.items(): g.create_dataset(k, data=v, compression="gzip")
 PYEOF
 brk() { "$PY" "$T/break.py" "$T/en.hdf5" "$T/$1.hdf5" "$1"; run "$C" --vocab "$V" "${@:2}" "$T/$1.hdf5"; }

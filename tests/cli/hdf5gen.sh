@@ -51,6 +51,9 @@ run "$G" --vocab "$TESTS/../data/bert/vocab.txt" --max-seq-length 4 -o "$T/x.hdf
 expect_rc "max_seq_length 4" 2
 run "$G" --vocab "$TESTS/../data/bert/vocab.txt" --shard-index 2 --shard-count 2 -o "$T/x/" "$T/nope.txt"
 expect_rc "shard index not below count" 2
+run "$G" --vocab "$TESTS/../data/bert/vocab.txt" --dupe-factor 0 -o "$T/x.hdf5" "$T/nope.txt"
+expect_rc "--dupe-factor 0 (no instances): a usage error" 2
+expect_err "... naming the option" "hdf5gen: --dupe-factor: '0' is out of range *"
 
 # ---- the spec's test vector (16.2), read back with h5dump ----
 printf '%s\n' '[PAD]' '[unused0]' '[UNK]' '[CLS]' '[SEP]' '[MASK]' the cat sat on mat a dog ran fast . , it was \

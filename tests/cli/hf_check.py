@@ -8,7 +8,8 @@ import sys, torch, h5py, numpy as np
 from transformers import BertForPreTraining
 d, h5, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 m, info = BertForPreTraining.from_pretrained(d, output_loading_info=True)
-print("missing", info["missing_keys"], "unexpected", info["unexpected_keys"])
+# lists in transformers 4, sets in 5: printed by value, sorted
+print("missing", sorted(info["missing_keys"]), "unexpected", sorted(info["unexpected_keys"]))
 m.eval()
 f = h5py.File(h5, "r")
 ids = torch.tensor(f["input_ids"][:n], dtype=torch.long); seg = torch.tensor(f["segment_ids"][:n], dtype=torch.long)

@@ -17,6 +17,13 @@ run $VC -u x
 expect_rc "bad -u" 2
 run $VC --size -3
 expect_rc "bad --size" 2
+for v in 0 -3; do
+  echo "▁a -1" >"$T/z.vocab"
+  run $VC --size $v -o "$T/z.txt" "$T/z.vocab"
+  expect_rc "--size $v: a usage error" 2
+  expect_err "... naming the option" "vocab_convert: --size: '$v' is out of range [[]1, 100000000[]]*Try*"
+  ok "... nothing written" [ ! -e "$T/z.txt" ]
+done
 run $VC a b
 expect_rc "two inputs" 2
 run $VC "$T/nope.vocab"

@@ -285,9 +285,9 @@ static void test_config(void) {
               bert_config_parse(&c, act, strlen(act), "cfg", &err) < 0 &&
                   strstr(err.msg, "hidden_act"));
     const char *broken = "{\"hidden_size\": 8,, }";
-    test_cond("malformed JSON: file and byte offset",
+    test_cond("malformed JSON: file:line and byte offset",
               bert_config_parse(&c, broken, strlen(broken), "cfg.json", &err) < 0 &&
-                  strstr(err.msg, "cfg.json: byte"));
+                  strstr(err.msg, "cfg.json:1: ") && strstr(err.msg, "(byte 18)"));
     const char *neg =
         "{\"hidden_size\": -8, \"num_attention_heads\": 2, \"intermediate_size\": 4,"
         " \"max_position_embeddings\": 8, \"num_hidden_layers\": 1, \"vocab_size\": 10}";

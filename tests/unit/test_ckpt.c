@@ -65,7 +65,7 @@ static void test_round_trip(const char *dir) {
     char path[512];
     snprintf(path, sizeof path, "%s/ckpt_12.wbckpt", dir);
     DataState ranks[3] = {{1, 4, 16}, {1, 5, 24}, {2, 0, 8}};
-    CkptInfo ci = {12, ranks[0], 99, 3, ranks};
+    CkptInfo ci = {12, ranks[0], 99, 3, ranks, "train_batch_size=8 seed=99"};
     test_cond("save (3 ranks)", ckpt_save(path, &m, &o, &ci, &err) == 0);
     CkptInfo got;
     int rc = ckpt_load(path, &m2, &o2, &got, &err);
@@ -82,12 +82,13 @@ static void test_round_trip(const char *dir) {
                       got.data.file_step == 4 && got.data.row == 16);
         test_cond("every rank's position",
                   got.nranks == 3 && got.ranks && !memcmp(got.ranks, ranks, sizeof ranks));
+        test_cond("the run's batch options", !strcmp(got.run, "train_batch_size=8 seed=99"));
         free(got.ranks);
     }
 
     /* one process: read back as one rank at the header's position */
     snprintf(path, sizeof path, "%s/ckpt_13.wbckpt", dir);
-    CkptInfo one = {13, {0, 2, 40}, 5, 1, ranks};
+    CkptInfo one = {13, {0, 2, 40}, 5, 1, ranks, ""};
     test_cond("save (1 rank)", ckpt_save(path, &m, &o, &one, &err) == 0);
     rc = ckpt_load(path, &m2, NULL, &got, &err);
     test_cond("load weights only (1 rank)", rc == 0);
@@ -95,6 +96,7 @@ static void test_round_trip(const char *dir) {
         test_cond("one rank at the saved position", got.nranks == 1 && got.ranks &&
                                                         got.ranks[0].file_step == 2 &&
                                                         got.ranks[0].row == 40 && got.step == 13);
+        test_cond("no batch options recorded: none read", got.run[0] == '\0');
         free(got.ranks);
     }
     char latest[512];

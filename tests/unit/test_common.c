@@ -110,6 +110,33 @@ static void test_json(void) {
             }
         test_cond("malformed JSON detected", r == -1 && it.error);
     }
+    /* keys with escapes, a byte order mark, numbers as RFC 8259 has them */
+    const char *esc = "\xef\xbb\xbf{\"hidden\\u005fsize\": 32, \"\\ud83d\\ude00\": 1}";
+    int found = 0, emoji = 0;
+    test_cond("a byte order mark before the object",
+              json_iter_init(&it, esc, strlen(esc), '{') == 0);
+    while (json_iter_next(&it, &k, &kn, &v, &vn) == 1) {
+        found += json_key_is(k, kn, "hidden_size");
+        emoji += json_key_is(k, kn, "\xF0\x9F\x98\x80");
+    }
+    test_cond("\\u005f in a key is _", found == 1 && !it.error);
+    test_cond("a surrogate pair in a key is one character", emoji == 1);
+    const char *good_num[] = {"0", "-0", "32", "-1.5", "3.2e1", "1E-3", "0.25"};
+    const double want_num[] = {0, 0, 32, -1.5, 32, 0.001, 0.25};
+    for (size_t i = 0; i < sizeof good_num / sizeof good_num[0]; i++) {
+        double x = -99;
+        test_cond("a JSON number",
+                  json_number(good_num[i], strlen(good_num[i]), &x) == 0 && x == want_num[i]);
+    }
+    const char *bad_num[] = {"NaN", "nan",  "Infinity", "-Infinity", "032",   "+1", ".5",
+                             "1.",  "0x10", "1e",       "--1",       "1e400", "",   "-"};
+    for (size_t i = 0; i < sizeof bad_num / sizeof bad_num[0]; i++) {
+        double x;
+        test_cond("not a JSON number", json_number(bad_num[i], strlen(bad_num[i]), &x) == -1);
+    }
+    test_cond("leading zeros are no JSON integer", json_to_i64("012", 3, &id) == -1);
+    test_cond("... but a quoted id may have them", json_to_i64("\"012\"", 5, &id) == 0 && id == 12);
+    test_cond("json_line", json_line("a\nb\nc", 0) == 1 && json_line("a\nb\nc", 4) == 3);
     buf_free(&b), buf_free(&t), buf_free(&u);
 }
 
@@ -341,6 +368,42 @@ static void test_filter_run(void) {
     buf_free(&want);
 }
 
+/* fmt_fit and err_set: a long message keeps its end (the reason), cut in
+ * the middle of its longest word, never inside a UTF-8 character. */
+static void test_fit(void) {
+    char path[700], b[64];
+    memset(path, 'a', sizeof path - 1);
+    path[sizeof path - 1] = '\0';
+    path[300] = 'Z';
+    Err e;
+    err_set(&e, "%s: No such file or directory", path);
+    size_t n = strlen(e.msg);
+    test_cond("err_set: a 700-byte path fits msg", n == sizeof e.msg - 1);
+    test_cond("... the reason kept", strstr(e.msg, "aaa: No such file or directory") && n >= 30 &&
+                                         !strcmp(e.msg + n - 25, "No such file or directory"));
+    test_cond("... the path's middle cut with ...", strstr(e.msg, "a...a") && !strchr(e.msg, 'Z'));
+    test_cond("fmt_fit: short messages untouched",
+              fmt_fit(b, sizeof b, "%s: %d", "x.txt", 7) == 8 && !strcmp(b, "x.txt: 7"));
+    fmt_fit(b, sizeof b, "%s and %s: %s", "/short", path, "Permission denied");
+    test_cond("fmt_fit: the longest word is cut, the short one kept",
+              strlen(b) == sizeof b - 1 && !strncmp(b, "/short and aaa", 14) && strstr(b, "...") &&
+                  strstr(b, ": Permission denied"));
+    char u[400] = "";
+    for (int i = 0; i < 150; i++)
+        strcat(u, "\xc3\xa9"); /* é */
+    fmt_fit(b, sizeof b, "%s: gone", u);
+    test_cond("fmt_fit: a UTF-8 word cut between characters",
+              utf8_valid_prefix(b, strlen(b)) == strlen(b) && strstr(b, "...") &&
+                  strstr(b, ": gone"));
+    char words[600] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(words, "word ");
+    fmt_fit(b, sizeof b, "%sreason", words);
+    test_cond("fmt_fit: no long word: the middle of the message goes, the end stays",
+              strlen(b) == sizeof b - 1 && strstr(b, "...") &&
+                  !strcmp(b + strlen(b) - 6, "reason"));
+}
+
 int main(void) {
     test_utf8();
     test_wide();
@@ -350,5 +413,6 @@ int main(void) {
     test_pool();
     test_reader_writer();
     test_filter_run();
+    test_fit();
     return test_report();
 }

@@ -190,11 +190,33 @@ static void test_too_large(void) {
     buf_free(&xml);
 }
 
+/* The declared encoding: ISO-8859-1 bytes become their characters in
+ * UTF-8 (for any chunking); an encoding not read is refused by name. */
+static void test_encoding(void) {
+    const char xml[] = "<?xml version=\"1.0\" encoding=\"iso-8859-1\"?>\n"
+                       "<mediawiki><page><title>Caf\xe9</title><ns>0</ns><id>1</id><revision>"
+                       "<id>2</id><text>Zo\xeb \xff\xb5</text></revision></page></mediawiki>";
+    for (size_t c = 0; c < 9; c++) {
+        int rc;
+        Err err;
+        Buf b = parse_chunked(xml, sizeof xml - 1, c, &rc, &err);
+        test_cond("ISO-8859-1 declared: parses", rc == 0);
+        test_str_eq("... as its characters", b.data,
+                    "[1/2/ns0/line2]Caf\xc3\xa9|Zo\xc3\xab \xc3\xbf\xc2\xb5\nbad_utf8=0\n");
+        buf_free(&b);
+    }
+    for (size_t c = 0; c < 3; c++)
+        expect_error("windows-1252 declared: refused",
+                     "<?xml version='1.0' encoding='windows-1252'?><mediawiki></mediawiki>",
+                     "t.xml: line 1: the XML declaration says encoding \"windows-1252\"", c);
+}
+
 int main(void) {
     test_fields();
     test_bad_utf8_chunked();
     test_fragment();
     test_errors();
+    test_encoding();
     test_too_large();
     return test_report();
 }
