@@ -73,7 +73,9 @@ summarize() {
   for d in "$@"; do [ -f "$d/results.tsv" ] && cat "$d/results.tsv"; done | awk -F'\t' '
     function row(s) { print s }
     $1 == "call" { call[++ncall] = $2; calldate[ncall] = $3; next }
-    $1 == "info" { if (!($2 in info)) { ikey[++ninfo] = $2 }; info[$2] = $3; next }
+    $1 == "info" { if (!($2 in info)) { ikey[++ninfo] = $2; info[$2] = $3 }
+      else if (index(info[$2], $3) == 0) info[$2] = info[$2] "; call " call[ncall] ": " $3
+      next }
     $1 == "step" { st[++nst] = sprintf("| %s | %s | %s | %s | %s | %s |", $2, $3, $4, $5, $6, $7); next }
     $1 == "check" { ck[++nck] = sprintf("| %s | %s | %s |", $2, $3, $4); next }
     $1 == "fail" { fl[++nfl] = $2; next }
@@ -171,6 +173,12 @@ record() { # FIELD... : one line of results.tsv
   echo "$*" >>"$OUT/results.tsv"
 }
 env_load() { [ -f "$WORK/binaries.env" ] && . "$WORK/binaries.env"; }
+# PYREF for a PyTorch step: the preflight's, or (when the preflight ended
+# before it got there) found now
+py_load() {
+  env_load
+  [ "${PYREF_DONE:-}" = 1 ] || find_py || true
+}
 
 # the small configs: tiny (head size 16, BERT-Tiny's shape with BERT's
 # vocabulary; dropout 0.1, or 0 for tiny0) and small64 (head size 64, as
@@ -294,6 +302,15 @@ step_preflight() {
   env_load
   local gpu="" v
   echo "== preflight $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  # first the Python (its imports take the longest): kept at once for the PyTorch steps
+  if find_py; then
+    echo "python: $PYREF: $PYVER"
+    record info pytorch "$PYVER"
+  else
+    echo "python: not run: no Python with torch, transformers and h5py$([ "$EMU" = 1 ] || echo ' and CUDA') (PY=$PY)"
+    record info pytorch "not run: no Python with torch, transformers, h5py$([ "$EMU" = 1 ] || echo ', CUDA')"
+  fi
+  echo "PYREF=$PYREF PYREF_DONE=1" >>"$WORK/binaries.env"
   echo "host: $(nproc) CPUs, $(free -g 2>/dev/null | awk '/^Mem/ { print $2 " GB memory" }'), $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"), glibc $(ldd --version 2>/dev/null | head -1 | sed 's/.* //')"
   if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
     gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
@@ -310,14 +327,6 @@ step_preflight() {
   v=$( (command -v nvcc >/dev/null && nvcc --version || /usr/local/cuda/bin/nvcc --version) 2>/dev/null | sed -n 's/.*release \(.*\)/\1/p')
   echo "nvcc: ${v:-none}"
   record info nvcc "${v:-none}"
-  if find_py; then
-    echo "python: $PYREF: $PYVER"
-    record info pytorch "$PYVER"
-  else
-    echo "python: not run: no Python with torch, transformers and h5py$([ "$EMU" = 1 ] || echo ' and CUDA') (PY=$PY)"
-    record info pytorch "not run: no Python with torch, transformers, h5py$([ "$EMU" = 1 ] || echo ', CUDA')"
-  fi
-  echo "PYREF=$PYREF" >>"$WORK/binaries.env"
   local cs
   cs=$(command -v compute-sanitizer || true)
   for f in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
@@ -427,7 +436,7 @@ peak_of_gpu() {
 }
 
 speed_torch() {
-  env_load
+  py_load
   local conf s p b out seqs peak
   conf=$(bench_config)
   if [ "$1" = 1 ]; then s=$SEQ1 p=$PRED1 b=$B1; else s=$SEQ2 p=$PRED2 b=$B2; fi
@@ -489,7 +498,7 @@ step_curve_ours() {
 }
 
 step_curve_torch() {
-  env_load
+  py_load
   [ -n "${PYREF:-}" ] || { note "no Python with torch, transformers, h5py$([ "$EMU" = 1 ] || echo ', CUDA')"; return 3; }
   [ -f "$WORK/c0/hf/model.safetensors" ] || { note "no step-0 export (curve_ours did not run)"; return 3; }
   local dev=cuda

@@ -213,7 +213,10 @@ def main():
     torch.manual_seed(a.seed)
     if device.type == "cpu":
         torch.backends.mkldnn.enabled = False  # float32 sums in plain order: closest to the C model
-    model = BertForPreTraining.from_pretrained(a.hf, attn_implementation="sdpa", dtype=torch.float32)
+    try:
+        model = BertForPreTraining.from_pretrained(a.hf, attn_implementation="sdpa", dtype=torch.float32)
+    except TypeError:  # transformers before 4.56 names it torch_dtype
+        model = BertForPreTraining.from_pretrained(a.hf, attn_implementation="sdpa", torch_dtype=torch.float32)
     model.to(device)
     data = Rows(a.input, a.batch // a.accum, a.seed, a.max_pred)
     print("torch %s transformers %s, %s%s, %d rows" % (
