@@ -39,8 +39,9 @@ LIB_OBJ    := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # HDF5 lives in Debian's serial subdirectories; found when used, after mk/deps.sh
 # may have installed it ($(shell), not $(wildcard): make caches directory
 # listings read before the install).
-HDF5_INC    = $(shell ls -d /usr/include/hdf5/serial 2>/dev/null)
-HDF5_LIB    = $(firstword $(shell ls -d /usr/lib/*/hdf5/serial 2>/dev/null))
+# (With DEVLIBS, the bundle's alone: the system's are not looked for.)
+HDF5_INC    = $(if $(DEVLIBS),,$(shell ls -d /usr/include/hdf5/serial 2>/dev/null))
+HDF5_LIB    = $(if $(DEVLIBS),,$(firstword $(shell ls -d /usr/lib/*/hdf5/serial 2>/dev/null)))
 CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
 LIBS        = -lbz2 -lexpat -lpcre2-8 -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
@@ -51,10 +52,14 @@ DEPS_OK := $(BUILD)/.deps-ok
 
 # DEVLIBS=DIR: headers and libraries from a bundle of mk/devlibs.sh, for a
 # machine without the -dev packages and without a package mirror.
+# DEVLIBS_RPATH: where the programs look for the bundle's libraries when
+# they run (default DIR/lib; bench/gpu_prep.sh gives a path relative to
+# the program, \$$ORIGIN/..., for programs built here and run elsewhere).
 ifneq ($(DEVLIBS),)
 DEVLIBS_ABS := $(abspath $(DEVLIBS))
+DEVLIBS_RPATH ?= $(DEVLIBS_ABS)/lib
 CFLAGS  += -I$(DEVLIBS_ABS)/include
-LDFLAGS += -L$(DEVLIBS_ABS)/lib -Wl,--disable-new-dtags,-rpath,$(DEVLIBS_ABS)/lib # RPATH: for their own dependencies too
+LDFLAGS += -L$(DEVLIBS_ABS)/lib -Wl,--disable-new-dtags,-rpath,$(DEVLIBS_RPATH) # RPATH: for their own dependencies too
 endif
 
 # ---- train_bert: the CUDA trainer (train/cuda/), built when mk/cuda.sh finds

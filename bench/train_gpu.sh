@@ -29,6 +29,7 @@
 # bin's bound; BINS=0 skips it): the same rows, less padding computed, so
 # its ratio is a training-side gain, not the same work as the peer's.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/gpu_lib.sh"
 WRITE=""
 [ "${1:-}" = --write ] && WRITE=${2:?--write FILE}
 B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-30} WARMUP=${WARMUP:-5} BINS=${BINS:-64} ACCUM=${ACCUM:-8}
@@ -37,15 +38,7 @@ mkdir -p "$D"
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "bench/train_gpu.sh: no GPU here"; exit 1; }
 [ -x "$BIN/train_bert" ] || { echo "bench/train_gpu.sh: bin/train_bert not built (nvcc missing?)"; exit 1; }
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-if [ -z "${PEAK_TFLOPS:-}" ]; then
-  case "$gpu" in
-  *H100*PCIe*) PEAK_TFLOPS=756 ;;
-  *H100*NVL*) PEAK_TFLOPS=835 ;;
-  *H100* | *H200* | *GH200*) PEAK_TFLOPS=989 ;;
-  *A100*) PEAK_TFLOPS=312 ;;
-  *) PEAK_TFLOPS=0 ;;
-  esac
-fi
+[ -n "${PEAK_TFLOPS:-}" ] || PEAK_TFLOPS=$(gpu_peak_tflops "$gpu")
 PY=""
 for p in ${WIKIBERT_PYTHON:-} python3 /usr/bin/python3; do
   if command -v "$p" >/dev/null && "$p" -c "import torch, transformers; assert torch.cuda.is_available()" 2>/dev/null; then
@@ -63,13 +56,7 @@ for sp in 128:20 512:80; do
     --max-seq-length "$s" --max-predictions-per-seq "$p" -o "$D/h5_$s/en_training_0.hdf5" "$D/en.txt"
 done
 
-flops() { # config S P -> training FLOPs per sequence
-  awk -v S="$2" -v P="$3" -v c="$(tr -d '\n' <"$1")" 'BEGIN {
-    n = split(c, kv, ","); for (i = 1; i <= n; i++) { split(kv[i], f, ":"); gsub(/[ "{}]/, "", f[1]); gsub(/[ "{}]/, "", f[2]); v[f[1]] = f[2] }
-    H = v["hidden_size"]; I = v["intermediate_size"]; L = v["num_hidden_layers"]; V = v["vocab_size"] + (8 - v["vocab_size"] % 8) % 8
-    fwd = L * (2 * S * (4 * H * H + 2 * H * I) + 4 * S * S * H) + P * (2 * H * H + 2 * H * V) + 2 * H * H + 4 * H
-    printf "%.0f", 3 * fwd }'
-}
+flops() { gpu_flops "$@"; }
 
 run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP steps
   local conf=$1 s=$2 p=$3 b=$4
@@ -77,9 +64,8 @@ run_ours() { # config seq pred batch [options] -> median seq/s after WARMUP step
   rm -rf "$D/out"
   "$BIN/train_bert" -q --input_dir "$D/h5_$s" --config_file "$conf" --output_dir "$D/out" \
     --train_batch_size "$b" --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 \
-    --skip_checkpoint --precision bf16 "$@" |
-    sed -n 's/.*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2/p' | awk -v w="$WARMUP" '$1 > w { print $2 }' |
-    sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+    --skip_checkpoint --precision bf16 "$@" >"$D/ours.log"
+  gpu_median_seqs "$D/ours.log" "$WARMUP"
   rm -rf "$D/out"
 }
 
@@ -88,10 +74,7 @@ peer() { # config batch seq pred accum -> the peer's median seq/s (nothing witho
   "$PY" "$ROOT/bench/train_gpu_ref.py" "$1" "$2" "$3" "$4" "$STEPS" "$WARMUP" "$5" |
     sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p'
 }
-mfu() { # seq/s, FLOPs per sequence (either empty: -)
-  [ -n "$1" ] && [ -n "$2" ] && [ "$PEAK_TFLOPS" != 0 ] &&
-    awk -v r="$1" -v f="$2" -v pk="$PEAK_TFLOPS" 'BEGIN { printf "%.1f %%", 100 * r * f / (pk * 1e12) }' || echo "-"
-}
+mfu() { gpu_mfu "$1" "$2" "$PEAK_TFLOPS"; } # seq/s, FLOPs per sequence (either empty: -)
 write_table() { # the rows so far into WRITE (after each row: a run cut short keeps what it measured)
   [ -n "$WRITE" ] || return 0
   {

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# bench/gpu_prep.sh - build here, on the CPU machine (nvcc 13, cuBLAS,
+# NCCL and the Debian -dev packages), everything a lent GPU machine needs
+# for bench/gpu_first.sh, as one compressed file to carry there: no build
+# is spent on the GPU's time.
+#
+#   bash bench/gpu_prep.sh [PACK]     (default build/gpu-carry/wikibert-gpu.tar.xz)
+#
+# 1. mk/devlibs.sh build/gpu/pkg/devlibs: the headers and libraries beyond
+#    the C library and CUDA (HDF5 with its libcurl and libcrypto, ICU,
+#    PCRE2, expat, bzip2, libdeflate, the compiler's runtime).
+# 2. make against that bundle only (DEVLIBS; the system's HDF5 directories
+#    are not looked at), sm_90 code only (H100, H200), in build/gpu/obj:
+#    train_bert, check_gpu and the programs the runbook makes its data and
+#    checks with (train_bert_cpu, wiki_dump, wiki_strip, sent_split,
+#    hdf5gen, hdf5_check), into build/gpu/pkg/bin with the RPATH
+#    $ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc (then CUDA's lib64),
+#    so that they find the bundle wherever the pack is unpacked.
+# 3. mk/devlibs.sh --check on the bundle and the programs; MANIFEST: the
+#    hash of the sources (bench/gpu_lib.sh gpu_src_hash: the runbook
+#    builds anew on the GPU machine when its tree differs), the commit,
+#    nvcc's version, the newest glibc symbol version the programs need.
+# 4. PACK: build/gpu/pkg (bin/, devlibs/, MANIFEST) as tar.xz.
+#
+# The build takes a few minutes on 2 cores (backend.cu alone is one nvcc
+# run of about a minute); it is incremental when run again.
+set -eu
+cd "$(dirname "$0")/.."
+. bench/gpu_lib.sh
+PACK=${1:-build/gpu-carry/wikibert-gpu.tar.xz}
+W=build/gpu
+PROGS=(train_bert train_bert_cpu wiki_dump wiki_strip sent_split hdf5gen hdf5_check)
+JOBS=${JOBS:-$(nproc)}
+ARCH='-gencode arch=compute_90,code=sm_90'
+command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
+  { echo "gpu_prep: no nvcc here: train_bert cannot be built (the runbook then builds on the GPU machine)" >&2; exit 1; }
+t0=$(date +%s)
+rm -rf "$W/pkg"
+mkdir -p "$W/pkg/bin" "$(dirname "$PACK")"
+mk/devlibs.sh "$W/pkg/devlibs"
+# shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader, \$$ for make and the shell
+make --no-print-directory -j"$JOBS" BUILD="$W/obj" BIN="$W/pkg/bin" DEVLIBS="$W/pkg/devlibs" \
+  'DEVLIBS_RPATH=\$$ORIGIN/../devlibs/lib:\$$ORIGIN/../devlibs/lib/cc' "CUDA_ARCH=$ARCH" \
+  "${PROGS[@]/#/$W/pkg/bin/}" "$W/obj/tests/check_gpu"
+cp "$W/obj/tests/check_gpu" "$W/pkg/bin/"
+mk/devlibs.sh --check "$W/pkg/devlibs" "$W/pkg/bin"/*
+rp=$(readelf -d "$W/pkg/bin/train_bert" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
+case "$rp" in '$ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc'*) ;; *)
+  echo "gpu_prep: $W/pkg/bin/train_bert: RPATH '$rp', not the bundle's \$ORIGIN path" >&2
+  exit 1
+  ;;
+esac
+glibc=$(for f in "$W/pkg/bin"/*; do objdump -T "$f"; done | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+nv=$(${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} --version | sed -n 's/.*release \([0-9.]*\), \(V[0-9.]*\).*/\1 \2/p')
+{
+  echo "src_hash $(gpu_src_hash .)"
+  echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built $(date -u +%Y-%m-%dT%H:%MZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(ldd --version | head -1 | sed 's/.* //') glibc"
+  echo "nvcc $nv, $ARCH"
+  echo "needs $glibc or newer"
+  echo "rpath $rp"
+} >"$W/pkg/MANIFEST"
+tar -C "$W/pkg" -cf - MANIFEST bin devlibs | xz -T"$JOBS" -6 >"$PACK.tmp"
+mv "$PACK.tmp" "$PACK"
+cat "$W/pkg/MANIFEST"
+echo "gpu_prep: $PACK: $(du -m "$PACK" | cut -f1) MB ($(du -sm "$W/pkg" | cut -f1) MB unpacked: devlibs $(du -sm "$W/pkg/devlibs" | cut -f1) MB, bin $(du -sm "$W/pkg/bin" | cut -f1) MB), $(($(date +%s) - t0)) s"
+echo "gpu_prep: carry $(dirname "$PACK") and run bench/gpu_first.sh (its header has the run tool's lines)"

@@ -1,0 +1,148 @@
+# bench/gpu_first.sh, the GPU runbook, end to end on the CPU emulation of
+# CUDA (EMU=1: train_bert_emu and test_gpu_emu, tiny models, little data),
+# so that its control flow, its output files and the parsing of its
+# results are checked on every commit, without a GPU:
+# - call 1: setup, preflight, gpu-check (check_gpu against the reference
+#   file), data, speed rows of train_bert and of the PyTorch peer, the
+#   profile, phase 2; call 2: data, the step-0 export, both learning
+#   curves and their windows, the sanitizer steps ("not run" without
+#   compute-sanitizer); at most 8 files per call; `summary` renders both.
+# - The PyTorch rows: with a Python that has torch, transformers and h5py
+#   the peer runs on the CPU, and with dropout off its curve must equal
+#   train_bert's step by step (same initial weights, rows, LAMB, schedule);
+#   without one, a stand-in prints a peer's result line for the speed rows
+#   (their parsing and the ratio) and the curve's PyTorch side is "not run".
+# - A step past its budget is killed and recorded as "timeout" while the
+#   next ones still run; a step that does not fit in what is left of the
+#   call is "not run"; a call killed after a step keeps what it recorded.
+. "$TESTS/cli/lib.sh"
+ROOT=$(cd "$TESTS/.." && pwd)
+: >"$err"
+if ! [ -x "$TESTBIN/train_bert_emu" ] || ! [ -x "$TESTBIN/test_gpu_emu" ]; then
+  echo "not run: no train_bert_emu / test_gpu_emu in $TESTBIN"
+  done_testing
+  exit 0
+fi
+HPY=$(py_with "torch, transformers, h5py")
+
+# the helpers the speed rows are computed with (bench/gpu_lib.sh)
+. "$ROOT/bench/gpu_lib.sh"
+ok "model FLOPs of BERT-large at 128/20: 3 x forward = 240643485696" \
+  [ "$(gpu_flops "$ROOT/train/configs/bert_large.json" 128 20)" = 240643485696 ]
+ok "... the GPUs' bf16 peaks" [ "$(gpu_peak_tflops "NVIDIA H100 80GB HBM3") $(gpu_peak_tflops "NVIDIA H200") $(gpu_peak_tflops "NVIDIA H100 PCIe") $(gpu_peak_tflops "Tesla T4")" = "989 989 756 0" ]
+ok "... MFU of 2055 seq/s on an H100: 50.0 %, none without a peak" \
+  [ "$(gpu_mfu 2055 240643485696 989)|$(gpu_mfu 2055 240643485696 0)|$(gpu_mfu "" 1 989)" = "50.0 %|-|-" ]
+printf '{"step": %d, "loss": 9.1, "seq_per_s": %s}\n' 1 5.0 2 100.5 3 90.25 4 120.0 5 80.0 >"$T/log"
+ok "... the median seq/s after the warm-up steps (steps 3-5: 90.25)" [ "$(gpu_median_seqs "$T/log" 2)" = 90.25 ]
+emu() { # OUTDIR CALL [VAR=VALUE...]: the runbook, emulated
+  local o=$1 c=$2
+  shift 2
+  env EMU=1 OUT="$T/$o" WORK="$T/w$o" TRB="$TESTBIN/train_bert_emu" CHK="$TESTBIN/test_gpu_emu" \
+    TRC="$BIN/train_bert_cpu" BIN="$BIN" GPU_CHECK_CPU=0 "$@" \
+    timeout 1200 bash "$ROOT/bench/gpu_first.sh" "$c" >"$T/$o.out" 2>&1
+}
+col() { # FILE KIND KEY -> the results.tsv line of KIND whose second field is KEY
+  awk -F'\t' -v k="$2" -v n="$3" '$1 == k && $2 == n' "$1"
+}
+stat_of() { # OUTDIR STEP -> its status
+  awk -F'\t' -v s="$2" '$1 == "step" && $3 == s { print $4 }' "$T/$1/results.tsv"
+}
+nfiles() { find "$T/$1" -type f | wc -l; }
+
+# ---- call 1 ----
+if [ -n "$HPY" ]; then
+  peer=$HPY
+else # a peer's result line, for the parsing (the import check passes, the run prints it)
+  peer=$T/fakepy
+  printf '#!/bin/sh\n[ "$1" = -c ] && exit 0\necho "torch 2.11.0 transformers 5.17.0 (attention: sdpa, cuda): 812.50 seq/s, peak 20480 MB"\n' >"$peer"
+  chmod +x "$peer"
+fi
+rc=0
+emu o1 1 PY="$peer" || rc=$?
+R=$T/o1/results.tsv
+ok "call 1 ends with exit 0 (got $rc; $(tail -3 "$T/o1.out" | tr '\n' ' '))" [ "$rc" = 0 ]
+ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
+  "setup preflight check data p1_ours p1_torch profile p2_ours p2_torch " ]
+for s in setup preflight check data p1_ours p1_torch profile p2_ours p2_torch; do
+  ok "... step $s: ok (got '$(stat_of o1 $s)')" [ "$(stat_of o1 $s)" = ok ]
+done
+ok "... at most 8 files, the expected ones ($(ls "$T/o1" | tr '\n' ' '))" eval \
+  '[ "$(nfiles o1)" -le 8 ] && [ "$(ls "$T/o1" | tr "\n" " ")" = "bench.log check.log preflight.txt profile.txt results.tsv summary.md " ]'
+ok "... the preflight block says there is no GPU and no compute-sanitizer" eval \
+  'grep -q "^gpu: not run" "$T/o1/preflight.txt" && grep -q "^compute-sanitizer: not run" "$T/o1/preflight.txt"'
+c=$(col "$R" check "check_gpu (the reference file, fp32 and bf16)")
+ok "... check_gpu's counts recorded ($c)" eval '[ "$(echo "$c" | cut -f4)" = 0 ] && [ "$(echo "$c" | cut -f3)" -gt 20 ]'
+ok "... the check's output streamed into check.log" grep -q "check_gpu.c: [0-9]* passed, 0 failed" "$T/o1/check.log"
+ok "... train_bert against train_bert_cpu recorded as not run (GPU_CHECK_CPU=0)" \
+  eval '[ -n "$(col "$R" check "train_bert against train_bert_cpu" | grep "not run")" ]'
+s1=$(awk -F'\t' '$1 == "speed" && $3 == "1 (64/10)" && $5 == "ours" { print $6 }' "$R")
+s2=$(awk -F'\t' '$1 == "speed" && $3 == "2 (128/20)" && $5 == "ours" { print $6 }' "$R")
+ok "... train_bert's seq/s in phase 1 ($s1) and phase 2 ($s2)" eval \
+  'awk -v a="$s1" -v b="$s2" "BEGIN { exit !(a > 0 && b > 0) }"'
+p1=$(awk -F'\t' '$1 == "speed" && $3 == "1 (64/10)" && $5 == "pytorch" { print $6 }' "$R")
+if [ -n "$HPY" ]; then
+  ok "... PyTorch's seq/s on the CPU ($p1)" awk -v a="$p1" 'BEGIN { exit !(a > 0) }'
+else
+  ok "... the peer's line parsed ($p1)" [ "$p1" = 812.50 ]
+  ratio=$(awk -v a="$s1" 'BEGIN { printf "%.2fx", a / 812.5 }')
+  ok "... the summary's phase 1 row: ours, the peer's, the ratio" \
+    grep -qF "| tiny | 1 (64/10) | 8 | $s1 | - | - | 812.50 | - | 20480 | $ratio |" "$T/o1/summary.md"
+fi
+ok "... the profile's head line and rows recorded" eval \
+  '[ "$(grep -c "^profile" "$R")" -ge 5 ] && grep -q "^profile.*ms of GPU time per step" "$R"'
+ok "... the data rows counted" grep -q "^data.*at 64/10: [0-9]* rows" "$R"
+
+# ---- call 2 ----
+rc=0
+emu o2 2 PY="${HPY:-none}" || rc=$?
+R=$T/o2/results.tsv
+ok "call 2 ends with exit 0 (got $rc; $(tail -3 "$T/o2.out" | tr '\n' ' '))" [ "$rc" = 0 ]
+ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
+  "setup preflight data curve_ours curve_torch curve_compare memcheck racecheck initcheck synccheck " ]
+for s in setup preflight data curve_ours curve_compare; do
+  ok "... step $s: ok (got '$(stat_of o2 $s)')" [ "$(stat_of o2 $s)" = ok ]
+done
+for s in memcheck racecheck initcheck synccheck; do # (the sanitizer needs a GPU)
+  ok "... $s: not run, no compute-sanitizer" eval \
+    '[ "$(stat_of o2 $s)" = "not run" ] && grep -q "step.*$s.*no compute-sanitizer" "$R"'
+done
+ok "... at most 8 files ($(ls "$T/o2" | tr '\n' ' '))" [ "$(nfiles o2)" -le 8 ]
+ok "... curve.tsv: a line per step" [ "$(tail -n +2 "$T/o2/curve.tsv" | wc -l)" = 8 ]
+ok "... train_bert's losses in it" awk -F'\t' 'NR > 1 && !($2 > 5 && $2 < 15) { bad = 1 } END { exit bad }' "$T/o2/curve.tsv"
+ok "... the step-0 export was written" test -s "$T/wo2/c0/hf/model.safetensors"
+if [ -n "$HPY" ]; then
+  ok "... PyTorch from the export: the same losses step by step (dropout off, float32)" awk -F'\t' \
+    'NR > 1 { d = $2 - $3; if (d < 0) d = -d; if (!($3 > 0) || d > 1e-4 * $3) bad = 1 } END { exit bad }' "$T/o2/curve.tsv"
+  e=$(col "$R" curveeval "loss, 8 rows, no dropout, float32")
+  ok "... the initial model's loss on the same rows is the same ($e)" \
+    awk -v a="$(echo "$e" | cut -f3)" -v b="$(echo "$e" | cut -f4)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-5 * b) }'
+  ok "... the windows' summary" grep -q "^curvesum.*largest relative difference 0.000 %" "$R"
+else
+  ok "... curve_torch not run (no Python with torch)" [ "$(stat_of o2 curve_torch)" = "not run" ]
+  ok "... its column empty" awk -F'\t' 'NR > 1 && $3 != "-" { bad = 1 } END { exit bad }' "$T/o2/curve.tsv"
+  ok "... the windows say so" grep -q "^curvesum	no PyTorch curve" "$R"
+  ok "... the windows' rows still hold train_bert's" grep -q "^curve	1	4	[0-9.]*	not run" "$R"
+fi
+
+# ---- both calls on one page ----
+run bash "$ROOT/bench/gpu_first.sh" summary "$T/o1" "$T/o2"
+ok "summary of both calls" eval 'grep -q "call 1, .*; call 2, " "$out" && grep -q "^### Speed" "$out" &&
+  grep -q "^### Learning curve" "$out" && grep -q "^### Profile" "$out" && grep -q "^| 2 | memcheck |" "$out"'
+
+# ---- a step past its budget, one that does not fit, a call cut short ----
+printf '#!/bin/sh\nsleep 600\n' >"$T/slow"
+chmod +x "$T/slow"
+rc=0
+(emu o3 1 PY=none CHK="$T/slow" BUDGET_check=2 CALL_BUDGET=600 BUDGET_p1_ours=100000 BUDGET_p1_torch=60 \
+  STOP_AFTER=p1_torch) 2>/dev/null || rc=$? # (the shell's "Killed" line not shown)
+R=$T/o3/results.tsv
+ok "a call killed after a step (STOP_AFTER): killed (exit $rc)" [ "$rc" = 137 ]
+ok "... a check that hangs is stopped at its budget: timeout" [ "$(stat_of o3 check)" = timeout ]
+ok "... and the next steps still run" [ "$(stat_of o3 data)" = ok ]
+ok "... a step whose budget exceeds the call's time left: not run" eval \
+  '[ "$(stat_of o3 p1_ours)" = "not run" ] && grep -q "p1_ours	not run	0	100000	[0-9]* s left in the call" "$R"'
+ok "... PyTorch missing: its rows not run" eval '[ "$(stat_of o3 p1_torch)" = "not run" ] &&
+  grep -q "p1_torch.*no Python with torch" "$R"'
+ok "... what was recorded before the kill is kept, nothing after" eval \
+  '[ -z "$(stat_of o3 profile)" ] && grep -q "| 1 | check | timeout |" "$T/o3/summary.md"'
+done_testing
