@@ -58,6 +58,47 @@ run mk "$T/w8" -n hu HU_DIR="$T/w8/x" EN_DIR="$T/w8/x"
 expect_rc "HU_DIR = EN_DIR" 2
 expect_err "... refused, naming both" "*HU_DIR and EN_DIR are both $T/w8/x*"
 ok "vocab.txt has the special tokens" grep -qx "\[MASK\]" "$W/hu/vocab/vocab.txt"
+
+# ---- unsafe variables: refused as make reads the workflows, naming the variable ----
+# (an empty HU_DIR gave `rm -rf /formatted_text`, a WORKDIR with a space ran rm -rf on its first word)
+refused() { # NAME GLOB VAR=VALUE...: make -n hu en refuses, prints no command
+  local name=$1 glob=$2
+  shift 2
+  run mk "$T/w8" -n hu en "$@"
+  expect_rc "$name: refused" 2
+  expect_err "... naming the variable" "$glob"
+  ok "... before any recipe" [ ! -s "$out" ]
+}
+refused "WORKDIR=''" "*WORKDIR is empty*" WORKDIR=
+refused "HU_DIR=''" "*HU_DIR is empty*" HU_DIR=
+refused "EN_DIR=''" "*EN_DIR is empty*" EN_DIR=
+refused "BIN=''" "*BIN is empty*" BIN=
+refused "WORKDIR with a space" "*WORKDIR='$T/a b': whitespace*" WORKDIR="$T/a b"
+refused "DUMP with a space" "*DUMP='$T/my dump.xml.bz2': whitespace*" DUMP="$T/my dump.xml.bz2"
+refused "EN_VOCAB with a tab" "*EN_VOCAB=*whitespace*" EN_VOCAB="$T/a	b.txt"
+refused "SEQ1='128 /' (a space inside an HDF5 directory name)" "*SEQ1='128 /': whitespace*" SEQ1="128 /"
+refused "WORKDIR with a shell glob" "*WORKDIR='$T/w\*': '\*'*" WORKDIR="$T/w*"
+refused "HU_DIR with a ';'" "*HU_DIR='$T/x;y': ';'*" HU_DIR="$T/x;y"
+refused "EN_DATASET=''" "*EN_DATASET is empty*" EN_DATASET=
+refused "EN_DATASET=../x" "*EN_DATASET='../x': a name, not a path*" EN_DATASET=../x
+refused "MIRROR with a quote" "*MIRROR=*in a URL*" MIRROR='x"y'
+for root in / /. // /.. /tmp/.. "$T/../../../../../../../.."; do
+  refused "WORKDIR=$root" "*WORKDIR='$root' is the filesystem root*" WORKDIR="$root"
+done
+refused "HU_DIR=//" "*HU_DIR='//' is the filesystem root*" HU_DIR=//
+refused "EN_DIR=/." "*EN_DIR='/.' is the filesystem root*" EN_DIR=/.
+mkdir -p "$T/sp/en/sentences" && : >"$T/sp/en/sentences/keep"
+run mk "$T/sp ace" en
+expect_rc "make en WORKDIR='DIR ace' (not -n)" 2
+ok "... leaves DIR untouched" [ -e "$T/sp/en/sentences/keep" ]
+run mk "$T/w8" -n hu HU_DUMP= HU_VOCAB=
+expect_rc "HU_DUMP='' and HU_VOCAB='': the defaults, as for DUMP and VOCAB" 0
+ok "... the download location and the trained vocabulary" \
+  eval 'grep -q "wiki_dump .*$T/w8/hu/download/huwiki-latest-" "$out" && grep -q "hdf5gen .*--vocab $T/w8/hu/vocab/vocab.txt" "$out"'
+run mk "$T/w8" -n en WORKDIR="$T/w8"
+expect_rc "an ordinary WORKDIR passes" 0
+run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL WORKDIR= make -C "$ROOT" --no-print-directory -n list
+expect_rc "a goal that runs no workflow is not held up by them" 0
 run mk "$W" hu-check en-check
 expect_rc "hdf5_check on every HDF5 file" 0
 ok "statistics for all 10 files" eval '[ "$(grep -v "^total:" "$out" | grep -c "instances, L")" = 10 ]'
