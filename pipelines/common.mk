@@ -8,7 +8,8 @@
 # and .DELETE_ON_ERROR (top Makefile) removes a target whose recipe failed,
 # so a stage killed midway and rerun gives the bytes of an uninterrupted
 # run. Directory outputs (shards, HDF5) are built in DIR.tmp and renamed;
-# DIR/.complete is the target make sees.
+# DIR/.complete is the target make sees; a failure or a signal removes
+# DIR.tmp (pipelines/dir_stage.sh).
 
 WORKDIR   ?= work
 DUMP_DATE ?= latest
@@ -77,15 +78,14 @@ prog = $(if $(NOBUILD),,$(BIN)/$(1))
 # bertPrep's HDF5 directory name: $(call h5_name,LOWER,SEQ,PRED)
 h5_name = hdf5_lower_case_$(1)_seq_len_$(2)_max_pred_$(3)_masked_lm_prob_$(MLM_PROB)_random_seed_$(SEED)_dupe_factor_$(DUPE)
 
-# $(call dir_stage,DIR,COMMAND): a directory stage. COMMAND writes into
-# DIR.tmp; when it succeeds DIR.tmp/.complete is made and DIR.tmp renamed
-# to DIR, when it fails DIR.tmp is removed. An older DIR goes first, so a
-# stage that fails never leaves a complete-looking directory behind.
+# $(call dir_stage,DIR,COMMAND): a directory stage (pipelines/dir_stage.sh).
+# COMMAND writes into DIR.tmp; when it succeeds DIR.tmp/.complete is made
+# and DIR.tmp renamed to DIR, when it fails or is stopped by a signal
+# DIR.tmp is removed. An older DIR goes first, so a stage that fails never
+# leaves a complete-looking directory behind. One recipe line, exec'd: the
+# script is the process make signals, and it waits for COMMAND.
 define dir_stage
-rm -rf $(1) $(1).tmp
-$(2) || { rm -rf $(1).tmp; exit 1; }
-touch $(1).tmp/.complete
-mv $(1).tmp $(1)
+exec pipelines/dir_stage.sh $(1) $(2)
 endef
 
 # $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every

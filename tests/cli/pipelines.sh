@@ -198,6 +198,52 @@ run mk "$K" en-sentences
 expect_rc "interrupted, then make again" 0
 ok "... gives the bytes of an uninterrupted run" cmp -s "$K/en/sentences/wikicorpus_en.txt" "$W/en/sentences/wikicorpus_en.txt"
 
+# ---- a directory stage stopped by a signal: no DIR.tmp, no process left ----
+# The HDF5 stage is held at a known point: its last shard is a FIFO, which
+# hdf5gen (-j 1, shards in order) opens after writing the other shards' files.
+# Signals as they come: `kill MAKE` (make passes SIGTERM to its recipe and
+# exits), Ctrl-C (SIGINT to the process group), a batch system's SIGTERM to it.
+stop_h5() { # HOW: make-term, group-int or group-term
+  local K=$T/stop-$1 i=0 mp holder kids k
+  mkdir -p "$K" && cp -a "$W/en" "$K/" && rm -rf "$K"/en/hdf5_*
+  local fifo=$K/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt
+  rm "$fifo" && mkfifo "$fifo"
+  (cd "$ROOT" && exec setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory NOBUILD=1 \
+    BIN="$BIN" WORKDIR="$K" EN_VOCAB="$T/vocab.txt" EN_TRAIN_SHARDS=3 EN_TEST_SHARDS=1 JOBS=1 \
+    en-hdf5-phase1 >"$K.log" 2>&1) &
+  mp=$!
+  timeout 300 bash -c 'exec 3>"$0"; echo open >"$1"; exec sleep 300' "$fifo" "$K.open" &
+  holder=$! # holds the FIFO open: hdf5gen waits in its read
+  while [ ! -s "$K.open" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+  ok "$1: hdf5gen reached the FIFO shard" [ -s "$K.open" ]
+  ok "... having written the shards before it" eval '[ "$(find "$K"/en/hdf5_*.tmp -name "*.hdf5" | wc -l)" = 3 ]'
+  kids=$(pgrep -P "$mp" | tr '\n' ' ')
+  case $1 in
+  make-term) kill -TERM "$mp" ;;
+  group-int) kill -INT -- -"$mp" ;;
+  group-term) kill -TERM -- -"$mp" ;;
+  esac
+  rc=0
+  wait "$mp" || rc=$?
+  ok "... make reports the interruption (exit $rc)" [ "$rc" -ne 0 ]
+  kill "$holder" 2>/dev/null # the FIFO's end: a stage still running would now finish its files
+  wait "$holder" 2>/dev/null
+  for k in $kids; do # make itself does not wait for its recipe after a SIGTERM
+    i=0
+    while kill -0 "$k" 2>/dev/null && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+    ok "... its recipe ended" not kill -0 "$k" 2>/dev/null
+  done
+  ok "... no temp directory or file left" eval '[ -z "$(find "$K" -name "*.tmp*")" ]'
+  ok "... no HDF5 directory" not eval 'ls -d "$K"/en/hdf5_* 2>/dev/null | grep -q .'
+}
+for how in make-term group-int group-term; do stop_h5 "$how"; done
+K=$T/stop-make-term
+rm "$K/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt"
+cp -p "$W/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt" "$K/en/$SH/wikicorpus_en/"
+run mk "$K" en-hdf5-phase1
+expect_rc "stopped, then make again" 0
+ok "... the bytes of an uninterrupted run" diff -r "$K/en/$H1" "$W/en/$H1"
+
 # ---- download ----
 M=$T/mirror/huwiki
 mkdir -p "$M/latest" "$M/20240101"
