@@ -84,6 +84,7 @@ static void usage(void) {
         "                                parallel, and one shard's reading, masking and\n"
         "                                compression use the rest\n"
         "  -f, --force                   replace existing output files\n"
+        "      --max-line-bytes N        longest line of a shard or the vocabulary (64M)\n"
         "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard with\n"
         "                                its read / build / write times)\n"
         "  -h, --help, -V, --version\n\n"
