@@ -309,7 +309,7 @@ static int list_txt(const char *dir, char ***v, int *n, Err *err) {
         (*v)[(*n)++] = p;
     }
     closedir(d);
-    qsort(*v + first, (size_t)(*n - first), sizeof **v, cmp_str);
+    if (*n > first) qsort(*v + first, (size_t)(*n - first), sizeof **v, cmp_str);
     return 0;
 }
 
