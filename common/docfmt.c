@@ -207,16 +207,22 @@ static int next_nonblank(DocReader *dr, const char **s, size_t *n, uint64_t *ln,
 }
 
 /* Add paragraph s[0..n) to d; a document growing past the longest line
- * (io.h) is an error (-1, err set), so one document never holds more. */
+ * (io.h) is an error (-1, err set), so one document never holds more. The
+ * text is measured as held, after the repair of invalid UTF-8 (which may
+ * triple a paragraph), with the newlines between paragraphs. */
 static int add_para(DocReader *dr, Doc *d, const char *s, size_t n, Err *err) {
-    if (d->text.len + n > dr->rd.max_line) { /* the newlines between paragraphs count */
+    int fits = d->text.len + n <= dr->rd.max_line; /* the raw bytes first */
+    if (fits) {
+        dr->bad_utf8 += utf8_append_repair(&d->text, s, n);
+        fits = d->text.len <= dr->rd.max_line;
+    }
+    if (!fits) {
         io_err_too_long(err, d->file, d->line,
                         dr->fmt == DOC_DOC ? "document (a <doc> block)"
                                            : "document (lines up to a blank line)");
         buf_free(&d->text);
         return -1;
     }
-    dr->bad_utf8 += utf8_append_repair(&d->text, s, n);
     buf_putc(&d->text, '\n');
     d->npara++;
     return 0;

@@ -609,6 +609,10 @@ static void ds_line(DocSplit *ds, const char *p, size_t n) {
     }
     n = rstrip_len(p, n);
     if (ds->lines) {
+        if (n > ds_max(ds)) { /* the repair of invalid UTF-8 made it longer */
+            ds_too_long(ds, 1, ds->line);
+            return;
+        }
         ds->doc_line = ds->line;
         buf_append(&ds->doc, p, n);
         buf_putc(&ds->doc, '\n');

@@ -113,6 +113,21 @@ static void test_reading(void) {
         docreader_free(&dr);
         doc_free(&d);
     }
+    /* measured as held: 8 raw bytes, 4 of them invalid, are 16 after the repair */
+    io_set_max_line(10);
+    {
+        const char *bad = "ab\xff\xff\xff\xff"
+                          "cd\n";
+        char *path = write_file("in", bad, strlen(bad));
+        DocReader dr;
+        Doc d = {0};
+        Err err;
+        docreader_init(&dr, &path, 1, DOC_LINES);
+        test_cond("a paragraph the repair of invalid UTF-8 takes over the limit: an error",
+                  docreader_next(&dr, &d, &err) == -1 && strstr(err.msg, ":1: document"));
+        docreader_free(&dr);
+        doc_free(&d);
+    }
     io_set_max_line(0);
 
     DocFormat f;
