@@ -217,7 +217,7 @@ stop_h5() { # HOW: make-term, group-int or group-term
   while [ ! -s "$K.open" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
   ok "$1: hdf5gen reached the FIFO shard" [ -s "$K.open" ]
   ok "... having written the shards before it" eval '[ "$(find "$K"/en/hdf5_*.tmp -name "*.hdf5" | wc -l)" = 3 ]'
-  kids=$(pgrep -P "$mp" | tr '\n' ' ')
+  kids=$(grep -ls "^PPid:[[:space:]]*$mp\$" /proc/[0-9]*/status | cut -d/ -f3 | tr '\n' ' ') # make's children
   case $1 in
   make-term) kill -TERM "$mp" ;;
   group-int) kill -INT -- -"$mp" ;;
