@@ -209,7 +209,7 @@ demo: all
 	$(Q)pipelines/demo.sh $(MAKE) --no-print-directory $(DEMO_VARS)
 
 ## bench: run every benchmark in bench/ (needs network for the peers)
-BENCHES := prep_speed prep_memory strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train vocab_unk wp_train train_cpu
+BENCHES := prep_speed prep_memory long_line strip_fidelity bz2par_bench sent_split text_filter langid wp_tokenize hdf5gen_compare shard_split vocab_train vocab_unk wp_train train_cpu
 bench: all
 	$(Q)for b in $(BENCHES); do echo "== bench/$$b.sh"; bash bench/$$b.sh; done
 

@@ -111,6 +111,15 @@ void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const c
     case 'v':
         display_level++;
         return;
+    case CLI_OPT_MAX_LINE: {
+        uint64_t v;
+        if (cli_parse_u64(arg, &v) || v < 1 || v > ((uint64_t)1 << 40))
+            cli_bad_usage("--max-line-bytes: expected a size from 1 to 1024G (K, M, G suffixes), "
+                          "got '%s'",
+                          arg);
+        io_set_max_line((size_t)v);
+        return;
+    }
     case 'V':
         cli_version(features ? features : "");
     case ':':

@@ -55,26 +55,34 @@ typedef struct CliCommon {
     const char *output; /* -o FILE; NULL = stdout */
 } CliCommon;
 
+/* getopt_long's value for --max-line-bytes N: the longest line of a text
+ * input (common/io.h io_set_max_line; K/M/G suffixes). Every program reads
+ * some text (its input, a vocabulary, a config), so every one has it. */
+#define CLI_OPT_MAX_LINE 0x7001
+
 /* The long forms of the shared options, to end a program's option table
  * (programs with -j list {"threads", required_argument, 0, 'j'} too); one
- * option a line, which clang-format would run together. */
+ * option a line, which clang-format would run together. CLI_NLONGOPTS_COMMON
+ * entries, the terminating {0} included. */
 // clang-format off
-#define CLI_LONGOPTS_COMMON                  \
-    {"output", required_argument, 0, 'o'},  \
-    {"force", no_argument, 0, 'f'},         \
-    {"quiet", no_argument, 0, 'q'},         \
-    {"verbose", no_argument, 0, 'v'},       \
-    {"help", no_argument, 0, 'h'},          \
-    {"version", no_argument, 0, 'V'},       \
+#define CLI_LONGOPTS_COMMON                                      \
+    {"output", required_argument, 0, 'o'},                      \
+    {"force", no_argument, 0, 'f'},                             \
+    {"quiet", no_argument, 0, 'q'},                             \
+    {"verbose", no_argument, 0, 'v'},                           \
+    {"help", no_argument, 0, 'h'},                              \
+    {"version", no_argument, 0, 'V'},                           \
+    {"max-line-bytes", required_argument, 0, CLI_OPT_MAX_LINE}, \
     {0, 0, 0, 0}
 // clang-format on
+#define CLI_NLONGOPTS_COMMON 8
 
 /* Defaults: all cores, no -f, stdout. */
 void cli_common_init(CliCommon *c);
 
 /* Handle getopt_long's result `opt` when it is one of the shared options
- * -j -o -f -q -v -V or a getopt error (':' a missing value, anything else
- * an unknown option). A program's switch handles its own options and -h and
+ * -j -o -f -q -v -V --max-line-bytes or a getopt error (':' a missing
+ * value, anything else an unknown option). A program's switch handles its own options and -h and
  * sends the rest here from `default:`. -V prints the version with
  * `features` and exits 0; errors exit 2. */
 void cli_common_opt(CliCommon *c, int opt, const char *arg, char **argv, const char *features);

@@ -208,10 +208,26 @@ static int next_nonblank(DocReader *dr, const char **s, size_t *n, uint64_t *ln,
     return r;
 }
 
-static void add_para(DocReader *dr, Doc *d, const char *s, size_t n) {
-    dr->bad_utf8 += utf8_append_repair(&d->text, s, n);
+/* Add paragraph s[0..n) to d; a document growing past the longest line
+ * (io.h) is an error (-1, err set), so one document never holds more. The
+ * text is measured as held, after the repair of invalid UTF-8 (which may
+ * triple a paragraph), with the newlines between paragraphs. */
+static int add_para(DocReader *dr, Doc *d, const char *s, size_t n, Err *err) {
+    int fits = d->text.len + n <= dr->rd.max_line; /* the raw bytes first */
+    if (fits) {
+        dr->bad_utf8 += utf8_append_repair(&d->text, s, n);
+        fits = d->text.len <= dr->rd.max_line;
+    }
+    if (!fits) {
+        io_err_too_long(err, d->file, d->line,
+                        dr->fmt == DOC_DOC ? "document (a <doc> block)"
+                                           : "document (lines up to a blank line)");
+        buf_free(&d->text);
+        return -1;
+    }
     buf_putc(&d->text, '\n');
     d->npara++;
+    return 0;
 }
 
 static void doc_reset(Doc *d, const DocReader *dr, uint64_t line) {
@@ -272,7 +288,7 @@ static int read_doc(DocReader *dr, Doc *d, Err *err) {
             seen_title = 1;
             continue;
         }
-        if (n) add_para(dr, d, s, n);
+        if (n && add_para(dr, d, s, n, err)) return -1;
     }
     if (r < 0) return r;
     dr->malformed++;
@@ -318,7 +334,10 @@ static int read_json(DocReader *dr, Doc *d, Err *err) {
         while (p < end) {
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             size_t m = nl ? (size_t)(nl - p) : (size_t)(end - p);
-            if (m) add_para(dr, d, p, m);
+            if (m && add_para(dr, d, p, m, err)) {
+                buf_free(&text);
+                return -1;
+            }
             p += m + 1;
         }
         buf_free(&text);
@@ -335,9 +354,9 @@ static int read_text(DocReader *dr, Doc *d, Err *err) {
     int r = next_nonblank(dr, &s, &n, &ln, err);
     if (r <= 0) return r;
     doc_reset(d, dr, ln);
-    add_para(dr, d, s, n);
+    if (add_para(dr, d, s, n, err)) return -1;
     while ((r = next_line(dr, &s, &n, &ln, err)) == 1 && !is_blank(s, n))
-        add_para(dr, d, s, n);
+        if (add_para(dr, d, s, n, err)) return -1;
     return r < 0 ? -1 : 1;
 }
 

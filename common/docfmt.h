@@ -91,7 +91,8 @@ typedef struct DocReader {
 void docreader_init(DocReader *dr, char **inputs, int n, DocFormat fmt);
 
 /* Next document into *d (its buffers are reused). Returns 1, 0 at the end,
- * -1 on an I/O error (err names the file). Malformed JSON records and
+ * -1 on an I/O error, or a line or document longer than the reader's
+ * max_line (io.h; err names the file and line). Malformed JSON records and
  * unterminated <doc> blocks are skipped with a warning and counted. */
 int docreader_next(DocReader *dr, Doc *d, Err *err);
 

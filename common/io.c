@@ -17,6 +17,30 @@
 
 #define READ_CHUNK (1u << 20)
 
+/* ---- the longest line ---- */
+
+static size_t max_line = IO_MAX_LINE_DEFAULT;
+
+void io_set_max_line(size_t n) { max_line = n ? n : IO_MAX_LINE_DEFAULT; }
+
+size_t io_max_line(void) { return max_line; }
+
+const char *io_size_str(size_t n, char buf[32]) {
+    if (n >= (1u << 20) && n % (1u << 20) == 0)
+        snprintf(buf, 32, "%zu MiB", n >> 20);
+    else if (n >= (1u << 10) && n % (1u << 10) == 0)
+        snprintf(buf, 32, "%zu KiB", n >> 10);
+    else
+        snprintf(buf, 32, "%zu bytes", n);
+    return buf;
+}
+
+int io_err_too_long(Err *err, const char *name, uint64_t line, const char *what) {
+    char sz[32];
+    return err_set(err, "%s:%llu: %s longer than %s (--max-line-bytes raises the limit)", name,
+                   (unsigned long long)line, what, io_size_str(max_line, sz));
+}
+
 /* ---- reader ---- */
 
 int reader_init(Reader *r, char **inputs, int n) {
@@ -25,6 +49,7 @@ int reader_init(Reader *r, char **inputs, int n) {
     r->inputs = n ? inputs : stdin_name;
     r->ninputs = n ? n : 1;
     r->cur = -1;
+    r->max_line = max_line;
     return 0;
 }
 
@@ -51,17 +76,54 @@ FILE *xfopen_read(const char *path, Err *err) {
     return fp;
 }
 
-int read_file(const char *path, Buf *out, Err *err) {
+/* read_file with limits: at most `max` bytes in all (0: none) and, when
+ * text, no line longer than max_line. */
+static int read_whole(const char *path, Buf *out, size_t max, const char *what, int text,
+                      Err *err) {
     FILE *fp = xfopen_read(path, err);
     if (!fp) return -1;
     char chunk[1 << 16];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+    size_t n, total = 0, run = 0; /* run: bytes since the last '\n' */
+    uint64_t line = 1;
+    int rc = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) {
         buf_append(out, chunk, n);
-    int bad = ferror(fp), saved = errno;
+        total += n;
+        if (max && total > max) {
+            char sz[32];
+            rc = err_set(err, "%s: larger than %s, too large for %s", path, io_size_str(max, sz),
+                         what);
+            break;
+        }
+        if (!text) continue;
+        for (const char *p = chunk, *end = chunk + n; p < end;) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            run += (size_t)((nl ? nl : end) - p);
+            if (run > max_line) break;
+            if (!nl) break;
+            run = 0;
+            line++;
+            p = nl + 1;
+        }
+        if (run > max_line) {
+            rc = io_err_too_long(err, path, line, "line");
+            break;
+        }
+    }
+    int bad = !rc && ferror(fp), saved = errno;
     if (fp != stdin) fclose(fp);
     if (bad) return err_set(err, "%s: read error: %s", path, strerror(saved));
-    return 0;
+    return rc;
+}
+
+int read_file(const char *path, Buf *out, Err *err) { return read_whole(path, out, 0, "", 0, err); }
+
+int read_text_file(const char *path, Buf *out, Err *err) {
+    return read_whole(path, out, 0, "", 1, err);
+}
+
+int read_file_max(const char *path, Buf *out, size_t max, const char *what, Err *err) {
+    return read_whole(path, out, max, what, 0, err);
 }
 
 uint64_t file_size_of(FILE *fp) {
@@ -92,9 +154,13 @@ static long reader_fill(Reader *r, Err *err) {
         r->start = 0;
     }
     if (r->cap - r->end < READ_CHUNK) {
+        /* doubling, but never past what the longest line needs: a line
+         * longer than max_line is refused once that much is buffered */
+        size_t need = r->end + READ_CHUNK, most = r->max_line + 2 * (size_t)READ_CHUNK;
         size_t cap = r->cap ? r->cap : READ_CHUNK;
-        while (cap - r->end < READ_CHUNK)
+        while (cap < need)
             cap *= 2;
+        if (cap > most && need <= most) cap = most;
         r->buf = xrealloc(r->buf, cap + 1);
         r->cap = cap;
     }
@@ -134,12 +200,16 @@ int reader_next_line(Reader *r, const char **line, size_t *len, Err *err) {
     for (;;) {
         char *nl = scan < r->end ? memchr(r->buf + scan, '\n', r->end - scan) : NULL;
         if (nl) {
+            if ((size_t)(nl - (r->buf + r->start)) > r->max_line)
+                return io_err_too_long(err, r->name, r->line + 1, "line");
             *line = r->buf + r->start;
             *len = (size_t)(nl - (r->buf + r->start));
             r->start = (size_t)(nl - r->buf) + 1;
             r->line++;
             return 1;
         }
+        if (r->end - r->start > r->max_line) /* no '\n' within the limit */
+            return io_err_too_long(err, r->name, r->line + 1, "line");
         if (r->eof) {
             if (r->end > r->start) {
                 *line = r->buf + r->start;

@@ -4,7 +4,10 @@
  * growing buffer and hands out lines as (ptr, len) without the '\n', so NUL
  * bytes inside lines are kept. It tracks file name and line number for
  * messages ("prog: pages.jsonl:12: ..."). An input whose first bytes are
- * UTF-16 or UTF-32 text is refused (utf8_refuse_wide).
+ * UTF-16 or UTF-32 text is refused (utf8_refuse_wide). No line may be
+ * longer than io_max_line() (--max-line-bytes, 64 MiB by default), so a
+ * Reader holds at most that plus one read chunk, whatever the input: a
+ * longer line is an error naming the file, the line and the option.
  *
  * Writer: stdout, or `-o FILE` written to FILE.tmp.<pid> and renamed into
  * place only by writer_close() after every byte was flushed and checked. On
@@ -46,6 +49,27 @@
 #include "common/buf.h"
 #include "common/common.h"
 
+/* ---- the longest line (--max-line-bytes) ---- */
+
+/* The default longest line: 64 MiB, 32 times the largest page that
+ * MediaWiki stores (2 MiB of wikitext), and more than any line our own
+ * stages write from such a page. */
+#define IO_MAX_LINE_DEFAULT ((size_t)64 << 20)
+
+/* The longest line (bytes, without its '\n') that every Reader,
+ * read_text_file() and the document readers built on them accept, for the
+ * whole process: --max-line-bytes of every program sets it (cli.c) before
+ * any reading starts. 0 restores the default. */
+void io_set_max_line(size_t n);
+size_t io_max_line(void);
+
+/* n as a short size for messages: "64 MiB", "512 KiB" or "1000 bytes". */
+const char *io_size_str(size_t n, char buf[32]);
+
+/* Fill err with "NAME:LINE: WHAT longer than N (--max-line-bytes raises the
+ * limit)", e.g. WHAT "line" or "document". Returns -1. */
+int io_err_too_long(Err *err, const char *name, uint64_t line, const char *what);
+
 typedef struct Reader {
     char **inputs; /* names; "-" is stdin */
     int ninputs;
@@ -54,9 +78,10 @@ typedef struct Reader {
     const char *name; /* name of the open input, for messages */
     char *buf;
     size_t cap, start, end;
-    int eof;        /* current input fully read into buf */
-    uint64_t line;  /* 1-based number of the last line returned */
-    uint64_t bytes; /* bytes consumed from all inputs so far */
+    int eof;         /* current input fully read into buf */
+    uint64_t line;   /* 1-based number of the last line returned */
+    uint64_t bytes;  /* bytes consumed from all inputs so far */
+    size_t max_line; /* longest line accepted: io_max_line() at reader_init */
 } Reader;
 
 /* Prepare to read `n` inputs (n == 0 means stdin). The names are borrowed
@@ -66,8 +91,10 @@ int reader_init(Reader *r, char **inputs, int n);
 
 /* Next line without its '\n' (a final line without '\n' counts). The
  * pointer stays valid until the next call. Returns 1 with a line, 0 when
- * all inputs are exhausted, -1 on an I/O error or a UTF-16/UTF-32 input
- * (err names the file, and the line where there is one). */
+ * all inputs are exhausted, -1 on an I/O error, a UTF-16/UTF-32 input or a
+ * line longer than r->max_line (err names the file, and the line where
+ * there is one: "FILE:LINE: line longer than 64 MiB (--max-line-bytes
+ * raises the limit)"). */
 int reader_next_line(Reader *r, const char **line, size_t *len, Err *err);
 
 /* Close the open input and free the buffer. */
@@ -220,8 +247,22 @@ int inputs_check(char *const *paths, int n, Err *err);
 FILE *xfopen_read(const char *path, Err *err);
 
 /* Append all of `path` ("-": stdin) to out. Returns 0, or -1 with err set
- * ("path: No such file or directory", "path: read error: ..."). */
+ * ("path: No such file or directory", "path: read error: ..."). It holds
+ * whatever the file holds: a binary format whose size is known (a
+ * checkpoint) only; text goes through read_text_file, and formats of a
+ * bounded size through read_file_max. */
 int read_file(const char *path, Buf *out, Err *err);
+
+/* read_file for a text file read whole (a vocabulary, a JSON config): no
+ * line may be longer than io_max_line(), so an input without newlines
+ * (/dev/zero) stops there. Returns 0, or -1 with err set ("path:LINE: line
+ * longer than ..." besides read_file's errors). */
+int read_text_file(const char *path, Buf *out, Err *err);
+
+/* read_file for a binary format of bounded size (a SentencePiece .model, a
+ * language model): more than `max` bytes is an error, "path: larger than
+ * N, too large for WHAT", found after reading at most max + 64 KiB. */
+int read_file_max(const char *path, Buf *out, size_t max, const char *what, Err *err);
 
 /* Size of a regular file, or 0 if unknown (pipe, stdin). */
 uint64_t file_size_of(FILE *fp);

@@ -38,6 +38,7 @@ static void usage(void) {
            "  --dump         print every row on stdout, tab-separated: input_ids,\n"
            "                 segment_ids as 0/1 digits, masked_lm_positions, masked_lm_ids,\n"
            "                 next_sentence_label (unpadded)\n"
+           "      --max-line-bytes N  longest line of --vocab (default 64M)\n"
            "  -q, --quiet    only errors; -v: also the histogram\n"
            "  -h, --help, -V, --version\n\n"
            "Exit status: 0 every file valid; 1 a violation (the message names the file and\n"

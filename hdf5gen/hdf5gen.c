@@ -90,6 +90,7 @@ static void usage(void) {
         "  -f, --force                   replace existing output files (without it, an\n"
         "                                output that appears while the shard is made is\n"
         "                                kept and the shard fails)\n"
+        "      --max-line-bytes N        longest line of a shard or the vocabulary (64M)\n"
         "  -q, --quiet / -v, --verbose   fewer / more messages (-v: a line per shard with\n"
         "                                its read / build / write times)\n"
         "  -h, --help, -V, --version\n\n"
@@ -317,7 +318,7 @@ static int list_txt(const char *dir, char ***v, int *n, Err *err) {
         (*v)[(*n)++] = p;
     }
     closedir(d);
-    qsort(*v + first, (size_t)(*n - first), sizeof **v, cmp_str);
+    if (*n > first) qsort(*v + first, (size_t)(*n - first), sizeof **v, cmp_str);
     return 0;
 }
 

@@ -8,7 +8,8 @@
 # and .DELETE_ON_ERROR (top Makefile) removes a target whose recipe failed,
 # so a stage killed midway and rerun gives the bytes of an uninterrupted
 # run. Directory outputs (shards, HDF5) are built in DIR.tmp and renamed;
-# DIR/.complete is the target make sees.
+# DIR/.complete is the target make sees; a failure or a signal removes
+# DIR.tmp (pipelines/dir_stage.sh).
 
 WORKDIR   ?= work
 DUMP_DATE ?= latest
@@ -23,6 +24,53 @@ PRED2     ?= 80
 # the CPUs this make may use: affinity (taskset, Slurm) and cgroup quota
 JOBS      ?= $(shell mk/ncpus.sh 2>/dev/null || nproc 2>/dev/null || echo 1)
 
+# ---- the variables, checked as make reads the workflows ----
+# A value that is empty, holds whitespace or a character that the shell or
+# make reads as syntax, or resolves to / would put a stage somewhere other
+# than meant (an empty HU_DIR gave `rm -rf /formatted_text`; a WORKDIR with a
+# space ran `rm -rf` on its first word). Such a value stops make with an
+# error naming the variable, before any recipe runs. Goals that run no
+# workflow (building, testing, installing, cleaning) are not held up.
+WB_NO_WORKFLOW := all test check asan ubsan clean fuzz fuzz-clean format list print-config \
+                  install uninstall bench gpu-check report demo
+wb_checked := $(if $(filter-out $(WB_NO_WORKFLOW),$(MAKECMDGOALS)),1)
+wb_none :=
+wb_space := $(wb_none) $(wb_none)
+wb_tab := $(wb_none)	$(wb_none)
+define wb_newline
+
+
+endef
+wb_hash := \#
+# characters the recipes' shell or make's rules would read as syntax
+wb_syntax := ' " \ ` $$ ; & | < > * ? [ ] { } ( ) $(wb_hash) % :
+# $(call wb_flaws,TEXT): what is wrong with TEXT as part of a path (empty if nothing)
+wb_flaws = $(strip $(if $(findstring $(wb_space),$(1))$(findstring $(wb_tab),$(1))$(findstring \
+  $(wb_newline),$(1)),whitespace) $(foreach c,$(wb_syntax),$(if $(findstring $c,$(1)),'$c')))
+# $(call wb_check,VAR,KIND): stop make when $(VAR) is unsafe. KIND is dir (a
+# directory the workflow writes and removes below), file (an input) or
+# word (a name or number that becomes part of a path: no '/').
+wb_kind_dir := directory
+wb_kind_file := file
+wb_kind_word := name
+wb_check = $(if $(wb_checked),$(call wb_check_,$(1),$(wb_kind_$(2)),$($(1))))
+wb_check_ = $(if $(strip $(3)),,$(error $(1) is empty: the workflows need a $(2) here))$(if \
+  $(call wb_flaws,$(3)),$(error $(1)='$(3)': $(call wb_flaws,$(3)) in a path; use a $(2) \
+  without it))$(if $(filter name,$(2)),$(if $(findstring /,$(3)),$(error $(1)='$(3)': a name, \
+  not a path (no '/'))),$(if $(filter /,$(abspath $(3)) $(realpath $(3))),$(error $(1)='$(3)' \
+  is the filesystem root /: give the workflows a $(2) of their own)))
+# $(call wb_check_url,VAR): a URL, which the recipe puts in double quotes
+wb_check_url = $(if $(wb_checked),$(if $(strip $($(1))),,$(error $(1) is empty))$(if $(findstring \
+  $(wb_space),$($(1)))$(findstring ",$($(1)))$(findstring $$,$($(1)))$(findstring `,$($(1)))$(findstring \
+  \,$($(1))),$(error $(1)='$($(1))': whitespace, '"', '$$', '`' or '\' in a URL)))
+
+$(call wb_check,WORKDIR,dir)
+$(call wb_check,BIN,dir)
+$(foreach v,DUMP_DATE SEED DUPE MLM_PROB SEQ1 PRED1 SEQ2 PRED2 JOBS,$(call wb_check,$(v),word))
+$(call wb_check_url,MIRROR)
+$(foreach v,DUMP VOCAB,$(if $($(v)),$(call wb_check,$(v),file)))
+$(foreach v,SHARDS TEST_SHARDS VOCAB_SIZE,$(if $($(v)),$(call wb_check,$(v),word)))
+
 # A stage needs its programs: $(call prog,NAME) is $(BIN)/NAME as an
 # order-only prerequisite (built if missing); NOBUILD=1 uses $(BIN) as it is.
 prog = $(if $(NOBUILD),,$(BIN)/$(1))
@@ -30,15 +78,14 @@ prog = $(if $(NOBUILD),,$(BIN)/$(1))
 # bertPrep's HDF5 directory name: $(call h5_name,LOWER,SEQ,PRED)
 h5_name = hdf5_lower_case_$(1)_seq_len_$(2)_max_pred_$(3)_masked_lm_prob_$(MLM_PROB)_random_seed_$(SEED)_dupe_factor_$(DUPE)
 
-# $(call dir_stage,DIR,COMMAND): a directory stage. COMMAND writes into
-# DIR.tmp; when it succeeds DIR.tmp/.complete is made and DIR.tmp renamed
-# to DIR, when it fails DIR.tmp is removed. An older DIR goes first, so a
-# stage that fails never leaves a complete-looking directory behind.
+# $(call dir_stage,DIR,COMMAND): a directory stage (pipelines/dir_stage.sh).
+# COMMAND writes into DIR.tmp; when it succeeds DIR.tmp/.complete is made
+# and DIR.tmp renamed to DIR, when it fails or is stopped by a signal
+# DIR.tmp is removed. An older DIR goes first, so a stage that fails never
+# leaves a complete-looking directory behind. One recipe line, exec'd: the
+# script is the process make signals, and it waits for COMMAND.
 define dir_stage
-rm -rf $(1) $(1).tmp
-$(2) || { rm -rf $(1).tmp; exit 1; }
-touch $(1).tmp/.complete
-mv $(1).tmp $(1)
+exec pipelines/dir_stage.sh $(1) $(2)
 endef
 
 # $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every

@@ -20,13 +20,21 @@
 EN_DIR           ?= $(WORKDIR)/en
 EN_WIKI          ?= enwiki
 EN_DUMP_KIND     ?= pages-articles.xml.bz2
-EN_DUMP          ?= $(or $(DUMP),$(EN_DIR)/download/wikicorpus_en/wikicorpus_en.xml.bz2)
-EN_VOCAB         ?= $(or $(VOCAB),data/bert/vocab.txt)
+EN_DUMP_DEFAULT   = $(or $(DUMP),$(EN_DIR)/download/wikicorpus_en/wikicorpus_en.xml.bz2)
+EN_DUMP          ?= $(EN_DUMP_DEFAULT)
+EN_VOCAB_DEFAULT  = $(or $(VOCAB),data/bert/vocab.txt)
+EN_VOCAB         ?= $(EN_VOCAB_DEFAULT)
 EN_LOWER         ?= 1
 EN_TRAIN_SHARDS  ?= $(or $(SHARDS),256)
 EN_TEST_SHARDS   ?= $(or $(TEST_SHARDS),256)
 EN_TEST_FRACTION ?= 0.1
 EN_DATASET       ?= wikicorpus_en
+# an empty EN_DUMP or EN_VOCAB on the command line means the default, as an empty DUMP or VOCAB does
+$(foreach v,EN_DUMP EN_VOCAB,$(if $(strip $($(v))),,$(eval override $(v) = $(value $(v)_DEFAULT))))
+$(call wb_check,EN_DIR,dir)
+$(foreach v,EN_WIKI EN_DUMP_KIND EN_LOWER EN_TRAIN_SHARDS EN_TEST_SHARDS EN_TEST_FRACTION EN_DATASET,$(call \
+  wb_check,$(v),word))
+$(foreach v,EN_DUMP EN_VOCAB,$(call wb_check,$(v),file))
 
 EN_TEXT  := $(EN_DIR)/formatted_one_article_per_line/$(EN_DATASET)_one_article_per_line.txt
 EN_SENT  := $(EN_DIR)/sentences/$(EN_DATASET).txt

@@ -41,13 +41,16 @@
 HU_LANG       ?= $(or $(WIKI_LANG),$(if $(filter command line,$(origin LANG)),$(LANG)),hu)
 HU_FAITHFUL   ?= 0
 HU_DIR        ?= $(WORKDIR)/$(HU_LANG)$(if $(filter $(abspath $(WORKDIR)/$(HU_LANG)),$(abspath $(EN_DIR))),-hu-sequence)$(if $(filter 1,$(HU_FAITHFUL)),-faithful)
+$(call wb_check,HU_LANG,word)
+$(call wb_check,HU_DIR,dir)
 ifeq ($(abspath $(HU_DIR)),$(abspath $(EN_DIR)))
 $(error HU_DIR and EN_DIR are both $(HU_DIR): the Hungarian sequence and the English workflow need a directory each)
 endif
 HU_WIKI       ?= $(HU_LANG)wiki
 HU_WORD_CHARS ?= $(WORD_CHARS)
 HU_DUMP_KIND  ?= pages-articles-multistream.xml.bz2
-HU_DUMP       ?= $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_DUMP_KIND))
+HU_DUMP_DEFAULT = $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_DUMP_KIND))
+HU_DUMP       ?= $(HU_DUMP_DEFAULT)
 HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
 HU_SHARDS     ?= $(or $(SHARDS),50)
 HU_CASED      ?= 0
@@ -58,7 +61,13 @@ $(error HU_FAITHFUL=1 and HU_CASED=1: the original workflow always lower-cases)
 endif
 HU_NORM       := $(HU_LOWER)$(if $(filter-out $(HU_LOWER),$(HU_STRIP_ACCENTS)),_strip_accents_$(HU_STRIP_ACCENTS))
 HU_TRAINED_VOCAB := $(HU_DIR)/vocab$(if $(filter 0,$(HU_FAITHFUL)),$(if $(filter-out 1_strip_accents_0,$(HU_NORM)),_lower_case_$(HU_NORM)))/vocab.txt
-HU_VOCAB      ?= $(or $(VOCAB),$(HU_TRAINED_VOCAB))
+HU_VOCAB_DEFAULT = $(or $(VOCAB),$(HU_TRAINED_VOCAB))
+HU_VOCAB      ?= $(HU_VOCAB_DEFAULT)
+# an empty HU_DUMP or HU_VOCAB on the command line means the default, as an empty DUMP or VOCAB does
+$(foreach v,HU_DUMP HU_VOCAB,$(if $(strip $($(v))),,$(eval override $(v) = $(value $(v)_DEFAULT))))
+$(foreach v,HU_FAITHFUL HU_WIKI HU_DUMP_KIND HU_VOCAB_SIZE HU_SHARDS HU_CASED HU_LOWER HU_STRIP_ACCENTS,$(call \
+  wb_check,$(v),word))
+$(foreach v,HU_DUMP HU_VOCAB,$(call wb_check,$(v),file))
 
 HU_TEXT  := $(HU_DIR)/text/wikicorpus_$(HU_LANG).txt
 HU_SENT  := $(HU_DIR)/sentences/wikicorpus_$(HU_LANG).txt

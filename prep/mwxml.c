@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/io.h"
 #include "common/utf8.h"
 
 enum Field {
@@ -45,7 +46,7 @@ enum Field {
     F_NAMESPACE,
 };
 
-enum { SNIFF_MAX = 4096 };
+enum { SNIFF_MAX = 4096, MAX_NAMESPACES = 1 << 16 };
 
 struct MwXml {
     XML_Parser xp;
@@ -68,7 +69,7 @@ struct MwXml {
     /* page under construction */
     Buf title, text, redirect, num;
     int64_t id, revid, ns;
-    int has_title, has_redirect, text_too_large;
+    int has_title, has_redirect, text_too_large, title_too_large;
     uint64_t page_line;
     const char *bad_num;           /* first element that held no valid number */
     char bad_text[UTF8_QUOTE_CAP]; /* its text, for the message */
@@ -89,6 +90,13 @@ struct MwXml {
 
     MwXmlStats stats;
     int64_t prefix_len; /* bytes of synthetic prefix fed to expat */
+
+    /* bounded memory: expat buffers a token (a tag, a comment) until it
+     * ends, so the bytes fed since the end of the last event are watched */
+    int64_t fed;         /* bytes given to expat */
+    int64_t events_end;  /* where the last event (any handler) ended */
+    char oversize[160];  /* what was too large, when the parser was stopped for it */
+    int64_t oversize_at; /* "markup": where it starts */
 };
 
 /* ---- canonical namespace names ---- */
@@ -150,7 +158,7 @@ static void page_reset(MwXml *wd) {
     buf_clear(&wd->text);
     buf_clear(&wd->redirect);
     wd->id = wd->revid = wd->ns = 0;
-    wd->has_title = wd->has_redirect = wd->text_too_large = 0;
+    wd->has_title = wd->has_redirect = wd->text_too_large = wd->title_too_large = 0;
     wd->bad_num = NULL;
 }
 
@@ -158,8 +166,46 @@ static char *bufdup(const Buf *b) { return xstrdup(b->data ? b->data : ""); }
 
 /* ---- expat handlers ---- */
 
+/* Stop the parser for something too large, `what` (parse reports it). */
+static void stop_oversize(MwXml *wd, const char *what) {
+    snprintf(wd->oversize, sizeof wd->oversize, "%s", what);
+    XML_StopParser(wd->xp, XML_FALSE);
+}
+
+/* The error for markup longer than max_markup that starts at XML byte `at`
+ * (counted without the synthetic prefix of a fragment). */
+static int markup_error(MwXml *wd, int64_t at, Err *err) {
+    char sz[32];
+    at -= wd->prefix_len;
+    return err_set(err,
+                   "%s: XML byte %lld: markup (a tag, comment or declaration) longer than %s "
+                   "(--max-line-bytes raises the limit)",
+                   wd->opts.name, (long long)(at < 0 ? 0 : at),
+                   io_size_str(wd->opts.max_markup, sz));
+}
+
+/* Every handler first notes where its event ends in the input; a markup
+ * event (not text) longer than max_markup stops the parser, as the same
+ * markup cut by a chunk end does in parse(), so that chunking never
+ * changes the outcome. */
+static void mark(MwXml *wd, int markup) {
+    int64_t at = (int64_t)XML_GetCurrentByteIndex(wd->xp), n = XML_GetCurrentByteCount(wd->xp);
+    wd->events_end = at + n;
+    if (markup && n > (int64_t)wd->opts.max_markup && !wd->oversize[0]) {
+        wd->oversize_at = at;
+        stop_oversize(wd, "markup");
+    }
+}
+
+/* Markup without a handler of its own (comments, declarations, white
+ * space outside the root): its position, and its length when it is markup. */
+static void XMLCALL on_default(void *ud, const XML_Char *s, int len) {
+    mark(ud, len > 0 && s[0] == '<');
+}
+
 static void XMLCALL on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
     MwXml *wd = ud;
+    mark(wd, 1);
     wd->depth++;
     if (!wd->seen_root) {
         wd->seen_root = 1;
@@ -246,11 +292,12 @@ static void page_number(MwXml *wd, const char *what, int64_t *out) {
 
 static void deliver_page(MwXml *wd) {
     wd->stats.pages++;
-    if (wd->text_too_large) {
+    if (wd->text_too_large || wd->title_too_large) {
         wd->stats.too_large++;
-        warn("%s:%llu: page '%.*s' skipped: text longer than %zu bytes", wd->opts.name,
+        warn("%s:%llu: page '%.*s' skipped: %s longer than %zu bytes", wd->opts.name,
              (unsigned long long)wd->page_line, (int)(wd->title.len > 200 ? 200 : wd->title.len),
-             wd->title.data ? wd->title.data : "", wd->opts.max_text);
+             wd->title.data ? wd->title.data : "", wd->title_too_large ? "title" : "text",
+             wd->opts.max_text);
         return;
     }
     if (wd->bad_num) {
@@ -278,6 +325,7 @@ static void deliver_page(MwXml *wd) {
 
 static void XMLCALL on_end(void *ud, const XML_Char *name) {
     MwXml *wd = ud;
+    mark(wd, 1);
     int d = wd->depth--;
     (void)name;
     if (d == 1) {
@@ -328,6 +376,10 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
             }
         } else if (d == 4 && wd->field == F_NAMESPACE) {
             WikiSiteinfo *s = &wd->site;
+            if (s->nns == MAX_NAMESPACES) {
+                stop_oversize(wd, "more than 65536 <namespace>s in <siteinfo>");
+                return;
+            }
             s->ns = xrealloc(s->ns, (size_t)(s->nns + 1) * sizeof *s->ns);
             const char *canon = wiki_canonical_ns(wd->ns_key);
             s->ns[s->nns++] = (WikiNamespace){
@@ -343,6 +395,7 @@ static void XMLCALL on_end(void *ud, const XML_Char *name) {
 
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
     MwXml *wd = ud;
+    mark(wd, 0);
     switch (wd->field) {
     case F_NONE:
         return;
@@ -355,7 +408,12 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
         }
         buf_append(&wd->text, s, (size_t)len);
         return;
-    case F_TITLE:
+    case F_TITLE: /* the page is skipped; the title's start is kept for the warning */
+        if (wd->title_too_large) return;
+        if (wd->opts.max_text && wd->title.len + (size_t)len > wd->opts.max_text) {
+            wd->title_too_large = 1;
+            return;
+        }
         buf_append(&wd->title, s, (size_t)len);
         return;
     case F_NS:
@@ -364,6 +422,14 @@ static void XMLCALL on_text(void *ud, const XML_Char *s, int len) {
         if (wd->num.len < 64) buf_append(&wd->num, s, (size_t)len);
         return;
     default:
+        if (wd->opts.max_text && wd->sfield.len + (size_t)len > wd->opts.max_text) {
+            char what[96];
+            snprintf(what, sizeof what,
+                     "a <siteinfo> field longer than %zu bytes (--max-page-bytes raises the limit)",
+                     wd->opts.max_text);
+            stop_oversize(wd, what);
+            return;
+        }
         buf_append(&wd->sfield, s, (size_t)len);
         return;
     }
@@ -384,6 +450,8 @@ MwXml *mwxml_create(const MwXmlOpts *opts, WikiPageFn on_page, WikiSiteFn on_sit
     XML_SetUserData(wd->xp, wd);
     XML_SetElementHandler(wd->xp, on_start, on_end);
     XML_SetCharacterDataHandler(wd->xp, on_text);
+    XML_SetDefaultHandlerExpand(wd->xp, on_default);
+    if (!wd->opts.max_markup) wd->opts.max_markup = io_max_line();
     return wd;
 }
 
@@ -416,6 +484,10 @@ const WikiSiteinfo *mwxml_siteinfo(const MwXml *wd) { return &wd->site; }
 int mwxml_feed(MwXml *wd, const char *data, size_t len, Err *err);
 
 static int xml_error(MwXml *wd, Err *err) {
+    if (!strcmp(wd->oversize, "markup")) return markup_error(wd, wd->oversize_at, err);
+    if (wd->oversize[0])
+        return err_set(err, "%s: line %lu: %s", wd->opts.name,
+                       (unsigned long)XML_GetCurrentLineNumber(wd->xp), wd->oversize);
     if (wd->bad_root)
         return err_set(
             err, "%s: line %lu: not a MediaWiki XML dump (root element <%s>, expected <mediawiki>)",
@@ -433,6 +505,9 @@ static int parse(MwXml *wd, const char *data, size_t len, int final, Err *err) {
         int last = final && (size_t)n == len;
         if (XML_Parse(wd->xp, data, n, last) == XML_STATUS_ERROR || wd->bad_root)
             return xml_error(wd, err);
+        wd->fed += n;
+        if (wd->fed - wd->events_end > (int64_t)wd->opts.max_markup) /* held, unfinished */
+            return markup_error(wd, wd->events_end, err);
         data += n;
         len -= (size_t)n;
         if (last) break;

@@ -2,8 +2,11 @@
  *
  * Feed decompressed XML in chunks of any size; every complete <page> is
  * handed to a callback, and the <siteinfo> once, before the first page.
- * Memory is bounded by the largest page kept (pages longer than max_text
- * are skipped and counted, their text is never accumulated).
+ * Memory is bounded by the largest page kept (pages whose text or title is
+ * longer than max_text are skipped and counted, their text is never
+ * accumulated) and by max_markup: a tag, comment or other piece of markup
+ * not closed within that many bytes, which expat would buffer whole, is an
+ * error, and so is a <siteinfo> field longer than max_text.
  *
  * Input bytes that are not valid UTF-8 are replaced by U+FFFD before the
  * XML parser sees them (counted in MwXmlStats.bad_utf8), so one broken
@@ -53,7 +56,7 @@ typedef struct WikiPage {
 
 typedef struct MwXmlStats {
     uint64_t pages;      /* complete <page> elements seen */
-    uint64_t too_large;  /* skipped: text longer than max_text */
+    uint64_t too_large;  /* skipped: text or title longer than max_text */
     uint64_t bad_utf8;   /* invalid UTF-8 sequences replaced */
     uint64_t bad_number; /* skipped: an <id>, <ns> or revision <id> that is
                           * not a whole number in range (warned) */
@@ -61,8 +64,10 @@ typedef struct MwXmlStats {
 } MwXmlStats;
 
 typedef struct MwXmlOpts {
-    const char *name; /* input name for messages */
-    size_t max_text;  /* pages with longer text are skipped; 0 = no limit */
+    const char *name;  /* input name for messages */
+    size_t max_text;   /* pages with longer text are skipped; 0 = no limit */
+    size_t max_markup; /* longest markup token (a tag with its attributes,
+                        * a comment); 0: io_max_line() (--max-line-bytes) */
 } MwXmlOpts;
 
 typedef void (*WikiPageFn)(void *ctx, const WikiPage *page);

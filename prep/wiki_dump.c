@@ -30,6 +30,7 @@
 #include "prep/mwxml.h"
 
 #define MAX_NS_FILTER 64
+#define MAX_MARKUP_DEFAULT ((size_t)1 << 20) /* a dump's tags are under 1 KiB */
 
 typedef struct Config {
     const char *input, *output, *index;
@@ -68,6 +69,7 @@ static void usage(void) {
            "      --max-page-bytes N  skip pages whose wikitext is longer (default 32M)\n"
            "      --no-siteinfo     do not write the leading {\"siteinfo\":...} line\n"
            "      --strict          exit 1 on the first skipped or repaired page\n"
+           "      --max-line-bytes N  longest XML markup: a tag, a comment (default 1M)\n"
            "  -q, --quiet           fewer messages (repeatable)\n"
            "  -v, --verbose         summary line at the end, and progress lines\n"
            "                        every 10 s when stderr is not a terminal\n"
@@ -514,6 +516,9 @@ static int finish(const Config *cfg, const State *st, const MwXmlStats *ws, int 
 
 int main(int argc, char **argv) {
     cli_init(argv[0]);
+    /* the longest markup token: expat buffers one whole and parses it again
+     * with every chunk, so its limit is far below a text line's */
+    io_set_max_line(MAX_MARKUP_DEFAULT);
     Config cfg = {.input = "-", .max_text = 32u << 20};
     State st = {.cfg = &cfg};
     if (parse_args(argc, argv, &cfg, &st)) return EXIT_OK;

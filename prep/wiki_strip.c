@@ -68,6 +68,7 @@ static void usage(void) {
            "  -f, --force        overwrite an existing output file\n"
            "      --strict       exit 1 on the first malformed record (default: skip it;\n"
            "                     exit 1 when no record at all is good)\n"
+           "      --max-line-bytes N  longest input line, one page (default 64M)\n"
            "  -q, --quiet        fewer messages; -v, --verbose: summary line at the end\n"
            "  -h, --help         show this help; -V, --version: show the version\n\n"
            "Example:\n"

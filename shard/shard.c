@@ -188,7 +188,10 @@ int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
                 rc = err_set(err, "%s: read error: %s", name, strerror(errno));
                 goto done;
             }
-            if (have && shard_index_line(ix, buf, have, 0, name, err)) rc = -1;
+            if (have > io_max_line())
+                rc = io_err_too_long(err, name, ix->line + 1, "line");
+            else if (have && shard_index_line(ix, buf, have, 0, name, err))
+                rc = -1;
             break;
         }
         if (copy && fwrite(buf + have, 1, got, copy) != got) {
@@ -198,6 +201,10 @@ int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
         ix->bytes += got;
         char *p = buf, *end = buf + have + got, *nl;
         while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+            if ((size_t)(nl - p) > io_max_line()) {
+                rc = io_err_too_long(err, name, ix->line + 1, "line");
+                goto done;
+            }
             if (shard_index_line(ix, p, (size_t)(nl - p), 1, name, err)) {
                 rc = -1;
                 goto done;
@@ -206,8 +213,13 @@ int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
         }
         have = (size_t)(end - p);
         memmove(buf, p, have);
-        if (have == cap) { /* one line longer than the buffer */
-            cap *= 2;
+        if (have > io_max_line()) { /* no '\n' within the longest line */
+            rc = io_err_too_long(err, name, ix->line + 1, "line");
+            goto done;
+        }
+        if (have == cap) { /* one line longer than the buffer: at most the longest line more */
+            cap = cap < io_max_line() ? cap * 2 : cap + READ_CHUNK;
+            if (cap > io_max_line() + READ_CHUNK) cap = io_max_line() + READ_CHUNK;
             buf = xrealloc(buf, cap);
         }
         if (progress) progress(ctx, ix->bytes, ix->ndocs);
@@ -632,18 +644,28 @@ static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id
         }
         *bytes += len;
     } else {
+        /* line by line, COPY_CHUNK at a time: a document may be long, but
+         * no line is longer than pass 1 took (io_max_line) */
         buf_clear(doc);
-        buf_reserve(doc, (size_t)len);
-        if (read_at(in, off, doc->data, (size_t)len, err)) return -1;
-        const char *p = doc->data, *end = doc->data + len;
-        while (p < end && !bad) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            const char *s = p;
-            size_t m = (size_t)((nl ? nl : end) - p);
-            shard_strip(&s, &m);
-            bad = fwrite(s, 1, m, fp) != m || putc('\n', fp) == EOF;
-            *bytes += m + 1;
-            p = nl ? nl + 1 : end;
+        for (uint64_t done = 0; done < len && !bad;) {
+            size_t n = len - done < COPY_CHUNK ? (size_t)(len - done) : COPY_CHUNK;
+            buf_reserve(doc, n);
+            if (read_at(in, off + done, doc->data + doc->len, n, err)) return -1;
+            doc->len += n;
+            done += n;
+            const char *p = doc->data, *end = doc->data + doc->len;
+            while (p < end && !bad) {
+                const char *nl = memchr(p, '\n', (size_t)(end - p));
+                if (!nl && done < len) break; /* the rest of this line comes next */
+                const char *s = p;
+                size_t m = (size_t)((nl ? nl : end) - p);
+                shard_strip(&s, &m);
+                bad = fwrite(s, 1, m, fp) != m || putc('\n', fp) == EOF;
+                *bytes += m + 1;
+                p = nl ? nl + 1 : end;
+            }
+            doc->len = (size_t)(end - p);
+            memmove(doc->data, p, doc->len);
         }
     }
     bad = bad || putc('\n', fp) == EOF;

@@ -130,10 +130,11 @@ int shard_index_end_input(ShardIndex *ix, const char *name, Err *err);
 /* Read `in` to its end as the next input, adding its lines, and end it.
  * Every byte read is also written to `copy` when non-NULL (the spool for
  * stdin and pipes: document offsets are then offsets in the copy, counted
- * from where the copy stood at the call). Memory: the longest line. The
- * progress callback, if any, is called about every MB. Returns 0, or -1
- * with err set ("name: read error: ...", a write error on the copy, or a
- * shard_index_line error). */
+ * from where the copy stood at the call). Memory: the longest line, which
+ * may not be longer than io_max_line() (io.h). The progress callback, if
+ * any, is called about every MB. Returns 0, or -1 with err set ("name:
+ * read error: ...", "name:line: line longer than ...", a write error on the
+ * copy, or a shard_index_line error). */
 int shard_index_read(ShardIndex *ix, FILE *in, const char *name, FILE *copy,
                      ShardProgressFn progress, void *ctx, Err *err);
 

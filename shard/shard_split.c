@@ -59,6 +59,7 @@ static void usage(void) {
            "  -f, --force           write into a DIR that is not empty: shards of the same\n"
            "                        names are replaced and NAME_training_/NAME_test_ files\n"
            "                        numbered beyond this run's counts are deleted\n"
+           "      --max-line-bytes N  longest input line (default 64M)\n"
            "  -q, --quiet           fewer messages; -v, --verbose: a summary line at the end\n"
            "                        (-vv: balancing details)\n"
            "  -h, --help            show this help; -V, --version: show the version\n\n"

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/io.h"
 #include "common/uniprop.h"
 #include "common/utf8.h"
 
@@ -581,9 +582,24 @@ static void ds_emit(DocSplit *ds) {
     ds->ndocs++;
 }
 
+static size_t ds_max(const DocSplit *ds) { return ds->max_bytes ? ds->max_bytes : io_max_line(); }
+
+/* Stop the input: what (1 a line, 2 a document) starting at `line` is too long. */
+static void ds_too_long(DocSplit *ds, int what, uint64_t line) {
+    ds->too_long = what;
+    ds->too_long_line = line;
+    ds->stopped = 1;
+    buf_free(&ds->carry); /* give the memory back now */
+    buf_free(&ds->doc);
+}
+
 /* One complete line (without its terminator). */
 static void ds_line(DocSplit *ds, const char *p, size_t n) {
     ds->line++;
+    if (n > ds_max(ds)) {
+        ds_too_long(ds, 1, ds->line);
+        return;
+    }
     if (utf8_valid_prefix(p, n) != n) {
         buf_clear(&ds->fix);
         ds->bad_utf8 += utf8_append_repair(&ds->fix, p, n);
@@ -593,6 +609,10 @@ static void ds_line(DocSplit *ds, const char *p, size_t n) {
     }
     n = rstrip_len(p, n);
     if (ds->lines) {
+        if (n > ds_max(ds)) { /* the repair of invalid UTF-8 made it longer */
+            ds_too_long(ds, 1, ds->line);
+            return;
+        }
         ds->doc_line = ds->line;
         buf_append(&ds->doc, p, n);
         buf_putc(&ds->doc, '\n');
@@ -602,6 +622,10 @@ static void ds_line(DocSplit *ds, const char *p, size_t n) {
     }
     if (n) {
         if (!ds->nsent) ds->doc_line = ds->line;
+        if (ds->doc.len + n > ds_max(ds)) { /* its lines and the newlines between them */
+            ds_too_long(ds, 2, ds->doc_line);
+            return;
+        }
         buf_append(&ds->doc, p, n);
         buf_putc(&ds->doc, '\n');
         ds->nsent++;
@@ -636,10 +660,18 @@ int docsplit_feed(DocSplit *ds, const char *p, size_t n) {
         }
         size_t j = next_nl < next_cr ? next_nl : next_cr;
         if (j == n) {
+            if (ds->carry.len + (n - i) > ds_max(ds)) { /* no line end within the limit */
+                ds_too_long(ds, 1, ds->line + 1);
+                break;
+            }
             buf_append(&ds->carry, p + i, n - i);
             break;
         }
         if (ds->carry.len) {
+            if (ds->carry.len + (j - i) > ds_max(ds)) {
+                ds_too_long(ds, 1, ds->line + 1);
+                break;
+            }
             buf_append(&ds->carry, p + i, j - i);
             ds_line(ds, ds->carry.data, ds->carry.len);
             buf_clear(&ds->carry);
@@ -661,7 +693,7 @@ int docsplit_feed(DocSplit *ds, const char *p, size_t n) {
 void docsplit_finish(DocSplit *ds) {
     if (!ds->stopped) {
         if (ds->carry.len) ds_line(ds, ds->carry.data, ds->carry.len);
-        if (ds->nsent) ds_emit(ds);
+        if (!ds->stopped && ds->nsent) ds_emit(ds);
     }
     buf_clear(&ds->carry);
     buf_clear(&ds->doc);

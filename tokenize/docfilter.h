@@ -243,11 +243,20 @@ typedef void (*DocSink)(void *ctx, const char *doc, size_t len, size_t nsent, ui
  * current document if there is one; then, when a limit is set and that
  * many documents were finished, the rest of the input is ignored. With
  * `lines` set every line (blank ones too) is a document of its own.
+ * Memory is bounded: a line, or a document, longer than max_bytes stops
+ * the input with too_long set (the caller reports it), so at most that
+ * much is held besides the chunk fed.
  * Zero-initialise, set limit (-1: none) and lines, then feed; pair with
  * docsplit_free(). */
 typedef struct DocSplit {
-    int64_t limit; /* documents per input, -1 for no limit */
-    int lines;     /* emit every line as a one-line document */
+    int64_t limit;    /* documents per input, -1 for no limit */
+    int lines;        /* emit every line as a one-line document */
+    size_t max_bytes; /* longest line and document held; 0: io_max_line() */
+    /* set by a feed or finish, and kept: 1 a line, 2 a document was longer
+     * than max_bytes (that input stopped there, as at the limit); the
+     * line where it starts. The caller ends the run with an error. */
+    int too_long;
+    uint64_t too_long_line;
     DocSink sink;
     void *ctx;
     /* state */
@@ -265,13 +274,14 @@ typedef struct DocSplit {
 } DocSplit;
 
 /* Feed the next n bytes of the input; finished documents go to the sink.
- * Returns nonzero once the limit stopped this input (more bytes are then
- * ignored, so the caller may stop reading). */
+ * Returns nonzero once the limit or a line or document longer than
+ * max_bytes (too_long) stopped this input (more bytes are then ignored, so
+ * the caller may stop reading). */
 int docsplit_feed(DocSplit *ds, const char *p, size_t n);
 
 /* End of the input: the last line and document are finished. The state is
  * reset for the next input (line numbers and the limit start again, as
- * filterdocs.py counts them per file); bad_utf8 keeps adding up. */
+ * filterdocs.py counts them per file); bad_utf8 and too_long are kept. */
 void docsplit_finish(DocSplit *ds);
 
 void docsplit_free(DocSplit *ds);

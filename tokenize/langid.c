@@ -520,7 +520,8 @@ LangId *langid_load_mem(const char *data, size_t n, const char *name, Err *err) 
 LangId *langid_load(const char *path, Err *err) {
     Buf b = {0};
     LangId *m = NULL;
-    if (read_file(path, &b, err) == 0) m = langid_load_mem(b.data ? b.data : "", b.len, path, err);
+    if (read_text_file(path, &b, err) == 0)
+        m = langid_load_mem(b.data ? b.data : "", b.len, path, err);
     buf_free(&b);
     return m;
 }

@@ -40,6 +40,7 @@ static void usage(const LangIdTrainOpts *d) {
            "      --min-chars N  with --eval: skip texts of fewer than N characters\n"
            "  -o, --output FILE  write to FILE atomically\n"
            "  -f, --force        overwrite an existing output file\n"
+           "      --max-line-bytes N  longest input line (default 64M)\n"
            "  -q, --quiet        fewer messages; -v, --verbose: more\n"
            "  -h, --help         show this help; -V, --version: show the version\n\n"
            "Example:\n"

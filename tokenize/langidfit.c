@@ -199,7 +199,7 @@ static void select_grams(LangIdTrainer *t, Lang *l, StrMap *vocab) {
         byord[o][nby[o]++] = e;
     }
     for (int o = 0; o < t->o.order; o++) {
-        qsort(byord[o], nby[o], sizeof *byord[o], by_count_then_bytes);
+        if (nby[o]) qsort(byord[o], nby[o], sizeof *byord[o], by_count_then_bytes);
         size_t keep = o == 0 || nby[o] < (size_t)t->o.top ? nby[o] : (size_t)t->o.top;
         for (size_t i = 0; i < keep; i++) {
             uint64_t *v = strmap_slot(vocab, byord[o][i]->key, byord[o][i]->len);
@@ -407,7 +407,7 @@ int langid_trainer_write(LangIdTrainer *t, Buf *out, Err *err) {
         }
     }
     free(counts);
-    qsort(post, npost, sizeof *post, post_cmp);
+    if (npost) qsort(post, npost, sizeof *post, post_cmp);
 
     size_t start = out->len;
     write_model(t, ord, grams, ng, post, npost, 1.0, out);

@@ -75,6 +75,7 @@ static void usage(void) {
            "  -j, --threads N          worker threads (default: the usable CPUs, %d here)\n"
            "  -o, --output FILE        write to FILE atomically\n"
            "  -f, --force              overwrite an existing output file\n"
+           "      --max-line-bytes N   longest line, and document, held (default 64M)\n"
            "  -q, --quiet              fewer messages; -v, --verbose: summary line at the end\n"
            "  -h, --help               show this help; -V, --version: show the version\n\n"
            "Example:\n"

@@ -150,6 +150,7 @@ static void usage(void) {
            "  -j, --threads N        worker threads (default: the usable CPUs, %d here)\n"
            "  -o, --output FILE      write to FILE atomically\n"
            "  -f, --force            overwrite existing output files\n"
+           "      --max-line-bytes N  longest line, and document, held (default 64M)\n"
            "  -q, --quiet            fewer messages; -v, --verbose: more\n"
            "  -h, --help             show this help; -V, --version: show the version\n\n"
            "Lines end at \\n, \\r\\n or \\r; trailing whitespace is removed; invalid UTF-8\n"
@@ -179,14 +180,20 @@ static void sink(void *ctx, const char *doc, size_t len, size_t nsent, uint64_t 
     b->nrec++;
 }
 
-/* Finish the open input: last document, invalid UTF-8 note, close. */
-static void end_input(void) {
+/* Finish the open input: last document, invalid UTF-8 note, close.
+ * Returns -1 with st.err set when a line or document was too long. */
+static int end_input(void) {
     if (st.ds.first_bad_line)
         warn("%s:%llu: invalid UTF-8 replaced by U+FFFD", input_name(st.cur),
              (unsigned long long)st.ds.first_bad_line);
     docsplit_finish(&st.ds);
     if (st.fp && st.fp != stdin) fclose(st.fp);
     st.fp = NULL;
+    if (st.ds.too_long)
+        return io_err_too_long(&st.err, input_name(st.cur), st.ds.too_long_line,
+                               st.ds.too_long == 1 ? "line"
+                                                   : "document (lines up to a blank line)");
+    return 0;
 }
 
 static int fill(void *ctx, Batch *b) {
@@ -205,7 +212,7 @@ static int fill(void *ctx, Batch *b) {
         if (st.fresh && utf8_refuse_wide(input_name(st.cur), st.chunk, n, &st.err)) return -1;
         st.fresh = 0;
         st.bytes_read += n;
-        if (n == 0 || docsplit_feed(&st.ds, st.chunk, n)) end_input();
+        if ((n == 0 || docsplit_feed(&st.ds, st.chunk, n)) && end_input()) return -1;
     }
     st.docs_read += b->nrec;
     progress_update(&st.progress, st.bytes_read, st.bytes_read, st.docs_read,

@@ -305,7 +305,7 @@ WordPiece *wp_create_basic(int norm, WpFlavor flavor) {
 WordPiece *wp_create(const char *path, int norm, Err *err) {
     Buf data = {0};
     WordPiece *wp = NULL;
-    if (read_file(path, &data, err) == 0)
+    if (read_text_file(path, &data, err) == 0)
         wp = wp_create_mem(data.data ? data.data : "", data.len, path, norm, err);
     buf_free(&data);
     return wp;

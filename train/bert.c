@@ -129,7 +129,7 @@ void bert_config_json(const BertConfig *c, Buf *out) {
 
 int bert_config_load(BertConfig *c, const char *path, Err *err) {
     Buf b = {0};
-    if (read_file(path, &b, err)) return -1;
+    if (read_text_file(path, &b, err)) return -1;
     int rc = bert_config_parse(c, b.data ? b.data : "", b.len, path, err);
     buf_free(&b);
     return rc;

@@ -156,7 +156,8 @@ static void usage(int gpu) {
         printf(
             "  -j, --threads N                 threads (default: the usable CPUs; results do not\n"
             "                                  depend on it)\n");
-    printf("  -q, --quiet / -v, --verbose     fewer / more messages\n"
+    printf("      --max-line-bytes N          longest line of the vocabulary or config (64M)\n"
+           "  -q, --quiet / -v, --verbose     fewer / more messages\n"
            "  -h, --help, -V, --version\n\n"
            "One run at a time writes into an output_dir: a second one is refused, naming\n"
            "the first one's process.\n"
@@ -261,7 +262,8 @@ static const OptSpec opt_table[] = {
 enum { OPT_BASE = 256 }; /* getopt_long's value for opt_table[k]: OPT_BASE + k */
 
 /* getopt_long's table: every spelling of opt_table in its order, then
- * --threads and the shared options; lo has room for 2 N_OPTS + 8. */
+ * --threads and the shared options; lo has room for 2 N_OPTS + 1 +
+ * CLI_NLONGOPTS_COMMON. */
 static void long_options(struct option *lo) {
     static const struct option tail[] = {{"threads", 1, 0, 'j'}, CLI_LONGOPTS_COMMON};
     size_t n = 0;
@@ -368,14 +370,14 @@ void train_parse_args(TrainOpts *o, int argc, char **argv, int gpu) {
                      .strip = -1,
                      .argc = argc,
                      .argv = argv};
-    struct option lo[2 * N_OPTS + 8];
+    struct option lo[2 * N_OPTS + 1 + CLI_NLONGOPTS_COMMON];
     long_options(lo);
     CliCommon cc;
     cli_common_init(&cc);
     int c;
     int li = -1;
     while ((c = getopt_long(argc, argv, ":j:fqvhV", lo, &li)) != -1) {
-        if (c >= OPT_BASE) {
+        if (c >= OPT_BASE && c < OPT_BASE + (int)N_OPTS) {
             const OptSpec *sp = &opt_table[c - OPT_BASE];
             if (!gpu && sp->gpu)
                 cli_bad_usage("--%s: only train_bert (GPUs) has this option",
@@ -416,7 +418,7 @@ static void vocab_read(Vocab *v, const char *path) {
     static const char *const need[4] = {"[PAD]", "[CLS]", "[SEP]", "[MASK]"};
     Err err;
     *v = (Vocab){.pad = -1, .cls = -1, .sep = -1, .mask = -1};
-    if (read_file(path, &v->text, &err)) die_code(2, "%s", err.msg);
+    if (read_text_file(path, &v->text, &err)) die_code(2, "%s", err.msg);
     if (tokjson_is(v->text.data ? v->text.data : "", v->text.len)) {
         TokJson t;
         if (tokjson_read(&t, v->text.data, v->text.len, path, &err)) die_code(2, "%s", err.msg);

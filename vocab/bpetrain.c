@@ -997,7 +997,7 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
         /* more loadable lines than N: count the sampled ones in a second pass */
         reset_counts(t);
-        qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
+        if (t->res_n) qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
         t->mode = RM_SAMPLE_SEL;
         t->sel_pos = 0;
         t->stored_pos = 0;

@@ -48,6 +48,11 @@
 #include "common/buf.h"
 #include "common/common.h"
 
+/* The largest .model the programs read: 256 MiB, ten times a model of a
+ * million pieces (about 25 MB); protobuf itself stops at 2 GiB. Bounds the
+ * memory a stream without an end (/dev/zero) can take. */
+#define SP_MODEL_MAX_BYTES ((size_t)256 << 20)
+
 /* SentencePiece.Type */
 enum {
     SP_NORMAL = 1,

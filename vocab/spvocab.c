@@ -168,7 +168,7 @@ static void add_chars(VocabList *out, size_t from, int both) {
             cps[ncp++] = cp;
         }
     }
-    qsort(cps, ncp, sizeof *cps, cmp_u32);
+    if (ncp) qsort(cps, ncp, sizeof *cps, cmp_u32); /* cps is NULL for no characters */
     Buf c = {0};
     for (size_t i = 0; i < ncp; i++) {
         if (i && cps[i] == cps[i - 1]) continue;

@@ -46,6 +46,7 @@ static void usage(void) {
            "                      model and --size 32000 drops 1 piece rather than 101)\n"
            "  -o, --output FILE   write to FILE atomically\n"
            "  -f, --force         overwrite an existing output file\n"
+           "      --max-line-bytes N  longest line of VOCAB (default 64M)\n"
            "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
            "  -h, --help          show this help; -V, --version: show the version\n\n"
            "Exit status: 0 ok; 1 a malformed or repeated line (reported as FILE:LINE), an\n"
@@ -104,7 +105,7 @@ int main(int argc, char **argv) {
     Buf data = {0};
     VocabList pieces = {0}, out = {0};
     VocabConvStats st;
-    if (read_file(input, &data, &err)) die("%s", err.msg);
+    if (read_text_file(input, &data, &err)) die("%s", err.msg);
     if (spm_vocab_parse(data.data ? data.data : "", data.len, name, &pieces, NULL, &err))
         die("%s", err.msg);
     if (vocab_convert(&pieces, &opts, &out, &st, &err)) die("%s", err.msg);

@@ -39,6 +39,7 @@ static void usage(void) {
         "                      whitespace clean-up, spaces stay spaces\n"
         "  -o, --output FILE   write to FILE atomically\n"
         "  -f, --force         overwrite an existing output file\n"
+        "      --max-line-bytes N  longest input line (default 64M)\n"
         "  -q, --quiet         fewer messages; -v, --verbose: counts at the end\n"
         "  -h, --help          show this help; -V, --version: show the version\n\n"
         "Exit status: 0 ok; 1 a missing or unreadable input or model, a write error; 2 a\n"
@@ -55,7 +56,7 @@ static TextNorm *model_normalizer(const char *path, int map_only, Err *err) {
     SpModel m;
     TextNorm *sn = NULL;
     spmodel_init(&m);
-    if (read_file(path, &data, err)) goto done;
+    if (read_file_max(path, &data, SP_MODEL_MAX_BYTES, "a SentencePiece model", err)) goto done;
     if (spmodel_read(&m, data.data ? data.data : "", data.len, err)) {
         Err e = *err;
         err_set(err, "%s: not a SentencePiece model: %s", path, e.msg);

@@ -133,6 +133,7 @@ static void usage(void) {
         "Both models:\n"
         "  -j, --threads N              threads for reading (default: the usable CPUs, %d here)\n"
         "  -f, --force                  overwrite existing output files\n"
+        "      --max-line-bytes N       longest input line (default 64M)\n"
         "  -q, --quiet                  no summary; -v, --verbose: more detail and\n"
         "                               progress lines when stderr is not a terminal\n"
         "  -h, --help                   show this help; -V, --version: show the version\n\n"
@@ -477,7 +478,8 @@ static TextNorm *load_normalizer(const Config *c, SpModel *from, const char **na
     *blob_len = 0;
     if (c->norm_model) {
         Buf data = {0};
-        if (read_file(c->norm_model, &data, &err)) die_code(EXIT_USAGE, "%s", err.msg);
+        if (read_file_max(c->norm_model, &data, SP_MODEL_MAX_BYTES, "a SentencePiece model", &err))
+            die_code(EXIT_USAGE, "%s", err.msg);
         if (spmodel_read(from, data.data ? data.data : "", data.len, &err))
             die_code(EXIT_USAGE, "%s: not a SentencePiece model: %s", c->norm_model, err.msg);
         buf_free(&data);

@@ -332,7 +332,7 @@ static WordRef *word_refs(const WpCounts *c, size_t *n) {
 void wpcounts_dump(const WpCounts *c, Buf *out) {
     size_t n;
     WordRef *r = word_refs(c, &n);
-    qsort(r, n, sizeof *r, cmp_dump);
+    if (n) qsort(r, n, sizeof *r, cmp_dump);
     for (size_t i = 0; i < n; i++) {
         char num[32];
         buf_append(out, r[i].w, r[i].len);
@@ -650,7 +650,7 @@ static void build_words(Trainer *tr, const WpCounts *c, const WpTrainOpts *o) {
         nk = na - drop;
         for (size_t k = 0; k < nk; k++)
             kept[k] = cc[drop + k].cp;
-        qsort(kept, nk, sizeof *kept, cmp_u64);
+        if (nk) qsort(kept, nk, sizeof *kept, cmp_u64);
         ncont_order = nk;
     }
     tr->v->dropped_chars = drop;

@@ -58,6 +58,47 @@ run mk "$T/w8" -n hu HU_DIR="$T/w8/x" EN_DIR="$T/w8/x"
 expect_rc "HU_DIR = EN_DIR" 2
 expect_err "... refused, naming both" "*HU_DIR and EN_DIR are both $T/w8/x*"
 ok "vocab.txt has the special tokens" grep -qx "\[MASK\]" "$W/hu/vocab/vocab.txt"
+
+# ---- unsafe variables: refused as make reads the workflows, naming the variable ----
+# (an empty HU_DIR gave `rm -rf /formatted_text`, a WORKDIR with a space ran rm -rf on its first word)
+refused() { # NAME GLOB VAR=VALUE...: make -n hu en refuses, prints no command
+  local name=$1 glob=$2
+  shift 2
+  run mk "$T/w8" -n hu en "$@"
+  expect_rc "$name: refused" 2
+  expect_err "... naming the variable" "$glob"
+  ok "... before any recipe" [ ! -s "$out" ]
+}
+refused "WORKDIR=''" "*WORKDIR is empty*" WORKDIR=
+refused "HU_DIR=''" "*HU_DIR is empty*" HU_DIR=
+refused "EN_DIR=''" "*EN_DIR is empty*" EN_DIR=
+refused "BIN=''" "*BIN is empty*" BIN=
+refused "WORKDIR with a space" "*WORKDIR='$T/a b': whitespace*" WORKDIR="$T/a b"
+refused "DUMP with a space" "*DUMP='$T/my dump.xml.bz2': whitespace*" DUMP="$T/my dump.xml.bz2"
+refused "EN_VOCAB with a tab" "*EN_VOCAB=*whitespace*" EN_VOCAB="$T/a	b.txt"
+refused "SEQ1='128 /' (a space inside an HDF5 directory name)" "*SEQ1='128 /': whitespace*" SEQ1="128 /"
+refused "WORKDIR with a shell glob" "*WORKDIR='$T/w\*': '\*'*" WORKDIR="$T/w*"
+refused "HU_DIR with a ';'" "*HU_DIR='$T/x;y': ';'*" HU_DIR="$T/x;y"
+refused "EN_DATASET=''" "*EN_DATASET is empty*" EN_DATASET=
+refused "EN_DATASET=../x" "*EN_DATASET='../x': a name, not a path*" EN_DATASET=../x
+refused "MIRROR with a quote" "*MIRROR=*in a URL*" MIRROR='x"y'
+for root in / /. // /.. /tmp/.. "$T/../../../../../../../.."; do
+  refused "WORKDIR=$root" "*WORKDIR='$root' is the filesystem root*" WORKDIR="$root"
+done
+refused "HU_DIR=//" "*HU_DIR='//' is the filesystem root*" HU_DIR=//
+refused "EN_DIR=/." "*EN_DIR='/.' is the filesystem root*" EN_DIR=/.
+mkdir -p "$T/sp/en/sentences" && : >"$T/sp/en/sentences/keep"
+run mk "$T/sp ace" en
+expect_rc "make en WORKDIR='DIR ace' (not -n)" 2
+ok "... leaves DIR untouched" [ -e "$T/sp/en/sentences/keep" ]
+run mk "$T/w8" -n hu HU_DUMP= HU_VOCAB=
+expect_rc "HU_DUMP='' and HU_VOCAB='': the defaults, as for DUMP and VOCAB" 0
+ok "... the download location and the trained vocabulary" \
+  eval 'grep -q "wiki_dump .*$T/w8/hu/download/huwiki-latest-" "$out" && grep -q "hdf5gen .*--vocab $T/w8/hu/vocab/vocab.txt" "$out"'
+run mk "$T/w8" -n en WORKDIR="$T/w8"
+expect_rc "an ordinary WORKDIR passes" 0
+run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL WORKDIR= make -C "$ROOT" --no-print-directory -n list
+expect_rc "a goal that runs no workflow is not held up by them" 0
 run mk "$W" hu-check en-check
 expect_rc "hdf5_check on every HDF5 file" 0
 ok "statistics for all 10 files" eval '[ "$(grep -v "^total:" "$out" | grep -c "instances, L")" = 10 ]'
@@ -187,6 +228,52 @@ ok "interrupted: what exists is whole" eval 'for f in $(cd "$K" 2>/dev/null && f
 run mk "$K" en-sentences
 expect_rc "interrupted, then make again" 0
 ok "... gives the bytes of an uninterrupted run" cmp -s "$K/en/sentences/wikicorpus_en.txt" "$W/en/sentences/wikicorpus_en.txt"
+
+# ---- a directory stage stopped by a signal: no DIR.tmp, no process left ----
+# The HDF5 stage is held at a known point: its last shard is a FIFO, which
+# hdf5gen (-j 1, shards in order) opens after writing the other shards' files.
+# Signals as they come: `kill MAKE` (make passes SIGTERM to its recipe and
+# exits), Ctrl-C (SIGINT to the process group), a batch system's SIGTERM to it.
+stop_h5() { # HOW: make-term, group-int or group-term
+  local K=$T/stop-$1 i=0 mp holder kids k
+  mkdir -p "$K" && cp -a "$W/en" "$K/" && rm -rf "$K"/en/hdf5_*
+  local fifo=$K/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt
+  rm "$fifo" && mkfifo "$fifo"
+  (cd "$ROOT" && exec setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory NOBUILD=1 \
+    BIN="$BIN" WORKDIR="$K" EN_VOCAB="$T/vocab.txt" EN_TRAIN_SHARDS=3 EN_TEST_SHARDS=1 JOBS=1 \
+    en-hdf5-phase1 >"$K.log" 2>&1) &
+  mp=$!
+  timeout 300 bash -c 'exec 3>"$0"; echo open >"$1"; exec sleep 300' "$fifo" "$K.open" &
+  holder=$! # holds the FIFO open: hdf5gen waits in its read
+  while [ ! -s "$K.open" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+  ok "$1: hdf5gen reached the FIFO shard" [ -s "$K.open" ]
+  ok "... having written the shards before it" eval '[ "$(find "$K"/en/hdf5_*.tmp -name "*.hdf5" | wc -l)" = 3 ]'
+  kids=$(grep -ls "^PPid:[[:space:]]*$mp\$" /proc/[0-9]*/status | cut -d/ -f3 | tr '\n' ' ') # make's children
+  case $1 in
+  make-term) kill -TERM "$mp" ;;
+  group-int) kill -INT -- -"$mp" ;;
+  group-term) kill -TERM -- -"$mp" ;;
+  esac
+  rc=0
+  wait "$mp" || rc=$?
+  ok "... make reports the interruption (exit $rc)" [ "$rc" -ne 0 ]
+  kill "$holder" 2>/dev/null # the FIFO's end: a stage still running would now finish its files
+  wait "$holder" 2>/dev/null
+  for k in $kids; do # make itself does not wait for its recipe after a SIGTERM
+    i=0
+    while kill -0 "$k" 2>/dev/null && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+    ok "... its recipe ended" not kill -0 "$k" 2>/dev/null
+  done
+  ok "... no temp directory or file left" eval '[ -z "$(find "$K" -name "*.tmp*")" ]'
+  ok "... no HDF5 directory" not eval 'ls -d "$K"/en/hdf5_* 2>/dev/null | grep -q .'
+}
+for how in make-term group-int group-term; do stop_h5 "$how"; done
+K=$T/stop-make-term
+rm "$K/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt"
+cp -p "$W/en/$SH/wikicorpus_en/wikicorpus_en_training_2.txt" "$K/en/$SH/wikicorpus_en/"
+run mk "$K" en-hdf5-phase1
+expect_rc "stopped, then make again" 0
+ok "... the bytes of an uninterrupted run" diff -r "$K/en/$H1" "$W/en/$H1"
 
 # ---- download ----
 M=$T/mirror/huwiki

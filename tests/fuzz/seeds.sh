@@ -12,6 +12,13 @@
 #   mlmcheck      hdf5gen files (masked, unmasked) from a tiny vocabulary
 #   bert_config  the configs of tests/cli/train_bert_cpu.sh and an export's
 #   ckpt         train_bert_cpu checkpoints (LAMB, AdamW) of fuzz_ckpt.c's model
+#   safetensors  the Hugging Face export of that model (model.safetensors)
+#   bz2          bzip2 of sample text at levels 1 and 9, two streams, a cut dump
+#   spmodel      vocab_train models (nmt_nfkc with its table, identity)
+#   spvocab      their .vocab files
+#   langid       a langid_train model of a few sample sentences
+#   docfmt       wiki_strip's doc, json and lines layouts; sent_split's output
+#   jsonl        wiki_dump's JSON Lines and wiki_strip -F json, cut to 4 kB
 # The committed tests/fuzz/corpus/<target>/ files join them in make fuzz.
 set -eu # no pipefail: heads of streams end their writers with SIGPIPE
 BIN=$(cd "$1" && pwd)
@@ -21,7 +28,8 @@ DATA=$ROOT/tests/data
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rm -rf "$OUT"
-for t in mwxml wikitext segmenter wordpiece mlmcheck bert_config ckpt; do mkdir -p "$OUT/$t"; done
+for t in mwxml wikitext segmenter wordpiece mlmcheck bert_config ckpt safetensors bz2 spmodel spvocab \
+  langid docfmt jsonl; do mkdir -p "$OUT/$t"; done
 
 # mwxml: siteinfo and the first 2 pages, then the closing tag
 for d in enwiki-3 enwiki-tables huwiki-berlin elwikivoyage-17; do
@@ -92,6 +100,36 @@ for opt in lamb adamw; do
   cp "$tmp/$opt/ckpt_1.wbckpt" "$OUT/ckpt/$opt.wbckpt"
 done
 cp "$tmp/lamb/hf/config.json" "$OUT/bert_config/hf-export.json"
+cp "$tmp/lamb/hf/model.safetensors" "$OUT/safetensors/tiny-export.safetensors"
+
+# bz2: small streams of sample text, two streams in one file, a cut dump
+head -c 3000 "$tmp/enwiki-3.sent" >"$tmp/t3k.txt"
+bzip2 -1 -c "$tmp/t3k.txt" >"$OUT/bz2/text-level1.bz2"
+bzip2 -9 -c "$tmp/t3k.txt" >"$OUT/bz2/text-level9.bz2"
+{ bzip2 -c "$tmp/small.txt"; bzip2 -c "$tmp/t3k.txt"; } >"$OUT/bz2/two-streams.bz2"
+head -c 6000 "$DATA/huwiki-berlin.xml.bz2" >"$OUT/bz2/huwiki-cut.bz2"
+: | bzip2 -c >"$OUT/bz2/empty.bz2"
+
+# spmodel, spvocab: BPE models of the sample sentences
+for norm in nmt_nfkc identity; do
+  "$BIN/vocab_train" -q -j1 --vocab-size 80 --normalization "$norm" -o "$tmp/sp-$norm" "$tmp/enwiki-3.sent"
+  cp "$tmp/sp-$norm.model" "$OUT/spmodel/$norm.model"
+  cp "$tmp/sp-$norm.vocab" "$OUT/spvocab/$norm.vocab"
+done
+
+# langid: a model of a few sentences in two languages
+{ head -n 40 "$tmp/huwiki-berlin.sent" | awk 'NF {print "hu\t" $0}'
+  head -n 40 "$tmp/enwiki-3.sent" | awk 'NF {print "en\t" $0}'; } >"$tmp/lid.tsv"
+"$BIN/langid_train" -q --top 50 --min-count 1 -o "$OUT/langid/tiny.txt" "$tmp/lid.tsv"
+
+# docfmt, jsonl: the stages' layouts, cut
+for f in doc json lines; do
+  "$BIN/wiki_strip" -q -F "$f" "$tmp/enwiki-3.jsonl" | head -c 6000 >"$OUT/docfmt/enwiki-3-$f.txt"
+done
+head -c 4000 "$tmp/huwiki-berlin.sent" >"$OUT/docfmt/huwiki-sentences.txt"
+head -c 4000 "$tmp/enwiki-3.jsonl" >"$OUT/jsonl/enwiki-3-pages.jsonl"
+"$BIN/wiki_strip" -q -F json "$tmp/huwiki-berlin.jsonl" | head -c 4000 >"$OUT/jsonl/huwiki-json.jsonl"
+cp "$OUT/bert_config/hf-export.json" "$OUT/jsonl/hf-config.json"
 for t in "$OUT"/*/; do
   [ -n "$(find "$t" -type f -size +0)" ] || { echo "fuzz: no seeds for $(basename "$t")" >&2; exit 1; }
 done

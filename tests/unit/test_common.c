@@ -404,6 +404,100 @@ static void test_fit(void) {
                   !strcmp(b + strlen(b) - 6, "reason"));
 }
 
+/* The longest line (--max-line-bytes): a line at the limit passes, one
+ * byte more is an error naming file and line, whatever the reads, and the
+ * buffer never grows past the limit and two read chunks. */
+static void test_line_limit(void) {
+    char sz[32];
+    test_str_eq("size 64 MiB", io_size_str((size_t)64 << 20, sz), "64 MiB");
+    test_str_eq("size 512 KiB", io_size_str(512 << 10, sz), "512 KiB");
+    test_str_eq("size 1000 bytes", io_size_str(1000, sz), "1000 bytes");
+    test_cond("the default", io_max_line() == IO_MAX_LINE_DEFAULT);
+
+    char dir[] = "/tmp/wbtestXXXXXX";
+    test_cond("mkdtemp", mkdtemp(dir) != NULL);
+    char ok[256], bad[256], last[256], huge[256];
+    snprintf(ok, sizeof ok, "%s/ok.txt", dir);
+    snprintf(bad, sizeof bad, "%s/bad.txt", dir);
+    snprintf(last, sizeof last, "%s/last.txt", dir);
+    snprintf(huge, sizeof huge, "%s/huge.txt", dir);
+    FILE *f = fopen(ok, "w");
+    for (int i = 0; i < 1000; i++)
+        fputc('a', f);
+    fputs("\nb\n", f);
+    fclose(f);
+    f = fopen(bad, "w");
+    fputs("first\n", f);
+    for (int i = 0; i < 1001; i++)
+        fputc('a', f);
+    fputs("\n", f);
+    fclose(f);
+    f = fopen(last, "w"); /* a last line without '\n', one byte too long */
+    for (int i = 0; i < 1001; i++)
+        fputc('a', f);
+    fclose(f);
+    f = fopen(huge, "w"); /* 10 MB, no newline */
+    for (int i = 0; i < 10 << 20; i++)
+        fputc('z', f);
+    fclose(f);
+
+    io_set_max_line(1000);
+    Err err;
+    const char *line;
+    size_t len;
+    Reader r;
+    char *in_ok[] = {ok}, *in_bad[] = {bad}, *in_last[] = {last}, *in_huge[] = {huge};
+    reader_init(&r, in_ok, 1);
+    test_cond("a line of exactly the limit",
+              reader_next_line(&r, &line, &len, &err) == 1 && len == 1000);
+    test_cond("... then the next", reader_next_line(&r, &line, &len, &err) == 1 && len == 1);
+    reader_free(&r);
+    char want[512];
+    reader_init(&r, in_bad, 1);
+    test_cond("a first line", reader_next_line(&r, &line, &len, &err) == 1);
+    test_cond("one byte over the limit: an error", reader_next_line(&r, &line, &len, &err) == -1);
+    snprintf(want, sizeof want,
+             "%s:2: line longer than 1000 bytes (--max-line-bytes raises the limit)", bad);
+    test_str_eq("... naming the file, the line and the option", err.msg, want);
+    reader_free(&r);
+    reader_init(&r, in_last, 1);
+    test_cond("a last line without '\\n' over the limit",
+              reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, ":1: line longer"));
+    reader_free(&r);
+    io_set_max_line(1 << 20);
+    reader_init(&r, in_huge, 1);
+    test_cond("10 MB without a newline, limit 1 MiB: an error",
+              reader_next_line(&r, &line, &len, &err) == -1 && strstr(err.msg, "1 MiB"));
+    test_cond("... after buffering no more than the limit and two read chunks",
+              r.cap <= (3u << 20)); /* the read chunk is 1 MiB */
+    reader_free(&r);
+
+    Buf b = {0};
+    test_cond("read_text_file: lines within the limit", read_text_file(ok, &b, &err) == 0);
+    test_cond("... whole", b.len == 1003);
+    buf_clear(&b);
+    io_set_max_line(1000);
+    test_cond("read_text_file: a line over the limit",
+              read_text_file(bad, &b, &err) == -1 && strstr(err.msg, "bad.txt:2: line longer"));
+    buf_clear(&b);
+    io_set_max_line(1 << 20);
+    test_cond("read_text_file: 10 MB without a newline",
+              read_text_file(huge, &b, &err) == -1 && strstr(err.msg, "huge.txt:1: line longer"));
+    test_cond("... stops reading near the limit", b.len < (2u << 20));
+    buf_clear(&b);
+    test_cond("read_file_max: over the maximum",
+              read_file_max(huge, &b, 1 << 20, "a test", &err) == -1 &&
+                  strstr(err.msg, "huge.txt: larger than 1 MiB, too large for a test"));
+    test_cond("... stops reading near it", b.len < (2u << 20));
+    buf_clear(&b);
+    test_cond("read_file_max: within", read_file_max(ok, &b, 1003, "a test", &err) == 0);
+    buf_free(&b);
+    io_set_max_line(0);
+    test_cond("0 restores the default", io_max_line() == IO_MAX_LINE_DEFAULT);
+    unlink(ok), unlink(bad), unlink(last), unlink(huge);
+    rmdir(dir);
+}
+
 int main(void) {
     test_utf8();
     test_wide();
@@ -414,5 +508,8 @@ int main(void) {
     test_reader_writer();
     test_filter_run();
     test_fit();
+    /* last: the files it reads are noted as inputs, and their inode numbers,
+     * once freed, may come back for test_reader_writer's outputs */
+    test_line_limit();
     return test_report();
 }

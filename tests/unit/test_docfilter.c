@@ -436,6 +436,55 @@ static void test_reader(void) {
     buf_free(&ref);
 }
 
+/* A line or a document longer than max_bytes stops the input with
+ * too_long and its line, for any chunking; what came before is kept. */
+static void test_too_long(void) {
+    static const size_t steps[] = {0, 1, 3, 7, 64};
+    char line[200];
+    memset(line, 'x', sizeof line);
+    Buf in = {0};
+    buf_puts(&in, "ok\n\n");
+    buf_append(&in, line, 100); /* at the limit */
+    buf_puts(&in, "\n\n");
+    buf_append(&in, line, 101); /* one byte over, line 5 */
+    buf_puts(&in, "\nnot reached\n");
+    Buf docs = {0};
+    for (int k = 0; k < 10; k++)
+        buf_puts(&docs, "ten bytes\n"); /* a document of 100 bytes from line 3 */
+    Buf in2 = {0};
+    buf_puts(&in2, "a\n\n");
+    buf_append(&in2, docs.data, docs.len);
+    for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+        Docs d = {0};
+        DocSplit ds = {.limit = -1, .max_bytes = 100, .sink = collect, .ctx = &d};
+        size_t step = steps[i] ? steps[i] : in.len;
+        int stopped = 0;
+        for (size_t j = 0; j < in.len && !stopped; j += step)
+            stopped = docsplit_feed(&ds, in.data + j, j + step <= in.len ? step : in.len - j);
+        docsplit_finish(&ds);
+        test_cond("a line over max_bytes stops the input", stopped && ds.too_long == 1);
+        test_cond("... at its line", ds.too_long_line == 5);
+        test_cond("... the documents before it delivered, the one at the limit too",
+                  d.n == 2 && d.len[1] == 101);
+        docs_free(&d);
+        docsplit_free(&ds);
+
+        DocSplit ds2 = {.limit = -1, .max_bytes = 98, .sink = collect, .ctx = &d};
+        step = steps[i] ? steps[i] : in2.len;
+        for (size_t j = 0; j < in2.len; j += step)
+            docsplit_feed(&ds2, in2.data + j, j + step <= in2.len ? step : in2.len - j);
+        docsplit_finish(&ds2);
+        test_cond("a document over max_bytes: too_long 2, its first line",
+                  ds2.too_long == 2 && ds2.too_long_line == 3);
+        test_cond("... not delivered, the one before it is", d.n == 1 && d.len[0] == 2);
+        docs_free(&d);
+        docsplit_free(&ds2);
+    }
+    buf_free(&in);
+    buf_free(&in2);
+    buf_free(&docs);
+}
+
 /* ---- statistics ---- */
 
 static void test_stats(void) {
@@ -499,6 +548,7 @@ int main(void) {
     test_counts();
     test_checks();
     test_reader();
+    test_too_long();
     test_stats();
     test_dedup();
     filter_scratch_free(&scratch);

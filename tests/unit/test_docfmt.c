@@ -92,6 +92,44 @@ static void test_reading(void) {
     test_cond("malformed counted", kept.malformed == 1);
     buf_free(&b);
 
+    /* the longest line bounds a document too: "A one/A two" is 11 bytes */
+    io_set_max_line(11);
+    check_read("a document at the limit", "A one\nA two\n\nB\n", DOC_LINES, "|A one/A two/;|B/;");
+    const char *docs[] = {"A one\nA two\n\nB\n",
+                          "<doc id=\"1\" url=\"u\" title=\"A\">\nA\n\n"
+                          "A one two three four\nA five six seven\n</doc>\n"};
+    const char *what[] = {":1: document (lines up to a blank line) longer than 10 bytes",
+                          ":1: document (a <doc> block) longer than 30 bytes"};
+    for (int i = 0; i < 2; i++) {
+        io_set_max_line(i ? 30 : 10); /* the <doc> line is 30 bytes */
+        char *path = write_file("in", docs[i], strlen(docs[i]));
+        DocReader dr;
+        Doc d = {0};
+        Err err;
+        docreader_init(&dr, &path, 1, i ? DOC_DOC : DOC_LINES);
+        test_cond("a document over the limit: an error", docreader_next(&dr, &d, &err) == -1);
+        test_cond(what[i], strstr(err.msg, what[i]) != NULL &&
+                               strstr(err.msg, "(--max-line-bytes raises the limit)"));
+        docreader_free(&dr);
+        doc_free(&d);
+    }
+    /* measured as held: 8 raw bytes, 4 of them invalid, are 16 after the repair */
+    io_set_max_line(10);
+    {
+        const char *bad = "ab\xff\xff\xff\xff"
+                          "cd\n";
+        char *path = write_file("in", bad, strlen(bad));
+        DocReader dr;
+        Doc d = {0};
+        Err err;
+        docreader_init(&dr, &path, 1, DOC_LINES);
+        test_cond("a paragraph the repair of invalid UTF-8 takes over the limit: an error",
+                  docreader_next(&dr, &d, &err) == -1 && strstr(err.msg, ":1: document"));
+        docreader_free(&dr);
+        doc_free(&d);
+    }
+    io_set_max_line(0);
+
     DocFormat f;
     test_cond("format names", docfmt_parse_input("lines", &f) == 0 && f == DOC_LINES &&
                                   docfmt_parse_input("doc", &f) == 0 && f == DOC_DOC &&

@@ -68,9 +68,11 @@ static void on_site(void *ctx, const WikiSiteinfo *s) {
 
 /* Parse `xml` in chunks of `chunk` bytes (0 = whole); returns the log and
  * the status of the run in *rc (0 ok, -1 error with msg in err). */
+static size_t max_markup; /* MwXmlOpts.max_markup of parse_chunked (0: the default) */
+
 static Buf parse_chunked(const char *xml, size_t n, size_t chunk, int *rc, Err *err) {
     Collect c = {0};
-    MwXmlOpts o = {.name = "t.xml", .max_text = 1000};
+    MwXmlOpts o = {.name = "t.xml", .max_text = 1000, .max_markup = max_markup};
     MwXml *wd = mwxml_create(&o, on_page, on_site, &c);
     *rc = 0;
     size_t step = chunk ? chunk : n;
@@ -211,7 +213,96 @@ static void test_encoding(void) {
                      "t.xml: line 1: the XML declaration says encoding \"windows-1252\"", c);
 }
 
+/* Bounded memory: markup longer than max_markup (which expat would hold
+ * whole) is an error for every chunking, text of any length is not; a
+ * title longer than max_text skips its page; a <siteinfo> field longer
+ * than max_text is an error. */
+static void test_limits(void) {
+    static const size_t chunks[] = {0, 1, 7, 64};
+    max_markup = 89;
+    int rc;
+    Err err;
+    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+        Buf b = parse_chunked(DUMP, sizeof DUMP - 1, chunks[i], &rc, &err);
+        test_cond("the sample dump, max_markup 89: its root tag (90 bytes) is too long",
+                  rc == -1 && strstr(err.msg, "t.xml: XML byte 0: markup"));
+        buf_free(&b);
+    }
+    max_markup = 120;
+    Buf whole = parse_chunked(DUMP, sizeof DUMP - 1, 0, &rc, &err);
+    test_cond("the sample dump, max_markup 120", rc == 0);
+    Buf text = {0}, comment = {0}, attr = {0}, space = {0};
+    buf_puts(&text,
+             "<mediawiki><page><title>T</title><ns>0</ns><id>1</id><revision><id>2</id><text>");
+    for (int k = 0; k < 900; k++)
+        buf_putc(&text, k % 50 ? 'a' : '\n');
+    buf_puts(&text, "</text></revision></page></mediawiki>");
+    buf_puts(&comment, "<mediawiki><!--");
+    buf_puts(&attr, "<mediawiki><page a=\"");
+    buf_puts(&space, "<?xml version=\"1.0\"?>");
+    for (int k = 0; k < 500; k++)
+        buf_putc(&comment, 'c'), buf_putc(&attr, 'a'), buf_putc(&space, ' ');
+    buf_puts(&attr, "\"></page></mediawiki>");
+    buf_puts(&space, "<mediawiki></mediawiki>");
+    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+        char name[96];
+        Buf b = parse_chunked(DUMP, sizeof DUMP - 1, chunks[i], &rc, &err);
+        snprintf(name, sizeof name, "chunks of %zu: the sample dump's pages", chunks[i]);
+        test_cond(name, rc == 0 && b.len == whole.len && !memcmp(b.data, whole.data, b.len));
+        buf_free(&b);
+        b = parse_chunked(text.data, text.len, chunks[i], &rc, &err);
+        snprintf(name, sizeof name, "chunks of %zu: 900 bytes of text pass", chunks[i]);
+        test_cond(name, rc == 0 && b.len > 900);
+        buf_free(&b);
+        b = parse_chunked(space.data, space.len, chunks[i], &rc, &err);
+        snprintf(name, sizeof name, "chunks of %zu: 500 spaces in the prolog pass", chunks[i]);
+        test_cond(name, rc == 0);
+        buf_free(&b);
+        b = parse_chunked(comment.data, comment.len, chunks[i], &rc, &err);
+        snprintf(name, sizeof name, "chunks of %zu: a comment never closed", chunks[i]);
+        test_cond(name, rc == -1);
+        test_str_eq(name, err.msg,
+                    "t.xml: XML byte 11: markup (a tag, comment or declaration) longer than 120 "
+                    "bytes (--max-line-bytes raises the limit)");
+        buf_free(&b);
+        b = parse_chunked(attr.data, attr.len, chunks[i], &rc, &err);
+        snprintf(name, sizeof name, "chunks of %zu: a closed tag of 500 bytes", chunks[i]);
+        test_cond(name, rc == -1 && strstr(err.msg, "XML byte 11: markup"));
+        buf_free(&b);
+    }
+    max_markup = 0;
+    buf_free(&whole), buf_free(&text), buf_free(&comment), buf_free(&attr), buf_free(&space);
+
+    Buf xml = {0};
+    buf_puts(&xml, "<mediawiki><page><title>");
+    for (int k = 0; k < 1500; k++)
+        buf_putc(&xml, 't');
+    buf_puts(&xml, "</title><ns>0</ns><id>1</id><revision><id>1</id><text>x</text></revision>"
+                   "</page><page><title>S</title><ns>0</ns><id>2</id><revision><id>2</id>"
+                   "<text>s</text></revision></page></mediawiki>");
+    int saved = display_level;
+    display_level = 0;
+    for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+        Buf b = parse_chunked(xml.data, xml.len, chunks[i], &rc, &err);
+        test_cond("a title longer than max_text: its page skipped", rc == 0);
+        test_str_eq("... the next kept", b.data, "[2/2/ns0/line1]S|s\nbad_utf8=0\n");
+        buf_free(&b);
+    }
+    display_level = saved;
+    buf_clear(&xml);
+    buf_puts(&xml, "<mediawiki><siteinfo><sitename>");
+    for (int k = 0; k < 1500; k++)
+        buf_putc(&xml, 's');
+    buf_puts(&xml, "</sitename></siteinfo></mediawiki>");
+    expect_error("a <siteinfo> field longer than max_text", xml.data,
+                 "t.xml: line 1: a <siteinfo> field longer than 1000 bytes (--max-page-bytes "
+                 "raises the limit)",
+                 7);
+    buf_free(&xml);
+}
+
 int main(void) {
+    test_limits();
     test_fields();
     test_bad_utf8_chunked();
     test_fragment();

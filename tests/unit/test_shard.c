@@ -17,6 +17,7 @@
 
 #include "tests/test.h"
 #include "common/buf.h"
+#include "common/io.h"
 #include "common/rng.h"
 #include "shard/shard.h"
 #include "common/uniprop.h"
@@ -609,7 +610,75 @@ static void test_fit(void) {
     }
 }
 
+/* Bounded memory: a line longer than io_max_line() stops the index; a
+ * document far longer than the copy chunk, whose lines are stripped as
+ * they are written, is written line by line with the same bytes. */
+static void test_long(void) {
+    Buf text = {0}, want = {0};
+    buf_puts(&text, "a\n\n");
+    for (int i = 0; i < 2000; i++)
+        buf_putc(&text, 'x');
+    buf_puts(&text, "\n\nb\n");
+    io_set_max_line(1000);
+    ShardIndex ix;
+    shard_index_init(&ix, SHARD_NVIDIA);
+    FILE *fp = fmemopen(text.data, text.len, "r");
+    Err err;
+    test_cond("a line over the limit: the index fails",
+              shard_index_read(&ix, fp, "t.txt", NULL, NULL, NULL, &err) == -1);
+    test_str_eq("... naming the line and the option", err.msg,
+                "t.txt:3: line longer than 1000 bytes (--max-line-bytes raises the limit)");
+    fclose(fp);
+    shard_index_free(&ix);
+    io_set_max_line(0);
+
+    char dir[] = "/tmp/test_shard.XXXXXX";
+    if (!mkdtemp(dir)) {
+        test_cond("mkdtemp", 0);
+        return;
+    }
+    buf_clear(&text);
+    for (int i = 0; i < 150000; i++) { /* 3.3 MB, trailing blanks to strip */
+        char line[64];
+        snprintf(line, sizeof line, "sentence %d of the long one  \n", i);
+        buf_puts(&text, line);
+        buf_append(&want, line, strlen(line) - 3);
+        buf_putc(&want, '\n');
+    }
+    buf_puts(&want, "\n");
+    char path[256];
+    snprintf(path, sizeof path, "%s/in.txt", dir);
+    fp = fopen(path, "wb");
+    fwrite(text.data, 1, text.len, fp);
+    fclose(fp);
+    shard_index_init(&ix, SHARD_NVIDIA);
+    fp = fopen(path, "rb");
+    test_cond("long document: indexed",
+              shard_index_read(&ix, fp, "in.txt", NULL, NULL, NULL, &err) == 0);
+    test_cond("... one document to strip", ix.ndocs == 1 && (ix.len[0] & SHARD_LEN_STRIP));
+    ShardSpec spec = {1, 0, 0.0};
+    ShardPlan p;
+    test_cond("... balanced", shard_balance(ix.nsent, ix.ndocs, &spec, &p, &err) == 0);
+    ShardInput in = {fileno(fp), 0, "in.txt"};
+    ShardWriteStats ws;
+    test_cond("... written", shard_write(&ix, &in, &p, dir, "z", 1, NULL, NULL, &ws, &err) == 0);
+    snprintf(path, sizeof path, "%s/z_training_0.txt", dir);
+    size_t n = 0;
+    char *data = slurp(path, &n);
+    test_cond("... the shard exists", data != NULL);
+    if (data) test_mem_eq("... every line stripped, across chunks", data, n, want.data, want.len);
+    free(data);
+    fclose(fp);
+    shard_plan_free(&p);
+    shard_index_free(&ix);
+    buf_free(&text), buf_free(&want);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    test_cond("cleanup", system(cmd) == 0);
+}
+
 int main(void) {
+    test_long();
     test_examples();
     test_fit();
     test_random();
