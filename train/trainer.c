@@ -619,6 +619,7 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
         r->special[0] = r->vocab.cls, r->special[1] = r->vocab.sep, r->special[2] = r->vocab.mask;
     }
     if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
+    bert_set_threads(o->threads); /* the initialisation's threads, the CPU kernels' too */
     bert_init_weights(&r->m, o->seed);
     OptimConfig oc;
     optim_config_default(&oc, o->opt);
