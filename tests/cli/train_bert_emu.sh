@@ -185,6 +185,41 @@ ok "... after the checkpoints of the steps both ranks took, complete, and no tem
     "$TRB" -q --eval_file "$T/h2/a_training_0.hdf5" --init_checkpoint "$last" \
     --config_file "$T/tiny.json" --train_batch_size 8 --max_predictions_per_seq 10 --precision fp32 >/dev/null &&
     [ -z "$(find "$T/w2" -name "*.tmp*")" ]'
+# A rank that dies where the others have queued a collective and copy its
+# result to the host (the step statistics; the all-gather of the data
+# positions before a checkpoint): the emulated collectives, like NCCL's, are
+# queued and run when the host waits on the stream, so the others wait in
+# that copy, and must do so under the watchdog: 3 ranks, rank 1 dies
+# (WB_EMU_DIE, the emulation's fault point), ranks 0 and 2 end with exit 1
+# after --comm_timeout 3, naming the wait. Under timeout 100: a wait outside
+# the watchdog would last until the emulated collectives' own 120 s limit.
+dead() { # WHERE N: rank 1 dies the Nth time it reaches WHERE
+  local o=$T/dead_$1 r rc pids=()
+  for r in 1 2 0; do
+    WB_EMU_DIE=$1:1:$2 timeout 100 "$TRB" -q $(dargs "$T/tiny.json" "$o") --max_steps 4 --world_size 3 \
+      --rank $r --nccl_id_file "$o.id" --comm_timeout 3 >/dev/null 2>"$o.err$r" &
+    pids[r]=$!
+  done
+  for r in 0 1 2; do
+    rc=0
+    wait ${pids[r]} || rc=$?
+    echo $rc >"$o.rc$r"
+  done
+  echo "  rank 1 died at $1 $2; exit status of ranks 0, 1, 2: $(cat "$o.rc0") $(cat "$o.rc1") $(cat "$o.rc2"); rank 0: $(cat "$o.err0")"
+  [ "$(cat "$o.rc0") $(cat "$o.rc1") $(cat "$o.rc2")" = "1 3 1" ]
+}
+ok "rank 1 of 3 dies before the first step's statistics' all-reduce: ranks 0 and 2 exit 1 after --comm_timeout" dead stats 1
+waited() { # WHERE: ranks 0 and 2 said they waited for the collectives
+  local r
+  for r in 0 2; do
+    grep -q "rank $r of 3: waited 3 s for the GPU's work and the collectives queued before it: another rank has failed or stopped" \
+      "$T/dead_$1.err$r" || return 1
+  done
+}
+ok "... each saying it waited 3 s for the GPU's work and the collectives" waited stats
+ok "... and no checkpoint" eval '[ -z "$(ls "$T/dead_stats")" ]'
+ok "rank 1 of 3 dies before the all-gather of a checkpoint's data positions: ranks 0 and 2 exit 1" dead allgather 1
+ok "... saying they waited for the collectives" waited allgather
 # a run that diverges ends at the first step that is not finite, on the
 # GPU backend as on the CPU: no nan in the log, no checkpoint of it
 run "$TRB" --precision bf16 $(cargs "$T/gnan") --learning_rate 1e30
