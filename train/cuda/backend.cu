@@ -213,6 +213,27 @@ static void *g_pinned(Gpu *g, size_t bytes) {
 #define DIE_POINT(g, where) ((void)0)
 #endif
 
+#ifdef WB_CUDA_EMU
+/* The tests' wrong gradient, to show that the comparisons with the CPU
+ * catch one: with WB_EMU_WRONG_GRAD=NAME:FACTOR, tensor NAME's gradient is
+ * multiplied by FACTOR before every optimizer step. */
+static void emu_wrong_grad(Gpu *g) {
+    const char *v = getenv("WB_EMU_WRONG_GRAD"), *colon = v ? strrchr(v, ':') : NULL;
+    if (!colon) return;
+    char name[80];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
+    const BertTensor *t = bert_tensor_named(g->m, name);
+    if (!t) die("WB_EMU_WRONG_GRAD: no tensor %s", name);
+    float f = (float)atof(colon + 1);
+    CK(cudaDeviceSynchronize()); /* the emulated device's memory is the host's */
+    for (size_t i = 0; i < t->n; i++)
+        g->g32[t->off + i] *= f;
+}
+#define WRONG_GRAD(g) emu_wrong_grad(g)
+#else
+#define WRONG_GRAD(g) ((void)0)
+#endif
+
 #define TH 256
 static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
 
@@ -975,6 +996,7 @@ static void g_opt_step(void *p, float lr) {
         CK(cudaStreamWaitEvent(g->st, g->comm_done, 0));
         if (g_prof) prof_mark("waiting for the gradient all-reduce", 0);
     }
+    WRONG_GRAD(g);
     o->step++;
     cudaStream_t st = g->st;
     float inv_world = 1.0f / (float)g->world;

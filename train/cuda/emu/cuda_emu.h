@@ -21,7 +21,10 @@
  * as the GPU does. cublasGemmEx / cublasGemmStridedBatchedEx compute what
  * cuBLAS's documentation defines (column-major, op(A) op(B), leading
  * dimensions, strides, alpha and beta; float32 or bfloat16 operands,
- * float32 accumulation), in the plainest loop.
+ * float32 accumulation), in the plainest loop. Built with
+ * WB_EMU_ALT_ORDER (and -ffp-contract=fast), the matmuls and warp matrix
+ * products add in another order, for the tests that show the comparisons
+ * with the CPU allow what a GPU's own order and FMAs change.
  */
 #ifndef WB_CUDA_EMU_H
 #define WB_CUDA_EMU_H
@@ -330,7 +333,8 @@ static inline void emu_check_align(const void *p, size_t align, size_t ld_bytes,
  * of the result (elements e with e % 32 == lane): a result read by other
  * threads before a __syncwarp is then stale, as on a GPU where each thread
  * holds a part of the tile, and the kernel must be run by EMU_LAUNCH_COOP.
- * The products are float32 sums in k order. */
+ * The products are float32 sums in k order (from the last k with
+ * WB_EMU_ALT_ORDER). */
 namespace nvcuda {
 namespace wmma {
 struct matrix_a {};
@@ -364,8 +368,14 @@ static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d,
     for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
         int i = (int)e / 16, j = (int)e % 16;
         float s = 0;
-        for (int k = 0; k < 16; k++)
+        for (int kk = 0; kk < 16; kk++) {
+#ifdef WB_EMU_ALT_ORDER
+            int k = 15 - kk; /* the tests' second build: k from the last */
+#else
+            int k = kk;
+#endif
             s += a.x[i * 16 + k] * b.x[k * 16 + j];
+        }
         d.x[e] = c.x[e] + s;
     }
 }
@@ -414,7 +424,13 @@ static inline cudaError_t cudaGetDeviceCount(int *n) {
 static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     (void)d;
+#if defined(WB_EMU_ALT_ORDER) && defined(__FMA__)
+    snprintf(p->name, sizeof p->name, "CPU emulation of CUDA (FMA contraction, other sum orders)");
+#elif defined(WB_EMU_ALT_ORDER)
+    snprintf(p->name, sizeof p->name, "CPU emulation of CUDA (other sum orders; no FMA here)");
+#else
     snprintf(p->name, sizeof p->name, "CPU emulation of CUDA");
+#endif
     p->major = 9, p->minor = 0;
     return cudaSuccess;
 }
@@ -553,6 +569,14 @@ static inline float emu_ld(const void *p, cudaDataType t, long long i) {
                            : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
 }
 
+/* The sums over k: in order (k = 0, 1, ...), or with WB_EMU_ALT_ORDER
+ * (the tests' second build) from the last k down into 4 partial sums taken
+ * in turn and added pairwise at the end, as a tiled matmul may add. */
+#ifdef WB_EMU_ALT_ORDER
+#define EMU_GEMM_LANES 4
+#else
+#define EMU_GEMM_LANES 1
+#endif
 /* alpha and beta are read at the call (host pointers), the product is
  * queued on the handle's stream */
 static inline cublasStatus_t
@@ -569,18 +593,22 @@ cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperati
         for (int q = 0; q < batch; q++)
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < m; i++) {
-                    float acc = 0;
+                    float acc[EMU_GEMM_LANES] = {0};
                     for (int p = 0; p < k; p++) {
+                        int pk = EMU_GEMM_LANES > 1 ? k - 1 - p : p;
                         float a = emu_ld(A, at,
-                                         q * sa + (ta == CUBLAS_OP_N ? i + (long long)p * lda
-                                                                     : p + (long long)i * lda));
+                                         q * sa + (ta == CUBLAS_OP_N ? i + (long long)pk * lda
+                                                                     : pk + (long long)i * lda));
                         float b = emu_ld(B, bt,
-                                         q * sb + (tb == CUBLAS_OP_N ? p + (long long)j * ldb
-                                                                     : j + (long long)p * ldb));
-                        acc += a * b;
+                                         q * sb + (tb == CUBLAS_OP_N ? pk + (long long)j * ldb
+                                                                     : j + (long long)pk * ldb));
+                        acc[p % EMU_GEMM_LANES] += a * b;
                     }
+                    for (int w = EMU_GEMM_LANES / 2; w > 0; w /= 2)
+                        for (int l = 0; l < w; l++)
+                            acc[l] += acc[l + w];
                     long long ci = q * sc + i + (long long)j * ldc;
-                    float v = al * acc + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
+                    float v = al * acc[0] + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
                     if (ct == CUDA_R_32F)
                         ((float *)C)[ci] = v;
                     else
