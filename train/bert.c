@@ -356,10 +356,11 @@ static uint64_t init_key(uint64_t seed, const char *name) {
     return init_mix(init_mix(seed + INIT_GOLDEN) ^ h);
 }
 
-/* p[0..n) = range * N(0, 1), elements of the tensor of key from index 0 */
+/* p[0..n) = range * N(0, 1), the elements of the tensor of key from index
+ * 0; called by every thread of a parallel region, which share the pairs */
 static void init_normal(float *p, size_t n, uint64_t key, float range) {
     size_t pairs = (n + 1) / 2;
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp for schedule(static) nowait
     for (size_t k = 0; k < pairs; k++) {
         uint64_t a = init_mix(key + (2 * k + 1) * INIT_GOLDEN),
                  b = init_mix(key + (2 * k + 2) * INIT_GOLDEN);
@@ -371,6 +372,10 @@ static void init_normal(float *p, size_t n, uint64_t key, float range) {
 }
 
 void bert_init_weights(Bert *m, uint64_t seed) {
+    /* one parallel region: every thread meets each tensor's loop in turn
+     * and takes its share (no barrier between tensors: no value depends on
+     * another) */
+#pragma omp parallel num_threads(nthreads())
     for (int i = 0; i < m->ntensors; i++) {
         const BertTensor *t = &m->tensors[i];
         float *p = m->params + t->off;
@@ -378,6 +383,7 @@ void bert_init_weights(Bert *m, uint64_t seed) {
         int is_ln_w = strstr(t->name, "LayerNorm.weight") != NULL;
         int is_bias = len > 5 && strcmp(t->name + len - 5, ".bias") == 0;
         if (is_ln_w || is_bias) {
+#pragma omp for schedule(static) nowait
             for (size_t j = 0; j < t->n; j++)
                 p[j] = is_ln_w ? 1.0f : 0.0f;
         } else {

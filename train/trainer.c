@@ -620,7 +620,10 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
     }
     if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
     bert_set_threads(o->threads); /* the initialisation's threads, the CPU kernels' too */
+    double t0 = now_sec();
     bert_init_weights(&r->m, o->seed);
+    info(3, "initial weights: %zu parameters in %.2f s on %d threads", r->m.nparams, now_sec() - t0,
+         o->threads > 0 ? o->threads : cli_ncpus());
     OptimConfig oc;
     optim_config_default(&oc, o->opt);
     oc.weight_decay = (float)o->weight_decay;
