@@ -1259,6 +1259,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CK(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
     for (int i = 0; i < 2; i++)
         CK(cudaEventCreateWithFlags(&g->host_ev[i], cudaEventDisableTiming));
+    g_pinned(g, 4096); /* the small copies' staging, before any work is queued */
+    g->dgather = dalloc(4096), g->dgather_cap = 4096;
     CKB(cublasCreate(&g->blas));
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
