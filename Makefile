@@ -133,6 +133,22 @@ $(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
+# ... and once more computing as a GPU may, differently from the CPU and from
+# the build above: multiply-adds contracted to FMAs (-ffp-contract=fast, as
+# nvcc contracts by default; with -mfma where this CPU has FMA, else it has
+# no effect) and other sum orders (WB_EMU_ALT_ORDER: the emulated matmuls
+# add k in another order, the warp sums run their butterfly the other way):
+# train_bert_emu_alt, for tests/cli/compare_alt.sh (train_bert against
+# train_bert_cpu within the derived tolerances of tests/gpu/compare_cpu.sh).
+EMU_FMA := $(shell grep -qw fma /proc/cpuinfo 2>/dev/null && echo -mfma)
+$(BUILD)/tests/emu_alt/backend.o: train/cuda/backend.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	@echo "  CXX $< (CPU emulation, FMA and other sum orders, for the tests)"
+	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -DWB_EMU_ALT_ORDER -ffp-contract=fast $(EMU_FMA) \
+	  -I. -Wall -Wno-unused-parameter -MMD -MP -c $< -o $@
+$(BUILD)/tests/train_bert_emu_alt: $(BUILD)/tests/emu/train_bert.o $(BUILD)/tests/emu_alt/backend.o \
+                                   $(BUILD)/tests/emu/comm.o $(BUILD)/libwikibert.a
+	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 
 $(DEPS_OK):
 	$(Q)mkdir -p $(@D)
@@ -173,7 +189,7 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 # (a test program whose source is gone, left in the build by an older tree,
 # is removed first: tests/run.sh runs every build/tests/test_*)
 test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried \
-      $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/train_bert_emu
+      $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/train_bert_emu $(BUILD)/tests/train_bert_emu_alt
 	$(Q)for t in $(BUILD)/tests/test_*; do case " $(UNIT_TESTS) test_gpu_emu " in \
 	  *" $${t##*/} "*) ;; *) rm -f "$$t";; esac; done
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)

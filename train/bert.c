@@ -16,7 +16,6 @@
 #include "train/dropout.h"
 #include "common/io.h"
 #include "common/json.h"
-#include "common/rng.h"
 
 /* ---- config ---- */
 
@@ -322,22 +321,86 @@ const BertTensor *bert_tensor_named(const Bert *m, const char *name) {
     return NULL;
 }
 
-static float normal(Rng *r) { /* Box-Muller, one value per call */
-    double u1 = (double)((rng_u64(r) >> 11) + 1) / 9007199254740993.0, u2 = rng_double(r);
-    return (float)(sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2));
+/* ---- threads ---- */
+
+static int threads_wanted; /* bert_set_threads; 0: all cores */
+
+void bert_set_threads(int n) { threads_wanted = n > 0 ? n : 0; }
+
+static int nthreads(void) {
+    if (!threads_wanted) threads_wanted = cli_ncpus();
+    return threads_wanted;
+}
+
+/* ---- initial weights ----
+ *
+ * Hugging Face's BertPreTrainedModel._init_weights and NVIDIA's
+ * init_bert_weights: every matrix and embedding N(0, initializer_range),
+ * not truncated (torch's normal_; Google's TensorFlow BERT truncates at 2
+ * sigma, the PyTorch trainers do not), biases 0, LayerNorm weight 1 and
+ * bias 0. The [PAD] row of the word embeddings is drawn like the others,
+ * as NVIDIA does (Hugging Face zeroes the row of pad_token_id).
+ *
+ * The values come from a counter-based generator, so each depends only on
+ * (seed, tensor name, index) and the tensors fill in parallel with the
+ * same bytes for any thread count: element pair k of a tensor is
+ * Box-Muller on two splitmix64 outputs at counters 2k + 1 and 2k + 2 of
+ * the tensor's key (splitmix64 is a counter hashed by its finaliser);
+ * element 2k takes the cosine, 2k + 1 the sine. The radius is computed in
+ * double from a 53-bit uniform in (0, 1] (tails out to 8.6 sigma), the
+ * angle in float. Keyed by the name, a tensor's values do not depend on
+ * the model's other tensors (a 2-layer and a 4-layer model share their
+ * first layers' initial weights). */
+
+static inline uint64_t init_mix(uint64_t z) { /* splitmix64's finaliser */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+#define INIT_GOLDEN 0x9e3779b97f4a7c15ull
+
+/* the generator's key of a tensor: seed and the name's FNV-1a hash, mixed */
+static uint64_t init_key(uint64_t seed, const char *name) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    return init_mix(init_mix(seed + INIT_GOLDEN) ^ h);
+}
+
+/* p[0..n) = range * N(0, 1), the elements of the tensor of key from index
+ * 0; called by every thread of a parallel region, which share the pairs */
+static void init_normal(float *p, size_t n, uint64_t key, float range) {
+    size_t pairs = (n + 1) / 2;
+#pragma omp for schedule(static) nowait
+    for (size_t k = 0; k < pairs; k++) {
+        uint64_t a = init_mix(key + (2 * k + 1) * INIT_GOLDEN),
+                 b = init_mix(key + (2 * k + 2) * INIT_GOLDEN);
+        double u1 = (double)((a >> 11) + 1) * 0x1.0p-53; /* (0, 1] */
+        float r = (float)sqrt(-2.0 * log(u1)), t = 6.28318531f * ((float)(b >> 40) * 0x1.0p-24f);
+        p[2 * k] = r * cosf(t) * range;
+        if (2 * k + 1 < n) p[2 * k + 1] = r * sinf(t) * range;
+    }
 }
 
 void bert_init_weights(Bert *m, uint64_t seed) {
-    Rng r;
-    rng_seed(&r, seed);
+    /* one parallel region: every thread meets each tensor's loop in turn
+     * and takes its share (no barrier between tensors: no value depends on
+     * another) */
+#pragma omp parallel num_threads(nthreads())
     for (int i = 0; i < m->ntensors; i++) {
         const BertTensor *t = &m->tensors[i];
         float *p = m->params + t->off;
         size_t len = strlen(t->name);
         int is_ln_w = strstr(t->name, "LayerNorm.weight") != NULL;
         int is_bias = len > 5 && strcmp(t->name + len - 5, ".bias") == 0;
-        for (size_t j = 0; j < t->n; j++)
-            p[j] = is_ln_w ? 1.0f : is_bias ? 0.0f : normal(&r) * m->c.initializer_range;
+        if (is_ln_w || is_bias) {
+#pragma omp for schedule(static) nowait
+            for (size_t j = 0; j < t->n; j++)
+                p[j] = is_ln_w ? 1.0f : 0.0f;
+        } else {
+            init_normal(p, t->n, init_key(seed, t->name), m->c.initializer_range);
+        }
     }
 }
 
@@ -431,15 +494,6 @@ static void act_reserve(Bert *m, int B, int S, int M) {
 }
 
 /* ---- kernels ---- */
-
-static int threads_wanted; /* bert_set_threads; 0: all cores */
-
-void bert_set_threads(int n) { threads_wanted = n > 0 ? n : 0; }
-
-static int nthreads(void) {
-    if (!threads_wanted) threads_wanted = cli_ncpus();
-    return threads_wanted;
-}
 
 /* out[n, o] = b[o] + sum_k in[n, k] W[o, k], summed over k in order.
  * W is transposed first so that the inner loop runs over outputs (a

@@ -121,7 +121,9 @@ int bert_create(Bert *m, const BertConfig *c, Err *err);
 void bert_free(Bert *m);
 
 /* Hugging Face's initialisation from a seed: weights N(0, initializer_range)
- * (embeddings too), biases 0, LayerNorm weight 1 and bias 0. */
+ * (embeddings too; not truncated), biases 0, LayerNorm weight 1 and bias 0.
+ * Each value is a function of (seed, tensor name, index) alone, filled on
+ * bert_set_threads' threads: the same bytes for any thread count. */
 void bert_init_weights(Bert *m, uint64_t seed);
 
 /* Tensor i (0 <= i < m->ntensors), or the one named name (NULL if none). */
@@ -145,8 +147,8 @@ void bert_forward(Bert *m, const BertBatch *b, BertLoss *loss, float *mlm_logits
  * (scale = 1 / accumulation steps for gradient accumulation). */
 void bert_backward(Bert *m, float scale);
 
-/* Threads for the kernels of every model in the process (0: all cores).
- * Results do not depend on it. */
+/* Threads for the kernels and bert_init_weights of every model in the
+ * process (0: all cores). Results do not depend on it. */
 void bert_set_threads(int n);
 
 /* Set every gradient to 0. */

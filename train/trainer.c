@@ -775,7 +775,11 @@ static void run_setup(TrainRun *r, TrainBackendOpen open) {
     }
     r->tk = export_norm(o, &r->vocab, &r->hf, 1);
     if (bert_create(&r->m, cfg, &r->err)) die_code(2, "%s: %s", o->config, r->err.msg);
+    bert_set_threads(o->threads); /* the initialisation's threads, the CPU kernels' too */
+    double t0 = now_sec();
     bert_init_weights(&r->m, o->seed);
+    info(3, "initial weights: %zu parameters in %.2f s on %d threads", r->m.nparams, now_sec() - t0,
+         o->threads > 0 ? o->threads : cli_ncpus());
     OptimConfig oc;
     optim_config_default(&oc, o->opt);
     oc.weight_decay = (float)o->weight_decay;
@@ -1213,9 +1217,10 @@ static void claim_output_dir(const TrainOpts *o, int64_t base) {
 }
 
 /* A resume from a checkpoint at or past --max_steps (step steps of this
- * phase done): nothing is trained and no checkpoint written; an existing
- * export is left as it is, a missing one (a run stopped between its last
- * checkpoint and its export) is written from the checkpoint, its model
+ * phase done): nothing is trained and no checkpoint written; an export
+ * written after that checkpoint is left as it is, a missing or older one
+ * (a run stopped or failed, a full disk, between its last checkpoint and
+ * its export; another run's) is written from the checkpoint, its model
  * card without the last step's losses (they are in log.jsonl). One line
  * says which. */
 static void run_nothing_left(TrainRun *r, int64_t step) {
@@ -1229,15 +1234,20 @@ static void run_nothing_left(TrainRun *r, int64_t step) {
     char what[64];
     snprintf(what, sizeof what, "step %" PRId64 "%s >= --max_steps %d", step,
              o->phase2 ? " of phase 2" : "", o->max_steps);
-    if (access(model, F_OK) == 0 || o->skip_ckpt) {
+    struct stat ms, cs;
+    int current =
+        stat(model, &ms) == 0 && stat(r->done_ckpt, &cs) == 0 &&
+        (ms.st_mtim.tv_sec > cs.st_mtim.tv_sec ||
+         (ms.st_mtim.tv_sec == cs.st_mtim.tv_sec && ms.st_mtim.tv_nsec >= cs.st_mtim.tv_nsec));
+    if (current || o->skip_ckpt) {
         info(2, "%s: checkpoint at %s: nothing to train (the export in %s is left as it is)",
              r->done_ckpt, what, edir);
         return;
     }
+    int missing = access(model, F_OK) != 0;
     run_write_export(r, NAN, NAN, NAN);
-    info(2,
-         "%s: checkpoint at %s: nothing to train; its Hugging Face export, missing, written in %s",
-         r->done_ckpt, what, edir);
+    info(2, "%s: checkpoint at %s: nothing to train; its Hugging Face export, %s, written in %s",
+         r->done_ckpt, what, missing ? "missing" : "older than the checkpoint", edir);
 }
 
 int train_main(TrainOpts *o, TrainBackendOpen open) {

@@ -3,10 +3,12 @@
  * with), on this machine's GPU; run by `make gpu-check`.
  *
  *   check_gpu [REF]                 the reference checks, fp32 and bf16
- *   check_gpu ckpt CONFIG A B TOL   two checkpoints of CONFIG's model hold
- *                                   the same weights within TOL (relative,
- *                                   per tensor): train_bert against
- *                                   train_bert_cpu after the same steps
+ *   check_gpu runs CONFIG A B LR WARMUP STEPS
+ *       the checkpoints of train_bert (output directory A) against those
+ *       of train_bert_cpu (B) after STEPS LAMB steps of the schedule LR,
+ *       WARMUP: gradients (through the moments) at every step whose
+ *       checkpoint both hold and the weights at the last, within the bounds
+ *       tests/gpu/compare_cpu.sh derives; prints the worst of each
  *
  * fp32 (--precision fp32: pedantic float32 cuBLAS): losses, every gradient
  * (without and with dropout: the masks are dropout.h's on both sides), the
@@ -407,7 +409,67 @@ static void check_odd_width(void) {
     bert_free(&m);
 }
 
-static int compare_ckpts(const char *config, const char *a, const char *b, double tol) {
+/* ---- train_bert's checkpoints against train_bert_cpu's ----
+ * The bounds of tests/gpu/compare_cpu.sh's header, which derives them:
+ * a gradient element may differ by CMP_TAU x (its size + CMP_PHI x its
+ * tensor's largest + CMP_ETA x the model's largest); a weight by what
+ * that does to LAMB's updates (lr x trust ratio x the change of
+ * m^/(sqrt(v^) + eps), at most 2), step by step, plus rounding. */
+#define CMP_TAU 1e-3
+#define CMP_PHI 1e-1
+#define CMP_ETA 1e-4
+#define CMP_MAXSTEPS 64
+
+typedef struct Worst {
+    double ratio, err, bound;
+    const char *tensor;
+    size_t at;
+    int step;
+} Worst;
+
+/* keep the largest err / bound */
+static void worst_note(Worst *w, double err, double bound, const char *tensor, size_t at,
+                       int step) {
+    double r = err / bound;
+    if (r > w->ratio || r != r) *w = (Worst){r != r ? INFINITY : r, err, bound, tensor, at, step};
+}
+
+typedef struct CkptSide {
+    Bert m;
+    Optim o;
+    int have;
+} CkptSide;
+
+/* dir/ckpt_<step>.wbckpt into s (s->have 0 when there is no such file);
+ * -1 on a damaged or foreign one */
+static int load_side(CkptSide *s, const BertConfig *c, const char *dir, int step) {
+    char path[4096];
+    Err err;
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    snprintf(path, sizeof path, "%s/ckpt_%d.wbckpt", dir, step);
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    if (bert_create(&s->m, c, &err)) goto bad;
+    optim_init(&s->o, &oc, &s->m);
+    if (ckpt_load(path, &s->m, &s->o, NULL, &err)) goto bad;
+    s->have = 1;
+    return 0;
+bad:
+    fprintf(stderr, "%s\n", err.msg);
+    return -1;
+}
+
+/* the gradient allowance delta of element i at a step (moments of the
+ * reference r after its step-th update; GT: the largest sqrt(v^) of i's
+ * tensor, G: of the model) */
+static double grad_allow(const Optim *r, size_t i, double bc2, double GT, double G) {
+    return CMP_TAU * (sqrt(r->v[i] / bc2) + CMP_PHI * GT + CMP_ETA * G);
+}
+
+static int compare_runs(const char *config, const char *da, const char *db, double lr,
+                        double warmup, int S) {
     BertConfig c;
     Err err;
     if (bert_config_load(&c, config, &err)) {
@@ -415,22 +477,112 @@ static int compare_ckpts(const char *config, const char *a, const char *b, doubl
         return 2;
     }
     if (c.vocab_size % 8) c.vocab_size += 8 - c.vocab_size % 8;
-    Bert ma, mb;
-    if (bert_create(&ma, &c, &err) || bert_create(&mb, &c, &err) ||
-        ckpt_load(a, &ma, NULL, NULL, &err) || ckpt_load(b, &mb, NULL, NULL, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
+    if (S < 1 || S > CMP_MAXSTEPS) {
+        fprintf(stderr, "steps %d: 1 to %d\n", S, CMP_MAXSTEPS);
         return 2;
     }
-    char what[200];
-    snprintf(what, sizeof what, "weights of %s and %s", a, b);
-    int ok = tensors_close(&ma, ma.params, mb.params, tol, what);
-    bert_free(&ma), bert_free(&mb);
-    return ok ? 0 : 1;
+    CkptSide A[CMP_MAXSTEPS + 1] = {0}, B[CMP_MAXSTEPS + 1] = {0};
+    int rc = 0;
+    for (int s = 1; s <= S && !rc; s++)
+        if (load_side(&A[s], &c, da, s) || load_side(&B[s], &c, db, s)) rc = 2;
+    if (!rc && !(A[S].have && B[S].have)) {
+        fprintf(stderr, "no ckpt_%d.wbckpt in %s and %s\n", S, da, db);
+        rc = 2;
+    }
+    OptimConfig oc;
+    optim_config_default(&oc, OPT_LAMB);
+    double b1 = oc.beta1, b2 = oc.beta2, eps = oc.eps;
+    /* kappa[s]: |m^| <= kappa sqrt(v^) after s steps (Cauchy-Schwarz over
+     * the moments' weights; 1 after one step) */
+    double kappa[CMP_MAXSTEPS + 1] = {0};
+    for (int s = 1; s <= S; s++) {
+        double bc1 = 1 - pow(b1, s), bc2 = 1 - pow(b2, s), k2 = 0;
+        for (int t = 1; t <= s; t++) {
+            double a = (1 - b1) * pow(b1, s - t) / bc1, cw = (1 - b2) * pow(b2, s - t) / bc2;
+            k2 += a * a / cw;
+        }
+        kappa[s] = sqrt(k2);
+    }
+    const Bert *mS = &B[S].m;
+    int T = mS->ntensors;
+    /* per step: G and each tensor's GT (reference), the trust ratio rho */
+    double *GT = xcalloc((size_t)(S + 1) * T, sizeof *GT), *rho = xcalloc((size_t)(S + 1) * T, 8);
+    double G[CMP_MAXSTEPS + 1] = {0};
+    Worst wm = {0}, wv = {0}, ww = {0};
+    char steps[256] = "";
+    for (int s = 1; s <= S && !rc; s++) {
+        double lrs = poly_warmup_lr(s, (float)lr, (float)warmup, S), bc1 = 1 - pow(b1, s),
+               bc2 = 1 - pow(b2, s);
+        for (int t = 0; t < T; t++)
+            rho[s * T + t] = lrs; /* without its checkpoint: 1 (and u may differ by 2 kappa) */
+        if (!(A[s].have && B[s].have)) continue;
+        snprintf(steps + strlen(steps), sizeof steps - strlen(steps), "%s%d", *steps ? ", " : "",
+                 s);
+        const Optim *ra = &A[s].o, *rb = &B[s].o;
+        for (int t = 0; t < T; t++) {
+            const BertTensor *bt = bert_tensor(mS, t);
+            double gt = 0, wn = 0, un = 0, wd = bt->decay ? oc.weight_decay : 0;
+            for (size_t i = bt->off; i < bt->off + bt->n; i++) {
+                double gh = sqrt(rb->v[i] / bc2), w = B[s].m.params[i];
+                double u = rb->m[i] / bc1 / (gh + eps) + wd * w;
+                gt = fmax(gt, gh), wn += w * w, un += u * u;
+            }
+            GT[s * T + t] = gt, G[s] = fmax(G[s], gt);
+            rho[s * T + t] = lrs * (wd != 0 && wn > 0 && un > 0 ? sqrt(wn / un) : 1.0);
+        }
+        for (int t = 0; t < T; t++) {
+            const BertTensor *bt = bert_tensor(mS, t);
+            for (size_t i = bt->off; i < bt->off + bt->n; i++) {
+                double d = grad_allow(rb, i, bc2, GT[s * T + t], G[s]);
+                worst_note(&wm, fabs((double)ra->m[i] - rb->m[i]) / bc1, d, bt->name, i - bt->off,
+                           s);
+                worst_note(&wv, fabs(sqrt(ra->v[i] / bc2) - sqrt(rb->v[i] / bc2)), d, bt->name,
+                           i - bt->off, s);
+            }
+        }
+    }
+    /* the weights after step S: each step's update may differ by rho x the
+     * change of u (at most 2 kappa, or (1 + kappa) delta / (sqrt(v^) + eps)
+     * with m^ and sqrt(v^) within delta) plus rho x TAU (the trust ratio's
+     * own rounding), and each write by its rounding */
+    for (int t = 0; t < T && !rc; t++) {
+        const BertTensor *bt = bert_tensor(mS, t);
+        for (size_t i = bt->off; i < bt->off + bt->n; i++) {
+            double wb = mS->params[i], bound = S * 0x1p-22 * fabs(wb);
+            for (int s = 1; s <= S; s++) {
+                double du = 2 * kappa[s];
+                if (A[s].have && B[s].have) {
+                    double bc2 = 1 - pow(b2, s), gh = sqrt(B[s].o.v[i] / bc2),
+                           d = grad_allow(&B[s].o, i, bc2, GT[s * T + t], G[s]);
+                    du = fmin(2 * kappa[s], (1 + kappa[s]) * d / (gh + eps)) + CMP_TAU;
+                }
+                bound += rho[s * T + t] * du;
+            }
+            worst_note(&ww, fabs((double)A[S].m.params[i] - wb), bound, bt->name, i - bt->off, S);
+        }
+    }
+    if (!rc) {
+        const char *what[3] = {"weights", "gradients (first moments)",
+                               "gradients (sqrt of second moments)"};
+        Worst *wo[3] = {&ww, &wm, &wv};
+        printf("  %s against %s, steps with both checkpoints: %s\n", da, db, steps);
+        for (int k = 0; k < 3; k++)
+            printf("  %s: worst %s[%zu] at step %d, error %.3g of bound %.3g (%.3f)\n", what[k],
+                   wo[k]->tensor ? wo[k]->tensor : "-", wo[k]->at, wo[k]->step, wo[k]->err,
+                   wo[k]->bound, wo[k]->ratio);
+        rc = ww.ratio <= 1 && wm.ratio <= 1 && wv.ratio <= 1 ? 0 : 1;
+    }
+    for (int s = 1; s <= S; s++) {
+        if (A[s].have) bert_free(&A[s].m), optim_free(&A[s].o);
+        if (B[s].have) bert_free(&B[s].m), optim_free(&B[s].o);
+    }
+    free(GT), free(rho);
+    return rc;
 }
 
 int main(int argc, char **argv) {
-    if (argc == 6 && strcmp(argv[1], "ckpt") == 0)
-        return compare_ckpts(argv[2], argv[3], argv[4], atof(argv[5]));
+    if (argc == 8 && strcmp(argv[1], "runs") == 0)
+        return compare_runs(argv[2], argv[3], argv[4], atof(argv[5]), atof(argv[6]), atoi(argv[7]));
     Ref r = {0};
     char path[512];
     snprintf(path, sizeof path, "%s/bert_tiny_ref.bin", TEST_DATA);

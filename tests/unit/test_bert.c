@@ -332,9 +332,75 @@ static void test_config(void) {
               bert_config_parse(&c, edge, strlen(edge), "cfg", &err) == 0);
 }
 
+/* the initial weights: N(0, initializer_range) (not truncated: 4.55 % beyond
+ * 2 sigma), biases 0, LayerNorm weights 1; the same bytes for 1, 3 and all
+ * threads; a tensor's values depend on its name, not on the other
+ * tensors; another seed, other values */
+static void test_init(void) {
+    BertConfig c = {1000, 96, 2, 4, 200, 64, 2, 1e-12f, 0.02f, 0.1f, 0.1f, 0};
+    BertConfig c1 = c;
+    c1.num_hidden_layers = 1;
+    Bert m, m1;
+    Err err;
+    if (bert_create(&m, &c, &err) || bert_create(&m1, &c1, &err)) {
+        test_cond("create the models", 0);
+        return;
+    }
+    size_t bytes = m.nparams * sizeof(float);
+    float *p1 = xmalloc(bytes), *p3 = xmalloc(bytes);
+    bert_set_threads(1);
+    bert_init_weights(&m, 7);
+    memcpy(p1, m.params, bytes);
+    bert_set_threads(3);
+    bert_init_weights(&m, 7);
+    memcpy(p3, m.params, bytes);
+    bert_set_threads(0);
+    bert_init_weights(&m, 7);
+    test_cond("initial weights identical for 1, 3 and all threads",
+              memcmp(p1, p3, bytes) == 0 && memcmp(p1, m.params, bytes) == 0);
+    double s = 0, s2 = 0, n = 0, tail = 0, big = 0;
+    int shapes_ok = 1;
+    for (int t = 0; t < m.ntensors; t++) {
+        const BertTensor *bt = bert_tensor(&m, t);
+        const float *x = m.params + bt->off;
+        size_t len = strlen(bt->name);
+        int lnw = strstr(bt->name, "LayerNorm.weight") != NULL,
+            bias = len > 5 && strcmp(bt->name + len - 5, ".bias") == 0;
+        for (size_t i = 0; i < bt->n; i++) {
+            if (lnw || bias) {
+                shapes_ok &= x[i] == (lnw ? 1.0f : 0.0f);
+                continue;
+            }
+            double z = x[i] / 0.02;
+            s += z, s2 += z * z, n++, tail += fabs(z) > 2, big = fmax(big, fabs(z));
+        }
+    }
+    double mean = s / n, sd = sqrt(s2 / n - mean * mean);
+    printf("  initial weights: %.0f normal values, mean %.4f, sd %.4f (x initializer_range), "
+           "beyond 2 sd %.4f, largest %.2f\n",
+           n, mean, sd, tail / n, big);
+    test_cond("biases 0, LayerNorm weights 1", shapes_ok);
+    test_cond("weights N(0, 0.02): mean and sd", fabs(mean) < 0.005 && fabs(sd - 1) < 0.005);
+    test_cond("... not truncated: 4.55 % beyond 2 sd",
+              fabs(tail / n - 0.0455) < 0.002 && big > 3.5);
+    const BertTensor *q = bert_tensor_named(&m, "bert.encoder.layer.0.attention.self.query.weight"),
+                     *q1 =
+                         bert_tensor_named(&m1, "bert.encoder.layer.0.attention.self.query.weight"),
+                     *k = bert_tensor_named(&m, "bert.encoder.layer.0.attention.self.key.weight");
+    bert_init_weights(&m1, 7);
+    test_cond("a tensor's values depend on its name, not on the model's other tensors",
+              q && q1 && k && memcmp(m.params + q->off, m1.params + q1->off, q->n * 4) == 0 &&
+                  memcmp(m.params + q->off, m.params + k->off, q->n * 4) != 0);
+    bert_init_weights(&m, 8);
+    test_cond("another seed, other values", memcmp(p1, m.params, bytes) != 0);
+    free(p1), free(p3);
+    bert_free(&m), bert_free(&m1);
+}
+
 int main(void) {
     test_against_reference();
     test_dropout_mask();
+    test_init();
     test_config();
     return test_report();
 }

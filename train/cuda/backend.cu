@@ -175,6 +175,14 @@ typedef struct Gpu {
     double *stats;
     /* pinned staging of the batch (two slots) */
     int *host[2];
+    /* pinned memory for the small copies to and from the host next to
+     * collectives (statistics, all-gather, eval): a copy into pageable
+     * memory would block the host in cudaMemcpyAsync, outside the
+     * watchdog, until the queued collectives are done */
+    void *hst;
+    size_t hst_cap;
+    void *dgather; /* g_allgather's device buffer */
+    size_t dgather_cap;
     size_t host_cap;
     cudaEvent_t host_ev[2];
     int slot;
@@ -204,6 +212,46 @@ static void g_sync_event(Gpu *g, cudaEvent_t e) {
     CK(cudaEventSynchronize(e));
     comm_wait_end(g->comm);
 }
+
+/* g->hst with room for bytes (pinned; both streams idle when it grows) */
+static void *g_pinned(Gpu *g, size_t bytes) {
+    if (bytes > g->hst_cap) {
+        g_sync(g, g->st);
+        g_sync(g, g->cst);
+        if (g->hst) CK(cudaFreeHost(g->hst));
+        g->hst_cap = bytes > 4096 ? bytes : 4096;
+        CK(cudaMallocHost(&g->hst, g->hst_cap));
+    }
+    return g->hst;
+}
+
+/* the tests' dead rank (cuda_emu.h's WB_EMU_DIE) at the point named where */
+#ifdef WB_CUDA_EMU
+#define DIE_POINT(g, where) emu_die_point(where, (g)->rank)
+#else
+#define DIE_POINT(g, where) ((void)0)
+#endif
+
+#ifdef WB_CUDA_EMU
+/* The tests' wrong gradient, to show that the comparisons with the CPU
+ * catch one: with WB_EMU_WRONG_GRAD=NAME:FACTOR, tensor NAME's gradient is
+ * multiplied by FACTOR before every optimizer step. */
+static void emu_wrong_grad(Gpu *g) {
+    const char *v = getenv("WB_EMU_WRONG_GRAD"), *colon = v ? strrchr(v, ':') : NULL;
+    if (!colon) return;
+    char name[80];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - v), v);
+    const BertTensor *t = bert_tensor_named(g->m, name);
+    if (!t) die("WB_EMU_WRONG_GRAD: no tensor %s", name);
+    float f = (float)atof(colon + 1);
+    CK(cudaDeviceSynchronize()); /* the emulated device's memory is the host's */
+    for (size_t i = 0; i < t->n; i++)
+        g->g32[t->off + i] *= f;
+}
+#define WRONG_GRAD(g) emu_wrong_grad(g)
+#else
+#define WRONG_GRAD(g) ((void)0)
+#endif
 
 #define TH 256
 static unsigned nblk(size_t n, int t) { return (unsigned)((n + t - 1) / t); }
@@ -967,6 +1015,7 @@ static void g_opt_step(void *p, float lr) {
         CK(cudaStreamWaitEvent(g->st, g->comm_done, 0));
         if (g_prof) prof_mark("waiting for the gradient all-reduce", 0);
     }
+    WRONG_GRAD(g);
     o->step++;
     cudaStream_t st = g->st;
     float inv_world = 1.0f / (float)g->world;
@@ -1012,11 +1061,13 @@ static void g_opt_step(void *p, float lr) {
 
 static void g_stats(void *p, TrainStats *s) {
     Gpu *g = (Gpu *)p;
+    DIE_POINT(g, "stats");
     comm_allreduce_f64(g->comm, g->stats, 8, g->st);
-    double h[8], nm;
-    CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
-    CK(cudaMemcpyAsync(&nm, g->norm, sizeof nm, cudaMemcpyDeviceToHost, g->st));
+    double *h = (double *)g_pinned(g, 9 * sizeof(double)), nm;
+    CK(cudaMemcpyAsync(h, g->stats, 8 * sizeof *h, cudaMemcpyDeviceToHost, g->st));
+    CK(cudaMemcpyAsync(h + 8, g->norm, sizeof *h, cudaMemcpyDeviceToHost, g->st));
     g_sync(g, g->st);
+    nm = h[8];
     double w = g->world;
     *s = (TrainStats){h[0] / w,      h[1] / w,      h[2] / w,      (int64_t)h[3],
                       (int64_t)h[4], (int64_t)h[5], (int64_t)h[6], nm};
@@ -1031,8 +1082,8 @@ static void g_eval(void *p, const BertBatch *b, BertLoss *l) {
     else
         forward<float>(g, &hb, 0, 0, 1.0f);
     CK(cudaGetLastError());
-    double h[8];
-    CK(cudaMemcpyAsync(h, g->stats, sizeof h, cudaMemcpyDeviceToHost, g->st));
+    double *h = (double *)g_pinned(g, 8 * sizeof(double));
+    CK(cudaMemcpyAsync(h, g->stats, 8 * sizeof *h, cudaMemcpyDeviceToHost, g->st));
     g_sync(g, g->st);
     *l = (BertLoss){(float)h[0], (float)h[1], (float)h[2], (int)h[3], (int)h[4], (int)h[5]};
 }
@@ -1088,13 +1139,23 @@ static void g_allgather(void *p, const int64_t *mine, int n, int64_t *all) {
         memcpy(all, mine, (size_t)n * sizeof *all);
         return;
     }
-    int64_t *d = (int64_t *)dalloc((size_t)n * (g->world + 1) * sizeof *d);
-    CK(cudaMemcpyAsync(d, mine, (size_t)n * sizeof *d, cudaMemcpyHostToDevice, g->st));
+    DIE_POINT(g, "allgather");
+    size_t bytes = (size_t)n * (g->world + 1) * sizeof(int64_t);
+    /* through pinned memory both ways: [0, n) this rank's, then all of them */
+    int64_t *h = (int64_t *)g_pinned(g, bytes), *d = (int64_t *)g->dgather;
+    if (bytes > g->dgather_cap) {
+        g_sync(g, g->st);
+        g_sync(g, g->cst);
+        dfree(g->dgather);
+        d = (int64_t *)(g->dgather = dalloc(bytes)), g->dgather_cap = bytes;
+    }
+    memcpy(h, mine, (size_t)n * sizeof *h);
+    CK(cudaMemcpyAsync(d, h, (size_t)n * sizeof *d, cudaMemcpyHostToDevice, g->st));
     comm_allgather_i64(g->comm, d, d + n, (size_t)n, g->st);
-    CK(cudaMemcpyAsync(all, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost,
+    CK(cudaMemcpyAsync(h + n, d + n, (size_t)n * g->world * sizeof *d, cudaMemcpyDeviceToHost,
                        g->st));
     g_sync(g, g->st);
-    dfree(d);
+    memcpy(all, h + n, (size_t)n * g->world * sizeof *all);
 }
 
 static void g_close(void *p) {
@@ -1106,6 +1167,8 @@ static void g_close(void *p) {
         prof_free();
     }
     free_acts(g);
+    if (g->hst) cudaFreeHost(g->hst);
+    dfree(g->dgather);
     void *f[] = {g->p32,   g->g32,     g->m32,     g->v32,      g->pw,  g->cpw,   g->cstart,
                  g->clen,  g->ctensor, g->tchunk0, g->tnchunks, g->twd, g->ratio, g->part,
                  g->part2, g->norm,    g->stats,   g->zstart,   g->zlen};
@@ -1215,6 +1278,8 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CK(cudaEventCreateWithFlags(&g->comm_done, cudaEventDisableTiming));
     for (int i = 0; i < 2; i++)
         CK(cudaEventCreateWithFlags(&g->host_ev[i], cudaEventDisableTiming));
+    g_pinned(g, 4096); /* the small copies' staging, before any work is queued */
+    g->dgather = dalloc(4096), g->dgather_cap = 4096;
     CKB(cublasCreate(&g->blas));
     CKB(cublasSetStream(g->blas, g->st));
     CKB(cublasSetMathMode(g->blas, g->bf16 ? CUBLAS_DEFAULT_MATH : CUBLAS_PEDANTIC_MATH));
@@ -1226,7 +1291,7 @@ extern "C" int gpu_backend_open(TrainBackend *be, Bert *m, Optim *opt, const Tra
     CKB(cublasSetWorkspace(g->blas, g->blasws, wsb));
     if (o->profile) {
         g_prof = (Prof *)xcalloc(1, sizeof *g_prof);
-        g_prof->st = g->st, g_prof->section = "setup";
+        g_prof->st = g->st, g_prof->comm = g->comm, g_prof->section = "setup";
     }
     /* tensor offsets: 5 embedding tensors, 16 per layer, 9 after, then an
      * untied decoder (bert.c's order) */

@@ -27,6 +27,7 @@
 
 #if defined(WB_COMM_EMU)
 #define COMM_EMU
+#define TR_TIMES_WAITS 1 /* the watchdog's clock runs only while it waits for the others */
 #include "train/cuda/emu/comm_emu.h"
 #elif defined(WB_HAVE_NCCL)
 #define COMM_NCCL
@@ -36,6 +37,9 @@
 #endif
 #else
 #define COMM_NONE
+#endif
+#ifndef TR_TIMES_WAITS
+#define TR_TIMES_WAITS 0 /* the watchdog's clock runs from comm_wait_begin */
 #endif
 
 struct Comm {
@@ -48,6 +52,7 @@ struct Comm {
     int timeout_s;
     pthread_t watch;
     atomic_int watching, stop, connected;
+    atomic_int in_wait;      /* between comm_wait_begin and comm_wait_end */
     atomic_llong wait_since; /* ms on the monotonic clock; 0: not waiting */
     _Atomic(const char *) wait_what;
 #if defined(COMM_EMU)
@@ -139,14 +144,29 @@ static void *watchdog(void *arg) {
     return NULL;
 }
 
-void comm_wait_begin(Comm *c, const char *what) {
-    if (!c || !atomic_load(&c->watching)) return;
+/* the watchdog's clock: started (what names the wait) and stopped */
+static void watch_clock(Comm *c, const char *what) {
+    if (!atomic_load(&c->watching)) return;
     atomic_store(&c->wait_what, what);
     atomic_store(&c->wait_since, now_ms());
 }
+static void watch_clock_stop(Comm *c) { atomic_store(&c->wait_since, 0); }
+
+/* The clock runs from here (NCCL: the host cannot tell the GPU's own work
+ * from a wait for the other ranks, so a step's computing counts too), or,
+ * with TR_TIMES_WAITS (the emulation, whose device is the host's thread),
+ * only while a collective queued before waits for the other ranks. */
+void comm_wait_begin(Comm *c, const char *what) {
+    if (!c || !atomic_load(&c->watching)) return;
+    atomic_store(&c->wait_what, what);
+    atomic_store(&c->in_wait, 1);
+    if (!TR_TIMES_WAITS) watch_clock(c, what);
+}
 
 void comm_wait_end(Comm *c) {
-    if (c) atomic_store(&c->wait_since, 0);
+    if (!c) return;
+    atomic_store(&c->in_wait, 0);
+    watch_clock_stop(c);
 }
 
 /* start the watchdog (world > 1, timeout_s > 0) */
@@ -158,20 +178,60 @@ static void watch_start(Comm *c) {
 /* ---- transport: the emulation (WB_COMM_EMU: comm_emu.h) ---- */
 #if defined(COMM_EMU)
 
-/* an emulated collective, a wait under the watchdog */
-#define EMU_COLLECTIVE(c, call)                                                                    \
-    do {                                                                                           \
-        comm_wait_begin((c), "the other ranks (a collective)");                                    \
-        call;                                                                                      \
-        comm_wait_end(c);                                                                          \
-    } while (0)
+/* An emulated collective is queued on its stream (emu_device_queue) as
+ * NCCL queues one on the GPU; the emulated device runs it, and waits for
+ * the other ranks, when the host waits on the stream: under the watchdog
+ * only where the backend waits between comm_wait_begin and comm_wait_end,
+ * as on a GPU, its clock running while the collective runs (not while the
+ * emulated device computes, which takes the host's time here). */
+enum { EMU_SUM_F32, EMU_SUM_F64, EMU_REDUCE_F32, EMU_BCAST_F32, EMU_GATHER_I64 };
+typedef struct EmuColl {
+    Comm *c;
+    int op, root;
+    void *dev, *out;
+    size_t n;
+    size_t *start, *len; /* EMU_BCAST_F32: copies of the world ranges */
+} EmuColl;
+
+static void emu_coll_run(void *p) {
+    EmuColl *x = p;
+    EmuComm *e = &x->c->emu;
+    int watched = atomic_load(&x->c->in_wait);
+    if (watched) watch_clock(x->c, atomic_load(&x->c->wait_what));
+    switch (x->op) {
+    case EMU_SUM_F32:
+        emu_sum_float(e, x->dev, x->n);
+        break;
+    case EMU_SUM_F64:
+        emu_sum_double(e, x->dev, x->n);
+        break;
+    case EMU_REDUCE_F32:
+        emu_reduce_float(e, x->dev, x->n, x->root);
+        break;
+    case EMU_BCAST_F32:
+        emu_broadcast_ranges(e, x->dev, x->start, x->len);
+        break;
+    case EMU_GATHER_I64:
+        emu_gather_i64(e, x->dev, x->out, x->n);
+        break;
+    }
+    if (watched) watch_clock_stop(x->c);
+    free(x->start), free(x->len), free(x);
+}
+
+static void emu_coll_queue(Comm *c, void *stream, EmuColl x) {
+    EmuColl *p = xmalloc(sizeof *p);
+    *p = x;
+    p->c = c;
+    emu_device_queue(stream, emu_coll_run, p);
+}
 
 static int tr_join(Comm *c, const struct Launcher *l, Err *err) {
     if (!c->id_file)
         return err_set(err, "%d processes: the emulated collectives need --nccl_id_file", c->world);
-    comm_wait_begin(c, "the other ranks to join");
+    watch_clock(c, "the other ranks to join");
     if (emu_open(&c->emu, c->rank, c->world, c->id_file, err)) return -1;
-    comm_wait_end(c);
+    watch_clock_stop(c);
     atomic_store(&c->connected, 1);
     snprintf(c->desc, sizeof c->desc, "emulated collectives (shared memory), %d processes%s%s",
              c->world, c->launcher ? ", placed by " : "", c->launcher ? c->launcher : "");
@@ -189,30 +249,29 @@ static const char *tr_fault(Comm *c, char *buf, size_t n) {
 }
 
 static void tr_allreduce_f32(Comm *c, float *dev, size_t n, void *stream) {
-    EMU_COLLECTIVE(c, emu_sum_float(&c->emu, dev, n));
-    (void)stream;
+    emu_coll_queue(c, stream, (EmuColl){.op = EMU_SUM_F32, .dev = dev, .n = n});
 }
 
 static void tr_allreduce_f64(Comm *c, double *dev, size_t n, void *stream) {
-    EMU_COLLECTIVE(c, emu_sum_double(&c->emu, dev, n));
-    (void)stream;
+    emu_coll_queue(c, stream, (EmuColl){.op = EMU_SUM_F64, .dev = dev, .n = n});
 }
 
 static void tr_reduce_f32(Comm *c, float *dev, size_t n, int root, void *stream) {
-    EMU_COLLECTIVE(c, emu_reduce_float(&c->emu, dev, n, root));
-    (void)stream;
+    emu_coll_queue(c, stream, (EmuColl){.op = EMU_REDUCE_F32, .dev = dev, .n = n, .root = root});
 }
 
 static void tr_broadcast_ranges_f32(Comm *c, float *dev, const size_t *start, const size_t *len,
                                     void *stream) {
-    EMU_COLLECTIVE(c, emu_broadcast_ranges(&c->emu, dev, start, len));
-    (void)stream;
+    size_t bytes = (size_t)c->world * sizeof *start;
+    EmuColl x = {.op = EMU_BCAST_F32, .dev = dev, .start = xmalloc(bytes), .len = xmalloc(bytes)};
+    memcpy(x.start, start, bytes), memcpy(x.len, len, bytes);
+    emu_coll_queue(c, stream, x);
 }
 
 static void tr_allgather_i64(Comm *c, const int64_t *dev_in, int64_t *dev_out, size_t n,
                              void *stream) {
-    EMU_COLLECTIVE(c, emu_gather_i64(&c->emu, dev_in, dev_out, n));
-    (void)stream;
+    emu_coll_queue(c, stream,
+                   (EmuColl){.op = EMU_GATHER_I64, .dev = (void *)dev_in, .out = dev_out, .n = n});
 }
 
 static void tr_close(Comm *c) { emu_close(&c->emu); }

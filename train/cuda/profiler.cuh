@@ -10,8 +10,9 @@
  * one branch per launch.
  *
  * Needs from what came before (backend.cu's prelude): the CUDA runtime (or
- * train/cuda/emu/cuda_emu.h), LAUNCH_RAW and LAUNCH_COOP_RAW, CK, and
- * common/cli.h (die, xstrdup, progname).
+ * train/cuda/emu/cuda_emu.h), LAUNCH_RAW and LAUNCH_COOP_RAW, CK,
+ * common/cli.h (die, xstrdup, progname) and train/cuda/comm.h (the
+ * watchdog's comm_wait_begin and comm_wait_end).
  * Gives g_prof (NULL: profiling off), prof_section, prof_mark, prof_gemm,
  * prof_flush, prof_report, prof_free, and LAUNCH, LAUNCH_COOP and LAUNCHED,
  * which every launch goes through.
@@ -23,6 +24,7 @@
 #define PROF_MARKS 16384
 typedef struct Prof {
     cudaStream_t st;
+    Comm *comm; /* its waits are under the watchdog */
     const char *section;
     int steps, nnames, nmarks;
     int keep; /* 0 until the first optimizer step's marks are dropped */
@@ -43,7 +45,9 @@ static void prof_mark(const char *what, double flops);
 static void prof_flush(int keep) {
     Prof *p = g_prof;
     if (p->nmarks < 2) return;
+    comm_wait_begin(p->comm, "the GPU's work and the collectives queued before it");
     CK(cudaEventSynchronize(p->ev[p->nmarks - 1]));
+    comm_wait_end(p->comm);
     for (int i = 1; i < p->nmarks; i++) {
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, p->ev[i - 1], p->ev[i]));

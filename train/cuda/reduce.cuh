@@ -23,9 +23,15 @@ template <> __device__ __forceinline__ bf16 fromf<bf16>(float x) { return __floa
 
 /* the sum (warp_sum) or max (warp_max) of v over the 32 lanes of a warp,
  * every lane getting it; a fixed butterfly pattern, so the same bits on
- * every lane and every run */
+ * every lane and every run (the tests' second emulated build,
+ * WB_EMU_ALT_ORDER, runs the sum's butterfly from offset 1 up: another
+ * order of the same sum, which the comparisons with the CPU must allow) */
 __device__ __forceinline__ float warp_sum(float v) {
+#ifdef WB_EMU_ALT_ORDER
+    for (int o = 1; o < 32; o <<= 1)
+#else
     for (int o = 16; o > 0; o >>= 1)
+#endif
         v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }

@@ -16,7 +16,13 @@
  * reduce does the same on its root only (the others' buffers stay as they
  * were, so a rank that read a sum it does not own would be caught). A rank
  * that waits more than EMU_WAIT_S seconds for the others dies with a
- * message (one that died would otherwise hang the rest).
+ * message (one that died would otherwise hang the rest; comm.c's watchdog,
+ * --comm_timeout, is meant to end such a wait long before).
+ *
+ * comm.c does not run a collective when it is called: it queues it on the
+ * emulated device's stream (emu_device_queue, defined by cuda_emu.h in the
+ * backend), which runs it when the host waits on that stream, where a
+ * GPU's host would block on NCCL's queued kernels.
  */
 #ifndef WB_COMM_EMU_H
 #define WB_COMM_EMU_H
@@ -31,6 +37,10 @@
 #include <unistd.h>
 
 #include "common/io.h"
+
+/* cuda_emu.h (the emulated backend): queue fn(arg) on the emulated stream
+ * (a cudaStream_t); it runs in order when the host waits on the device */
+void emu_device_queue(void *stream, void (*fn)(void *), void *arg);
 
 #define EMU_MAGIC 0x57424d43u /* "WBMC" */
 #define EMU_SLOT (1u << 20)   /* bytes per rank per round */

@@ -21,7 +21,10 @@
  * as the GPU does. cublasGemmEx / cublasGemmStridedBatchedEx compute what
  * cuBLAS's documentation defines (column-major, op(A) op(B), leading
  * dimensions, strides, alpha and beta; float32 or bfloat16 operands,
- * float32 accumulation), in the plainest loop.
+ * float32 accumulation), in the plainest loop. Built with
+ * WB_EMU_ALT_ORDER (and -ffp-contract=fast), the matmuls and warp matrix
+ * products add in another order, for the tests that show the comparisons
+ * with the CPU allow what a GPU's own order and FMAs change.
  */
 #ifndef WB_CUDA_EMU_H
 #define WB_CUDA_EMU_H
@@ -32,10 +35,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <functional>
+#include <memory>
 #include <setjmp.h>
+#include <tuple>
 #include <type_traits>
 #include <ucontext.h>
+#include <unistd.h>
 #include <vector>
 
 /* ---- language ---- */
@@ -170,47 +177,122 @@ static void emu_run_block(EmuBlock *b) {
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 template <typename A, typename B> static inline A min(A a, B b) { return a < (A)b ? a : (A)b; }
 
+/* ---- the device's queue ----
+ * Work queued on a stream (kernels, asynchronous copies and sets, event
+ * records, matmuls, collectives) runs at once while nothing is waiting
+ * ahead of it, which is always so in a single process. A collective
+ * (train/cuda/comm.c through emu_device_queue) is only queued, as NCCL
+ * queues it on the GPU and returns, and so is every later piece of work
+ * (in issue order, one queue for all streams: a stricter order than the
+ * streams', so each piece finds its inputs); the queue runs, and a
+ * collective waits for the other ranks, when the host waits on the device:
+ * stream, event and device synchronisation, cudaMemcpy, cudaMemset,
+ * cudaFree and cudaFreeHost (which synchronise the device), and a
+ * cudaMemcpyAsync into pageable host memory, which does not return before
+ * the copy is done (memory from cudaMallocHost is pinned; other host memory
+ * is pageable). So the host blocks where it would block on a GPU, and a
+ * rank that died shows as a hang exactly there; comm.c's watchdog sees it
+ * only where the backend waits between comm_wait_begin and comm_wait_end. */
+struct EmuStream {
+    uint64_t last; /* the sequence number of its last queued work */
+};
+struct EmuWork {
+    uint64_t seq;
+    std::function<void()> run;
+};
+static std::deque<EmuWork> emu_queue;
+static uint64_t emu_issued; /* sequence numbers given */
+
+/* queue f on stream s (NULL: the default stream); run now when nothing
+ * waits and f is not a collective. Returns f's sequence number. */
+static uint64_t emu_submit(EmuStream *s, std::function<void()> f, int collective = 0) {
+    uint64_t seq = ++emu_issued;
+    if (s) s->last = seq;
+    if (emu_queue.empty() && !collective)
+        f();
+    else
+        emu_queue.push_back({seq, std::move(f)});
+    return seq;
+}
+
+/* the host waits until the work up to sequence number upto has run */
+static void emu_drain(uint64_t upto) {
+    while (!emu_queue.empty() && emu_queue.front().seq <= upto) {
+        std::function<void()> f = std::move(emu_queue.front().run);
+        emu_queue.pop_front();
+        f();
+    }
+}
+static void emu_drain_all(void) { emu_drain(UINT64_MAX); }
+
+/* host memory from cudaMallocHost (pinned): [start, end) ranges */
+static std::vector<std::pair<const char *, const char *>> emu_pinned;
+static bool emu_is_pinned(const void *p, size_t n) {
+    for (auto &r : emu_pinned)
+        if ((const char *)p >= r.first && (const char *)p + n <= r.second) return true;
+    return false;
+}
+
+/* a kernel's arguments converted to its parameters' types when it is
+ * launched, as CUDA does (the work may run later) */
+template <typename T> struct emu_same { typedef T type; };
+template <typename... P>
+static std::function<void()> emu_bind(void (*k)(P...), typename emu_same<P>::type... a) {
+    std::tuple<typename std::decay<P>::type...> args(a...);
+    return [k, args] { std::apply(k, args); };
+}
+
 /* a launch a GPU refuses (an empty grid or block, gridDim.y or .z over
  * 65535, more than 1024 threads): not run, cudaGetLastError says so */
 static int emu_last_error;
-static inline void emu_launch(dim3 grid, dim3 block, int coop, const std::function<void()> &body) {
-    gridDim = grid, blockDim = block;
+static inline void emu_launch(dim3 grid, dim3 block, int coop, EmuStream *stream,
+                              std::function<void()> body) {
     unsigned nthreads = block.x * block.y * block.z;
     if (!grid.x || !grid.y || !grid.z || grid.y > 65535 || grid.z > 65535 || !nthreads ||
         nthreads > 1024 || block.z > 64) {
         emu_last_error = 9; /* cudaErrorInvalidConfiguration */
         return;
     }
-    static EmuBlock eb;
-    int rev = emu_reverse();
-    for (unsigned yi = 0; yi < grid.y; yi++)
-        for (unsigned xi = 0; xi < grid.x; xi++) {
-            unsigned by = rev ? grid.y - 1 - yi : yi, bx = rev ? grid.x - 1 - xi : xi;
-            if (!coop) {
-                blockIdx = dim3(bx, by);
-                for (unsigned i = 0; i < nthreads; i++) {
-                    threadIdx = dim3(rev ? nthreads - 1 - i : i);
-                    body();
+    emu_submit(stream, [grid, block, coop, nthreads, body] {
+        gridDim = grid, blockDim = block;
+        static EmuBlock eb;
+        int rev = emu_reverse();
+        for (unsigned yi = 0; yi < grid.y; yi++)
+            for (unsigned xi = 0; xi < grid.x; xi++) {
+                unsigned by = rev ? grid.y - 1 - yi : yi, bx = rev ? grid.x - 1 - xi : xi;
+                if (!coop) {
+                    blockIdx = dim3(bx, by);
+                    for (unsigned i = 0; i < nthreads; i++) {
+                        threadIdx = dim3(rev ? nthreads - 1 - i : i);
+                        body();
+                    }
+                    continue;
                 }
-                continue;
+                eb.n = nthreads, eb.idx = dim3(bx, by), eb.body = &body;
+                emu_blk = &eb;
+                emu_run_block(&eb);
+                emu_blk = nullptr;
             }
-            eb.n = nthreads, eb.idx = dim3(bx, by), eb.body = &body;
-            emu_blk = &eb;
-            emu_run_block(&eb);
-            emu_blk = nullptr;
-        }
+    });
 }
 
 #define EMU_LAUNCH(k, grid, block, stream, ...)                                                    \
-    emu_launch(dim3(grid), dim3(block), 0, [&] {                                                   \
-        (void)(stream);                                                                            \
-        k(__VA_ARGS__);                                                                            \
-    })
+    emu_launch(dim3(grid), dim3(block), 0, (stream), emu_bind(k, __VA_ARGS__))
 #define EMU_LAUNCH_COOP(k, grid, block, stream, ...)                                               \
-    emu_launch(dim3(grid), dim3(block), 1, [&] {                                                   \
-        (void)(stream);                                                                            \
-        k(__VA_ARGS__);                                                                            \
-    })
+    emu_launch(dim3(grid), dim3(block), 1, (stream), emu_bind(k, __VA_ARGS__))
+
+/* The tests' dead rank: with WB_EMU_DIE=WHERE:RANK:N in the environment,
+ * rank RANK ends at once (_exit(3): no message, nothing flushed, as a
+ * process that crashes or is killed) the Nth time it reaches the point
+ * the backend names WHERE. */
+static void emu_die_point(const char *where, int rank) {
+    static int count;
+    const char *v = getenv("WB_EMU_DIE");
+    char w[64];
+    int r = -1, n = -1;
+    if (!v || sscanf(v, "%63[^:]:%d:%d", w, &r, &n) != 3 || strcmp(w, where) || r != rank) return;
+    if (++count == n) _exit(3);
+}
 
 /* ---- bfloat16 ---- */
 struct __nv_bfloat16 {
@@ -251,7 +333,8 @@ static inline void emu_check_align(const void *p, size_t align, size_t ld_bytes,
  * of the result (elements e with e % 32 == lane): a result read by other
  * threads before a __syncwarp is then stale, as on a GPU where each thread
  * holds a part of the tile, and the kernel must be run by EMU_LAUNCH_COOP.
- * The products are float32 sums in k order. */
+ * The products are float32 sums in k order (from the last k with
+ * WB_EMU_ALT_ORDER). */
 namespace nvcuda {
 namespace wmma {
 struct matrix_a {};
@@ -285,8 +368,14 @@ static inline void mma_sync(fragment<accumulator, 16, 16, 16, float> &d,
     for (unsigned e = threadIdx.x % 32; e < 256; e += 32) {
         int i = (int)e / 16, j = (int)e % 16;
         float s = 0;
-        for (int k = 0; k < 16; k++)
+        for (int kk = 0; kk < 16; kk++) {
+#ifdef WB_EMU_ALT_ORDER
+            int k = 15 - kk; /* the tests' second build: k from the last */
+#else
+            int k = kk;
+#endif
             s += a.x[i * 16 + k] * b.x[k * 16 + j];
+        }
         d.x[e] = c.x[e] + s;
     }
 }
@@ -311,7 +400,8 @@ typedef enum {
 } cudaMemcpyKind;
 typedef struct EmuStream *cudaStream_t;
 struct EmuEvent {
-    double t;
+    double t;     /* when the stream reached it */
+    uint64_t seq; /* its record's sequence number */
 };
 typedef EmuEvent *cudaEvent_t;
 #define cudaStreamNonBlocking 1
@@ -334,7 +424,13 @@ static inline cudaError_t cudaGetDeviceCount(int *n) {
 static inline cudaError_t cudaSetDevice(int d) { return (void)d, cudaSuccess; }
 static inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int d) {
     (void)d;
+#if defined(WB_EMU_ALT_ORDER) && defined(__FMA__)
+    snprintf(p->name, sizeof p->name, "CPU emulation of CUDA (FMA contraction, other sum orders)");
+#elif defined(WB_EMU_ALT_ORDER)
+    snprintf(p->name, sizeof p->name, "CPU emulation of CUDA (other sum orders; no FMA here)");
+#else
     snprintf(p->name, sizeof p->name, "CPU emulation of CUDA");
+#endif
     p->major = 9, p->minor = 0;
     return cudaSuccess;
 }
@@ -349,34 +445,64 @@ static inline cudaError_t cudaMalloc(void **p, size_t n) {
     if (*p) memset(*p, 0xff, n ? n : 1);
     return *p ? cudaSuccess : cudaErrorMemoryAllocation;
 }
-static inline cudaError_t cudaFree(void *p) { return free(p), cudaSuccess; }
-static inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
-static inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+static inline cudaError_t cudaFree(void *p) { /* synchronises the device */
+    emu_drain_all();
+    return free(p), cudaSuccess;
+}
+static inline cudaError_t cudaMallocHost(void **p, size_t n) {
+    cudaError_t e = cudaMalloc(p, n);
+    if (e == cudaSuccess) emu_pinned.push_back({(const char *)*p, (const char *)*p + n});
+    return e;
+}
+static inline cudaError_t cudaFreeHost(void *p) {
+    for (size_t i = 0; i < emu_pinned.size(); i++)
+        if (emu_pinned[i].first == p) emu_pinned.erase(emu_pinned.begin() + (long)i--);
+    return cudaFree(p);
+}
 static inline cudaError_t cudaMemcpy(void *d, const void *s, size_t n, cudaMemcpyKind k) {
     (void)k;
+    emu_drain_all();
     memmove(d, s, n);
     return cudaSuccess;
 }
+/* into pinned memory, or from any: queued; into pageable memory: the host
+ * waits for the stream, then copies (from pageable memory the bytes are
+ * taken at the call, as CUDA stages them) */
 static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind k,
                                           cudaStream_t st) {
-    (void)st;
-    return cudaMemcpy(d, s, n, k);
+    if (k == cudaMemcpyDeviceToHost && !emu_is_pinned(d, n)) {
+        emu_drain(st ? st->last : UINT64_MAX);
+        memmove(d, s, n);
+        return cudaSuccess;
+    }
+    if (k == cudaMemcpyHostToDevice && !emu_is_pinned(s, n) && !emu_queue.empty()) {
+        std::shared_ptr<std::vector<char>> copy(
+            new std::vector<char>((const char *)s, (const char *)s + n));
+        emu_submit(st, [d, copy, n] { memmove(d, copy->data(), n); });
+        return cudaSuccess;
+    }
+    emu_submit(st, [d, s, n] { memmove(d, s, n); });
+    return cudaSuccess;
 }
 static inline cudaError_t cudaMemset(void *p, int v, size_t n) {
+    emu_drain_all();
     return memset(p, v, n), cudaSuccess;
 }
 static inline cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t st) {
-    (void)st;
-    return cudaMemset(p, v, n);
+    emu_submit(st, [p, v, n] { memset(p, v, n); });
+    return cudaSuccess;
 }
 static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned f) {
     (void)f;
-    *s = (cudaStream_t)malloc(1);
+    *s = (cudaStream_t)calloc(1, sizeof **s);
     return cudaSuccess;
 }
 static inline cudaError_t cudaStreamDestroy(cudaStream_t s) { return free(s), cudaSuccess; }
-static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) { return (void)s, cudaSuccess; }
-static inline cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    emu_drain(s ? s->last : UINT64_MAX);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceSynchronize(void) { return emu_drain_all(), cudaSuccess; }
 static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) {
     (void)f;
     *e = (cudaEvent_t)calloc(1, sizeof **e);
@@ -384,37 +510,52 @@ static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f) {
 }
 static inline cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
 static inline cudaError_t cudaEventDestroy(cudaEvent_t e) { return free(e), cudaSuccess; }
+/* the event's time is the host clock when the stream reaches it */
 static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
-    (void)s;
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    e->t = (double)t.tv_sec + t.tv_nsec * 1e-9;
+    e->seq = emu_submit(s, [e] {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        e->t = (double)t.tv_sec + t.tv_nsec * 1e-9;
+    });
     return cudaSuccess;
 }
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
     *ms = (float)((b->t - a->t) * 1e3);
     return cudaSuccess;
 }
-static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) { return (void)e, cudaSuccess; }
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    emu_drain(e->seq);
+    return cudaSuccess;
+}
+/* one queue for all streams already orders s after e */
 static inline cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned f) {
     return (void)s, (void)e, (void)f, cudaSuccess;
+}
+
+/* train/cuda/comm.c's emulated collectives (comm_emu.h): fn(arg) queued on
+ * stream, run when the host waits on the device */
+extern "C" void emu_device_queue(void *stream, void (*fn)(void *), void *arg) {
+    emu_submit((cudaStream_t)stream, [fn, arg] { fn(arg); }, 1);
 }
 
 /* ---- cuBLAS ---- */
 typedef int cublasStatus_t;
 #define CUBLAS_STATUS_SUCCESS 0
-typedef struct EmuBlas *cublasHandle_t;
+struct EmuBlas {
+    EmuStream *st; /* cublasSetStream's */
+};
+typedef EmuBlas *cublasHandle_t;
 typedef enum { CUBLAS_OP_N, CUBLAS_OP_T } cublasOperation_t;
 typedef enum { CUDA_R_32F, CUDA_R_16BF } cudaDataType;
 typedef enum { CUBLAS_COMPUTE_32F } cublasComputeType_t;
 typedef enum { CUBLAS_GEMM_DEFAULT } cublasGemmAlgo_t;
 typedef enum { CUBLAS_DEFAULT_MATH, CUBLAS_PEDANTIC_MATH } cublasMath_t;
 static inline cublasStatus_t cublasCreate(cublasHandle_t *h) {
-    return *h = (cublasHandle_t)malloc(1), 0;
+    return *h = (cublasHandle_t)calloc(1, sizeof **h), 0;
 }
 static inline cublasStatus_t cublasDestroy(cublasHandle_t h) { return free(h), 0; }
 static inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
-    return (void)h, (void)s, 0;
+    return h->st = s, 0;
 }
 static inline cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) {
     return (void)h, (void)m, 0;
@@ -428,36 +569,52 @@ static inline float emu_ld(const void *p, cudaDataType t, long long i) {
                            : __bfloat162float(((const __nv_bfloat16 *)p)[i]);
 }
 
+/* The sums over k: in order (k = 0, 1, ...), or with WB_EMU_ALT_ORDER
+ * (the tests' second build) from the last k down into 4 partial sums taken
+ * in turn and added pairwise at the end, as a tiled matmul may add. */
+#ifdef WB_EMU_ALT_ORDER
+#define EMU_GEMM_LANES 4
+#else
+#define EMU_GEMM_LANES 1
+#endif
+/* alpha and beta are read at the call (host pointers), the product is
+ * queued on the handle's stream */
 static inline cublasStatus_t
 cublasGemmStridedBatchedEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m,
                            int n, int k, const void *alpha, const void *A, cudaDataType at, int lda,
                            long long sa, const void *B, cudaDataType bt, int ldb, long long sb,
                            const void *beta, void *C, cudaDataType ct, int ldc, long long sc,
                            int batch, cublasComputeType_t comp, cublasGemmAlgo_t algo) {
-    (void)h, (void)comp, (void)algo;
+    (void)comp, (void)algo;
     float al = *(const float *)alpha, be = *(const float *)beta;
     if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
         return 7; /* INVALID_VALUE */
-    for (int q = 0; q < batch; q++)
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) {
-                float acc = 0;
-                for (int p = 0; p < k; p++) {
-                    float a = emu_ld(A, at,
-                                     q * sa + (ta == CUBLAS_OP_N ? i + (long long)p * lda
-                                                                 : p + (long long)i * lda));
-                    float b = emu_ld(B, bt,
-                                     q * sb + (tb == CUBLAS_OP_N ? p + (long long)j * ldb
-                                                                 : j + (long long)p * ldb));
-                    acc += a * b;
+    emu_submit(h->st, [=] {
+        for (int q = 0; q < batch; q++)
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i < m; i++) {
+                    float acc[EMU_GEMM_LANES] = {0};
+                    for (int p = 0; p < k; p++) {
+                        int pk = EMU_GEMM_LANES > 1 ? k - 1 - p : p;
+                        float a = emu_ld(A, at,
+                                         q * sa + (ta == CUBLAS_OP_N ? i + (long long)pk * lda
+                                                                     : pk + (long long)i * lda));
+                        float b = emu_ld(B, bt,
+                                         q * sb + (tb == CUBLAS_OP_N ? pk + (long long)j * ldb
+                                                                     : j + (long long)pk * ldb));
+                        acc[p % EMU_GEMM_LANES] += a * b;
+                    }
+                    for (int w = EMU_GEMM_LANES / 2; w > 0; w /= 2)
+                        for (int l = 0; l < w; l++)
+                            acc[l] += acc[l + w];
+                    long long ci = q * sc + i + (long long)j * ldc;
+                    float v = al * acc[0] + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
+                    if (ct == CUDA_R_32F)
+                        ((float *)C)[ci] = v;
+                    else
+                        ((__nv_bfloat16 *)C)[ci] = __float2bfloat16(v);
                 }
-                long long ci = q * sc + i + (long long)j * ldc;
-                float v = al * acc + (be != 0 ? be * emu_ld(C, ct, ci) : 0.0f);
-                if (ct == CUDA_R_32F)
-                    ((float *)C)[ci] = v;
-                else
-                    ((__nv_bfloat16 *)C)[ci] = __float2bfloat16(v);
-            }
+    });
     return 0;
 }
 
