@@ -171,7 +171,7 @@ define program_rule
 $(BIN)/%: $(BUILD)/$(1)/%.o $(BUILD)/libwikibert.a
 	$(Q)mkdir -p $$(@D)
 	@echo "  LD  $$@"
-	$(Q)$(CC) $(LDFLAGS) $$^ -o $$@ $$(LIBS)
+	$(Q)$(CC) $$(LDFLAGS) $$^ -o $$@ $$(LIBS)
 endef
 $(foreach a,$(AREAS),$(eval $(call program_rule,$(a))))
 

@@ -12,7 +12,9 @@
 #   call 2:  run(command="bash bench/gpu_first.sh 2", carry=["build/gpu-carry"], timeout_s=300)
 #            (at once after call 1, on the warm machine; a fresh one works as well: each call
 #            unpacks the pack and makes its own data from tests/data), then give_back
-#   after:   bash bench/gpu_first.sh summary OUT1 OUT2 > summary.md   (both calls' results in
+#   call 3:  run(command="bash bench/gpu_first.sh 3", carry=["build/gpu-carry"], timeout_s=420)
+#            (a draw with time left after calls 1 and 2: what they leave open, below)
+#   after:   bash bench/gpu_first.sh summary OUT1 OUT2 [OUT3] > summary.md   (the calls' results in
 #            one page: rows to paste into BENCHMARKS.md)
 #
 # Each step runs under its own `timeout`, streams its output (the run
@@ -39,6 +41,17 @@
 #   profile     45  train_bert --profile, phase 1       initcheck     30  (if time is left)
 #   p2_ours     45  BERT-large 512/80, micro-batch 16   synccheck     30  (if time is left)
 #   p2_torch    50  PyTorch, same shape
+#
+#   call 3 (400 s): setup 20, preflight 30, data 30 (both shapes), then
+#   sandiag 75      compute-sanitizer memcheck of check_gpu (every kernel, fp32 and bf16);
+#                   racecheck of the attention kernels with CUDA_LAUNCH_BLOCKING=1, on
+#                   check_gpu and on train_bert small64 (head size 64, bf16)
+#   resume 75       BERT-base 128/20: --stop_at_step and a kill -9 after a checkpoint, each
+#                   resumed: the last checkpoint byte for byte the uninterrupted run's
+#   base_* 30/45    BERT-base phase 1 (micro-batch 128) and 2 (32), ours and PyTorch
+#   p2_* 30-45      BERT-large phase 2: micro-batch 32 and 64 (ours, PyTorch at 32), 16 with
+#                   --attention matmul, 16 with --bin_size 64
+#   initcheck 60    train_bert tiny, one step
 #
 # Output ($OUT, default out/gpu; at most 8 files): results.tsv (one
 # tab-separated line per result: step, info, check, speed, curve,
@@ -134,8 +147,8 @@ fi
 # ---- settings (the parent's, exported to the steps) ----
 if [ "${1:-}" != _step ]; then
   CALL=${1:-}
-  case "$CALL" in 1 | 2) ;; *)
-    echo "usage: bench/gpu_first.sh 1|2   (or: summary DIR...)" >&2
+  case "$CALL" in 1 | 2 | 3) ;; *)
+    echo "usage: bench/gpu_first.sh 1|2|3   (or: summary DIR...)" >&2
     exit 2
     ;;
   esac
@@ -152,7 +165,7 @@ if [ "${1:-}" != _step ]; then
     export CURVE_B=${CURVE_B:-8} CURVE_STEPS=${CURVE_STEPS:-8} CURVE_LR=${CURVE_LR:-0.01} CURVE_WARMUP=${CURVE_WARMUP:-0.25}
     export CURVE_WINDOW=${CURVE_WINDOW:-4} CURVE_PRECISION=${CURVE_PRECISION:-fp32}
   else
-    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$([ "$CALL" = 1 ] && echo 450 || echo 275)}
+    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$(case $CALL in 1) echo 450 ;; 2) echo 275 ;; *) echo 400 ;; esac)}
     export DUMP=${DUMP:-tests/data/enwiki-206.xml.bz2} DUPE=${DUPE:-5}
     export SEQ1=${SEQ1:-128} PRED1=${PRED1:-20} SEQ2=${SEQ2:-512} PRED2=${PRED2:-80}
     export B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-20} WARMUP=${WARMUP:-5} PROFILE_STEPS=${PROFILE_STEPS:-6}
@@ -372,7 +385,7 @@ step_data() {
   rm -rf "$D" && mkdir -p "$D"
   "$BIN/wiki_dump" "$DUMP" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
     "$BIN/sent_split" -l en 2>/dev/null >"$D/en.txt" || return 1
-  for sp in "$SEQ1:$PRED1" $([ "$CALL" = 1 ] && echo "$SEQ2:$PRED2"); do
+  for sp in "$SEQ1:$PRED1" $([ "$CALL" != 2 ] && echo "$SEQ2:$PRED2"); do
     s=${sp%:*} p=${sp#*:}
     mkdir -p "$D/h5_$s"
     "$BIN/hdf5gen" -q -f --vocab "$VOCAB" --dupe-factor "$DUPE" --max-seq-length "$s" \
@@ -413,7 +426,7 @@ speed_ours() { # phase: 1 or 2
   t0=$(date +%s.%N)
   "$TRB" -q --input_dir "$WORK/data/h5_$s" --config_file "$conf" --output_dir "$WORK/run" --train_batch_size "$b" \
     --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 --skip_checkpoint \
-    --precision bf16 | while IFS= read -r l; do
+    --precision bf16 ${OURS_ARGS:-} | while IFS= read -r l; do
     if [ -z "${first:-}" ]; then # the start: weights, data, upload, the first step
       first=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
       echo "$first" >"$WORK/first_step"
@@ -425,7 +438,7 @@ speed_ours() { # phase: 1 or 2
   peak=$(mem_peak)
   seqs=$(gpu_median_seqs "$WORK/p$1_ours.log" "$WARMUP")
   echo "train_bert $(cfg_name "$conf") $s/$p micro-batch $b: ${seqs:--} seq/s (median after $WARMUP steps), peak GPU memory ${peak} MB (nvidia-smi)"
-  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")" "$1 ($s/$p)" "$b" ours "$seqs" \
+  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")${OURS_ARGS:+ $OURS_ARGS}" "$1 ($s/$p)" "$b" ours "$seqs" \
     "$(gpu_mfu "$seqs" "$(gpu_flops "$conf" "$s" "$p")" "$(peak_of_gpu)")" "$peak" \
     "$STEPS steps after $WARMUP; first step $(cat "$WORK/first_step" 2>/dev/null || echo '?') s after the start"
   rm -rf "$WORK/run"
@@ -599,6 +612,78 @@ step_synccheck() {
   sanitize synccheck "train_bert small64 bf16" "$TRB" "${SA[@]}"
 }
 
+# ---- call 3 ----
+
+# check_gpu under memcheck (every kernel, both precisions); racecheck of
+# the attention kernels with launches made synchronous (a fault is then
+# reported at the kernel that made it), on check_gpu (head sizes 16, 32,
+# 64) and on train_bert small64 bf16 (head size 64, the production shape)
+step_sandiag() {
+  need_sanitizer || return
+  local rc=0
+  sanitize memcheck "check_gpu, every kernel, fp32 and bf16" "$CHK" || rc=1
+  CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "check_gpu, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
+    --kernel-name kns=k_attn "$CHK" || rc=1
+  small_args --skip_checkpoint
+  CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "train_bert small64 bf16, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
+    --kernel-name kns=k_attn "$TRB" "${SA[@]}" || rc=1
+  return $rc
+}
+
+# a run that stops (--stop_at_step) and one killed with SIGKILL after its
+# first checkpoint, each resumed: the last checkpoint byte for byte the
+# one of the uninterrupted run
+step_resume() {
+  env_load
+  local conf=$ROOT/train/configs/bert_base.json b=32 n=6 k=3 d=$WORK/res pid i
+  [ "$EMU" = 1 ] && conf=$WORK/tiny.json b=8 n=4 k=2
+  rm -rf "$d" && mkdir -p "$d"
+  r() { # DIR ARGS...: one run of the schedule (exec: the process itself, for the kill)
+    local o=$1
+    shift
+    exec "$TRB" -q --input_dir "$WORK/data/h5_$SEQ1" --config_file "$conf" --output_dir "$o" --train_batch_size "$b" \
+      --gradient_accumulation_steps 2 --max_steps "$n" --num_steps_per_checkpoint "$k" \
+      --max_predictions_per_seq "$PRED1" --learning_rate 1e-4 --precision bf16 --seed 7 "$@" >"$o.log" 2>&1
+  }
+  (r "$d/a") || { cat "$d/a.log"; return 1; }
+  (r "$d/b" --stop_at_step "$k") && (r "$d/b" --resume_from_checkpoint) || { cat "$d/b.log"; return 1; }
+  local same=0
+  cmp "$d/a/ckpt_$n.wbckpt" "$d/b/ckpt_$n.wbckpt" && same=1
+  echo "resume: --stop_at_step $k, resumed: ckpt_$n.wbckpt $([ $same = 1 ] && echo identical || echo DIFFERS)"
+  record check "$(cfg_name "$conf"): --stop_at_step $k, resumed to $n: the checkpoint byte for byte the uninterrupted run's" $same $((1 - same))
+  (r "$d/c") &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do [ -f "$d/c/ckpt_$k.wbckpt" ] && break; sleep 0.1; done
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  echo "resume: killed (SIGKILL) with $(ls "$d/c" | tr '\n' ' ')"
+  (r "$d/c" --resume_from_checkpoint) || { cat "$d/c.log"; return 1; }
+  same=0
+  cmp "$d/a/ckpt_$n.wbckpt" "$d/c/ckpt_$n.wbckpt" && same=1
+  echo "resume: kill -9 after ckpt_$k, resumed: ckpt_$n.wbckpt $([ $same = 1 ] && echo identical || echo DIFFERS)"
+  record check "$(cfg_name "$conf"): kill -9 after step $k's checkpoint, resumed to $n: the checkpoint byte for byte the uninterrupted run's" $same $((1 - same))
+  rm -rf "$d"
+  [ $same = 1 ]
+}
+
+base_config() { if [ "$EMU" = 1 ]; then echo "$WORK/tiny.json"; else echo "$ROOT/train/configs/bert_base.json"; fi; }
+step_base1_ours() { BENCH_CONFIG=$(base_config) B1=$((B1 * 2)) speed_ours 1; }
+step_base1_torch() { BENCH_CONFIG=$(base_config) B1=$((B1 * 2)) speed_torch 1; }
+step_base2_ours() { BENCH_CONFIG=$(base_config) B2=$((B2 * 2)) speed_ours 2; }
+step_base2_torch() { BENCH_CONFIG=$(base_config) B2=$((B2 * 2)) speed_torch 2; }
+step_p2b32_ours() { B2=$((B2 * 2)) speed_ours 2; }
+step_p2b32_torch() { B2=$((B2 * 2)) speed_torch 2; }
+step_p2b64_ours() { B2=$((B2 * 4)) speed_ours 2; }
+step_p2_matmul() { OURS_ARGS="--attention matmul" speed_ours 2; }
+step_p2_bins() { OURS_ARGS="--bin_size 64" speed_ours 2; }
+step_initcheck_tiny() {
+  need_sanitizer || return
+  rm -rf "$WORK/ic"
+  sanitize initcheck "train_bert tiny bf16, one step" "$TRB" -q --input_dir "$WORK/data/h5_$SEQ1" \
+    --config_file "$WORK/tiny.json" --output_dir "$WORK/ic" --train_batch_size 8 --max_steps 1 \
+    --max_predictions_per_seq "$PRED1" --skip_checkpoint
+}
+
 if [ "${1:-}" = _step ]; then
   "step_$2"
   exit $?
@@ -651,6 +736,21 @@ if [ "$CALL" = 1 ]; then
   run_step profile 45 profile.txt
   run_step p2_ours 45 bench.log
   run_step p2_torch 50 bench.log
+elif [ "$CALL" = 3 ]; then
+  run_step preflight 30 preflight.txt
+  run_step data 30 bench.log
+  run_step sandiag 75 sanitizer.log
+  run_step resume 75 check.log
+  run_step base1_ours 30 bench.log
+  run_step base1_torch 45 bench.log
+  run_step base2_ours 30 bench.log
+  run_step base2_torch 45 bench.log
+  run_step p2b32_ours 35 bench.log
+  run_step p2b32_torch 45 bench.log
+  run_step p2_matmul 35 bench.log
+  run_step p2_bins 35 bench.log
+  run_step p2b64_ours 40 bench.log
+  run_step initcheck_tiny 60 sanitizer.log
 else
   run_step preflight 35 preflight.txt
   run_step data 20 curve.log

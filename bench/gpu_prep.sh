@@ -44,12 +44,24 @@ make --no-print-directory -j"$JOBS" BUILD="$W/obj" BIN="$W/pkg/bin" DEVLIBS="$W/
   "${PROGS[@]/#/$W/pkg/bin/}" "$W/obj/tests/check_gpu"
 cp "$W/obj/tests/check_gpu" "$W/pkg/bin/"
 mk/devlibs.sh --check "$W/pkg/devlibs" "$W/pkg/bin"/*
-rp=$(readelf -d "$W/pkg/bin/train_bert" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
-case "$rp" in '$ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc'*) ;; *)
-  echo "gpu_prep: $W/pkg/bin/train_bert: RPATH '$rp', not the bundle's \$ORIGIN path" >&2
-  exit 1
-  ;;
-esac
+for f in "$W/pkg/bin"/*; do # each program finds the bundle wherever the pack is unpacked
+  rp=$(readelf -d "$f" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
+  case "$rp" in '$ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc'*) ;; *)
+    echo "gpu_prep: $f: RPATH '$rp', not the bundle's \$ORIGIN path" >&2
+    exit 1
+    ;;
+  esac
+done
+# and, without LD_LIBRARY_PATH (as on the GPU machine), every library the
+# bundle holds is found in it, not in this machine's system directories
+bad=$(for f in "$W/pkg/bin"/*; do
+  env -u LD_LIBRARY_PATH ldd "$f" | awk -v f="$f" '$2 == "=>" { print f, $1, $3 }'
+done | while read -r f name path; do
+  if [ -e "$W/pkg/devlibs/lib/$name" ] || [ -e "$W/pkg/devlibs/lib/cc/$name" ]; then
+    case "$(readlink -f "$path")" in "$(readlink -f "$W/pkg/devlibs")"/*) ;; *) echo "$f: $name -> $path" ;; esac
+  fi
+done)
+[ -z "$bad" ] || { echo "gpu_prep: programs that would miss the bundle elsewhere:"; echo "$bad"; exit 1; } >&2
 glibc=$(for f in "$W/pkg/bin"/*; do objdump -T "$f"; done | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 nv=$(${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)} --version | sed -n 's/.*release \([0-9.]*\), \(V[0-9.]*\).*/\1 \2/p')
 {
