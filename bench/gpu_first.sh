@@ -49,8 +49,11 @@
 #   resume 75       BERT-base 128/20: --stop_at_step and a kill -9 after a checkpoint, each
 #                   resumed: the last checkpoint byte for byte the uninterrupted run's
 #   base_* 30/45    BERT-base phase 1 (micro-batch 128) and 2 (32), ours and PyTorch
+#   p1_ours 30      BERT-large phase 1 again (beside OURS_ARGS's rows)
 #   p2_* 30-45      BERT-large phase 2: micro-batch 32 and 64 (ours, PyTorch at 32), 16 with
 #                   --attention matmul, 16 with --bin_size 64
+#   (OURS_ARGS: more train_bert options for the speed rows, e.g. "--attention matmul";
+#   BUDGET_<step>=99999 leaves a step out)
 #   initcheck 60    train_bert tiny, one step
 #
 # Output ($OUT, default out/gpu; at most 8 files): results.tsv (one
@@ -745,6 +748,7 @@ elif [ "$CALL" = 3 ]; then
   run_step base1_torch 45 bench.log
   run_step base2_ours 30 bench.log
   run_step base2_torch 45 bench.log
+  run_step p1_ours 30 bench.log
   run_step p2b32_ours 35 bench.log
   run_step p2b32_torch 45 bench.log
   run_step p2_matmul 35 bench.log

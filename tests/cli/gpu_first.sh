@@ -130,8 +130,8 @@ emu oc 3 PY="$peer" STEPS=1 || rc=$?
 R=$T/oc/results.tsv
 ok "call 3 ends with exit 0 (got $rc; $(tail -3 "$T/oc.out" | tr '\n' ' '))" [ "$rc" = 0 ]
 ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
-  "setup preflight data sandiag resume base1_ours base1_torch base2_ours base2_torch p2b32_ours p2b32_torch p2_matmul p2_bins p2b64_ours initcheck_tiny " ]
-for s in setup preflight data resume base1_ours base2_ours p2b32_ours p2_matmul p2_bins p2b64_ours; do
+  "setup preflight data sandiag resume base1_ours base1_torch base2_ours base2_torch p1_ours p2b32_ours p2b32_torch p2_matmul p2_bins p2b64_ours initcheck_tiny " ]
+for s in setup preflight data resume base1_ours base2_ours p1_ours p2b32_ours p2_matmul p2_bins p2b64_ours; do
   ok "... step $s: ok (got '$(stat_of oc $s)')" [ "$(stat_of oc $s)" = ok ]
 done
 for s in sandiag initcheck_tiny; do
