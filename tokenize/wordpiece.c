@@ -323,7 +323,7 @@ static void differs(Buf *out, const char *opt, int given, const char *key, const
 WordPiece *wp_open(const char *path, int lower, int strip, Buf *note, int *norm_out, Err *err) {
     Buf data = {0};
     WordPiece *wp = NULL;
-    if (read_file(path, &data, err)) goto out;
+    if (read_text_file(path, &data, err)) goto out; /* --max-line-bytes holds for both formats */
     const char *d = data.data ? data.data : "";
     if (!tokjson_is(d, data.len)) {
         int l = lower < 0 ? 1 : lower;
