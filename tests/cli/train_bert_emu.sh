@@ -11,7 +11,7 @@ not() { ! "$@"; }
 nolog() { sed 's/, "seq_per_s.*//' "$1"; }
 
 # --profile: the table of where a step's time goes, and the same training
-"$TRB" -q --precision bf16 $(cargs "$T/prof") --profile >"$T/prof.log" 2>"$T/prof.err"
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/prof") --profile >"$T/prof.log" 2>"$T/prof.err"
 ok "--profile: the same losses as without" eval '[ "$(nolog "$T/prof.log")" = "$(nolog "$T/b16.log")" ]'
 ok "... prints the table over the step after the first" \
   grep -q "profile of 1 optimizer steps after the first: .* ms of GPU time per step, matmuls" "$T/prof.err"
@@ -28,7 +28,7 @@ expect_rc "--attention flash" 2
 expect_err "... names the choices" "*--attention flash: fused or matmul*"
 # lengths the fused attention does not serve (bins of 20: 20, 40, 60) take the matmul attention
 "$BIN/train_bert_cpu" -q $(bargs "$T/b20c") --bin_size 20 >"$T/b20c.log"
-"$TRB" --precision bf16 $(bargs "$T/b20g") --bin_size 20 >"$T/b20g.log" 2>"$T/b20g.err"
+"$TRB" --precision bf16 --attention fused $(bargs "$T/b20g") --bin_size 20 >"$T/b20g.log" 2>"$T/b20g.err"
 b20=1
 for s in 1 2 3; do cclose "$(closs "$T/b20g.log" $s)" "$(closs "$T/b20c.log" $s)" 1e-2 || b20=0; done
 ok "--bin_size 20: bf16 losses within 1e-2 of the CPU's" [ $b20 = 1 ]
@@ -76,14 +76,14 @@ ok "... with the bytes of one process's export" eval '[ -s "$T/u1/hf/model.safet
 WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/tiny.json" "$T/p1r") >"$T/p1r.log"
 ok "blocks and threads in reverse order: the same bytes (fp32, dropout)" \
   eval '[ -s "$T/p1/ckpt_2.wbckpt" ] && cmp -s "$T/p1/ckpt_2.wbckpt" "$T/p1r/ckpt_2.wbckpt"'
-"$TRB" -q $(dargs "$T/tiny.json" "$T/pb" --precision bf16) >"$T/pb.log"
-WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/tiny.json" "$T/pbr" --precision bf16) >"$T/pbr.log"
+"$TRB" -q $(dargs "$T/tiny.json" "$T/pb" --precision bf16 --attention fused) >"$T/pb.log"
+WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/tiny.json" "$T/pbr" --precision bf16 --attention fused) >"$T/pbr.log"
 ok "... and in bf16" eval '[ -s "$T/pb/ckpt_2.wbckpt" ] && cmp -s "$T/pb/ckpt_2.wbckpt" "$T/pbr/ckpt_2.wbckpt"'
 # head size 64 (BERT-base's and -large's) in the fused attention, 1 layer
 sed 's/"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4/"hidden_size": 128, "num_hidden_layers": 1, "num_attention_heads": 2/' \
   "$T/tiny.json" >"$T/h64.json"
-"$TRB" -q $(dargs "$T/h64.json" "$T/pw" --precision bf16 --max_steps 1) >"$T/pw.log"
-WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/h64.json" "$T/pwr" --precision bf16 --max_steps 1) >"$T/pwr.log"
+"$TRB" -q $(dargs "$T/h64.json" "$T/pw" --precision bf16 --attention fused --max_steps 1) >"$T/pw.log"
+WB_EMU_REVERSE=1 "$TRB" -q $(dargs "$T/h64.json" "$T/pwr" --precision bf16 --attention fused --max_steps 1) >"$T/pwr.log"
 ok "... and in bf16 at head size 64" eval '[ -s "$T/pw/ckpt_1.wbckpt" ] && cmp -s "$T/pw/ckpt_1.wbckpt" "$T/pwr/ckpt_1.wbckpt"'
 ok "2 ranks with dropout: both processes finish" two "$T/tiny.json" "$T/p2"
 ok "... each rank draws its own dropout masks (step 1 differs from one process's)" \

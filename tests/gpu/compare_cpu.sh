@@ -80,7 +80,7 @@ ceval() { # checkpoint -> the CPU's loss of it on the first 8 rows
 }
 "$BIN/train_bert_cpu" -q $(cargs "$T/cpu") >"$T/cpu.log"
 "$TRB" -q --precision fp32 $(cargs "$T/f32") >"$T/f32.log"
-"$TRB" -q --precision bf16 $(cargs "$T/b16") >"$T/b16.log"
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/b16") >"$T/b16.log"
 "$TRB" -q --precision bf16 --attention matmul $(cargs "$T/b16m") >"$T/b16m.log"
 for s in 1 2; do
   c=$(closs "$T/cpu.log" $s) f=$(closs "$T/f32.log" $s) b=$(closs "$T/b16.log" $s) bm=$(closs "$T/b16m.log" $s)
@@ -106,14 +106,14 @@ ok "untied decoder: gradients and weights of 2 steps are the CPU's (check_gpu ru
 if [ "${CMP_TOLERANCES_ONLY:-0}" != 1 ]; then
 ok "the Hugging Face export" test -s "$T/b16/hf/model.safetensors"
 ok "... and the untied one holds the decoder" grep -q "cls.predictions.decoder.weight" "$T/uf32/hf/model.safetensors"
-"$TRB" -q --precision bf16 $(cargs "$T/r") --stop_at_step 1 >/dev/null
-"$TRB" -q --precision bf16 $(cargs "$T/r") --resume_from_checkpoint >"$T/r.log"
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/r") --stop_at_step 1 >/dev/null
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/r") --resume_from_checkpoint >"$T/r.log"
 ok "bf16: stopped after step 1 and resumed = uninterrupted, byte for byte" cmp -s "$T/r/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"
 mkdir -p "$T/r2" && cp "$T/b16/ckpt_1.wbckpt" "$T/r2/"
-"$TRB" -q --precision bf16 $(cargs "$T/r2") --resume_from_checkpoint >/dev/null
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/r2") --resume_from_checkpoint >/dev/null
 ok "bf16: resumed from the step-1 checkpoint of the uninterrupted run (written while the next batch was staged) = uninterrupted" \
   cmp -s "$T/r2/ckpt_2.wbckpt" "$T/b16/ckpt_2.wbckpt"
-"$TRB" -q --precision bf16 $(cargs "$T/b16b") >"$T/b16b.log"
+"$TRB" -q --precision bf16 --attention fused $(cargs "$T/b16b") >"$T/b16b.log"
 ok "bf16: a second run repeats the first's losses exactly" \
   eval '[ "$(sed "s/, \"seq_per_s.*//" "$T/b16.log")" = "$(sed "s/, \"seq_per_s.*//" "$T/b16b.log")" ]'
 ok "... and its checkpoint bytes" cmp -s "$T/b16/ckpt_2.wbckpt" "$T/b16b/ckpt_2.wbckpt"
@@ -134,7 +134,7 @@ for s in 1 2 3; do cclose "$(closs "$T/bf32.log" $s)" "$(closs "$T/bcpu.log" $s)
 ok "--bin_size 16: fp32 losses of 3 steps are the CPU's (1e-5)" [ $bsame = 1 ]
 ok "... and the gradients and weights of every step (check_gpu runs)" \
   "$CHK" runs "$T/tiny.json" "$T/bf32" "$T/bcpu" 0.01 0.01 3
-"$TRB" -q --precision bf16 $(bargs "$T/bb16") >"$T/bb16.log"
+"$TRB" -q --precision bf16 --attention fused $(bargs "$T/bb16") >"$T/bb16.log"
 bsame=1
 for s in 1 2 3; do cclose "$(closs "$T/bb16.log" $s)" "$(closs "$T/bcpu.log" $s)" 1e-2 || bsame=0; done
 ok "--bin_size 16: bf16 losses (fused attention at lengths 16 to 64) within 1e-2 of the CPU's" [ $bsame = 1 ]
