@@ -51,8 +51,9 @@
 #   base_* 30/45    BERT-base phase 1 (micro-batch 128) and 2 (32), ours and PyTorch
 #   p1_ours 30      BERT-large phase 1 again (beside OURS_ARGS's rows)
 #   p2_* 30-45      BERT-large phase 2: micro-batch 32 and 64 (ours, PyTorch at 32), 16 with
-#                   --attention matmul, 16 with --bin_size 64
-#   (OURS_ARGS: more train_bert options for the speed rows, e.g. "--attention matmul";
+#                   --attention fused, 16 with --bin_size 64
+#   (OURS_ARGS: more train_bert options for the speed rows, e.g. "--attention fused";
+#   SAN_ARGS: more compute-sanitizer options, e.g. "--check-warpgroup-mma no";
 #   BUDGET_<step>=99999 leaves a step out)
 #   initcheck 60    train_bert tiny, one step
 #
@@ -566,13 +567,14 @@ sanitize() {
   local tool=$1 name=$2 res
   shift 2
   echo "== compute-sanitizer --tool $tool: $name"
-  "$SANITIZER" --tool "$tool" --error-exitcode 9 --print-limit 20 "$@" >"$WORK/san.out" 2>&1
+  # shellcheck disable=SC2086 # SAN_ARGS: more options, split at spaces
+  "$SANITIZER" --tool "$tool" --error-exitcode 9 --print-limit 20 ${SAN_ARGS:-} "$@" >"$WORK/san.out" 2>&1
   local rc=$?
   cat "$WORK/san.out"
   res=$(grep -E "(ERROR|RACECHECK) SUMMARY" "$WORK/san.out" | tail -1 | sed 's/^=* *//')
   [ $rc = 0 ] && [ -n "$res" ] && res="clean: $res"
   [ $rc != 0 ] && res="exit $rc: ${res:-$(grep -v '^$' "$WORK/san.out" | tail -1)}"
-  record sanitizer "$tool" "$name" "$res"
+  record sanitizer "$tool${SAN_ARGS:+ $SAN_ARGS}" "$name" "$res"
   return $rc
 }
 # train_bert's arguments for a small64 run (head size 64), 2 steps of 2
@@ -591,10 +593,10 @@ need_sanitizer() {
 step_memcheck() {
   need_sanitizer || return
   local rc=0
+  small_args --attention fused
+  sanitize memcheck "train_bert small64 bf16, --attention fused" "$TRB" "${SA[@]}" || rc=1
   small_args
-  sanitize memcheck "train_bert small64 bf16, fused attention" "$TRB" "${SA[@]}" || rc=1
-  small_args --attention matmul
-  sanitize memcheck "train_bert small64 bf16, --attention matmul" "$TRB" "${SA[@]}" || rc=1
+  sanitize memcheck "train_bert small64 bf16, matmul attention" "$TRB" "${SA[@]}" || rc=1
   return $rc
 }
 step_racecheck() {
@@ -627,7 +629,7 @@ step_sandiag() {
   sanitize memcheck "check_gpu, every kernel, fp32 and bf16" "$CHK" || rc=1
   CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "check_gpu, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
     --kernel-name kns=k_attn "$CHK" || rc=1
-  small_args --skip_checkpoint
+  small_args --skip_checkpoint --attention fused
   CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "train_bert small64 bf16, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
     --kernel-name kns=k_attn "$TRB" "${SA[@]}" || rc=1
   return $rc
@@ -677,7 +679,7 @@ step_base2_torch() { BENCH_CONFIG=$(base_config) B2=$((B2 * 2)) speed_torch 2; }
 step_p2b32_ours() { B2=$((B2 * 2)) speed_ours 2; }
 step_p2b32_torch() { B2=$((B2 * 2)) speed_torch 2; }
 step_p2b64_ours() { B2=$((B2 * 4)) speed_ours 2; }
-step_p2_matmul() { OURS_ARGS="--attention matmul" speed_ours 2; }
+step_p2_fused() { OURS_ARGS="--attention fused" speed_ours 2; }
 step_p2_bins() { OURS_ARGS="--bin_size 64" speed_ours 2; }
 step_initcheck_tiny() {
   need_sanitizer || return
@@ -751,7 +753,7 @@ elif [ "$CALL" = 3 ]; then
   run_step p1_ours 30 bench.log
   run_step p2b32_ours 35 bench.log
   run_step p2b32_torch 45 bench.log
-  run_step p2_matmul 35 bench.log
+  run_step p2_fused 35 bench.log
   run_step p2_bins 35 bench.log
   run_step p2b64_ours 40 bench.log
   run_step initcheck_tiny 60 sanitizer.log

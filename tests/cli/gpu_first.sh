@@ -130,8 +130,8 @@ emu oc 3 PY="$peer" STEPS=1 || rc=$?
 R=$T/oc/results.tsv
 ok "call 3 ends with exit 0 (got $rc; $(tail -3 "$T/oc.out" | tr '\n' ' '))" [ "$rc" = 0 ]
 ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
-  "setup preflight data sandiag resume base1_ours base1_torch base2_ours base2_torch p1_ours p2b32_ours p2b32_torch p2_matmul p2_bins p2b64_ours initcheck_tiny " ]
-for s in setup preflight data resume base1_ours base2_ours p1_ours p2b32_ours p2_matmul p2_bins p2b64_ours; do
+  "setup preflight data sandiag resume base1_ours base1_torch base2_ours base2_torch p1_ours p2b32_ours p2b32_torch p2_fused p2_bins p2b64_ours initcheck_tiny " ]
+for s in setup preflight data resume base1_ours base2_ours p1_ours p2b32_ours p2_fused p2_bins p2b64_ours; do
   ok "... step $s: ok (got '$(stat_of oc $s)')" [ "$(stat_of oc $s)" = ok ]
 done
 for s in sandiag initcheck_tiny; do
@@ -141,8 +141,8 @@ ok "... stopped at a step and resumed: the last checkpoint byte for byte the uni
   grep -q "^check	tiny: --stop_at_step 2, resumed to 4: .*	1	0$" "$R"
 ok "... killed with SIGKILL after a checkpoint and resumed: the same" \
   grep -q "^check	tiny: kill -9 after step 2's checkpoint, resumed to 4: .*	1	0$" "$R"
-ok "... the --attention matmul and --bin_size rows, apart" eval \
-  '[ "$(awk -F"\t" "\$1 == \"speed\" && \$5 == \"ours\" { print \$2 }" "$R" | LC_ALL=C sort -u | tr "\n" "|")" = "tiny|tiny --attention matmul|tiny --bin_size 64|" ]'
+ok "... the --attention fused and --bin_size rows, apart" eval \
+  '[ "$(awk -F"\t" "\$1 == \"speed\" && \$5 == \"ours\" { print \$2 }" "$R" | LC_ALL=C sort -u | tr "\n" "|")" = "tiny|tiny --attention fused|tiny --bin_size 64|" ]'
 ok "... at most 8 files ($(ls "$T/oc" | tr '\n' ' '))" [ "$(nfiles oc)" -le 8 ]
 
 # ---- both calls on one page ----
