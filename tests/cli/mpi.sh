@@ -1,4 +1,4 @@
-# pipelines/hdf5_array.sh under Debian's Open MPI, as README.md shows it
+# pipelines/hdf5_array.sh under Debian's Open MPI, as examples/README.md shows it
 # (mpirun -np N pipelines/hdf5_array.sh SHARD_DIR VOCAB OUT_DIR
 # [hdf5gen options]): hdf5gen takes the rank and size from mpirun's
 # variables, and the N ranks together write the files of one hdf5gen run,
@@ -26,7 +26,7 @@ V=$ROOT/data/bert/vocab.txt
 opts=(--max-seq-length 128 --max-predictions-per-seq 20 --dupe-factor 2)
 "$BIN/hdf5gen" -q --vocab "$V" "${opts[@]}" -o "$T/one/" "$T/shards"/*.txt
 for n in 2 3; do
-  # the README's command (the script finds bin/ beside itself)
+  # examples/README.md's command (the script finds bin/ beside itself)
   run timeout 120 "${mpi[@]}" -np $n "$ROOT/pipelines/hdf5_array.sh" "$T/shards" "$V" "$T/np$n" "${opts[@]}"
   expect_rc "mpirun -np $n pipelines/hdf5_array.sh" 0
   ok "... each rank took its share (batch part I of $n)" \
