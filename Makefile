@@ -109,6 +109,13 @@ $(BUILD)/tests/check_gpu: $(BUILD)/tests/gpu/check_gpu.o $(filter-out %/train_be
 	$(Q)$(CC) $(LDFLAGS) $^ -o $@ $(LIBS) -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) $(CUDA_LIBS) $(NCCL_LIBS) \
 	  $(MPI_LIBS) -lstdc++
 
+# the fused attention kernels alone (no cuBLAS), for compute-sanitizer's
+# racecheck and initcheck of them on a GPU (bench/gpu_first.sh 3)
+$(BUILD)/tests/attn_kernels: tests/gpu/attn_kernels.cu $(CUDA_CUH) $(DEPS_OK) $(CUDA_MK)
+	$(Q)mkdir -p $(@D)
+	@echo "  NVCC $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -I. $< -o $@
+
 $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
@@ -131,6 +138,11 @@ $(BUILD)/tests/emu/%.o: train/cuda/%.c $(DEPS_OK)
 	$(Q)$(CC) $(CFLAGS) -DWB_COMM_EMU -MMD -MP -c $< -o $@
 $(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
+# ... and the fused attention kernels alone, against a reference on the host
+$(BUILD)/tests/test_attn_emu: tests/gpu/attn_kernels.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall -Wno-unused-parameter \
+	  -Wno-unused-function $< -o $@ -pthread
 $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 # ... and once more computing as a GPU may, differently from the CPU and from
@@ -189,8 +201,9 @@ $(BUILD)/tests/inject.so: tests/inject/inject.c
 # (a test program whose source is gone, left in the build by an older tree,
 # is removed first: tests/run.sh runs every build/tests/test_*)
 test: all $(UNIT_TESTS:%=$(BUILD)/tests/%) $(TEST_TOOLS:%=$(BUILD)/tests/%) $(BUILD)/tests/inject.so $(BUILD)/.testdeps-tried \
-      $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/train_bert_emu $(BUILD)/tests/train_bert_emu_alt
-	$(Q)for t in $(BUILD)/tests/test_*; do case " $(UNIT_TESTS) test_gpu_emu " in \
+      $(BUILD)/tests/test_gpu_emu $(BUILD)/tests/test_attn_emu $(BUILD)/tests/train_bert_emu \
+      $(BUILD)/tests/train_bert_emu_alt
+	$(Q)for t in $(BUILD)/tests/test_*; do case " $(UNIT_TESTS) test_gpu_emu test_attn_emu " in \
 	  *" $${t##*/} "*) ;; *) rm -f "$$t";; esac; done
 	$(Q)tests/run.sh $(BUILD)/tests $(BIN)
 

@@ -11,7 +11,8 @@
 #    PCRE2, expat, bzip2, libdeflate, the compiler's runtime).
 # 2. make against that bundle only (DEVLIBS; the system's HDF5 directories
 #    are not looked at), sm_90 code only (H100, H200), in build/gpu/obj:
-#    train_bert, check_gpu and the programs the runbook makes its data and
+#    train_bert, check_gpu, attn_kernels (the fused attention alone, for
+#    the sanitizer) and the programs the runbook makes its data and
 #    checks with (train_bert_cpu, wiki_dump, wiki_strip, sent_split,
 #    hdf5gen, hdf5_check), into build/gpu/pkg/bin with the RPATH
 #    $ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc (then CUDA's lib64),
@@ -41,10 +42,11 @@ mk/devlibs.sh "$W/pkg/devlibs"
 # shellcheck disable=SC2016 # $ORIGIN is for the dynamic loader, \$$ for make and the shell
 make --no-print-directory -j"$JOBS" BUILD="$W/obj" BIN="$W/pkg/bin" DEVLIBS="$W/pkg/devlibs" \
   'DEVLIBS_RPATH=\$$ORIGIN/../devlibs/lib:\$$ORIGIN/../devlibs/lib/cc' "CUDA_ARCH=$ARCH" \
-  "${PROGS[@]/#/$W/pkg/bin/}" "$W/obj/tests/check_gpu"
-cp "$W/obj/tests/check_gpu" "$W/pkg/bin/"
+  "${PROGS[@]/#/$W/pkg/bin/}" "$W/obj/tests/check_gpu" "$W/obj/tests/attn_kernels"
+cp "$W/obj/tests/check_gpu" "$W/obj/tests/attn_kernels" "$W/pkg/bin/"
 mk/devlibs.sh --check "$W/pkg/devlibs" "$W/pkg/bin"/*
 for f in "$W/pkg/bin"/*; do # each program finds the bundle wherever the pack is unpacked
+  [ "${f##*/}" = attn_kernels ] && continue # (CUDA's runtime only, linked in)
   rp=$(readelf -d "$f" | sed -n 's/.*(RPATH).*\[\(.*\)\]/\1/p')
   case "$rp" in '$ORIGIN/../devlibs/lib:$ORIGIN/../devlibs/lib/cc'*) ;; *)
     echo "gpu_prep: $f: RPATH '$rp', not the bundle's \$ORIGIN path" >&2
