@@ -22,7 +22,7 @@
 # $OUT/results.tsv as it finishes; $OUT/summary.md is rendered from them
 # after every step, so a call cut short keeps what it measured. A step
 # starts only if its budget fits in what is left of the call's (CALL 1:
-# 450 s, CALL 2: 275 s), so a call ends inside its run timeout whatever
+# 450 s, CALL 2: 275 s, CALL 3: 400 s), so a call ends inside its run timeout whatever
 # happens; a step it cannot fit is recorded as "not run".
 #
 # Budget per step (seconds; the step's timeout):
@@ -36,16 +36,20 @@
 #                   bf16 against the reference file),                     its eval, CURVE_STEPS steps
 #                   train_bert against train_bert_cpu   curve_torch   75  PyTorch from that export
 #   data        30  enwiki-206 -> 128/20 and 512/80     curve_compare  5  windows side by side
-#   p1_ours     60  BERT-large 128/20, micro-batch 64   memcheck      35  train_bert, small model
-#   p1_torch    70  PyTorch, same shape                 racecheck     35  check_gpu's attention kernels
-#   profile     45  train_bert --profile, phase 1       initcheck     30  (if time is left)
-#   p2_ours     45  BERT-large 512/80, micro-batch 16   synccheck     30  (if time is left)
-#   p2_torch    50  PyTorch, same shape
+#   p1_ours     60  BERT-large 128/20, micro-batch 64   mlm_eval      40  held-out rows (HELDOUT): loss
+#   p1_torch    70  PyTorch, same shape                                   and MLM acc of the step-0 and
+#   profile     45  train_bert --profile, phase 1                         trained exports, ours and
+#   p2_ours     45  BERT-large 512/80, micro-batch 16                     transformers'
+#   p2_torch    50  PyTorch, same shape                 memcheck      35  train_bert, small model
+#                                                       racecheck     35  attn_kernels: the attention kernels
+#                                                       initcheck     30  (if time is left)
+#                                                       synccheck     30  (if time is left)
 #
 #   call 3 (400 s): setup 20, preflight 30, data 30 (both shapes), then
 #   sandiag 75      compute-sanitizer memcheck of check_gpu (every kernel, fp32 and bf16);
-#                   racecheck of the attention kernels with CUDA_LAUNCH_BLOCKING=1, on
-#                   check_gpu and on train_bert small64 (head size 64, bf16)
+#                   racecheck, initcheck and synccheck of attn_kernels (the fused attention
+#                   kernels alone, head sizes 16, 32, 64: under racecheck, cuBLAS's Hopper
+#                   bf16 matmuls stop the sanitizer before check_gpu or train_bert reach them)
 #   resume 75       BERT-base 128/20: --stop_at_step and a kill -9 after a checkpoint, each
 #                   resumed: the last checkpoint byte for byte the uninterrupted run's
 #   base_* 30/45    BERT-base phase 1 (micro-batch 128) and 2 (32), ours and PyTorch
@@ -107,6 +111,7 @@ summarize() {
     $1 == "curve" { cv[++ncv] = sprintf("| %s-%s | %s | %s | %s | %s | %s |", $2, $3, $4, $5, $6, $7, $8); next }
     $1 == "curvesum" { cs[++ncs] = $2; next }
     $1 == "sanitizer" { sz[++nsz] = sprintf("| %s | %s | %s |", $2, $3, $4); next }
+    $1 == "mlmeval" { me[++nme] = sprintf("| %s | %s | %s | %s | %s | %s |", $2, $3, $4, $5, ($6 == "" ? "not run" : $6), ($7 == "" ? "-" : $7)); next }
     END {
       printf "## GPU runbook (bench/gpu_first.sh)"
       for (i = 1; i <= ncall; i++) printf "%s call %s, %s", (i == 1 ? ":" : ";"), call[i], calldate[i]
@@ -136,6 +141,8 @@ summarize() {
         print "|---|---|---|---|---|---|"; for (i = 1; i <= ncv; i++) print cv[i]; print "" }
       for (i = 1; i <= ncs; i++) print "- " cs[i]
       if (ncs) print ""
+      if (nme) { print "| held-out rows | model | train_bert loss | MLM acc | transformers loss | MLM acc |"
+        print "|---|---|---|---|---|---|"; for (i = 1; i <= nme; i++) print me[i]; print "" }
       if (nsz) { print "### compute-sanitizer"; print ""; print "| tool | target | result |"; print "|---|---|---|"
         for (i = 1; i <= nsz; i++) print sz[i]; print "" }
     }'
@@ -178,6 +185,7 @@ if [ "${1:-}" != _step ]; then
   fi
   export BENCH_CONFIG=${BENCH_CONFIG:-} CURVE_CONFIG=${CURVE_CONFIG:-} CURVE_SEED=${CURVE_SEED:-42}
   export GPU_CHECK_CPU=${GPU_CHECK_CPU:-1} VOCAB=$ROOT/data/bert/vocab.txt
+  export HELDOUT=${HELDOUT:-tests/data/enwiki-3.xml.bz2} EVAL_ROWS=${EVAL_ROWS:-$([ "$EMU" = 1 ] && echo 16 || echo 256)}
   export TRB=${TRB:-} CHK=${CHK:-} TRC=${TRC:-} BIN=${BIN:-} PY=${PY-auto}
   export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false # nothing outside the machine
 fi
@@ -311,8 +319,8 @@ step_build() {
   make --no-print-directory -j"$(nproc)" BUILD=build/gpu/obj BIN=build/gpu/pkg/bin ${dl:+DEVLIBS=$dl} \
     "CUDA_ARCH=-gencode arch=compute_90,code=sm_90" \
     build/gpu/pkg/bin/{train_bert,train_bert_cpu,wiki_dump,wiki_strip,sent_split,hdf5gen,hdf5_check} \
-    build/gpu/obj/tests/check_gpu || return 1
-  cp build/gpu/obj/tests/check_gpu build/gpu/pkg/bin/
+    build/gpu/obj/tests/check_gpu build/gpu/obj/tests/attn_kernels || return 1
+  cp build/gpu/obj/tests/check_gpu build/gpu/obj/tests/attn_kernels build/gpu/pkg/bin/
 }
 
 step_preflight() {
@@ -510,7 +518,7 @@ step_curve_ours() {
   echo "$ev" | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p' >"$WORK/eval_ours"
   echo "train_bert: $(cfg_name "$conf"), $CURVE_STEPS steps of $CURVE_B, LAMB lr $CURVE_LR, warm-up $CURVE_WARMUP, seed $CURVE_SEED, $CURVE_PRECISION"
   "$TRB" -q "$@" --output_dir "$WORK/c1" --max_steps "$CURVE_STEPS" --warmup_proportion "$CURVE_WARMUP" \
-    --skip_checkpoint | tee "$WORK/curve_ours.jsonl"
+    --num_steps_per_checkpoint "$CURVE_STEPS" | tee "$WORK/curve_ours.jsonl" # one checkpoint, the export
   return "${PIPESTATUS[0]}"
 }
 
@@ -562,6 +570,41 @@ step_curve_compare() {
   tail -n 20 "$OUT/results.tsv" | grep -E '^curve' | cut -f2-
 }
 
+# the step-0 and the trained model of the curve on rows of another dump
+# (HELDOUT, not in the training dump): loss and MLM accuracy through
+# train_bert --eval_file and through transformers (the export loaded by
+# BertForPreTraining), the same rows and masks
+step_mlm_eval() {
+  env_load
+  py_load
+  [ -f "$WORK/c1/hf/model.safetensors" ] || { note "no trained export (curve_ours did not run)"; return 3; }
+  local conf h=$WORK/data/heldout.hdf5 m ev tv rows dev=cuda label
+  conf=$(curve_config)
+  [ "$EMU" = 1 ] && dev=cpu
+  "$BIN/wiki_dump" "$HELDOUT" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+    "$BIN/sent_split" -l en 2>/dev/null >"$WORK/data/heldout.txt" || return 1
+  "$BIN/hdf5gen" -q -f --vocab "$VOCAB" --dupe-factor "$DUPE" --max-seq-length "$SEQ1" \
+    --max-predictions-per-seq "$PRED1" -o "$h" "$WORK/data/heldout.txt" || return 1
+  rows=$("$BIN/hdf5_check" "$h" | head -1 | sed 's/.*: \([0-9]*\) instances.*/\1/')
+  [ "$rows" -gt "$EVAL_ROWS" ] && rows=$EVAL_ROWS
+  label="$(basename "$HELDOUT") ($rows rows at $SEQ1/$PRED1$([ "$HELDOUT" = "$DUMP" ] && echo ', the training dump'))"
+  for m in c0 c1; do
+    ev=$("$TRB" --eval_file "$h" --init_checkpoint "$WORK/$m/hf" --config_file "$conf" --train_batch_size "$rows" \
+      --max_predictions_per_seq "$PRED1" --seed "$CURVE_SEED" --precision fp32 2>/dev/null)
+    echo "train_bert --eval_file, $m: $ev"
+    tv="not run"
+    if [ -n "${PYREF:-}" ]; then
+      tv=$("$PYREF" bench/train_curve_ref.py --hf "$WORK/$m/hf" --input "$h" --batch "$rows" --steps 0 --lr 0 \
+        --warmup 0 --seed "$CURVE_SEED" --max-pred "$PRED1" --device "$dev" --eval-rows "$rows" 2>/dev/null |
+        grep eval_loss)
+      echo "transformers, $m: $tv"
+    fi
+    record mlmeval "$label" "$([ $m = c0 ] && echo "step 0" || echo "step $CURVE_STEPS")" \
+      "$(echo "$ev" | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p')" "$(echo "$ev" | sed -n 's/.*"mlm_acc": \([0-9.]*\).*/\1/p')" \
+      "$(echo "$tv" | sed -n 's/.*"eval_loss": \([0-9.]*\).*/\1/p')" "$(echo "$tv" | sed -n 's/.*"eval_mlm_acc": \([0-9.]*\).*/\1/p')"
+  done
+}
+
 # compute-sanitizer TOOL TARGET-NAME COMMAND...: run, record the summary
 sanitize() {
   local tool=$1 name=$2 res
@@ -601,6 +644,12 @@ step_memcheck() {
 }
 step_racecheck() {
   need_sanitizer || return
+  local att
+  att=$(dirname "$CHK")/attn_kernels
+  if [ -x "$att" ]; then # the attention kernels alone: cuBLAS's Hopper bf16 matmuls stop racecheck
+    sanitize racecheck "attn_kernels: the fused attention kernels (head sizes 16, 32, 64)" "$att"
+    return
+  fi
   sanitize racecheck "check_gpu, kernels k_attn* (head sizes 16, 32, 64)" --kernel-name kns=k_attn "$CHK" && return
   # a sanitizer that refuses the kernel filter ends with no summary: all kernels then
   grep -q "SUMMARY" "$WORK/san.out" && return 1
@@ -619,19 +668,23 @@ step_synccheck() {
 
 # ---- call 3 ----
 
-# check_gpu under memcheck (every kernel, both precisions); racecheck of
-# the attention kernels with launches made synchronous (a fault is then
-# reported at the kernel that made it), on check_gpu (head sizes 16, 32,
-# 64) and on train_bert small64 bf16 (head size 64, the production shape)
+# check_gpu under memcheck (every kernel, both precisions); racecheck,
+# initcheck and synccheck of attn_kernels (the fused attention kernels
+# alone, no cuBLAS: under racecheck cuBLAS's Hopper bf16 matmuls stop the
+# sanitizer before any attention kernel runs in check_gpu or train_bert)
 step_sandiag() {
   need_sanitizer || return
-  local rc=0
+  local rc=0 att
+  att=$(dirname "$CHK")/attn_kernels
   sanitize memcheck "check_gpu, every kernel, fp32 and bf16" "$CHK" || rc=1
-  CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "check_gpu, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
-    --kernel-name kns=k_attn "$CHK" || rc=1
-  small_args --skip_checkpoint --attention fused
-  CUDA_LAUNCH_BLOCKING=1 sanitize racecheck "train_bert small64 bf16, kernels k_attn*, CUDA_LAUNCH_BLOCKING=1" \
-    --kernel-name kns=k_attn "$TRB" "${SA[@]}" || rc=1
+  if [ -x "$att" ]; then
+    sanitize racecheck "attn_kernels: k_attn_fwd, k_attn_bwd_q, k_attn_bwd_kv (head sizes 16, 32, 64)" "$att" || rc=1
+    sanitize initcheck "attn_kernels" "$att" || rc=1
+    sanitize synccheck "attn_kernels" "$att" || rc=1
+  else
+    note "no attn_kernels beside check_gpu"
+    rc=1
+  fi
   return $rc
 }
 
@@ -763,6 +816,7 @@ else
   run_step curve_ours 50 curve.log
   run_step curve_torch 75 curve.log
   run_step curve_compare 5 curve.log
+  run_step mlm_eval 40 curve.log
   run_step memcheck 35 sanitizer.log
   run_step racecheck 35 sanitizer.log
   run_step initcheck 30 sanitizer.log

@@ -225,9 +225,10 @@ def main():
     if a.eval_rows:
         model.eval()
         with torch.no_grad():
-            t, m, n, _, _ = losses(model, data.take(range(min(a.eval_rows, data.rows))), device, False)
+            t, m, n, k, c = losses(model, data.take(range(min(a.eval_rows, data.rows))), device, False)
         print(json.dumps({"eval_loss": round(t.item(), 6), "eval_mlm_loss": round(m.item(), 6),
-                          "eval_nsp_loss": round(n.item(), 6)}), flush=True)
+                          "eval_nsp_loss": round(n.item(), 6), "eval_mlm_acc": round(c / max(k, 1), 4),
+                          "masked": k}), flush=True)
     model.train()
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     opt = Lamb(params)

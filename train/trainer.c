@@ -700,6 +700,8 @@ static int run_eval(TrainOpts *o, TrainBackend *be, Bert *m, const int32_t speci
         json_num(&line, "eval_loss", l.total, 6, 0);
         json_num(&line, "mlm_loss", l.mlm, 6, 0);
         json_num(&line, "nsp_loss", l.nsp, 6, 0);
+        json_num(&line, "mlm_acc", l.masked ? (double)l.mlm_correct / l.masked : 0.0, 4, 0);
+        json_num(&line, "nsp_acc", b.B ? (double)l.nsp_correct / b.B : 0.0, 4, 0);
         char t[64];
         snprintf(t, sizeof t, ", \"rows\": %d, \"masked\": %d", b.B, l.masked);
         buf_append(&line, t, strlen(t));

@@ -37,7 +37,8 @@ typedef struct TrainOpts {
     int rank, world, local_rank; /* -1: from the launcher's environment */
     int zero;                    /* --zero_stage 1: optimizer moments sharded over the ranks */
     int profile;                 /* --profile: time each kernel and matmul shape on the GPU */
-    int attn_matmul;  /* --attention matmul (default): scores through cuBLAS, not the fused kernels */
+    int attn_matmul;  /* --attention matmul (default): scores through cuBLAS, not the fused kernels
+                       */
     int comm_timeout; /* --comm_timeout: seconds a rank waits for the others before it gives up (0:
                          forever) */
     int argc;         /* the command line, for the export's model card */

@@ -98,8 +98,8 @@ emu o2 2 PY="${HPY:-none}" || rc=$?
 R=$T/o2/results.tsv
 ok "call 2 ends with exit 0 (got $rc; $(tail -3 "$T/o2.out" | tr '\n' ' '))" [ "$rc" = 0 ]
 ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
-  "setup preflight data curve_ours curve_torch curve_compare memcheck racecheck initcheck synccheck " ]
-for s in setup preflight data curve_ours curve_compare; do
+  "setup preflight data curve_ours curve_torch curve_compare mlm_eval memcheck racecheck initcheck synccheck " ]
+for s in setup preflight data curve_ours curve_compare mlm_eval; do
   ok "... step $s: ok (got '$(stat_of o2 $s)')" [ "$(stat_of o2 $s)" = ok ]
 done
 for s in memcheck racecheck initcheck synccheck; do # (the sanitizer needs a GPU)
@@ -110,6 +110,12 @@ ok "... at most 8 files ($(ls "$T/o2" | tr '\n' ' '))" [ "$(nfiles o2)" -le 8 ]
 ok "... curve.tsv: a line per step" [ "$(tail -n +2 "$T/o2/curve.tsv" | wc -l)" = 8 ]
 ok "... train_bert's losses in it" awk -F'\t' 'NR > 1 && !($2 > 5 && $2 < 15) { bad = 1 } END { exit bad }' "$T/o2/curve.tsv"
 ok "... the step-0 export was written" test -s "$T/wo2/c0/hf/model.safetensors"
+ok "... and the trained one" test -s "$T/wo2/c1/hf/model.safetensors"
+e0=$(awk -F'\t' '$1 == "mlmeval" && $3 == "step 0"' "$R") e1=$(awk -F'\t' '$1 == "mlmeval" && $3 == "step 8"' "$R")
+ok "... the held-out rows: train_bert's loss and MLM accuracy of both models ($e0 | $e1)" awk -F'\t' \
+  '$1 == "mlmeval" { n++; if (!($4 > 0 && $5 >= 0 && $5 <= 1)) bad = 1 } END { exit bad || n != 2 }' "$R"
+ok "... the trained model's loss below the step-0 model's" awk -v a="$(echo "$e0" | cut -f4)" -v b="$(echo "$e1" | cut -f4)" 'BEGIN { exit !(b < a) }'
+ok "... a table in the summary" grep -q "^| enwiki-3.xml.bz2 (16 rows at 64/10, the training dump) | step 8 | " "$T/o2/summary.md"
 if [ -n "$HPY" ]; then
   ok "... PyTorch from the export: the same losses step by step (dropout off, float32)" awk -F'\t' \
     'NR > 1 { d = $2 - $3; if (d < 0) d = -d; if (!($3 > 0) || d > 1e-4 * $3) bad = 1 } END { exit bad }' "$T/o2/curve.tsv"
@@ -117,6 +123,8 @@ if [ -n "$HPY" ]; then
   ok "... the initial model's loss on the same rows is the same ($e)" \
     awk -v a="$(echo "$e" | cut -f3)" -v b="$(echo "$e" | cut -f4)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= 1e-5 * b) }'
   ok "... the windows' summary" grep -q "^curvesum.*largest relative difference 0.000 %" "$R"
+  ok "... the held-out rows: transformers' loss and MLM accuracy are train_bert's" awk -F'\t' \
+    '$1 == "mlmeval" { n++; d = $4 - $6; if (d < 0) d = -d; if (!($6 > 0) || d > 1e-5 * $6 || $5 != $7) bad = 1 } END { exit bad || n != 2 }' "$R"
 else
   ok "... curve_torch not run (no Python with torch)" [ "$(stat_of o2 curve_torch)" = "not run" ]
   ok "... its column empty" awk -F'\t' 'NR > 1 && $3 != "-" { bad = 1 } END { exit bad }' "$T/o2/curve.tsv"

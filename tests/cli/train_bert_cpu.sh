@@ -119,6 +119,9 @@ run "$TR" --eval_file "$T/h5/en_training_0.hdf5" --config_file "$T/tiny.json" --
   --train_batch_size 4 --max_predictions_per_seq 10
 expect_rc "--eval_file on the last checkpoint" 0
 ok "... one JSON line" grep -q '^{"eval_loss": [0-9.]*, "mlm_loss": ' "$out"
+acc=$(sed -n 's/.*"mlm_acc": \([0-9.]*\), "nsp_acc": \([0-9.]*\), "rows": 4, "masked": \([0-9]*\)}$/\1 \2 \3/p' "$out")
+ok "... with the MLM and NSP accuracies of its 4 rows ($acc)" \
+  awk -v a="$acc" 'BEGIN { n = split(a, f, " "); exit !(n == 3 && f[1] >= 0 && f[1] <= 1 && f[2] >= 0 && f[2] <= 1 && f[3] > 0 && f[2] * 4 == int(f[2] * 4 + 0.5)) }'
 ours=$(sed -n 's/^{"eval_loss": \([0-9.]*\).*/\1/p' "$out")
 HPY=$(py_with "transformers, h5py, torch")
 if [ -n "$HPY" ]; then
