@@ -22,12 +22,16 @@ dir=$1
 shift
 running=0
 stop() {
-  trap - "$1"
+  # the same signal may come again while this cleans up (SIGTERM to the
+  # process group, then make's own SIGTERM to its recipe): ignored until
+  # DIR.tmp is gone, then this script ends by the first one
+  trap '' INT TERM HUP
   if [ "$running" = 1 ] && [ -n "${!:-}" ]; then # $!: set as soon as COMMAND started
     kill -TERM "$!" 2>/dev/null || true
     wait "$!" 2>/dev/null || true
   fi
   rm -rf -- "$dir.tmp"
+  trap - "$1"
   kill -"$1" $$
 }
 for sig in INT TERM HUP; do

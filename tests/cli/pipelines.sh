@@ -234,6 +234,9 @@ ok "... gives the bytes of an uninterrupted run" cmp -s "$K/en/sentences/wikicor
 # hdf5gen (-j 1, shards in order) opens after writing the other shards' files.
 # Signals as they come: `kill MAKE` (make passes SIGTERM to its recipe and
 # exits), Ctrl-C (SIGINT to the process group), a batch system's SIGTERM to it.
+in_session() { # SID: a line per process of session SID (/proc/PID/stat's 6th field)
+  cat /proc/[0-9]*/stat 2>/dev/null | sed 's/^.*) //' | awk -v s="$1" '$4 == s'
+}
 stop_h5() { # HOW: make-term, group-int or group-term
   local K=$T/stop-$1 i=0 mp holder kids k
   mkdir -p "$K" && cp -a "$W/en" "$K/" && rm -rf "$K"/en/hdf5_*
@@ -264,6 +267,11 @@ stop_h5() { # HOW: make-term, group-int or group-term
     while kill -0 "$k" 2>/dev/null && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
     ok "... its recipe ended" not kill -0 "$k" 2>/dev/null
   done
+  # and every process of the run (make started its own session, id $mp): a stage's
+  # cleanup may still run in a grandchild when make's child has ended
+  i=0
+  while [ -n "$(in_session "$mp")" ] && [ "$i" -lt 3000 ]; do sleep 0.1; i=$((i + 1)); done
+  ok "... no process of the run left" [ -z "$(in_session "$mp")" ]
   ok "... no temp directory or file left" eval '[ -z "$(find "$K" -name "*.tmp*")" ]'
   ok "... no HDF5 directory" not eval 'ls -d "$K"/en/hdf5_* 2>/dev/null | grep -q .'
 }
