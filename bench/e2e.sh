@@ -54,7 +54,9 @@
 # text_training_<i> matched to its shard by os.listdir order, as
 # create_hdf5_files.py numbers them).
 # Written to E2E_OUT (default $W/e2e): e2e-xN.tsv (stage side wall_s cpu_s
-# rss_mb) and e2e-xN.svg (wall time per stage, both chains).
+# rss_mb) and e2e-xN.svg (wall time per stage, both chains). BENCH_VARY=RATE
+# makes the copies differ (make_dump.py --vary, as bench/scale.sh runs it);
+# E2E_CLEAN=1 removes each size's working directory ($W/e2e-xN) when done.
 #
 # Peers in a local clone instead of GitHub: HILBERT_GIT (roberthajdu92/
 # nvidia-bert-wiki-preprocess), WBP_GIT (spyysalo/wiki-bert-pipeline),
@@ -358,6 +360,7 @@ run_size() {
     "x$n $(basename "${E2E_SAMPLE:-enwiki-206}" .xml.bz2) ($E2E_LANG), JOBS=$JOBS: original $(awk '$1=="total" && $2=="original" {print $3}' "$tsv") s, ours $(awk '$1=="total" && $2=="ours" {print $3}' "$tsv") s" \
     >"$E2E_OUT/e2e-x$n.svg"
   echo "written: $tsv, $E2E_OUT/e2e-x$n.svg; load now $(cut -d' ' -f1-3 /proc/loadavg)"
+  [ "${E2E_CLEAN:-0}" = 0 ] || rm -rf "$d"
   return $((1 - ours_ok))
 }
 

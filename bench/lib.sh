@@ -46,12 +46,23 @@ we_setup() {
 }
 
 # A larger dump made from the 206-page English sample (see make_dump.py),
-# or from another sample dump given as the second argument.
+# or from another sample dump given as the second argument. BENCH_VARY=RATE
+# (make_dump.py --vary: copies that are not exact repeats) makes only the
+# multistream file, $W/...-xN-varyRATE.multistream.xml.bz2, compressed by
+# JOBS processes and renamed into place when complete.
 bench_dump() { # copies [sample] -> prints path prefix
-  local n=$1 src=${2:-$ROOT/tests/data/enwiki-206.xml.bz2} p
+  local n=$1 src=${2:-$ROOT/tests/data/enwiki-206.xml.bz2} p v=${BENCH_VARY:-0} f
   p=$W/$(basename "$src" .xml.bz2)-x$1
   [ -n "${2:-}" ] || p=$W/enwiki-x$1
-  [ -f "$p.xml.bz2" ] || python3 "$ROOT/bench/make_dump.py" "$src" "$n" "$p" >&2
+  if [ "$v" = 0 ]; then
+    [ -f "$p.xml.bz2" ] || python3 "$ROOT/bench/make_dump.py" "$src" "$n" "$p" >&2
+  else
+    p=$p-vary$v
+    if [ ! -f "$p.multistream.xml.bz2" ]; then
+      python3 "$ROOT/bench/make_dump.py" --vary "$v" --multistream-only -j "${JOBS:-$(nproc)}" "$src" "$n" "$p.tmp" >&2
+      for f in multistream-index.txt.bz2 multistream.xml.bz2; do mv "$p.tmp.$f" "$p.$f"; done
+    fi
+  fi
   echo "$p"
 }
 

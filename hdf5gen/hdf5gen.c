@@ -87,6 +87,11 @@ static void usage(void) {
         "  -j, --threads N               threads (default: the usable CPUs): shards run in\n"
         "                                parallel, and one shard's reading, masking and\n"
         "                                compression use the rest\n"
+        "      --memory SIZE             run only as many shards at once as fit in SIZE\n"
+        "                                (K/M/G; default: half the memory of the machine or\n"
+        "                                of the cgroup), by the estimate below; the threads\n"
+        "                                left go to each shard's own work. A shard bigger\n"
+        "                                than SIZE still runs, alone\n"
         "  -f, --force                   replace existing output files (without it, an\n"
         "                                output that appears while the shard is made is\n"
         "                                kept and the shard fails)\n"
@@ -96,7 +101,8 @@ static void usage(void) {
         "  -h, --help, -V, --version\n\n"
         "Shards that fail (unreadable, no documents) are reported and the others are\n"
         "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
-        "int32 ids: about 3.7 bytes per input byte at dupe_factor 5, plus ~16 MB fixed.\n"
+        "int32 ids: about 1 + 0.4 x dupe_factor bytes per input byte (3 at dupe_factor 5),\n"
+        "plus ~20 MB fixed; more shards (smaller ones) need less.\n"
         "One run at a time writes into an output directory: a second one is refused,\n"
         "naming the first one's process (the parts of one --shard-count job share it).\n"
         "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left),\n"
@@ -127,7 +133,8 @@ enum {
     O_SKIP,
     O_BERTMODEL,
     O_LEVEL,
-    O_STRICT
+    O_STRICT,
+    O_MEMORY
 };
 
 static const struct option longopts[] = {
@@ -168,6 +175,7 @@ static const struct option longopts[] = {
     {"skip-existing", 0, 0, O_SKIP},
     {"deflate-level", 1, 0, O_LEVEL},
     {"strict", 0, 0, O_STRICT},
+    {"memory", 1, 0, O_MEMORY},
     {"threads", 1, 0, 'j'},
     CLI_LONGOPTS_COMMON,
 };
@@ -375,6 +383,7 @@ typedef struct Config {
     InstOpts io;
     const char *vocab, *prep_root, *dataset, *input_file;
     int lower, strip, skip_existing, level; /* strip: --strip-accents, -1: as lower */
+    uint64_t memory;                        /* --memory, 0: the default */
     long shard_index, shard_count;          /* -1: all shards (no batch system) */
     char **shards;                          /* the SHARD arguments */
     int nshards;
@@ -421,6 +430,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->vocab = cfg->prep_root = cfg->dataset = cfg->input_file = NULL;
     cfg->lower = -1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
     cfg->shard_index = -1, cfg->shard_count = -1;
+    cfg->memory = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -490,6 +500,11 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_STRICT:
             io->strict = 1;
+            break;
+        case O_MEMORY:
+            if (cli_parse_u64(optarg, &cfg->memory) || cfg->memory < (1u << 20))
+                cli_bad_usage("--memory: expected a size of at least 1M (K/M/G suffixes), got '%s'",
+                              optarg);
             break;
         case 'h':
             usage();
@@ -681,9 +696,59 @@ static WordPiece *load_vocab(Config *cfg) {
     return wp;
 }
 
+/* The memory this process may use: the machine's, or its cgroup's limit
+ * where lower (v2 memory.max, v1 memory.limit_in_bytes, as a container
+ * sees its own at the top of /sys/fs/cgroup). */
+static uint64_t usable_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    uint64_t m = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : UINT64_C(4) << 30;
+    static const char *limits[] = {"/sys/fs/cgroup/memory.max",
+                                   "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        FILE *fp = fopen(limits[i], "r");
+        unsigned long long v;
+        if (!fp) continue;
+        if (fscanf(fp, "%llu", &v) == 1 && v > 0 && v < m) m = v;
+        fclose(fp);
+    }
+    return m;
+}
+
+/* The memory one shard of `bytes` input bytes takes (see the usage text):
+ * its tokens (4 bytes per ~4.5 bytes of text) and sentence index, about 1
+ * byte per input byte, and per dupe_factor pass its instances with their
+ * masks, about 0.4 (measured: 3.0 at 128/20 and 2.8 at 512/80, dupe 5). */
+static uint64_t shard_memory(uint64_t bytes, const InstOpts *io) {
+    return (uint64_t)((double)bytes * (1.0 + 0.4 * io->dupe_factor)) + (UINT64_C(4) << 20);
+}
+
+/* How many shards run at once: as many as threads and shards allow, and as
+ * the largest shard's estimate fits in the memory budget (at least one). */
+static int parallel_shards(const Config *cfg, const Plan *p) {
+    int nthreads = cfg->cc.nthreads;
+    int n = nthreads < p->nactive ? nthreads : p->nactive;
+    if (n < 1) n = 1;
+    uint64_t budget = cfg->memory ? cfg->memory : usable_memory() / 2, largest = 0;
+    for (int i = 0; i < p->njobs; i++)
+        if (p->jobs[i].active) {
+            uint64_t m =
+                shard_memory(inputs_total_size(p->jobs[i].inputs, p->jobs[i].ninputs), &cfg->io);
+            if (m > largest) largest = m;
+        }
+    uint64_t fit = largest ? budget / largest : (uint64_t)n;
+    if (fit < 1) fit = 1;
+    if ((uint64_t)n > fit) {
+        info(3, "%d shard%s at once (not %d): each needs up to %.0f MB of the %.0f MB (--memory)",
+             (int)fit, fit == 1 ? "" : "s", n, largest / 1e6, budget / 1e6);
+        n = (int)fit;
+    }
+    return n;
+}
+
 /* Run the active jobs of p on cfg->cc.nthreads threads: several shards at
- * once, the threads left over shared by each shard's own work. Returns the
- * wall time in seconds; each job records its own result. */
+ * once (as many as parallel_shards allows), the threads left over shared by
+ * each shard's own work. Returns the wall time in seconds; each job records
+ * its own result. */
 static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
     Err err;
     const InstOpts *io = &cfg->io;
@@ -703,8 +768,7 @@ static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
         if (p->jobs[i].active) total_in += inputs_total_size(p->jobs[i].inputs, p->jobs[i].ninputs);
     progress_init(&r.prog, total_in);
     int nthreads = cfg->cc.nthreads;
-    int nworkers = nthreads < p->nactive ? nthreads : p->nactive;
-    if (nworkers < 1) nworkers = 1;
+    int nworkers = parallel_shards(cfg, p);
     r.threads_per_job = nthreads / nworkers;
     if (r.threads_per_job < 1) r.threads_per_job = 1;
     double t0 = now_sec();

@@ -71,6 +71,19 @@ $(call wb_check_url,MIRROR)
 $(foreach v,DUMP VOCAB,$(if $($(v)),$(call wb_check,$(v),file)))
 $(foreach v,SHARDS TEST_SHARDS VOCAB_SIZE,$(if $($(v)),$(call wb_check,$(v),word)))
 
+# PRUNE=1: a stage's text (articles, sentences, the filtered text, the
+# shards) is removed as soon as every stage that reads it is done, so the
+# disk holds at most two stages' text at a time (BENCHMARKS.md "At scale").
+# Make does not remake what was removed while the stages after it are up to
+# date (.SECONDARY in the top Makefile); a stage that needs it again (a new
+# dump, a touched vocabulary) remakes it from the dump.
+PRUNE     ?= 0
+
+# $(call prune,PATH,READERS): a recipe line that, with PRUNE=1, removes
+# PATH (a file or a directory) when each of READERS (the other targets that
+# read it) exists; nothing without PRUNE=1.
+prune = $(if $(filter 1,$(PRUNE)),$(if $(strip $(2)),for t in $(2); do [ -e "$$t" ] || exit 0; done; )rm -rf $(1))
+
 # A stage needs its programs: $(call prog,NAME) is $(BIN)/NAME as an
 # order-only prerequisite (built if missing); NOBUILD=1 uses $(BIN) as it is.
 prog = $(if $(NOBUILD),,$(BIN)/$(1))
@@ -96,9 +109,10 @@ h5_recipe = $(call dir_stage,$(6),$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do
 
 # $(call shard_docs_warn,FILES): a warning on stderr for each shard file of
 # fewer than two documents (blank-line separated): a random next sentence
-# comes from another document of the shard, so it has none (hu-check, en-check)
+# comes from another document of the shard, so it has none (hu-check,
+# en-check; nothing where PRUNE=1 removed the shards)
 define shard_docs_warn
-awk 'function w() { if (f != "" && d < 2) printf "check: warning: %s: %d document%s: no random next sentence (next-sentence prediction learns nothing): give each shard more documents\n", f, d, d == 1 ? "" : "s" >"/dev/stderr" } FNR == 1 { w(); f = FILENAME; d = 0; r = 0 } NF && !r { d++ } { r = NF > 0 } END { w() }' $(1)
+for f in $(1); do [ -e "$$f" ] || exit 0; done; awk 'function w() { if (f != "" && d < 2) printf "check: warning: %s: %d document%s: no random next sentence (next-sentence prediction learns nothing): give each shard more documents\n", f, d, d == 1 ? "" : "s" >"/dev/stderr" } FNR == 1 { w(); f = FILENAME; d = 0; r = 0 } NF && !r { d++ } { r = NF > 0 } END { w() }' $(1)
 endef
 
 # $(call fetch_recipe,WIKI,KIND,OUT): the dump from $(MIRROR), resumable,

@@ -79,6 +79,7 @@ $(EN_TEXT): $(EN_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
 $(EN_SENT): $(EN_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
 	$(BIN)/sent_split -q -j $(JOBS) -l en -f -o $@ $<
+	$(call prune,$<)
 
 # fewer sentences' documents than shards: fewer shards (--fit-shards says
 # how many; the directory keeps the name of the counts asked for)
@@ -86,11 +87,14 @@ $(EN_SHARD)/.complete: $(EN_SENT) | $(call prog,shard_split)
 	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q --fit-shards -L nvidia --train $(EN_TRAIN_SHARDS) \
 	  --test $(EN_TEST_SHARDS) --test-fraction $(EN_TEST_FRACTION) -N $(EN_DATASET) \
 	  -o $(EN_SHARD).tmp/$(EN_DATASET) $<)
+	$(call prune,$<)
 
 $(EN_H5_1)/.complete: $(EN_SHARD)/.complete $(EN_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(EN_SHARD)/$(EN_DATASET),$(EN_VOCAB),$(EN_LOWER),$(SEQ1),$(PRED1),$(EN_H5_1),$(EN_DATASET))
+	$(call prune,$(EN_SHARD),$(EN_H5_2)/.complete)
 
 $(EN_H5_2)/.complete: $(EN_SHARD)/.complete $(EN_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(EN_SHARD)/$(EN_DATASET),$(EN_VOCAB),$(EN_LOWER),$(SEQ2),$(PRED2),$(EN_H5_2),$(EN_DATASET))
+	$(call prune,$(EN_SHARD),$(EN_H5_1)/.complete)
 
 .PHONY: en en-download en-text en-sentences en-shards en-hdf5 en-hdf5-phase1 en-hdf5-phase2 en-check

@@ -53,6 +53,10 @@ HU_DUMP_DEFAULT = $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_D
 HU_DUMP       ?= $(HU_DUMP_DEFAULT)
 HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
 HU_SHARDS     ?= $(or $(SHARDS),50)
+# the vocabulary's sample: at most this many sentences, drawn at random
+# (spmtrain.py's input_sentence_size); its distinct words set vocab_train's
+# memory (BENCHMARKS.md "At scale")
+HU_VOCAB_SAMPLE ?= $(or $(VOCAB_SAMPLE),100000000)
 HU_CASED      ?= 0
 HU_LOWER      ?= $(if $(filter 1,$(HU_CASED)),0,1)
 HU_STRIP_ACCENTS ?= $(if $(filter 1,$(HU_FAITHFUL)),$(HU_LOWER),0)
@@ -131,11 +135,13 @@ $(HU_TEXT): $(HU_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
 $(HU_SENT): $(HU_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
 	$(BIN)/sent_split -q -j $(JOBS) -l $(HU_LANG) -f -o $@ $<
+	$(call prune,$<)
 
 $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 	@mkdir -p $(@D)
 	$(BIN)/text_filter -q --fail-if-none-kept --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
 	  -f -o $@ $<
+	$(call prune,$<)
 
 # A text too small for HU_SHARDS shards or HU_VOCAB_SIZE pieces gets
 # fewer (shard_split --fit-shards, vocab_train --hard-vocab-limit false,
@@ -148,15 +154,19 @@ $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	@mkdir -p $(@D)
 	$(BIN)/vocab_train -q -j $(JOBS) -f -o $(@D)/bert --vocab-size $(HU_VOCAB_SIZE) --hard-vocab-limit false \
-	  --input-sentence-size 100000000 --shuffle $(HU_VOCAB_OPTS) --wordpiece $@ $<
+	  --input-sentence-size $(HU_VOCAB_SAMPLE) --shuffle $(HU_VOCAB_OPTS) --wordpiece $@ $<
+	$(call prune,$<,$(HU_SHARD)/.complete)
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
 	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q --fit-shards -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
+	$(call prune,$<,$(HU_VOCAB))
 
 $(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS),$(SEQ1),$(PRED1),$(HU_H5_1),textcorpus)
+	$(call prune,$(HU_SHARD),$(HU_H5_2)/.complete)
 
 $(HU_H5_2)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)
 	$(call h5_recipe,$(HU_SHARD),$(HU_VOCAB),$(HU_LOWER) --strip-accents $(HU_STRIP_ACCENTS),$(SEQ2),$(PRED2),$(HU_H5_2),textcorpus)
+	$(call prune,$(HU_SHARD),$(HU_H5_1)/.complete)
 
 .PHONY: hu hu-download hu-text hu-sentences hu-filtered hu-vocab hu-shards hu-hdf5 hu-hdf5-phase1 hu-hdf5-phase2 hu-check

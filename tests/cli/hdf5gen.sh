@@ -5,7 +5,8 @@
 # batch shares (--shard-index/--shard-count, MPI rank/size); bad input (empty
 # shard, missing file, vocabulary without [CLS]/[SEP]/[MASK], existing
 # output, disk full) with no partial file left; the switches beyond the
-# original (--do-lower-case 0, --no-mask, --nsp 0).
+# original (--do-lower-case 0, --no-mask, --nsp 0); --memory (fewer shards
+# at once, the same files).
 . "$TESTS/cli/lib.sh"
 G=$BIN/hdf5gen
 DUMP=${TESTBIN:-}/inst_dump
@@ -140,6 +141,13 @@ run "$G" --vocab "$V" --dupe-factor 2 -j1 -o "$T/outdir1" "$T/in/wikicorpus_en_t
   "$T/in/wikicorpus_en_training_1.txt" "$T/in/wikicorpus_en_test_0.txt"
 ok "-j1 files equal -j2 files" cmp -s "$T/outdir1/wikicorpus_en_training_1.hdf5" "$T/outdir/wikicorpus_en_training_1.hdf5"
 ok "-j1 files equal -j2 files (test shard)" cmp -s "$T/outdir1/wikicorpus_en_test_0.hdf5" "$T/outdir/wikicorpus_en_test_0.hdf5"
+# a memory budget below two shards' estimate: one shard at a time, with both threads
+run "$G" --vocab "$V" --dupe-factor 2 -j2 --memory 1M -v -o "$T/outdir-mem/" "$T/in"
+expect_rc "--memory 1M -j2" 0
+expect_err "... runs one shard at a time, saying why" "*1 shard at once (not 2): each needs up to * MB of the 1 MB (--memory)*"
+ok "... the same files" diff -r "$T/outdir" "$T/outdir-mem"
+run "$G" --vocab "$V" --memory 0.5G -o "$T/x.hdf5" "$T/en.txt"
+expect_rc "--memory 0.5G: a usage error" 2
 
 # existing output
 run "$G" --vocab "$V" --dupe-factor 2 -o "$T/outdir/" "$T/in"

@@ -8,7 +8,8 @@
 # Hungarian sequence on English keeps out of the English workflow's
 # directory; the Hungarian normalization (lower-case, accents kept, one
 # vocabulary for the tokenizer: [UNK] below 0.5 %), HU_CASED=1 and
-# HU_FAITHFUL=1.
+# HU_FAITHFUL=1; PRUNE=1 removes the text stages' files and gives the same
+# HDF5 files.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
 not() { ! "$@"; }
@@ -196,6 +197,26 @@ run mk "$W" -j2 JOBS=2 hu en
 expect_rc "make -j2 JOBS=2" 0
 sha "$W" >"$T/j2.sha"
 ok "make -j2 writes the bytes of make -j1" cmp -s "$T/after.sha" "$T/j2.sha"
+
+# ---- PRUNE=1: each stage's text removed once its readers are done ----
+P=$T/wp
+cp "$T/vocab.txt" "$T/vocab-p.txt"
+pmk() { mk "$P" EN_VOCAB="$T/vocab-p.txt" "$@"; }
+run pmk -j2 JOBS=2 PRUNE=1 hu en
+expect_rc "make hu en PRUNE=1" 0
+ok "... no text, sentences, filtered text or shards left" eval '[ -z "$(find "$P" -name "*.txt" ! -path "*/vocab*/*")" ]'
+ok "... the HDF5 files of a run without PRUNE" eval '(cd "$P" && find . -name "*.hdf5" | LC_ALL=C sort | xargs sha256sum) >"$T/p.sha" &&
+  (cd "$W" && find . -name "*.hdf5" | LC_ALL=C sort | xargs sha256sum) | cmp -s - "$T/p.sha" && [ -s "$T/p.sha" ]'
+run pmk -q PRUNE=1 hu en
+expect_rc "... and then nothing to do (make -q)" 0
+run pmk -q hu en
+expect_rc "... not even without PRUNE: the removed stages are not remade" 0
+run pmk hu-check en-check
+expect_rc "... hu-check and en-check without the shards" 0
+touch "$T/vocab-p.txt"
+run pmk -n PRUNE=1 en
+ok "... a touched vocabulary remakes what the HDF5 stage needs, from the dump" \
+  eval 'grep -q "wiki_dump" "$out" && grep -q "hdf5gen" "$out"'
 
 # ---- failures leave no target ----
 head -c 300000 "$DATA/enwiki-206.xml.bz2" >"$T/cut.xml.bz2"
