@@ -73,7 +73,7 @@ $(foreach v,SHARDS TEST_SHARDS VOCAB_SIZE,$(if $($(v)),$(call wb_check,$(v),word
 
 # PRUNE=1: a stage's text (articles, sentences, the filtered text, the
 # shards) is removed as soon as every stage that reads it is done, so the
-# disk holds at most two stages' text at a time (BENCHMARKS.md "At scale").
+# disk holds at most two stages' text at a time (pipelines/README.md).
 # Make does not remake what was removed while the stages after it are up to
 # date (.SECONDARY in the top Makefile); a stage that needs it again (a new
 # dump, a touched vocabulary) remakes it from the dump.

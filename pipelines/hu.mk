@@ -55,7 +55,7 @@ HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
 HU_SHARDS     ?= $(or $(SHARDS),50)
 # the vocabulary's sample: at most this many sentences, drawn at random
 # (spmtrain.py's input_sentence_size); its distinct words set vocab_train's
-# memory (BENCHMARKS.md "At scale")
+# memory (pipelines/README.md)
 HU_VOCAB_SAMPLE ?= $(or $(VOCAB_SAMPLE),100000000)
 HU_CASED      ?= 0
 HU_LOWER      ?= $(if $(filter 1,$(HU_CASED)),0,1)
