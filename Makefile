@@ -127,12 +127,12 @@ $(BUILD)/tests/gpu/%.o: tests/gpu/%.c $(DEPS_OK)
 # the trainer, for tests/cli/train_bert_emu.sh). Ranks meet through
 # train/cuda/emu/comm_emu.h (shared-memory collectives) instead of NCCL.
 CXX ?= g++
+EMU_CXXFLAGS := -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall -Wno-unused-parameter
 EMU_OBJ := $(BUILD)/tests/emu/backend.o $(BUILD)/tests/emu/comm.o
 $(BUILD)/tests/emu/backend.o: train/cuda/backend.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CXX $< (CPU emulation, for the tests)"
-	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall \
-	  -Wno-unused-parameter -MMD -MP -c $< -o $@
+	$(Q)$(CXX) $(EMU_CXXFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/tests/emu/%.o: train/cuda/%.c $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -DWB_COMM_EMU -MMD -MP -c $< -o $@
@@ -141,8 +141,7 @@ $(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/gpu/check_gpu.o $(EMU_OBJ) $(BUILD)/
 # ... and the fused attention kernels alone, against a reference on the host
 $(BUILD)/tests/test_attn_emu: tests/gpu/attn_kernels.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -I. -Wall -Wno-unused-parameter \
-	  -Wno-unused-function $< -o $@ -pthread
+	$(Q)$(CXX) $(EMU_CXXFLAGS) $< -o $@ -pthread
 $(BUILD)/tests/train_bert_emu: $(BUILD)/tests/emu/train_bert.o $(EMU_OBJ) $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)
 # ... and once more computing as a GPU may, differently from the CPU and from
@@ -156,8 +155,7 @@ EMU_FMA := $(shell grep -qw fma /proc/cpuinfo 2>/dev/null && echo -mfma)
 $(BUILD)/tests/emu_alt/backend.o: train/cuda/backend.cu $(CUDA_CUH) train/cuda/emu/cuda_emu.h $(DEPS_OK)
 	$(Q)mkdir -p $(@D)
 	@echo "  CXX $< (CPU emulation, FMA and other sum orders, for the tests)"
-	$(Q)$(CXX) -std=c++17 -O2 -g -x c++ -DWB_CUDA_EMU -DWB_EMU_ALT_ORDER -ffp-contract=fast $(EMU_FMA) \
-	  -I. -Wall -Wno-unused-parameter -MMD -MP -c $< -o $@
+	$(Q)$(CXX) $(EMU_CXXFLAGS) -DWB_EMU_ALT_ORDER -ffp-contract=fast $(EMU_FMA) -MMD -MP -c $< -o $@
 $(BUILD)/tests/train_bert_emu_alt: $(BUILD)/tests/emu/train_bert.o $(BUILD)/tests/emu_alt/backend.o \
                                    $(BUILD)/tests/emu/comm.o $(BUILD)/libwikibert.a
 	$(Q)$(CXX) $(LDFLAGS) $^ -o $@ $(LIBS)

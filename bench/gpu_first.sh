@@ -642,10 +642,11 @@ step_memcheck() {
   sanitize memcheck "train_bert small64 bf16, matmul attention" "$TRB" "${SA[@]}" || rc=1
   return $rc
 }
+attn_bin() { echo "$(dirname "$CHK")/attn_kernels"; } # packed beside check_gpu
 step_racecheck() {
   need_sanitizer || return
   local att
-  att=$(dirname "$CHK")/attn_kernels
+  att=$(attn_bin)
   if [ -x "$att" ]; then # the attention kernels alone: cuBLAS's Hopper bf16 matmuls stop racecheck
     sanitize racecheck "attn_kernels: the fused attention kernels (head sizes 16, 32, 64)" "$att"
     return
@@ -675,7 +676,7 @@ step_synccheck() {
 step_sandiag() {
   need_sanitizer || return
   local rc=0 att
-  att=$(dirname "$CHK")/attn_kernels
+  att=$(attn_bin)
   sanitize memcheck "check_gpu, every kernel, fp32 and bf16" "$CHK" || rc=1
   if [ -x "$att" ]; then
     sanitize racecheck "attn_kernels: k_attn_fwd, k_attn_bwd_q, k_attn_bwd_kv (head sizes 16, 32, 64)" "$att" || rc=1

@@ -285,7 +285,7 @@ static inline void emu_launch(dim3 grid, dim3 block, int coop, EmuStream *stream
  * rank RANK ends at once (_exit(3): no message, nothing flushed, as a
  * process that crashes or is killed) the Nth time it reaches the point
  * the backend names WHERE. */
-static void emu_die_point(const char *where, int rank) {
+static inline void emu_die_point(const char *where, int rank) {
     static int count;
     const char *v = getenv("WB_EMU_DIE");
     char w[64];
