@@ -22,8 +22,9 @@
 # $OUT/results.tsv as it finishes; $OUT/summary.md is rendered from them
 # after every step, so a call cut short keeps what it measured. A step
 # starts only if its budget fits in what is left of the call's (CALL 1:
-# 450 s, CALL 2: 275 s, CALL 3: 400 s), so a call ends inside its run timeout whatever
-# happens; a step it cannot fit is recorded as "not run".
+# 450 s, CALL 2: 275 s, CALL 3: 400 s, CALL 4: 555 s, CALL 5: 300 s), so
+# a call ends inside its run timeout whatever happens; a step it cannot
+# fit is recorded as "not run".
 #
 # Budget per step (seconds; the step's timeout):
 #
@@ -60,6 +61,22 @@
 #   SAN_ARGS: more compute-sanitizer options, e.g. "--check-warpgroup-mma no";
 #   BUDGET_<step>=99999 leaves a step out)
 #   initcheck 60    train_bert tiny, one step
+#
+#   call 4 (555 s): setup, preflight, data, then
+#   long_ref 120    BERT-large 512/80, LONG_B x LONG_ACC (64 x 8) sequences a step, uninterrupted
+#                   to step LONG_KILL + LONG_EVERY (32 + 16) of LONG_STEPS (96)
+#   long 270        the same run to the end with a checkpoint every LONG_EVERY, killed (SIGKILL)
+#                   LONG_KILL_DELAY s after checkpoint LONG_KILL is written, resumed: the losses
+#                   and the checkpoint the reference's; seq/s in the first, middle and last
+#                   LONG_WINDOW (60) s of training and what a checkpoint costs
+#   profile 25, profile2 30   train_bert --profile, phase 1 (B1) and phase 2 (B2 x 2)
+#   p1b128_ours 20  BERT-large phase 1 at micro-batch B1 x 2
+#   p2max 100       phase 2 micro-batches upward (matmul: B2 x 6, 8, 10, 12; fused: B2 x 8, 16;
+#                   P2MAX_ATTENTION picks) until one does not fit; p2max_torch 45 PyTorch at the
+#                   largest; p2bins_mm 20 --bin_size 64 with the matmul attention
+#
+#   call 5 (300 s): setup, preflight, data, p1_ours, p1_torch, p2_ours, p2_torch (micro-batch
+#   B2), p2b32_ours, p2b32_torch (B2 x 2), profile, profile2
 #
 # Output ($OUT, default out/gpu; at most 8 files): results.tsv (one
 # tab-separated line per result: step, info, check, speed, curve,
@@ -158,8 +175,8 @@ fi
 # ---- settings (the parent's, exported to the steps) ----
 if [ "${1:-}" != _step ]; then
   CALL=${1:-}
-  case "$CALL" in 1 | 2 | 3) ;; *)
-    echo "usage: bench/gpu_first.sh 1|2|3   (or: summary DIR...)" >&2
+  case "$CALL" in 1 | 2 | 3 | 4 | 5) ;; *)
+    echo "usage: bench/gpu_first.sh 1|2|3|4|5   (or: summary DIR...)" >&2
     exit 2
     ;;
   esac
@@ -175,13 +192,17 @@ if [ "${1:-}" != _step ]; then
     export B1=${B1:-8} B2=${B2:-4} STEPS=${STEPS:-2} WARMUP=${WARMUP:-1} PROFILE_STEPS=${PROFILE_STEPS:-3}
     export CURVE_B=${CURVE_B:-8} CURVE_STEPS=${CURVE_STEPS:-8} CURVE_LR=${CURVE_LR:-0.01} CURVE_WARMUP=${CURVE_WARMUP:-0.25}
     export CURVE_WINDOW=${CURVE_WINDOW:-4} CURVE_PRECISION=${CURVE_PRECISION:-fp32}
+    export LONG_B=${LONG_B:-4} LONG_ACC=${LONG_ACC:-2} LONG_STEPS=${LONG_STEPS:-8} LONG_EVERY=${LONG_EVERY:-2} LONG_KILL=${LONG_KILL:-4}
+    export LONG_WINDOW=${LONG_WINDOW:-5} LONG_KILL_DELAY=${LONG_KILL_DELAY:-0.5}
   else
-    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$(case $CALL in 1) echo 450 ;; 2) echo 275 ;; *) echo 400 ;; esac)}
+    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$(case $CALL in 1) echo 450 ;; 2) echo 275 ;; 3) echo 400 ;; 4) echo 555 ;; *) echo 300 ;; esac)}
     export DUMP=${DUMP:-tests/data/enwiki-206.xml.bz2} DUPE=${DUPE:-5}
     export SEQ1=${SEQ1:-128} PRED1=${PRED1:-20} SEQ2=${SEQ2:-512} PRED2=${PRED2:-80}
     export B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-20} WARMUP=${WARMUP:-5} PROFILE_STEPS=${PROFILE_STEPS:-6}
     export CURVE_B=${CURVE_B:-32} CURVE_STEPS=${CURVE_STEPS:-300} CURVE_LR=${CURVE_LR:-2e-3} CURVE_WARMUP=${CURVE_WARMUP:-0.1}
     export CURVE_WINDOW=${CURVE_WINDOW:-25} CURVE_PRECISION=${CURVE_PRECISION:-bf16}
+    export LONG_B=${LONG_B:-64} LONG_ACC=${LONG_ACC:-8} LONG_STEPS=${LONG_STEPS:-96} LONG_EVERY=${LONG_EVERY:-16} LONG_KILL=${LONG_KILL:-32}
+    export LONG_WINDOW=${LONG_WINDOW:-60} LONG_KILL_DELAY=${LONG_KILL_DELAY:-3}
   fi
   export BENCH_CONFIG=${BENCH_CONFIG:-} CURVE_CONFIG=${CURVE_CONFIG:-} CURVE_SEED=${CURVE_SEED:-42}
   export GPU_CHECK_CPU=${GPU_CHECK_CPU:-1} VOCAB=$ROOT/data/bert/vocab.txt
@@ -438,7 +459,7 @@ speed_ours() { # phase: 1 or 2
   t0=$(date +%s.%N)
   "$TRB" -q --input_dir "$WORK/data/h5_$s" --config_file "$conf" --output_dir "$WORK/run" --train_batch_size "$b" \
     --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 --skip_checkpoint \
-    --precision bf16 ${OURS_ARGS:-} | while IFS= read -r l; do
+    --precision bf16 ${OURS_ARGS:-} 2>"$WORK/p$1_ours.err" | while IFS= read -r l; do
     if [ -z "${first:-}" ]; then # the start: weights, data, upload, the first step
       first=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')
       echo "$first" >"$WORK/first_step"
@@ -447,6 +468,7 @@ speed_ours() { # phase: 1 or 2
     echo "$l"
   done | tee "$WORK/p$1_ours.log"
   local rc=${PIPESTATUS[0]}
+  cat "$WORK/p$1_ours.err" >&2
   peak=$(mem_peak)
   seqs=$(gpu_median_seqs "$WORK/p$1_ours.log" "$WARMUP")
   echo "train_bert $(cfg_name "$conf") $s/$p micro-batch $b: ${seqs:--} seq/s (median after $WARMUP steps), peak GPU memory ${peak} MB (nvidia-smi)"
@@ -743,6 +765,130 @@ step_initcheck_tiny() {
     --max_predictions_per_seq "$PRED1" --skip_checkpoint
 }
 
+# ---- call 4: phase 2 at its limits (the largest micro-batch, a run of
+# minutes with accumulation, a kill -9 in it) and the profiles ----
+
+# profile of phase 2 (micro-batch B2 x 2) beside phase 1's
+step_profile2() { SEQ1=$SEQ2 PRED1=$PRED2 B1=$((B2 * 2)) step_profile; }
+step_p1b128_ours() { B1=$((B1 * 2)) speed_ours 1; }
+
+# the largest phase-2 micro-batch that fits, matmul and fused attention:
+# micro-batches upward from 4 x B2 until one does not fit (its row says so);
+# the largest that fit is kept for the PyTorch step
+step_p2max() {
+  local att b last
+  for att in ${P2MAX_ATTENTION:-matmul fused}; do
+    last=""
+    for b in $(case $att in matmul) echo $((B2 * 6)) $((B2 * 8)) $((B2 * 10)) $((B2 * 12)) ;; *) echo $((B2 * 8)) $((B2 * 16)) ;; esac); do
+      if B2=$b STEPS=$((STEPS / 2)) OURS_ARGS="--attention $att" speed_ours 2; then
+        last=$b
+      else
+        record speed "$(cfg_name "$(bench_config)") --attention $att" "2 ($SEQ2/$PRED2)" "$b" ours "does not fit" - - \
+          "$(grep -m1 -i 'memory\|alloc' "$WORK/p2_ours.err" | cut -c1-120)"
+        break
+      fi
+    done
+    echo "$att: largest micro-batch that fits: ${last:-none tried fits}"
+    [ "$att" = matmul ] && echo "${last:-}" >"$WORK/p2max"
+  done
+  return 0
+}
+step_p2max_torch() {
+  local b
+  b=$(cat "$WORK/p2max" 2>/dev/null)
+  [ -n "$b" ] || { note "no largest micro-batch from p2max"; return 3; }
+  B2=$b speed_torch 2
+}
+step_p2bins_mm() { B2=$((B2 * 2)) OURS_ARGS="--bin_size 64" speed_ours 2; }
+
+# the long run: BERT-large phase 2 with accumulation to LONG_B x LONG_ACC
+# sequences a step, LONG_STEPS steps, a checkpoint every LONG_EVERY; killed
+# (SIGKILL) once checkpoint LONG_KILL is written and resumed to the end.
+# Its reference (long_ref, run first): the same schedule uninterrupted to
+# step LONG_KILL + LONG_EVERY (--stop_at_step), whose checkpoint and
+# losses the resumed run must equal.
+long_run() { # DIR ARGS...
+  local o=$1
+  shift
+  exec "$TRB" --input_dir "$WORK/data/h5_$SEQ2" --config_file "$(bench_config)" --output_dir "$o" \
+    --train_batch_size $((LONG_B * LONG_ACC)) --gradient_accumulation_steps "$LONG_ACC" --max_steps "$LONG_STEPS" \
+    --max_predictions_per_seq "$PRED2" --learning_rate 4e-4 --warmup_proportion 0.128 --precision bf16 \
+    --seed 11 --log_freq 1 --vocab_file "$VOCAB" "$@"
+}
+stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
+step_long_ref() {
+  env_load
+  local d=$WORK/long c=$((LONG_KILL + LONG_EVERY))
+  rm -rf "$d" && mkdir -p "$d"
+  (long_run "$d/ref" --stop_at_step "$c" --num_steps_per_checkpoint 1000000) 2>&1 | stamp | tee "$d/ref.log" | grep -v '"step"'
+  local rc=${PIPESTATUS[0]}
+  [ -f "$d/ref/ckpt_$c.wbckpt" ] || { tail -5 "$d/ref.log"; return 1; }
+  echo "long_ref: uninterrupted to step $c: $(ls -s --block-size=M "$d/ref/ckpt_$c.wbckpt" | cut -d' ' -f1) checkpoint"
+  return "$rc"
+}
+step_long() {
+  env_load
+  local d=$WORK/long c=$((LONG_KILL + LONG_EVERY)) pid i f same=0 losses=0
+  [ -f "$d/ref/ckpt_$c.wbckpt" ] || { note "no reference run (long_ref)"; return 3; }
+  rm -rf "$d/run" "$d/keep" && mkdir -p "$d/keep"
+  # the checkpoint to compare, kept (a hard link) from the pruning of all but the newest 3
+  (while :; do for f in "$d/run/ckpt_$c.wbckpt"; do [ -f "$f" ] && ln -f "$f" "$d/keep/" 2>/dev/null; done; sleep 0.2; done) &
+  local keeper=$!
+  (long_run "$d/run" --num_steps_per_checkpoint "$LONG_EVERY") > >(stamp >"$d/run1.log") 2>&1 &
+  pid=$!
+  for ((i = 0; i < 20 * 600; i++)); do [ -f "$d/run/ckpt_$LONG_KILL.wbckpt" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+  sleep "${LONG_KILL_DELAY:-3}"
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  echo "long: killed (SIGKILL) after step $(sed -n 's/.*"step": \([0-9]*\),.*/\1/p' "$d/run1.log" | tail -1), with $(ls "$d/run" | grep wbckpt | tr '\n' ' ')"
+  (long_run "$d/run" --num_steps_per_checkpoint "$LONG_EVERY" --resume_from_checkpoint) 2>&1 | stamp >"$d/run2.log"
+  local rc=${PIPESTATUS[0]}
+  sleep 0.5
+  kill $keeper 2>/dev/null
+  wait $keeper 2>/dev/null
+  grep -v '"step"' "$d/run1.log" "$d/run2.log" | cut -c1-300 | tail -12
+  [ "$rc" = 0 ] && [ -f "$d/run/ckpt_$LONG_STEPS.wbckpt" ] || { echo "long: the resumed run failed (exit $rc)"; tail -5 "$d/run2.log"; return 1; }
+  cmp "$d/ref/ckpt_$c.wbckpt" "$d/keep/ckpt_$c.wbckpt" && same=1
+  # the losses of steps LONG_KILL+1..c, the reference's and the resumed run's
+  lossof() { sed -n 's/^[0-9.]* \(.*"step": \([0-9]*\),.*"loss": \([^,]*\),.*\)/\2 \3/p' "$@" | awk -v a="$LONG_KILL" -v b="$c" '$1 > a && $1 <= b'; }
+  lossof "$d/ref.log" >"$d/l.ref"
+  lossof "$d/run2.log" >"$d/l.run"
+  [ -s "$d/l.ref" ] && cmp -s "$d/l.ref" "$d/l.run" && losses=1
+  echo "long: steps $((LONG_KILL + 1))-$c, losses $([ $losses = 1 ] && echo identical || echo DIFFER): $(paste -d' ' "$d/l.ref" "$d/l.run" | head -3 | tr '\n' ';')"
+  echo "long: ckpt_$c.wbckpt $([ $same = 1 ] && echo identical || echo DIFFERS) to the uninterrupted run's"
+  # throughput: seq/s of the steps in the first, middle and last minute of training (both parts)
+  local W=${LONG_WINDOW:-60} th
+  th=$(cat "$d/run1.log" "$d/run2.log" | sed -n 's/^\([0-9.]*\) .*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2 \3/p' | awk -v w="$W" '
+    { t[NR] = $1; s[NR] = $3; n = NR }
+    END { if (n < 3) exit
+      # training time: the gap of the kill and restart left out
+      tt[1] = 0; for (i = 2; i <= n; i++) { dt = t[i] - t[i - 1]; if (dt > 4 * (t[2] - t[1]) + 5) dt = t[2] - t[1]; tt[i] = tt[i - 1] + dt }
+      T = tt[n]; m0 = (T - w) / 2
+      lo[1] = 0; lo[2] = m0; lo[3] = T - w
+      for (q = 1; q <= 3; q++) { best = 0
+        for (i = 1; i <= n; i++) {
+          if (tt[i] >= lo[q] && tt[i] <= lo[q] + w) { a[q] += s[i]; c[q]++ }
+          d = tt[i] - (lo[q] + w / 2); if (d < 0) d = -d; if (!best || d < bd) { best = i; bd = d } }
+        if (!c[q]) { a[q] = s[best]; c[q] = 1 } } # a window with no step: the step nearest it
+      printf "%.1f s of training, %d steps logged; seq/s first %d s %.2f, middle %.2f, last %.2f", T, n, w, a[1] / c[1], a[2] / c[2], a[3] / c[3] }')
+  # a checkpoint's cost: the steps after which one was written take longer than the median step
+  local cost
+  cost=$(sed -n 's/^\([0-9.]*\) .*"step": \([0-9]*\),.*/\1 \2/p' "$d/run1.log" | awk -v e="$LONG_EVERY" '
+    NR > 2 { dt = $1 - t; if ($2 % e == 0 || ($2 - 1) % e == 0) { ck += dt; nk++ } else { st += dt; ns++ } } { t = $1 }
+    END { if (!nk || !ns) exit; m = st / ns; printf "a step %.2f s (mean); a checkpoint adds %.1f s", m, (ck - nk * m) / (nk / 2) }')
+  echo "long: ${cost:+$cost; }checkpoint size $(du -m "$d/ref/ckpt_$c.wbckpt" | cut -f1) MB"
+  [ -n "$cost" ] && th="$th; $cost"
+  echo "long: $th"
+  local ck
+  ck=$(sed -n 's/.*checkpoint.* in \([0-9.]*\) s.*/\1/p' "$d/run1.log" "$d/run2.log" | head -1)
+  record info "phase-2 run with accumulation" "$(cfg_name "$(bench_config)") $SEQ2/$PRED2, $LONG_B x $LONG_ACC = $((LONG_B * LONG_ACC)) sequences a step, $LONG_STEPS steps: $th; every loss finite (exit 0)"
+  record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: the losses of steps $((LONG_KILL + 1))-$c the uninterrupted run's" $losses $((1 - losses))
+  record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: ckpt_$c byte for byte the uninterrupted run's" $same $((1 - same))
+  cp "$d/run1.log" "$OUT/long.log" 2>/dev/null && sed 's/^/resumed: /' "$d/run2.log" >>"$OUT/long.log"
+  rm -rf "$d"
+  [ $same = 1 ] && [ $losses = 1 ]
+}
+
 if [ "${1:-}" = _step ]; then
   "step_$2"
   exit $?
@@ -811,6 +957,28 @@ elif [ "$CALL" = 3 ]; then
   run_step p2_bins 35 bench.log
   run_step p2b64_ours 40 bench.log
   run_step initcheck_tiny 60 sanitizer.log
+elif [ "$CALL" = 4 ]; then
+  run_step preflight 30 preflight.txt
+  run_step data 30 bench.log
+  run_step long_ref 120 long.log
+  run_step long 270 long.log
+  run_step profile 25 profile.txt
+  run_step profile2 30 profile.txt
+  run_step p1b128_ours 20 bench.log
+  run_step p2max 100 bench.log
+  run_step p2max_torch 45 bench.log
+  run_step p2bins_mm 20 bench.log
+elif [ "$CALL" = 5 ]; then
+  run_step preflight 30 preflight.txt
+  run_step data 30 bench.log
+  run_step p1_ours 30 bench.log
+  run_step p1_torch 45 bench.log
+  run_step p2_ours 30 bench.log
+  run_step p2_torch 45 bench.log
+  run_step p2b32_ours 35 bench.log
+  run_step p2b32_torch 45 bench.log
+  run_step profile 25 profile.txt
+  run_step profile2 30 profile.txt
 else
   run_step preflight 35 preflight.txt
   run_step data 20 curve.log

@@ -158,6 +158,53 @@ run bash "$ROOT/bench/gpu_first.sh" summary "$T/o1" "$T/o2"
 ok "summary of both calls" eval 'grep -q "call 1, .*; call 2, " "$out" && grep -q "^### Speed" "$out" &&
   grep -q "^### Learning curve" "$out" && grep -q "^### Profile" "$out" && grep -q "^| 2 | memcheck |" "$out"'
 
+# ---- call 4 (phase 2 at its limits; a micro-batch above 24 "does not fit") ----
+cat >"$T/small_gpu" <<EOF
+#!/bin/sh
+# train_bert_emu on a GPU that holds 24 sequences of a micro-batch
+b=32 a=1 prev=
+for x in "\$@"; do
+  case "\$prev" in --train_batch_size) b=\$x ;; --gradient_accumulation_steps) a=\$x ;; esac
+  prev=\$x
+done
+if [ \$((b / a)) -gt 24 ]; then echo "train_bert: GPU memory: 512 MB more needed, 0 MB free" >&2; exit 1; fi
+exec "$TESTBIN/train_bert_emu" "\$@"
+EOF
+chmod +x "$T/small_gpu"
+rc=0
+emu o4 4 PY="$peer" TRB="$T/small_gpu" STEPS=2 LONG_STEPS=6 LONG_EVERY=2 LONG_KILL=2 || rc=$?
+R=$T/o4/results.tsv
+ok "call 4 ends with exit 0 (got $rc; $(tail -3 "$T/o4.out" | tr '\n' ' '))" [ "$rc" = 0 ]
+ok "... its steps in order" [ "$(awk -F'\t' '$1 == "step" { printf "%s ", $3 }' "$R")" = \
+  "setup preflight data long_ref long profile profile2 p1b128_ours p2max p2max_torch p2bins_mm " ]
+for s in setup preflight data long_ref long profile profile2 p1b128_ours p2max p2max_torch p2bins_mm; do
+  ok "... step $s: ok (got '$(stat_of o4 $s)')" [ "$(stat_of o4 $s)" = ok ]
+done
+ok "... killed with SIGKILL after step 2's checkpoint and resumed: steps 3-4's losses the uninterrupted run's" \
+  grep -q "^check	tiny 128/20 x 8: kill -9 after step 2's checkpoint, resumed: the losses of steps 3-4 the uninterrupted run's	1	0$" "$R"
+ok "... and its checkpoint 4 byte for byte" \
+  grep -q "^check	tiny 128/20 x 8: kill -9 after step 2's checkpoint, resumed: ckpt_4 byte for byte the uninterrupted run's	1	0$" "$R"
+ok "... the run's throughput in its first, middle and last window" \
+  grep -q "^info	phase-2 run with accumulation	tiny 128/20, 4 x 2 = 8 sequences a step, 6 steps: .* [0-9]* steps logged; seq/s first 5 s [0-9.]*, middle [0-9.]*, last [0-9.]*" "$R"
+ok "... the log of both parts kept" grep -q "^resumed: .*resumed from .*ckpt_2.wbckpt at step 2" "$T/o4/long.log"
+ok "... the largest micro-batch that fits: 24 with matmul, the next does not fit" eval \
+  'grep -q "^speed	tiny --attention matmul	2 (128/20)	24	ours	[0-9.]*	" "$R" &&
+   grep -q "^speed	tiny --attention matmul	2 (128/20)	32	ours	does not fit	.*GPU memory" "$R"'
+ok "... none with fused attention at 32 either" \
+  grep -q "^speed	tiny --attention fused	2 (128/20)	32	ours	does not fit	" "$R"
+ok "... PyTorch at that largest micro-batch" grep -q "^speed	tiny	2 (128/20)	24	pytorch	" "$R"
+ok "... both profiles" eval '[ "$(grep -c "ms of GPU time per step" "$T/o4/profile.txt")" = 2 ]'
+ok "... at most 8 files ($(ls "$T/o4" | tr '\n' ' '))" [ "$(nfiles o4)" -le 8 ]
+
+# ---- call 5 (the speed rows and both profiles again) ----
+rc=0
+emu o5 5 PY="$peer" STEPS=1 || rc=$?
+ok "call 5 ends with exit 0 (got $rc)" [ "$rc" = 0 ]
+ok "... its steps in order, each ok" [ "$(awk -F'\t' '$1 == "step" { printf "%s:%s ", $3, $4 }' "$T/o5/results.tsv")" = \
+  "setup:ok preflight:ok data:ok p1_ours:ok p1_torch:ok p2_ours:ok p2_torch:ok p2b32_ours:ok p2b32_torch:ok profile:ok profile2:ok " ]
+ok "... phase 2 at two micro-batches beside PyTorch's" eval \
+  '[ "$(awk -F"\t" "\$1 == \"speed\" && \$3 == \"2 (128/20)\" { print \$4 \$5 }" "$T/o5/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "4ours 4pytorch 8ours 8pytorch " ]'
+
 # ---- a step past its budget, one that does not fit, a call cut short ----
 printf '#!/bin/sh\nsleep 600\n' >"$T/slow"
 chmod +x "$T/slow"

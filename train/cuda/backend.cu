@@ -339,11 +339,59 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
 }
 
 /* grads[v][C] += the partial sums v of a column kernel (colpart, chunks
- * of CROWS rows), v < nv */
+ * of CROWS rows), v < nv <= 3; one launch */
 static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv) {
-    for (int v = 0; v < nv; v++)
-        LAUNCH(k_colsum_finish, nblk(C, 128), 128, g->st, g->colpart + (size_t)v * chunks * C,
-               chunks, C, C, grads[v]);
+    Grads3 gr = {{grads[0], nv > 1 ? grads[1] : NULL, nv > 2 ? grads[2] : NULL}};
+    LAUNCH(k_colsum_finish, dim3(nblk(C, 128), nv), 128, g->st, g->colpart, (size_t)chunks * C,
+           chunks, C, C, gr);
+}
+
+/* threads a block for a row kernel that has n vectors a row: n rounded up
+ * to whole warps, 32 to 512 */
+static int row_threads(int n) {
+    int t = (n + 31) / 32 * 32;
+    return t < 32 ? 32 : t > 512 ? 512 : t;
+}
+
+/* the matmul attention's softmax (back: its backward) over B*A*S rows of
+ * S: the row in registers, 16-byte vectors where S allows */
+#define SOFTMAX_M(k, M, ...)                                                                       \
+    do {                                                                                           \
+        auto kv = k<VV, M>; /* (a template's two arguments in a macro's one) */                    \
+        auto k1 = k<V1, M>;                                                                        \
+        if (vok)                                                                                   \
+            LAUNCH_COOP_RAW(kv, grid, 32 * WARPS, g->st, __VA_ARGS__);                             \
+        else                                                                                       \
+            LAUNCH_COOP_RAW(k1, grid, 32 * WARPS, g->st, __VA_ARGS__);                             \
+        LAUNCHED(#k, 0);                                                                           \
+    } while (0)
+#define SOFTMAX_LAUNCH(k, ...)                                                                     \
+    do {                                                                                           \
+        int per = vok ? 32 * (int)VV::n : 32, need = (S + per - 1) / per;                          \
+        if (need <= 1)                                                                             \
+            SOFTMAX_M(k, 1, __VA_ARGS__);                                                          \
+        else if (need <= 2)                                                                        \
+            SOFTMAX_M(k, 2, __VA_ARGS__);                                                          \
+        else if (need <= 4)                                                                        \
+            SOFTMAX_M(k, 4, __VA_ARGS__);                                                          \
+        else if (need <= 8)                                                                        \
+            SOFTMAX_M(k, 8, __VA_ARGS__);                                                          \
+        else if (need <= 16)                                                                       \
+            SOFTMAX_M(k, 16, __VA_ARGS__);                                                         \
+        else                                                                                       \
+            die("sequence length %d: the matmul attention takes at most %d", S, 16 * per);         \
+    } while (0)
+template <typename T>
+static void softmax(Gpu *g, int back, T *P, T *Pd, T *dP, int B, int A, int S, uint64_t key,
+                    uint32_t thr, float dscale) {
+    VTYPES(T);
+    bool vok = S % VV::n == 0;
+    int rows = B * A * S;
+    unsigned grid = nblk((size_t)rows, WARPS);
+    if (back)
+        SOFTMAX_LAUNCH(k_softmax_bwd, dP, (const T *)P, rows, S, key, thr, dscale);
+    else
+        SOFTMAX_LAUNCH(k_softmax, P, Pd, g->maskbias, rows, A, S, key, thr, dscale);
 }
 
 /* colpart [chunk][C] = column sums of x [N, C] over chunks of CROWS rows
@@ -521,9 +569,11 @@ static void reserve(Gpu *g, int B, int S, int M) {
     g->dctx = dalloc(N * H * ts);
     g->dqkv = dalloc(3 * N * H * ts), g->dt = dalloc(NM * H * ts), g->dt2 = dalloc(NM * H * ts);
     g->dpool = dalloc(B * H * ts), g->dpin = dalloc(B * H * ts);
-    size_t widest = V > I ? V : I;
-    if (3 * H > widest) widest = 3 * H; /* k_ln_bwd_cols, k_qkv_bwd_cols: three sums */
-    g->colpart = (float *)dalloc(((N > NM ? N : NM) / CROWS + 2) * widest * 4);
+    /* the column sums' partials: the encoder's (I, or 3H for k_ln_bwd_cols and k_qkv_bwd_cols'
+     * three sums) over N rows, the MLM head's (V, H) over NM */
+    size_t wide = 3 * H > I ? 3 * H : I, pn = (N / CROWS + 2) * wide,
+           pm = (NM / CROWS + 2) * (V > wide ? V : wide);
+    g->colpart = (float *)dalloc((pn > pm ? pn : pm) * 4);
     g->rowloss = (float *)dalloc(NM * 4), g->rowcorrect = (int *)dalloc(NM * 4);
     g->nsploss = (float *)dalloc(B * 4), g->nspcorrect = (int *)dalloc(B * 4);
     g->host_cap = 3 * N + 2 * ELCAP(N) + 2 * NM + 2 * B + 8;
@@ -685,7 +735,7 @@ static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float 
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
     VTYPES(T);
-    bool vh = vec_ok<T>(g, H), vi = vec_ok<T>(g, I);
+    bool vh = vec_ok<T>(g, H), vi = vec_ok<T>(g, I), vd = vec_ok<T>(g, H / A);
     VLAUNCH(LAUNCH_COOP, vh, k_embed_ln, rows_blk, rows_blk, 32 * WARPS, st, g->ids, g->seg,
             P32(g->outer[WTE]), P32(g->outer[WPE]), P32(g->outer[WTT]), P32(g->outer[ELNW]),
             P32(g->outer[ELNB]), (T *)g->e, (T *)g->x0, g->em, g->es, N, S, H, eps,
@@ -716,20 +766,21 @@ static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float 
             T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH),
               *vp = (T *)AT(g->vp, l * NH);
             gemm_xwT(g, x, PW(LO(l, QW)), g->qkv, N, H, 3 * H, 0.0f, dtype_of(g->bf16));
-            LAUNCH(k_qkv_bias_split<T>, nblk(3 * NH, TH), TH, st, (const T *)g->qkv, P32(LO(l, QB)),
-                   P32(LO(l, KB)), P32(LO(l, VB)), qp, kp, vp, N, S, H, A);
+            VLAUNCH(LAUNCH, vd, k_qkv_bias_split, N, N, row_threads(3 * H / (vd ? VV::n : 1)), st,
+                    (const T *)g->qkv, P32(LO(l, QB)), P32(LO(l, KB)), P32(LO(l, VB)), qp, kp, vp,
+                    N, S, H, A);
             T *P = (T *)AT(g->P, l * BASS),
               *Pd = athr ? (T *)AT(g->Pd, l * BASS) : NULL; /* kept for backward */
             /* scores = q k^T / sqrt(D) per head: row-major [S, S] = Q K^T */
             bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f / sqrtf((float)D), kp, D,
                   (long long)S * D, qp, D, (long long)S * D, P, S, (long long)S * S, B * A);
-            LAUNCH_COOP(k_softmax<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st, P, Pd,
-                        g->maskbias, B * A * S, A, S, akey, athr, as);
+            softmax<T>(g, 0, P, Pd, NULL, B, A, S, akey, athr, as);
             /* ctx = P' V per head: [S, D] = [S, S] [S, D] */
             bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, 1.0f, vp, D, (long long)S * D,
                   athr ? (void *)Pd : (void *)P, S, (long long)S * S, g->ctxp, D, (long long)S * D,
                   B * A);
-            LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->ctxp, ctx, N, S, H, A, 1, 1);
+            VLAUNCH(LAUNCH, vd, k_permute, N, N, row_threads(H / (vd ? VV::n : 1)), st,
+                    (const T *)g->ctxp, ctx, N, S, H, A, 1);
         }
         gemm_xwT(g, ctx, PW(LO(l, AOW)), g->y, N, H, H, 0.0f, dtype_of(g->bf16));
         VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, rows_blk, rows_blk, 32 * WARPS, st,
@@ -833,7 +884,7 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
     cudaStream_t st = g->st;
     unsigned rows_blk = nblk(N, WARPS);
     VTYPES(T);
-    bool vh = vec_ok<T>(g, H);
+    bool vh = vec_ok<T>(g, H), vd = vec_ok<T>(g, D);
     T *dX = (T *)g->dX, *dr = (T *)g->dr;
     CK(cudaMemsetAsync(dX, 0, NH * ts, st));
     g->wbeta = first ? 0.0f : 1.0f;
@@ -907,30 +958,33 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
             ATTN_LAUNCH(k_attn_bwd_kv, D, 8.0 * B * A * S * S * D, B, S, aa, BF(g->dctx),
                         (bf16 *)g->dqkv);
             colsum_part<T>(g, g->dqkv, NULL, NULL, NULL, N, 3 * H, 0);
-            for (int v = 0; v < 3; v++) /* the three biases' columns, 3H apart */
-                LAUNCH(k_colsum_finish, nblk(H, 128), 128, st, g->colpart + (size_t)v * H, chunks,
-                       H, 3 * H, qkvb[v]);
+            { /* the three biases' columns, 3H apart */
+                Grads3 gr = {{qkvb[0], qkvb[1], qkvb[2]}};
+                LAUNCH(k_colsum_finish, dim3(nblk(H, 128), 3), 128, st, g->colpart, (size_t)H,
+                       chunks, H, 3 * H, gr);
+            }
         } else {
             T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH),
               *vp = (T *)AT(g->vp, l * NH);
             T *dctxp = (T *)g->ctxp, *dqp = (T *)g->dqkvp, *dkp = (T *)AT(g->dqkvp, NH);
             T *dvp = (T *)AT(g->dqkvp, 2 * NH);
             T *P = (T *)AT(g->P, l * BASS);
-            LAUNCH(k_permute<T>, nblk(NH, TH), TH, st, (const T *)g->dctx, dctxp, N, S, H, A, 0, 1);
+            VLAUNCH(LAUNCH, vd, k_permute, N, N, row_threads(H / (vd ? VV::n : 1)), st,
+                    (const T *)g->dctx, dctxp, N, S, H, A, 0);
             const void *Pdp = athr ? (const void *)AT(g->Pd, l * BASS)
                                    : (const void *)P; /* the forward's dropout(P) */
             bgemm(g, CUBLAS_OP_T, CUBLAS_OP_N, S, S, D, 1.0f, vp, D, (long long)S * D, dctxp, D,
                   (long long)S * D, g->dP, S, (long long)S * S, B * A);
             bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, 1.0f, dctxp, D, (long long)S * D, Pdp, S,
                   (long long)S * S, dvp, D, (long long)S * D, B * A);
-            LAUNCH_COOP(k_softmax_bwd<T>, nblk((size_t)B * A * S, WARPS), 32 * WARPS, st,
-                        (T *)g->dP, P, B * A * S, S, akey, athr, as);
+            softmax<T>(g, 1, P, NULL, (T *)g->dP, B, A, S, akey, athr, as);
             bgemm(g, CUBLAS_OP_N, CUBLAS_OP_N, D, S, S, scale, kp, D, (long long)S * D, g->dP, S,
                   (long long)S * S, dqp, D, (long long)S * D, B * A);
             bgemm(g, CUBLAS_OP_N, CUBLAS_OP_T, D, S, S, scale, qp, D, (long long)S * D, g->dP, S,
                   (long long)S * S, dkp, D, (long long)S * D, B * A);
-            LAUNCH(k_qkv_bwd_cols<T>, dim3(nblk(H, 128), 3 * chunks), 128, st, (const T *)g->dqkvp,
-                   (T *)g->dqkv, N, S, H, A, chunks, g->colpart);
+            VLAUNCH(LAUNCH, vd, k_qkv_bwd_cols, dim3(nblk(H, 128), 3 * chunks),
+                    dim3(nblk(H / VV::n, 128), 3 * chunks), 128, st, (const T *)g->dqkvp,
+                    (T *)g->dqkv, N, S, H, A, chunks, g->colpart);
             colsum_finish(g, chunks, H, qkvb, 3);
         }
         {

@@ -57,7 +57,8 @@ __global__ void k_ln_bwd(const typename V::T *dout, const typename V::T *in, con
     }
 }
 
-#define CROWS 64 /* rows per partial column sum */
+#define CROWS 32     /* rows per partial column sum */
+#define ROWS_AHEAD 4 /* rows a column kernel loads before it uses the first */
 
 /* part[chunk][c] = sum over the chunk's rows of x[n][c] (mode 0), or of
  * x[n][c] * (in[n][c] - mean[n]) * rstd[n] (mode 1: LayerNorm weight);
@@ -90,14 +91,20 @@ __global__ void k_zero_ranges(float *g, const long long *zstart, const int *zlen
         p[i] = 0.0f;
 }
 
-/* grad[c] += sum of the chunks' partial sums part[k * ld + c], in chunk order */
-__global__ void k_colsum_finish(const float *part, int chunks, int C, int ld, float *grad) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
+/* grad[v][c] += sum of the chunks' partial sums part[v * pv + k * ld + c],
+ * in chunk order; v = blockIdx.y < 3 */
+struct Grads3 {
+    float *g[3];
+};
+__global__ void k_colsum_finish(const float *part, size_t pv, int chunks, int C, int ld,
+                                Grads3 grad) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y;
     if (c >= C) return;
+    const float *p = part + v * pv + c;
     float s = 0;
     for (int k = 0; k < chunks; k++)
-        s += part[(size_t)k * ld + c];
-    grad[c] += s;
+        s += p[(size_t)k * ld];
+    grad.g[v][c] += s;
 }
 
 /* The column kernels below fuse an elementwise backward step with the
@@ -137,23 +144,36 @@ __global__ void k_ln_bwd_cols(const typename V::T *dout, const typename V::T *in
     Vec<float, K> gm = vld<K>(gamma + c);
     for (int k = 0; k < K; k++)
         sg[k] = sb[k] = sy[k] = 0;
-    for (int n = n0; n < n1; n++) {
-        size_t j = (size_t)n * H + c;
-        float rs = rstd[n], mu = mean[n], a = ab[2 * n], b = ab[2 * n + 1];
-        Vec<T, K> dv = vld<K>(dout + j), xv = vld<K>(in + j), ov, uv;
-        for (int k = 0; k < K; k++) {
-            float d = tof(dv.v[k]), xh = (tof(xv.v[k]) - mu) * rs;
-            ov.v[k] = fromf<T>((d * gm.v[k] - a - xh * b) * rs);
-            sg[k] += d * xh, sb[k] += d;
-            if (thr) {
-                uv.v[k] = fromf<T>(tof(ov.v[k]) * drop_factor(key, (uint32_t)(j + k), thr, dscale));
-                sy[k] += tof(uv.v[k]);
-            } else {
-                sy[k] += tof(ov.v[k]);
+    for (int n = n0; n < n1; n += ROWS_AHEAD) {
+        Vec<T, K> dvs[ROWS_AHEAD], xvs[ROWS_AHEAD];
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++)
+            if (n + u < n1) {
+                size_t j = (size_t)(n + u) * H + c;
+                dvs[u] = vld<K>(dout + j), xvs[u] = vld<K>(in + j);
             }
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++) {
+            if (n + u >= n1) break;
+            int r = n + u;
+            size_t j = (size_t)r * H + c;
+            float rs = rstd[r], mu = mean[r], a = ab[2 * r], b = ab[2 * r + 1];
+            Vec<T, K> ov, uv;
+            for (int k = 0; k < K; k++) {
+                float d = tof(dvs[u].v[k]), xh = (tof(xvs[u].v[k]) - mu) * rs;
+                ov.v[k] = fromf<T>((d * gm.v[k] - a - xh * b) * rs);
+                sg[k] += d * xh, sb[k] += d;
+                if (thr) {
+                    uv.v[k] =
+                        fromf<T>(tof(ov.v[k]) * drop_factor(key, (uint32_t)(j + k), thr, dscale));
+                    sy[k] += tof(uv.v[k]);
+                } else {
+                    sy[k] += tof(ov.v[k]);
+                }
+            }
+            vst<K>(din + j, ov);
+            if (thr) vst<K>(dy + j, uv);
         }
-        vst<K>(din + j, ov);
-        if (thr) vst<K>(dy + j, uv);
     }
     for (int k = 0; k < K; k++) {
         part[(size_t)chunk * H + c + k] = sg[k];
@@ -175,14 +195,23 @@ __global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, cons
     Vec<float, K> bc = vld<K>(bias + c);
     for (int k = 0; k < K; k++)
         s[k] = 0;
-    for (int n = n0; n < n1; n++) {
-        size_t j = (size_t)n * C + c;
-        Vec<T, K> dv = vld<K>(d + j), pv = vld<K>(pre + j);
-        for (int k = 0; k < K; k++) {
-            dv.v[k] = fromf<T>(tof(dv.v[k]) * gelu_grad(tof(pv.v[k]) + bc.v[k]));
-            s[k] += tof(dv.v[k]);
-        }
-        vst<K>(d + j, dv);
+    for (int n = n0; n < n1; n += ROWS_AHEAD) {
+        Vec<T, K> dv[ROWS_AHEAD], pv[ROWS_AHEAD];
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++)
+            if (n + u < n1) {
+                size_t j = (size_t)(n + u) * C + c;
+                dv[u] = vld<K>(d + j), pv[u] = vld<K>(pre + j);
+            }
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++)
+            if (n + u < n1) {
+                for (int k = 0; k < K; k++) {
+                    dv[u].v[k] = fromf<T>(tof(dv[u].v[k]) * gelu_grad(tof(pv[u].v[k]) + bc.v[k]));
+                    s[k] += tof(dv[u].v[k]);
+                }
+                vst<K>(d + (size_t)(n + u) * C + c, dv[u]);
+            }
     }
     for (int k = 0; k < K; k++)
         part[(size_t)chunk * C + c + k] = s[k];
@@ -190,25 +219,39 @@ __global__ void k_gelu_bwd_cols(typename V::T *d, const typename V::T *pre, cons
 
 /* the gradients of Q, K, V per head [3][B][A][S][D] -> dst [N][3H] (row
  * n: dq, dk, dv); sums 0, 1, 2: the three biases' gradients (blockIdx.y =
- * t * chunks + chunk) */
-template <typename T>
-__global__ void k_qkv_bwd_cols(const T *src, T *dst, int N, int S, int H, int A, int chunks,
-                               float *part) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, t = blockIdx.y / chunks,
+ * t * chunks + chunk); thread per V::n columns (V::n divides D) */
+template <typename V>
+__global__ void k_qkv_bwd_cols(const typename V::T *src, typename V::T *dst, int N, int S, int H,
+                               int A, int chunks, float *part) {
+    typedef typename V::T T;
+    const int K = V::n;
+    int c = (blockIdx.x * blockDim.x + threadIdx.x) * K, t = blockIdx.y / chunks,
         chunk = blockIdx.y % chunks;
     if (c >= H) return;
     int n0 = chunk * CROWS, n1 = min(N, n0 + CROWS), D = H / A, h = c / D, dd = c % D;
-    size_t NH = (size_t)N * H;
-    const T *sp = src + t * NH;
-    T *dp = dst + (size_t)t * H;
-    float s = 0;
-    for (int n = n0; n < n1; n++) {
-        int b = n / S, q = n % S;
-        T v = sp[(((size_t)b * A + h) * S + q) * D + dd];
-        dp[(size_t)n * 3 * H + c] = v;
-        s += tof(v);
+    const T *sp = src + (size_t)t * N * H;
+    T *dp = dst + (size_t)t * H + c;
+    float s[K];
+    for (int k = 0; k < K; k++)
+        s[k] = 0;
+    for (int n = n0; n < n1; n += ROWS_AHEAD) {
+        Vec<T, K> v[ROWS_AHEAD];
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++)
+            if (n + u < n1) {
+                int b = (n + u) / S, q = (n + u) % S;
+                v[u] = vld<K>(sp + (((size_t)b * A + h) * S + q) * D + dd);
+            }
+        UNROLL
+        for (int u = 0; u < ROWS_AHEAD; u++)
+            if (n + u < n1) {
+                vst<K>(dp + (size_t)(n + u) * 3 * H, v[u]);
+                for (int k = 0; k < K; k++)
+                    s[k] += tof(v[u].v[k]);
+            }
     }
-    part[((size_t)t * chunks + chunk) * H + c] = s;
+    for (int k = 0; k < K; k++)
+        part[((size_t)t * chunks + chunk) * H + c + k] = s[k];
 }
 
 /* x = dropout(x) (in place, site key) */
@@ -229,23 +272,43 @@ template <typename T> __global__ void k_act_bwd(T *d, const T *pre, size_t n, in
 
 /* softmax backward with the attention dropout: dP holds d(dropped
  * probabilities) and becomes d(scores) (before the 1/sqrt(D) scale, which
- * the next matmul applies); warp per row */
-template <typename T>
-__global__ void k_softmax_bwd(T *dP, const T *P, int rows, int S, uint64_t key, uint32_t thr,
-                              float dscale) {
+ * the next matmul applies); warp per row, the row in registers as
+ * k_softmax's (S <= 32 * M * V::n) */
+template <typename V, int M>
+__global__ void k_softmax_bwd(typename V::T *dP, const typename V::T *P, int rows, int S,
+                              uint64_t key, uint32_t thr, float dscale) {
+    typedef typename V::T T;
+    const int K = V::n;
     int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (r >= rows) return;
+    int nv = S / K;
     T *d = dP + (size_t)r * S;
     const T *p = P + (size_t)r * S;
-    float dot = 0;
-    for (int j = lane; j < S; j += 32) {
-        float g = tof(d[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale);
-        d[j] = fromf<T>(g);
-        dot += g * tof(p[j]);
+    float gv[M][K] = {}, pv[M][K] = {}, dot = 0;
+    UNROLL
+    for (int m = 0; m < M; m++) {
+        int j = (lane + 32 * m) * K;
+        if (lane + 32 * m < nv) {
+            Vec<T, K> dv = vld<K>(d + j), qv = vld<K>(p + j);
+            for (int k = 0; k < K; k++) {
+                float g =
+                    tof(dv.v[k]) * drop_factor(key, (uint32_t)((size_t)r * S + j + k), thr, dscale);
+                gv[m][k] = tof(fromf<T>(g)), pv[m][k] = tof(qv.v[k]);
+                dot += g * pv[m][k];
+            }
+        }
     }
     dot = warp_sum(dot);
-    for (int j = lane; j < S; j += 32)
-        d[j] = fromf<T>(tof(p[j]) * (tof(d[j]) - dot));
+    UNROLL
+    for (int m = 0; m < M; m++) {
+        int j = (lane + 32 * m) * K;
+        if (lane + 32 * m < nv) {
+            Vec<T, K> ov;
+            for (int k = 0; k < K; k++)
+                ov.v[k] = fromf<T>(pv[m][k] * (gv[m][k] - dot));
+            vst<K>(d + j, ov);
+        }
+    }
 }
 
 /* x[rows[j]] += src[j] (rows distinct: the data reader refuses a masked

@@ -60,58 +60,94 @@ __global__ void k_embed_ln(const int *ids, const int *seg, const float *wte, con
     if (lane == 0) mean[n] = mu, rstd[n] = rs;
 }
 
-/* raw [N][3H] (x [Wq; Wk; Wv]^T) + biases -> q, k, v as [B][A][S][D] */
-template <typename T>
-__global__ void k_qkv_bias_split(const T *raw, const float *bq, const float *bk, const float *bv,
-                                 T *qp, T *kp, T *vp, int N, int S, int H, int A) {
-    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
-    if (idx >= 3 * NH) return;
-    int n = (int)(idx / (3 * (size_t)H)), rc = (int)(idx % (3 * (size_t)H)), t = rc / H;
-    int c = rc % H, D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
-    const float *bias = t == 0 ? bq : t == 1 ? bk : bv;
-    T *dst = t == 0 ? qp : t == 1 ? kp : vp;
-    dst[(((size_t)b * A + h) * S + s) * D + d] = fromf<T>(tof(raw[idx]) + bias[c]);
+/* raw [N][3H] (x [Wq; Wk; Wv]^T) + biases -> q, k, v as [B][A][S][D];
+ * block per row n, thread per V::n elements (V::n divides D: a vector
+ * stays within a head) */
+template <typename V>
+__global__ void k_qkv_bias_split(const typename V::T *raw, const float *bq, const float *bk,
+                                 const float *bv, typename V::T *qp, typename V::T *kp,
+                                 typename V::T *vp, int N, int S, int H, int A) {
+    typedef typename V::T T;
+    const int K = V::n;
+    int n = blockIdx.x, D = H / A, b = n / S, s = n % S;
+    const T *row = raw + (size_t)n * 3 * H;
+    for (int rc = threadIdx.x * K; rc < 3 * H; rc += blockDim.x * K) {
+        int t = rc / H, c = rc - t * H, h = c / D, d = c - h * D;
+        const float *bias = (t == 0 ? bq : t == 1 ? bk : bv) + c;
+        T *dst = (t == 0 ? qp : t == 1 ? kp : vp) + (((size_t)b * A + h) * S + s) * D + d;
+        Vec<T, K> x = vld<K>(row + rc), y;
+        Vec<float, K> bb = vld<K>(bias);
+        for (int k = 0; k < K; k++)
+            y.v[k] = fromf<T>(tof(x.v[k]) + bb.v[k]);
+        vst<K>(dst, y);
+    }
 }
 
-/* [B][A][S][D] <-> [N][H] (dir 0: to heads, 1: from heads), count arrays */
-template <typename T>
-__global__ void k_permute(const T *src, T *dst, int N, int S, int H, int A, int from_heads,
-                          int count) {
-    size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x, NH = (size_t)N * H;
-    if (idx >= (size_t)count * NH) return;
-    size_t base = idx / NH * NH, r = idx % NH;
-    int n = (int)(r / H), c = (int)(r % H), D = H / A, h = c / D, d = c % D, b = n / S, s = n % S;
-    size_t hi = (((size_t)b * A + h) * S + s) * D + d;
-    if (from_heads)
-        dst[base + r] = src[base + hi];
-    else
-        dst[base + hi] = src[base + r];
+/* [B][A][S][D] <-> [N][H] (from_heads 0: to heads, 1: from heads); block
+ * per row n, thread per V::n elements (V::n divides D) */
+template <typename V>
+__global__ void k_permute(const typename V::T *src, typename V::T *dst, int N, int S, int H, int A,
+                          int from_heads) {
+    const int K = V::n;
+    int n = blockIdx.x, D = H / A, b = n / S, s = n % S;
+    for (int c = threadIdx.x * K; c < H; c += blockDim.x * K) {
+        int h = c / D, d = c - h * D;
+        size_t hi = (((size_t)b * A + h) * S + s) * D + d, ri = (size_t)n * H + c;
+        if (from_heads)
+            vst<K>(dst + ri, vld<K>(src + hi));
+        else
+            vst<K>(dst + hi, vld<K>(src + ri));
+    }
 }
 
 /* scores (already scaled) + mask bias -> softmax probabilities P in place;
- * Pd = dropout(P) when Pd is not NULL. Warp per row of B*A*S rows. */
-template <typename T>
-__global__ void k_softmax(T *P, T *Pd, const float *maskbias, int rows, int A, int S, uint64_t key,
-                          uint32_t thr, float dscale) {
+ * Pd = dropout(P) when Pd is not NULL. Warp per row of B*A*S rows. The
+ * row stays in registers: lane j of the warp holds the V::n-element
+ * vectors j, j + 32, ... (at most M of them: S <= 32 * M * V::n) */
+template <typename V, int M>
+__global__ void k_softmax(typename V::T *P, typename V::T *Pd, const float *maskbias, int rows,
+                          int A, int S, uint64_t key, uint32_t thr, float dscale) {
+    typedef typename V::T T;
+    const int K = V::n;
     int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (r >= rows) return;
-    int b = r / S / A;
+    int b = r / S / A, nv = S / K;
     T *p = P + (size_t)r * S;
     const float *mb = maskbias + (size_t)b * S;
-    float mx = -INFINITY;
-    for (int j = lane; j < S; j += 32)
-        mx = fmaxf(mx, tof(p[j]) + mb[j]);
+    float x[M][K] = {}, mx = -INFINITY;
+    UNROLL
+    for (int m = 0; m < M; m++) {
+        int j = (lane + 32 * m) * K;
+        if (lane + 32 * m < nv) {
+            Vec<T, K> pv = vld<K>(p + j);
+            Vec<float, K> bv = vld<K>(mb + j);
+            for (int k = 0; k < K; k++)
+                x[m][k] = tof(pv.v[k]) + bv.v[k], mx = fmaxf(mx, x[m][k]);
+        }
+    }
     mx = warp_max(mx);
     float s = 0;
-    for (int j = lane; j < S; j += 32)
-        s += expf(tof(p[j]) + mb[j] - mx);
+    UNROLL
+    for (int m = 0; m < M; m++)
+        if (lane + 32 * m < nv)
+            for (int k = 0; k < K; k++)
+                x[m][k] = expf(x[m][k] - mx), s += x[m][k];
     float inv = 1.0f / warp_sum(s);
-    for (int j = lane; j < S; j += 32) {
-        float v = expf(tof(p[j]) + mb[j] - mx) * inv;
-        p[j] = fromf<T>(v);
-        if (Pd)
-            Pd[(size_t)r * S + j] =
-                fromf<T>(tof(p[j]) * drop_factor(key, (uint32_t)((size_t)r * S + j), thr, dscale));
+    UNROLL
+    for (int m = 0; m < M; m++) {
+        int j = (lane + 32 * m) * K;
+        if (lane + 32 * m < nv) {
+            Vec<T, K> pv, dv;
+            for (int k = 0; k < K; k++) {
+                pv.v[k] = fromf<T>(x[m][k] * inv);
+                if (Pd)
+                    dv.v[k] =
+                        fromf<T>(tof(pv.v[k]) *
+                                 drop_factor(key, (uint32_t)((size_t)r * S + j + k), thr, dscale));
+            }
+            vst<K>(p + j, pv);
+            if (Pd) vst<K>(Pd + (size_t)r * S + j, dv);
+        }
     }
 }
 

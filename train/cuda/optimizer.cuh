@@ -78,14 +78,15 @@ __global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff,
     size_t o = cstart[k];
     float f = grad_factor(norm, inv_world, max_norm, 1), wd = twd[ctensor[k]];
     double a = 0, b = 0;
-    for (int i = t; i < clen[k]; i += 256) {
-        size_t j = o + i, q = j - moff;
-        float gi = g[j] * f;
-        m[q] = b1 * m[q] + (1 - b1) * gi;
-        v[q] = b2 * v[q] + (1 - b2) * gi * gi;
-        float u = (m[q] * ibc1) / (sqrtf(v[q] * ibc2) + eps) + wd * p[j];
-        g[j] = u;
-        a += (double)p[j] * p[j], b += (double)u * u;
+    float *__restrict__ gk = g + o, *__restrict__ mk = m + (o - moff),
+                        *__restrict__ vk = v + (o - moff);
+    const float *__restrict__ pk = p + o;
+    for (int i = t; i < clen[k]; i += 256) { /* each value loaded once, stored once */
+        float gi = gk[i] * f, pi = pk[i];
+        float mi = b1 * mk[i] + (1 - b1) * gi, vi = b2 * vk[i] + (1 - b2) * gi * gi;
+        float u = (mi * ibc1) / (sqrtf(vi * ibc2) + eps) + wd * pi;
+        mk[i] = mi, vk[i] = vi, gk[i] = u;
+        a += (double)pi * pi, b += (double)u * u;
     }
     sw[t] = a, su[t] = b;
     __syncthreads();
@@ -133,10 +134,12 @@ __global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const l
     int k = c0 + blockIdx.x;
     size_t o = cstart[k];
     float r = ratio[ctensor[k]];
+    float *__restrict__ pk = p + o;
+    const float *__restrict__ gk = g + o;
     for (int i = threadIdx.x; i < clen[k]; i += blockDim.x) {
-        size_t j = o + i;
-        p[j] -= r * g[j];
-        put_pw(pw, pw_bf16, cpw[k] + i, p[j]);
+        float w = pk[i] - r * gk[i];
+        pk[i] = w;
+        put_pw(pw, pw_bf16, cpw[k] + i, w);
     }
 }
 

@@ -59,6 +59,14 @@ __device__ __forceinline__ float drop_factor(uint64_t key, uint32_t idx, uint32_
 
 #define WARPS 8 /* warps per block of the row kernels */
 
+/* unroll the loop that follows (a loop over a compile-time count, so that
+ * its arrays stay in registers) */
+#ifdef WB_CUDA_EMU
+#define UNROLL
+#else
+#define UNROLL _Pragma("unroll")
+#endif
+
 /* Vectors: the row and elementwise kernels take VT<T, n>, n elements of
  * type T per load and store: 16 bytes (8 bf16 or 4 floats) where the row
  * length is a multiple of that and every pointer is 16-byte aligned
