@@ -342,8 +342,8 @@ static void bgemm(Gpu *g, cublasOperation_t ta, cublasOperation_t tb, int m, int
  * of CROWS rows), v < nv <= 3; one launch */
 static void colsum_finish(Gpu *g, int chunks, int C, float *const *grads, int nv) {
     Grads3 gr = {{grads[0], nv > 1 ? grads[1] : NULL, nv > 2 ? grads[2] : NULL}};
-    LAUNCH(k_colsum_finish, dim3(nblk(C, 128), nv), 128, g->st, g->colpart, (size_t)chunks * C,
-           chunks, C, C, gr);
+    LAUNCH_COOP(k_colsum_finish, dim3(nblk(C, 32), nv), 32 * FGROUPS, g->st, g->colpart,
+                (size_t)chunks * C, chunks, C, C, gr);
 }
 
 /* threads a block for a row kernel that has n vectors a row: n rounded up
@@ -355,31 +355,38 @@ static int row_threads(int n) {
 
 /* the matmul attention's softmax (back: its backward) over B*A*S rows of
  * S: the row in registers, 16-byte vectors where S allows */
-#define SOFTMAX_M(k, M, ...)                                                                       \
+#define SOFTMAX_M(k, M, G, ...)                                                                    \
     do {                                                                                           \
-        auto kv = k<VV, M>; /* (a template's two arguments in a macro's one) */                    \
-        auto k1 = k<V1, M>;                                                                        \
+        auto kv = k<VV, M, G>; /* (a template's arguments in a macro's one) */                     \
+        auto k1 = k<V1, M, G>;                                                                     \
+        unsigned grid = nblk((size_t)rows, WARPS * (32 / G));                                      \
         if (vok)                                                                                   \
             LAUNCH_COOP_RAW(kv, grid, 32 * WARPS, g->st, __VA_ARGS__);                             \
         else                                                                                       \
             LAUNCH_COOP_RAW(k1, grid, 32 * WARPS, g->st, __VA_ARGS__);                             \
         LAUNCHED(#k, 0);                                                                           \
     } while (0)
+/* 8 or 16 lanes a row for short rows (4 or 2 rows a warp), else 32 */
 #define SOFTMAX_LAUNCH(k, ...)                                                                     \
     do {                                                                                           \
-        int per = vok ? 32 * (int)VV::n : 32, need = (S + per - 1) / per;                          \
-        if (need <= 1)                                                                             \
-            SOFTMAX_M(k, 1, __VA_ARGS__);                                                          \
-        else if (need <= 2)                                                                        \
-            SOFTMAX_M(k, 2, __VA_ARGS__);                                                          \
-        else if (need <= 4)                                                                        \
-            SOFTMAX_M(k, 4, __VA_ARGS__);                                                          \
-        else if (need <= 8)                                                                        \
-            SOFTMAX_M(k, 8, __VA_ARGS__);                                                          \
-        else if (need <= 16)                                                                       \
-            SOFTMAX_M(k, 16, __VA_ARGS__);                                                         \
+        int nv = S / (vok ? (int)VV::n : 1);                                                       \
+        if (nv <= 8)                                                                               \
+            SOFTMAX_M(k, 1, 8, __VA_ARGS__);                                                       \
+        else if (nv <= 16)                                                                         \
+            SOFTMAX_M(k, 1, 16, __VA_ARGS__);                                                      \
+        else if (nv <= 32)                                                                         \
+            SOFTMAX_M(k, 1, 32, __VA_ARGS__);                                                      \
+        else if (nv <= 64)                                                                         \
+            SOFTMAX_M(k, 2, 32, __VA_ARGS__);                                                      \
+        else if (nv <= 128)                                                                        \
+            SOFTMAX_M(k, 4, 32, __VA_ARGS__);                                                      \
+        else if (nv <= 256)                                                                        \
+            SOFTMAX_M(k, 8, 32, __VA_ARGS__);                                                      \
+        else if (nv <= 512)                                                                        \
+            SOFTMAX_M(k, 16, 32, __VA_ARGS__);                                                     \
         else                                                                                       \
-            die("sequence length %d: the matmul attention takes at most %d", S, 16 * per);         \
+            die("sequence length %d: the matmul attention takes at most %d", S,                    \
+                512 * (vok ? (int)VV::n : 1));                                                     \
     } while (0)
 template <typename T>
 static void softmax(Gpu *g, int back, T *P, T *Pd, T *dP, int B, int A, int S, uint64_t key,
@@ -387,7 +394,6 @@ static void softmax(Gpu *g, int back, T *P, T *Pd, T *dP, int B, int A, int S, u
     VTYPES(T);
     bool vok = S % VV::n == 0;
     int rows = B * A * S;
-    unsigned grid = nblk((size_t)rows, WARPS);
     if (back)
         SOFTMAX_LAUNCH(k_softmax_bwd, dP, (const T *)P, rows, S, key, thr, dscale);
     else
@@ -960,8 +966,8 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
             colsum_part<T>(g, g->dqkv, NULL, NULL, NULL, N, 3 * H, 0);
             { /* the three biases' columns, 3H apart */
                 Grads3 gr = {{qkvb[0], qkvb[1], qkvb[2]}};
-                LAUNCH(k_colsum_finish, dim3(nblk(H, 128), 3), 128, st, g->colpart, (size_t)H,
-                       chunks, H, 3 * H, gr);
+                LAUNCH_COOP(k_colsum_finish, dim3(nblk(H, 32), 3), 32 * FGROUPS, st, g->colpart,
+                            (size_t)H, chunks, H, 3 * H, gr);
             }
         } else {
             T *qp = (T *)AT(g->qp, l * NH), *kp = (T *)AT(g->kp, l * NH),

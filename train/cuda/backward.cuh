@@ -91,19 +91,29 @@ __global__ void k_zero_ranges(float *g, const long long *zstart, const int *zlen
         p[i] = 0.0f;
 }
 
-/* grad[v][c] += sum of the chunks' partial sums part[v * pv + k * ld + c],
- * in chunk order; v = blockIdx.y < 3 */
+/* grad[v][c] += sum of the chunks' partial sums part[v * pv + k * ld + c];
+ * v = blockIdx.y < 3. A block of 32 columns x FGROUPS warps: warp w sums
+ * chunks w, w + FGROUPS, ... in order, then the FGROUPS sums are added in
+ * warp order */
+#define FGROUPS 8
 struct Grads3 {
     float *g[3];
 };
 __global__ void k_colsum_finish(const float *part, size_t pv, int chunks, int C, int ld,
                                 Grads3 grad) {
-    int c = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y;
-    if (c >= C) return;
-    const float *p = part + v * pv + c;
+    __shared__ float sh[FGROUPS][32];
+    int cx = threadIdx.x % 32, w = threadIdx.x / 32, c = blockIdx.x * 32 + cx, v = blockIdx.y;
     float s = 0;
-    for (int k = 0; k < chunks; k++)
-        s += p[(size_t)k * ld];
+    if (c < C) {
+        const float *p = part + v * pv + c;
+        for (int k = w; k < chunks; k += FGROUPS)
+            s += p[(size_t)k * ld];
+    }
+    sh[w][cx] = s;
+    __syncthreads();
+    if (w || c >= C) return;
+    for (int u = 1; u < FGROUPS; u++)
+        s += sh[u][cx];
     grad.g[v][c] += s;
 }
 
@@ -272,23 +282,23 @@ template <typename T> __global__ void k_act_bwd(T *d, const T *pre, size_t n, in
 
 /* softmax backward with the attention dropout: dP holds d(dropped
  * probabilities) and becomes d(scores) (before the 1/sqrt(D) scale, which
- * the next matmul applies); warp per row, the row in registers as
- * k_softmax's (S <= 32 * M * V::n) */
-template <typename V, int M>
+ * the next matmul applies); G lanes a row, the row in registers, as
+ * k_softmax */
+template <typename V, int M, int G>
 __global__ void k_softmax_bwd(typename V::T *dP, const typename V::T *P, int rows, int S,
                               uint64_t key, uint32_t thr, float dscale) {
     typedef typename V::T T;
     const int K = V::n;
-    int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (r >= rows) return;
-    int nv = S / K;
+    int r = (blockIdx.x * WARPS + threadIdx.x / 32) * (32 / G) + threadIdx.x % 32 / G,
+        lane = threadIdx.x % G, nv = S / K;
+    bool ok = r < rows;
     T *d = dP + (size_t)r * S;
     const T *p = P + (size_t)r * S;
     float gv[M][K] = {}, pv[M][K] = {}, dot = 0;
     UNROLL
     for (int m = 0; m < M; m++) {
-        int j = (lane + 32 * m) * K;
-        if (lane + 32 * m < nv) {
+        int j = (lane + G * m) * K;
+        if (ok && lane + G * m < nv) {
             Vec<T, K> dv = vld<K>(d + j), qv = vld<K>(p + j);
             for (int k = 0; k < K; k++) {
                 float g =
@@ -298,11 +308,11 @@ __global__ void k_softmax_bwd(typename V::T *dP, const typename V::T *P, int row
             }
         }
     }
-    dot = warp_sum(dot);
+    dot = group_sum<G>(dot);
     UNROLL
     for (int m = 0; m < M; m++) {
-        int j = (lane + 32 * m) * K;
-        if (lane + 32 * m < nv) {
+        int j = (lane + G * m) * K;
+        if (ok && lane + G * m < nv) {
             Vec<T, K> ov;
             for (int k = 0; k < K; k++)
                 ov.v[k] = fromf<T>(pv[m][k] * (gv[m][k] - dot));

@@ -101,42 +101,42 @@ __global__ void k_permute(const typename V::T *src, typename V::T *dst, int N, i
 }
 
 /* scores (already scaled) + mask bias -> softmax probabilities P in place;
- * Pd = dropout(P) when Pd is not NULL. Warp per row of B*A*S rows. The
- * row stays in registers: lane j of the warp holds the V::n-element
- * vectors j, j + 32, ... (at most M of them: S <= 32 * M * V::n) */
-template <typename V, int M>
+ * Pd = dropout(P) when Pd is not NULL, over B*A*S rows. G lanes a row
+ * (32 / G rows a warp), the row in registers: lane j of a row's G holds
+ * its V::n-element vectors j, j + G, ... (at most M: S <= G * M * V::n) */
+template <typename V, int M, int G>
 __global__ void k_softmax(typename V::T *P, typename V::T *Pd, const float *maskbias, int rows,
                           int A, int S, uint64_t key, uint32_t thr, float dscale) {
     typedef typename V::T T;
     const int K = V::n;
-    int r = blockIdx.x * WARPS + threadIdx.x / 32, lane = threadIdx.x % 32;
-    if (r >= rows) return;
-    int b = r / S / A, nv = S / K;
+    int r = (blockIdx.x * WARPS + threadIdx.x / 32) * (32 / G) + threadIdx.x % 32 / G,
+        lane = threadIdx.x % G, nv = S / K;
+    bool ok = r < rows; /* a row past the end: no loads or stores, but in the shuffles */
     T *p = P + (size_t)r * S;
-    const float *mb = maskbias + (size_t)b * S;
+    const float *mb = maskbias + (size_t)(r / S / A) * S;
     float x[M][K] = {}, mx = -INFINITY;
     UNROLL
     for (int m = 0; m < M; m++) {
-        int j = (lane + 32 * m) * K;
-        if (lane + 32 * m < nv) {
+        int j = (lane + G * m) * K;
+        if (ok && lane + G * m < nv) {
             Vec<T, K> pv = vld<K>(p + j);
             Vec<float, K> bv = vld<K>(mb + j);
             for (int k = 0; k < K; k++)
                 x[m][k] = tof(pv.v[k]) + bv.v[k], mx = fmaxf(mx, x[m][k]);
         }
     }
-    mx = warp_max(mx);
+    mx = group_max<G>(mx);
     float s = 0;
     UNROLL
     for (int m = 0; m < M; m++)
-        if (lane + 32 * m < nv)
+        if (ok && lane + G * m < nv)
             for (int k = 0; k < K; k++)
                 x[m][k] = expf(x[m][k] - mx), s += x[m][k];
-    float inv = 1.0f / warp_sum(s);
+    float inv = 1.0f / group_sum<G>(s);
     UNROLL
     for (int m = 0; m < M; m++) {
-        int j = (lane + 32 * m) * K;
-        if (lane + 32 * m < nv) {
+        int j = (lane + G * m) * K;
+        if (ok && lane + G * m < nv) {
             Vec<T, K> pv, dv;
             for (int k = 0; k < K; k++) {
                 pv.v[k] = fromf<T>(x[m][k] * inv);

@@ -66,6 +66,18 @@ __device__ __forceinline__ float grad_factor(const double *norm, float inv_world
     return (float)f * inv_world;
 }
 
+/* one element of LAMB stage 1: the moments *m, *v of gradient gi, the
+ * update (returned), and w^2 and update^2 added to *a and *b */
+__device__ __forceinline__ float lamb_elem(float gi, float w, float *m, float *v, float b1,
+                                           float b2, float eps, float ibc1, float ibc2, float wd,
+                                           double *a, double *b) {
+    float mi = b1 * *m + (1 - b1) * gi, vi = b2 * *v + (1 - b2) * gi * gi;
+    float u = (mi * ibc1) / (sqrtf(vi * ibc2) + eps) + wd * w;
+    *m = mi, *v = vi;
+    *a += (double)w * w, *b += (double)u * u;
+    return u;
+}
+
 /* LAMB stage 1 per chunk (chunks c0 + block): moments, the update into g;
  * part2[k] = (sum w^2, sum update^2) of the chunk. m and v hold elements
  * moff onwards (a ZeRO shard; 0: all) */
@@ -78,15 +90,27 @@ __global__ void k_lamb1(float *p, float *g, float *m, float *v, size_t moff,
     size_t o = cstart[k];
     float f = grad_factor(norm, inv_world, max_norm, 1), wd = twd[ctensor[k]];
     double a = 0, b = 0;
-    float *__restrict__ gk = g + o, *__restrict__ mk = m + (o - moff),
-                        *__restrict__ vk = v + (o - moff);
-    const float *__restrict__ pk = p + o;
-    for (int i = t; i < clen[k]; i += 256) { /* each value loaded once, stored once */
-        float gi = gk[i] * f, pi = pk[i];
-        float mi = b1 * mk[i] + (1 - b1) * gi, vi = b2 * vk[i] + (1 - b2) * gi * gi;
-        float u = (mi * ibc1) / (sqrtf(vi * ibc2) + eps) + wd * pi;
-        mk[i] = mi, vk[i] = vi, gk[i] = u;
-        a += (double)pi * pi, b += (double)u * u;
+    float *gk = g + o, *mk = m + (o - moff), *vk = v + (o - moff);
+    const float *pk = p + o;
+    int n = clen[k];
+    /* thread t takes elements 4t .. 4t + 3, then 1024 further on: one 16-byte load of each
+     * array where they are aligned (a ZeRO shard's moments may not be), the same sums
+     * either way */
+    bool al = o % 4 == 0 && (o - moff) % 4 == 0;
+    for (int i = 4 * t; i < n; i += 4 * 256) {
+        if (al && i + 4 <= n) {
+            Vec<float, 4> gv = vld<4>(gk + i), pv = vld<4>(pk + i), mv = vld<4>(mk + i),
+                          vv = vld<4>(vk + i);
+            UNROLL
+            for (int e = 0; e < 4; e++)
+                gv.v[e] = lamb_elem(gv.v[e] * f, pv.v[e], &mv.v[e], &vv.v[e], b1, b2, eps, ibc1,
+                                    ibc2, wd, &a, &b);
+            vst<4>(mk + i, mv), vst<4>(vk + i, vv), vst<4>(gk + i, gv);
+        } else {
+            for (int j = i; j < i + 4 && j < n; j++)
+                gk[j] = lamb_elem(gk[j] * f, pk[j], &mk[j], &vk[j], b1, b2, eps, ibc1, ibc2, wd, &a,
+                                  &b);
+        }
     }
     sw[t] = a, su[t] = b;
     __syncthreads();

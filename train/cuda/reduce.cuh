@@ -36,6 +36,24 @@ __device__ __forceinline__ float warp_sum(float v) {
     return v;
 }
 
+/* the sum (group_sum) or max (group_max) of v over the G lanes of a warp
+ * that share lane / G (G a power of two up to 32; 32: warp_sum's order) */
+template <int G> __device__ __forceinline__ float group_sum(float v) {
+#ifdef WB_EMU_ALT_ORDER
+    for (int o = 1; o < G; o <<= 1)
+#else
+    for (int o = G / 2; o > 0; o >>= 1)
+#endif
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+template <int G> __device__ __forceinline__ float group_max(float v) {
+    for (int o = G / 2; o > 0; o >>= 1)
+        v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+
 __device__ __forceinline__ float warp_max(float v) {
     for (int o = 16; o > 0; o >>= 1)
         v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
