@@ -71,7 +71,7 @@
 #                   LONG_WINDOW (60) s of training and what a checkpoint costs
 #   profile 25, profile2 30   train_bert --profile, phase 1 (B1) and phase 2 (B2 x 2)
 #   p1b128_ours 20  BERT-large phase 1 at micro-batch B1 x 2
-#   p2max 100       phase 2 micro-batches upward (matmul: B2 x 6, 8, 10, 12; fused: B2 x 8, 16;
+#   p2max 130       phase 2 micro-batches upward (matmul: B2 x 6, 8, 10, 12; fused: B2 x 8, 16, 20, 22;
 #                   P2MAX_ATTENTION picks) until one does not fit; p2max_torch 45 PyTorch at the
 #                   largest; p2bins_mm 20 --bin_size 64 with the matmul attention
 #
@@ -779,7 +779,7 @@ step_p2max() {
   local att b last
   for att in ${P2MAX_ATTENTION:-matmul fused}; do
     last=""
-    for b in $(case $att in matmul) echo $((B2 * 6)) $((B2 * 8)) $((B2 * 10)) $((B2 * 12)) ;; *) echo $((B2 * 8)) $((B2 * 16)) ;; esac); do
+    for b in $(case $att in matmul) echo $((B2 * 6)) $((B2 * 8)) $((B2 * 10)) $((B2 * 12)) ;; *) echo $((B2 * 8)) $((B2 * 16)) $((B2 * 20)) $((B2 * 22)) ;; esac); do
       if B2=$b STEPS=$((STEPS / 2)) OURS_ARGS="--attention $att" speed_ours 2; then
         last=$b
       else
@@ -965,7 +965,7 @@ elif [ "$CALL" = 4 ]; then
   run_step profile 25 profile.txt
   run_step profile2 30 profile.txt
   run_step p1b128_ours 20 bench.log
-  run_step p2max 100 bench.log
+  run_step p2max 130 bench.log
   run_step p2max_torch 45 bench.log
   run_step p2bins_mm 20 bench.log
 elif [ "$CALL" = 5 ]; then
