@@ -128,7 +128,7 @@ def svg(tsv, title):
     pw, ph, ml, mt, gap = 360, 300, 60, 50, 80
     legend_w = 300
     width = ml + 2 * pw + gap + legend_w
-    height = mt + ph + 60
+    height = max(mt + ph + 60, mt + 20 + 14 * len(rows))  # the legend: a line per workflow and stage
     o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
          'font-size="11">' % (width, height),
          '<rect width="100%" height="100%" fill="white"/>',
