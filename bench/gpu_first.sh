@@ -832,7 +832,8 @@ step_long() {
   [ -f "$d/ref/ckpt_$c.wbckpt" ] || { note "no reference run (long_ref)"; return 3; }
   rm -rf "$d/run" "$d/keep" && mkdir -p "$d/keep"
   # the checkpoint to compare, kept (a hard link) from the pruning of all but the newest 3
-  (while :; do for f in "$d/run/ckpt_$c.wbckpt"; do [ -f "$f" ] && ln -f "$f" "$d/keep/" 2>/dev/null; done; sleep 0.2; done) &
+  f=$d/run/ckpt_$c.wbckpt
+  (while :; do [ -f "$f" ] && ln -f "$f" "$d/keep/" 2>/dev/null; sleep 0.2; done) &
   local keeper=$!
   (long_run "$d/run" --num_steps_per_checkpoint "$LONG_EVERY") > >(stamp >"$d/run1.log") 2>&1 &
   pid=$!
@@ -871,7 +872,7 @@ step_long() {
           d = tt[i] - (lo[q] + w / 2); if (d < 0) d = -d; if (!best || d < bd) { best = i; bd = d } }
         if (!c[q]) { a[q] = s[best]; c[q] = 1 } } # a window with no step: the step nearest it
       printf "%.1f s of training, %d steps logged; seq/s first %d s %.2f, middle %.2f, last %.2f", T, n, w, a[1] / c[1], a[2] / c[2], a[3] / c[3] }')
-  # a checkpoint's cost: the steps after which one was written take longer than the median step
+  # a checkpoint's cost: the steps around one take longer than the mean of the others
   local cost
   cost=$(sed -n 's/^\([0-9.]*\) .*"step": \([0-9]*\),.*/\1 \2/p' "$d/run1.log" | awk -v e="$LONG_EVERY" '
     NR > 2 { dt = $1 - t; if ($2 % e == 0 || ($2 - 1) % e == 0) { ck += dt; nk++ } else { st += dt; ns++ } } { t = $1 }
@@ -879,8 +880,6 @@ step_long() {
   echo "long: ${cost:+$cost; }checkpoint size $(du -m "$d/ref/ckpt_$c.wbckpt" | cut -f1) MB"
   [ -n "$cost" ] && th="$th; $cost"
   echo "long: $th"
-  local ck
-  ck=$(sed -n 's/.*checkpoint.* in \([0-9.]*\) s.*/\1/p' "$d/run1.log" "$d/run2.log" | head -1)
   record info "phase-2 run with accumulation" "$(cfg_name "$(bench_config)") $SEQ2/$PRED2, $LONG_B x $LONG_ACC = $((LONG_B * LONG_ACC)) sequences a step, $LONG_STEPS steps: $th; every loss finite (exit 0)"
   record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: the losses of steps $((LONG_KILL + 1))-$c the uninterrupted run's" $losses $((1 - losses))
   record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: ckpt_$c byte for byte the uninterrupted run's" $same $((1 - same))
