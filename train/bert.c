@@ -599,7 +599,7 @@ static void linear_bwd(float *din, float *dW, float *db, const float *dout, cons
 
 static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in, const float *w,
                           const float *b, int N, int H, float eps) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H;
         float *y = out + (size_t)n * H;
@@ -620,7 +620,7 @@ static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in,
 /* din = d(LN)/d(in) . dout (set); dw, db += ... (per column, rows in order) */
 static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, const float *in,
                           const float *w, const float *mean, const float *rstd, int N, int H) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H, *dy = dout + (size_t)n * H;
         float *dx = din + (size_t)n * H;
@@ -672,7 +672,7 @@ static void dropout_apply(float *out, const float *in, const int32_t *full, int 
                           uint64_t key, float p) {
     uint32_t thr = dropout_threshold(p);
     float keep = 1.0f / (1.0f - p);
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         uint32_t base = (uint32_t)((size_t)full[n] * H);
         const float *x = in + (size_t)n * H;
@@ -840,7 +840,7 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
 
     /* embeddings */
     const float *wte = PP(a->o.head[WTE]), *wpe = PP(a->o.head[WPE]), *wtt = PP(a->o.head[WTT]);
-#pragma omp parallel for schedule(static) num_threads(T)
+#pragma omp parallel for schedule(dynamic, 32) num_threads(T)
     for (int n = 0; n < N; n++) {
         int f = a->full[n];
         const float *w = wte + (size_t)a->ids[f] * H, *p = wpe + (size_t)(f % S) * H,
@@ -926,7 +926,7 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         if (mlm_logits) memcpy(mlm_logits, a->logits, (size_t)nm * V * sizeof(float));
         double *rl = xmalloc((size_t)nm * sizeof *rl);
         int *rc = xmalloc((size_t)nm * sizeof *rc);
-#pragma omp parallel for schedule(static) num_threads(T)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(T)
         for (int j = 0; j < nm; j++) {
             float *z = a->logits + (size_t)j * V;
             int arg;
@@ -968,7 +968,7 @@ void bert_backward(Bert *m, float scale) {
     /* MLM head */
     if (nm) {
         float g = scale / nm;
-#pragma omp parallel for schedule(static) num_threads(T)
+#pragma omp parallel for schedule(dynamic, 4) num_threads(T)
         for (int j = 0; j < nm; j++) {
             const float *p = a->logits + (size_t)j * V;
             float *d = a->dlog + (size_t)j * V;

@@ -10,11 +10,13 @@
  *
  *     C tile (6 x 16)  +=  sum over k of  a[k][0..5] (outer product) b[k][0..15]
  *
- * The first slice of k starts the tile at 0 (or at C when accumulating),
- * later slices load it back, so each element of C is a single chain of
- * multiply-adds in increasing k whatever the blocking, the tile edges (the
- * padding only touches padded rows and columns) or the threads: the
- * product's bits depend only on its inputs. Sizes: a B sliver (KC x NR,
+ * Each KC-deep slice sums its products into a tile that starts at 0, one
+ * chain of multiply-adds in increasing k per element, and the tile is then
+ * added to C (the first slice stores it, unless accumulating). An element
+ * of C is thus C + chain(slice 1) + chain(slice 2) ... whatever the tile
+ * edges (the padding only touches padded rows and columns), the order the
+ * tiles are computed in or the threads: the product's bits depend only on
+ * its inputs and KC. Sizes: a B sliver (KC x NR,
  * 16 KiB) stays in L1, an A block (MC x KC, 96 KiB) in L2.
  *
  * The AVX2 micro-kernel keeps the 6 x 16 tile in 12 ymm registers and
@@ -52,13 +54,10 @@ static int imin(int a, int b) { return a < b ? a : b; }
 
 /* ---- portable kernels ---- */
 
-/* c[0..mr) x [0..nr) = (load ? c : 0) + sum_k a[k][r] b[k][j] (packed slivers) */
+/* c[0..mr) x [0..nr) = (load ? c : 0) + (sum over k of a(r, k) b[k][j], in k order) */
 static void kern_generic(int kc, const float *a, int rs, int cs, const float *b, float *c, int ldc,
                          int load, int mr, int nr) {
-    float t[MR][NR];
-    for (int r = 0; r < MR; r++)
-        for (int j = 0; j < NR; j++)
-            t[r][j] = load && r < mr && j < nr ? c[(size_t)r * ldc + j] : 0.0f;
+    float t[MR][NR] = {{0}};
     for (int k = 0; k < kc; k++) {
         const float *ak = a + (size_t)k * cs, *bk = b + (size_t)k * NR;
         for (int r = 0; r < MR; r++) {
@@ -69,7 +68,7 @@ static void kern_generic(int kc, const float *a, int rs, int cs, const float *b,
     }
     for (int r = 0; r < mr; r++)
         for (int j = 0; j < nr; j++)
-            c[(size_t)r * ldc + j] = t[r][j];
+            c[(size_t)r * ldc + j] = load ? c[(size_t)r * ldc + j] + t[r][j] : t[r][j];
 }
 
 static void exp_generic(float *y, const float *x, size_t n) {
@@ -130,17 +129,15 @@ static void kern_avx2(int kc, const float *restrict a, int rs, int cs, const flo
                 for (int j = 0; j < NR; j++)
                     tmp[r * NR + j] = r < mr && j < nr ? c[(size_t)r * ldc + j] : 0.0f;
     }
+    /* the tile's sums start at 0 and C is added after the k loop (a
+     * slice's chain, then C + chain): C's lines are prefetched now and
+     * arrive while the loop runs */
+    if (load)
+        for (int r = 0; r < MR; r++)
+            _mm_prefetch((const char *)(cc + (size_t)r * ld), _MM_HINT_T0),
+                _mm_prefetch((const char *)(cc + (size_t)r * ld + NR - 1), _MM_HINT_T0);
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
-    if (load) {
-        c00 = _mm256_loadu_ps(cc), c01 = _mm256_loadu_ps(cc + 8);
-        c10 = _mm256_loadu_ps(cc + ld), c11 = _mm256_loadu_ps(cc + ld + 8);
-        c20 = _mm256_loadu_ps(cc + 2 * ld), c21 = _mm256_loadu_ps(cc + 2 * ld + 8);
-        c30 = _mm256_loadu_ps(cc + 3 * ld), c31 = _mm256_loadu_ps(cc + 3 * ld + 8);
-        c40 = _mm256_loadu_ps(cc + 4 * ld), c41 = _mm256_loadu_ps(cc + 4 * ld + 8);
-        c50 = _mm256_loadu_ps(cc + 5 * ld), c51 = _mm256_loadu_ps(cc + 5 * ld + 8);
-    } else {
-        c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
-    }
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
     const float *a0 = a, *a1 = a + rs, *a2 = a + 2 * (size_t)rs, *a3 = a + 3 * (size_t)rs,
                 *a4 = a + 4 * (size_t)rs, *a5 = a + 5 * (size_t)rs;
     for (size_t k = 0, ka = 0; k < (size_t)kc; k++, ka += (size_t)cs) {
@@ -158,6 +155,20 @@ static void kern_avx2(int kc, const float *restrict a, int rs, int cs, const flo
         t = _mm256_broadcast_ss(a5 + ka);
         c50 = _mm256_fmadd_ps(t, b0, c50), c51 = _mm256_fmadd_ps(t, b1, c51);
         b += NR;
+    }
+    if (load) {
+        c00 = _mm256_add_ps(_mm256_loadu_ps(cc), c00);
+        c01 = _mm256_add_ps(_mm256_loadu_ps(cc + 8), c01);
+        c10 = _mm256_add_ps(_mm256_loadu_ps(cc + ld), c10);
+        c11 = _mm256_add_ps(_mm256_loadu_ps(cc + ld + 8), c11);
+        c20 = _mm256_add_ps(_mm256_loadu_ps(cc + 2 * ld), c20);
+        c21 = _mm256_add_ps(_mm256_loadu_ps(cc + 2 * ld + 8), c21);
+        c30 = _mm256_add_ps(_mm256_loadu_ps(cc + 3 * ld), c30);
+        c31 = _mm256_add_ps(_mm256_loadu_ps(cc + 3 * ld + 8), c31);
+        c40 = _mm256_add_ps(_mm256_loadu_ps(cc + 4 * ld), c40);
+        c41 = _mm256_add_ps(_mm256_loadu_ps(cc + 4 * ld + 8), c41);
+        c50 = _mm256_add_ps(_mm256_loadu_ps(cc + 5 * ld), c50);
+        c51 = _mm256_add_ps(_mm256_loadu_ps(cc + 5 * ld + 8), c51);
     }
     _mm256_storeu_ps(cc, c00), _mm256_storeu_ps(cc + 8, c01);
     _mm256_storeu_ps(cc + ld, c10), _mm256_storeu_ps(cc + ld + 8, c11);
@@ -383,77 +394,89 @@ static float *ws_alloc(size_t nfloats) {
     return p;
 }
 
-/* The product restricted to rows [i0, i1) and columns [j0, j1), one thread. */
-static void mm_part(int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
-                    float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int i0, int i1, int j0,
-                    int j1) {
-    if (i0 >= i1 || j0 >= j1) return;
-    if (K <= 0) {
-        if (!acc)
-            for (int i = i0; i < i1; i++)
-                memset(C + (size_t)i * ldc + j0, 0, (size_t)(j1 - j0) * sizeof *C);
-        if (epi) epi(ectx, C, ldc, i0, i1, j0, j1);
-        return;
-    }
-    if (!tl_pa) tl_pa = ws_alloc((size_t)MC * KC), tl_pb = ws_alloc((size_t)KC * NC);
-    float *pa = tl_pa, *pb = tl_pb;
-    /* op(A) and op(B) offset to the part: row i0 of op(A), column j0 of op(B) */
-    const float *Ap = ta ? A + i0 : A + (size_t)i0 * lda;
-    const float *Bp = tb ? B + (size_t)j0 * ldb : B + j0;
+/* One task of a slice: rows [ic, ic + mc) and columns [j0, j1) of the
+ * packed panel (columns jc + j of C), k slice [pc, pc + kc) against the
+ * packed pb; pa is the thread's buffer for A slivers that need packing. */
+static void mm_task(const float *A, int lda, int ta, const float *pb, float *C, int ldc, int load,
+                    int last, MmEpilogue epi, void *ectx, int ic, int mc, int jc, int j0, int j1,
+                    int pc, int kc, float *pa) {
+    /* Row-major A: its full slivers are read in place (packing them would
+     * cost a pass over A per product, as much as the multiply when N is
+     * small), a partial one is packed and zero-padded. Transposed A is
+     * packed whole: in place, each k of a sliver would be a new page. */
+    int full = ta ? 0 : mc / MR * MR;
+    if (full < mc) pack_a(pa, A, lda, ta, ic + full, mc - full, pc, kc);
+    const float *Ab = A + (size_t)ic * lda + pc;
+    float *Cb = C + (size_t)ic * ldc + jc;
     Kernel kern = kd.kern;
-    for (int jc = 0; jc < j1 - j0; jc += NC) {
-        int nc = imin(NC, j1 - j0 - jc);
-        for (int pc = 0; pc < K; pc += KC) {
-            int kc = imin(KC, K - pc), load = acc || pc > 0, last = pc + kc == K;
-            pack_b(pb, Bp, ldb, tb, pc, kc, jc, nc);
-            for (int ic = 0; ic < i1 - i0; ic += MC) {
-                int mc = imin(MC, i1 - i0 - ic), full = ta ? 0 : mc / MR * MR;
-                /* Row-major A: its full slivers are read in place (packing
-                 * them would cost a pass over A per product, as much as the
-                 * multiply when N is small), a partial one is packed and
-                 * zero-padded. Transposed A is packed whole: in place, each
-                 * k of a sliver would be a new page. */
-                const float *Ab = Ap + (size_t)ic * lda + pc;
-                if (full < mc) pack_a(pa, Ap, lda, ta, ic + full, mc - full, pc, kc);
-                float *Cb = C + (size_t)(i0 + ic) * ldc + j0 + jc;
-                for (int jr = 0; jr < nc; jr += NR)
-                    for (int ir = 0; ir < mc; ir += MR)
-                        if (ir < full)
-                            kern(kc, Ab + (size_t)ir * lda, lda, 1, pb + (size_t)jr * kc,
-                                 Cb + (size_t)ir * ldc + jr, ldc, load, MR, imin(NR, nc - jr));
-                        else
-                            kern(kc, pa + (size_t)(ir - full) * kc, 1, MR, pb + (size_t)jr * kc,
-                                 Cb + (size_t)ir * ldc + jr, ldc, load, imin(MR, mc - ir),
-                                 imin(NR, nc - jr));
-                if (last && epi) epi(ectx, C, ldc, i0 + ic, i0 + ic + mc, j0 + jc, j0 + jc + nc);
-            }
-        }
-    }
+    for (int jr = j0; jr < j1; jr += NR)
+        for (int ir = 0; ir < mc; ir += MR)
+            if (ir < full)
+                kern(kc, Ab + (size_t)ir * lda, lda, 1, pb + (size_t)jr * kc,
+                     Cb + (size_t)ir * ldc + jr, ldc, load, MR, imin(NR, j1 - jr));
+            else
+                kern(kc, pa + (size_t)(ir - full) * kc, 1, MR, pb + (size_t)jr * kc,
+                     Cb + (size_t)ir * ldc + jr, ldc, load, imin(MR, mc - ir), imin(NR, j1 - jr));
+    if (last && epi) epi(ectx, C, ldc, ic, ic + mc, jc + j0, jc + j1);
+}
+
+static void ws_ready(void) {
+    if (!tl_pa) tl_pa = ws_alloc((size_t)MC * KC), tl_pb = ws_alloc((size_t)KC * NC);
 }
 
 void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
         float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads) {
     if (M <= 0 || N <= 0) return;
     k_ready();
-    int mu = (M + MR - 1) / MR, nu = (N + NR - 1) / NR, rows = mu >= nu;
-    int units = rows ? mu : nu;
-    /* small products are not worth waking threads for (any split gives the same bits) */
-    if ((double)M * N * (K > 0 ? K : 1) < 65536.0 || omp_in_parallel()) threads = 1;
-    if (threads > units) threads = units;
-    if (threads <= 1) {
-        mm_part(K, A, lda, ta, B, ldb, tb, C, ldc, acc, epi, ectx, 0, M, 0, N);
+    if (K <= 0) {
+        if (!acc)
+            for (int i = 0; i < M; i++)
+                memset(C + (size_t)i * ldc, 0, (size_t)N * sizeof *C);
+        if (epi) epi(ectx, C, ldc, 0, M, 0, N);
         return;
     }
-#pragma omp parallel num_threads(threads)
-    {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        int u0 = (int)((int64_t)units * t / T), u1 = (int)((int64_t)units * (t + 1) / T);
-        if (rows)
-            mm_part(K, A, lda, ta, B, ldb, tb, C, ldc, acc, epi, ectx, u0 * MR, imin(M, u1 * MR), 0,
-                    N);
-        else
-            mm_part(K, A, lda, ta, B, ldb, tb, C, ldc, acc, epi, ectx, 0, M, u0 * NR,
-                    imin(N, u1 * NR));
+    /* small products are not worth waking threads for */
+    if ((double)M * N * K < 65536.0 || omp_in_parallel()) threads = 1;
+    ws_ready();
+    float *pb = tl_pb; /* the caller's packed B panel, shared by the team */
+    int mb = (M + MC - 1) / MC;
+    for (int jc = 0; jc < N; jc += NC) {
+        int nc = imin(NC, N - jc);
+        /* column chunks of a task: enough tasks to keep the threads busy */
+        int nt = nc;
+        while (threads > 1 && nt > NR && (long)mb * ((nc + nt - 1) / nt) < 4L * threads)
+            nt = (nt / 2 + NR - 1) / NR * NR;
+        int tasks = mb * ((nc + nt - 1) / nt), T = imin(threads, tasks);
+        for (int pc = 0; pc < K; pc += KC) {
+            int kc = imin(KC, K - pc), load = acc || pc > 0, last = pc + kc == K;
+            /* Tasks are handed out as threads come free, so a thread the
+             * machine delays does not hold the others up; every element's
+             * sum is the same whoever computes it. */
+            if (T <= 1) {
+                pack_b(pb, B, ldb, tb, pc, kc, jc, nc);
+                for (int t = 0; t < tasks; t++) {
+                    int ic = t % mb * MC, j0 = t / mb * nt;
+                    mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
+                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
+                }
+                continue;
+            }
+            int ns = (nc + NR - 1) / NR;
+#pragma omp parallel num_threads(T)
+            {
+#pragma omp for schedule(static)
+                for (int sl = 0; sl < ns; sl++)
+                    pack_b(pb + (size_t)sl * NR * kc, B, ldb, tb, pc, kc, jc + sl * NR,
+                           imin(NR, nc - sl * NR));
+                ws_ready();
+#pragma omp for schedule(dynamic)
+                for (int t = 0; t < tasks; t++) {
+                    int ic = t % mb * MC, j0 = t / mb * nt;
+                    mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
+                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
+                }
+            }
+        }
     }
 }
 

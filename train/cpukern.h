@@ -8,10 +8,11 @@
  * from libm one value at a time elsewhere.
  *
  * Results never depend on the thread count or on how a product is cut into
- * tiles: every element of a product is one chain of multiply-adds over k
- * in increasing order (the inner dimension is never split, neither across
- * threads nor within one), so any partition of the rows and columns gives
- * the same bits. They may differ between the AVX2 and the portable kernels
+ * tiles: every element of a product is summed by one thread in a fixed
+ * order (a chain of multiply-adds in increasing k per 256-deep slice of
+ * the inner dimension, the slices added in order; the inner dimension is
+ * never split across threads), so any partition of the rows and columns
+ * gives the same bits. They may differ between the AVX2 and the portable kernels
  * (fused multiply-add rounds once); WIKIBERT_KERNELS=generic in the
  * environment forces the portable ones (for tests and comparisons).
  *
