@@ -44,6 +44,11 @@ HDF5_INC    = $(if $(DEVLIBS),,$(shell ls -d /usr/include/hdf5/serial 2>/dev/nul
 HDF5_LIB    = $(if $(DEVLIBS),,$(firstword $(shell ls -d /usr/lib/*/hdf5/serial 2>/dev/null)))
 CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
 LIBS        = -lbz2 -lexpat -lpcre2-8 -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
+# glibc's vector math (libmvec: exp and erf 8 lanes at a time for the CPU
+# trainer's AVX2 kernels, train/cpukern.c); without it those use libm.
+MVEC       := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec)
+LIBS       += $(MVEC)
+CFLAGS     += $(if $(MVEC),-DWB_HAVE_MVEC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 # Test drivers (tests/unit/*.c not named test_*): built for the CLI tests, not run as suites.
 TEST_TOOLS := $(patsubst tests/unit/%.c,%,$(filter-out $(wildcard tests/unit/test_*.c),$(wildcard tests/unit/*.c)))

@@ -5,9 +5,12 @@ attention, the MLM head at the masked positions, the config's dropout at
 BERT's four sites, as train_bert_cpu trains), one training step =
 forward, backward and an AdamW step on a micro-batch of the shape given,
 float32, with torch.set_num_threads(THREADS). Prints the best seq/s of
-the timed steps.
+the timed steps (after one untimed step). With DATA (an .npz holding an
+HDF5 file's datasets, bench/train_cpu.sh writes it) the steps train on its
+rows in file order, padding and masked tokens as train_bert_cpu sees them;
+without, on random ids, no padding, PRED masked tokens a row.
 
-    python3 bench/train_cpu_ref.py CONFIG.json BATCH SEQ PRED STEPS THREADS
+    python3 bench/train_cpu_ref.py CONFIG.json BATCH SEQ PRED STEPS THREADS [DATA]
 """
 import json
 import math
@@ -69,24 +72,54 @@ class Bert(nn.Module):
         return mlm + nn.functional.cross_entropy(self.nsp(torch.tanh(self.pool(x[:, 0]))), nsp)
 
 
+def batches(c, B, S, P, n, data):
+    """n micro-batches: rows of DATA (an .npz of an HDF5 file's datasets, in
+    file order, the masked tokens per row until the first position 0, as
+    train_bert_cpu reads them), or random ids without padding and P masked
+    tokens per row"""
+    out = []
+    if data:
+        import numpy as np
+
+        d = np.load(data)
+        rows = len(d["input_ids"])
+        for i in range(n):
+            r = [(i * B + j) % rows for j in range(B)]
+            pos, lab = d["masked_lm_positions"][r], d["masked_lm_ids"][r]
+            mrow, mlab = [], []
+            for b in range(B):
+                for k in range(pos.shape[1]):
+                    if pos[b, k] == 0:
+                        break
+                    mrow.append(b * S + int(pos[b, k]))
+                    mlab.append(int(lab[b, k]))
+            t = lambda name: torch.from_numpy(d[name][r].astype(np.int64))
+            out.append((t("input_ids"), t("segment_ids"), t("input_mask"), torch.tensor(mrow),
+                        torch.tensor(mlab), t("next_sentence_labels")))
+        return out
+    for _ in range(n):
+        ids = torch.randint(5, c["vocab_size"], (B, S))
+        seg = torch.zeros(B, S, dtype=torch.long)
+        mask = torch.ones(B, S, dtype=torch.long)
+        mrow = torch.tensor([b * S + 1 + k * (S // (P + 1)) for b in range(B) for k in range(P)])
+        mlab = torch.randint(5, c["vocab_size"], (B * P,))
+        out.append((ids, seg, mask, mrow, mlab, torch.randint(0, 2, (B,))))
+    return out
+
+
 def main():
     cfg, B, S, P, steps, threads = sys.argv[1], *map(int, sys.argv[2:7])
+    data = sys.argv[7] if len(sys.argv) > 7 else None
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     c = json.load(open(cfg))
     m = Bert(c)
     opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
-    ids = torch.randint(5, c["vocab_size"], (B, S))
-    seg = torch.zeros(B, S, dtype=torch.long)
-    mask = torch.ones(B, S, dtype=torch.long)
-    mrow = torch.tensor([b * S + 1 + k * (S // (P + 1)) for b in range(B) for k in range(P)])
-    mlab = torch.randint(5, c["vocab_size"], (B * P,))
-    nsp = torch.randint(0, 2, (B,))
     best = 0.0
-    for s in range(steps + 1):
+    for s, batch in enumerate(batches(c, B, S, P, steps + 1, data)):
         t0 = time.perf_counter()
         opt.zero_grad()
-        m(ids, seg, mask, mrow, mlab, nsp).backward()
+        m(*batch).backward()
         opt.step()
         dt = time.perf_counter() - t0
         if s:  # the first step warms up

@@ -10,12 +10,14 @@
 #include "train/bert.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "common/cli.h"
 #include "train/dropout.h"
 #include "common/io.h"
 #include "common/json.h"
+#include "train/cpukern.h"
 
 /* ---- config ---- */
 
@@ -222,7 +224,13 @@ struct BertAct {
     const BertBatch *batch;
     /* per batch */
     int32_t *ids, *seg, *mrow, *mlabel; /* copies; mrow: token row of each masked token */
-    float *maskbias;                    /* B x S: 0 or -10000 */
+    /* Tokens computed: each row up to its last token or masked position
+     * (the padding after it is skipped, see bert_forward), packed: row b's
+     * tokens are rows off[b] .. off[b + 1] - 1 of every activation, and
+     * full[n] is packed row n's place b * S + s in the batch. */
+    int32_t *off, *full;
+    int ntok;
+    float *maskbias; /* B x S: 0 or -10000 */
     int32_t *nsp;
     /* embeddings */
     float *e, *emean, *erstd, *x0;
@@ -325,11 +333,14 @@ const BertTensor *bert_tensor_named(const Bert *m, const char *name) {
 
 static int threads_wanted; /* bert_set_threads; 0: all cores */
 
-void bert_set_threads(int n) { threads_wanted = n > 0 ? n : 0; }
-
 static int nthreads(void) {
     if (!threads_wanted) threads_wanted = cli_ncpus();
     return threads_wanted;
+}
+
+void bert_set_threads(int n) {
+    threads_wanted = n > 0 ? n : 0;
+    omp_set_num_threads(nthreads()); /* the optimizer's loops on this thread too */
 }
 
 /* ---- initial weights ----
@@ -454,7 +465,8 @@ static void act_free(BertAct *a) {
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         free(*f[i]), *f[i] = NULL;
     free(a->ids), free(a->seg), free(a->mrow), free(a->mlabel), free(a->nsp);
-    a->ids = a->seg = a->mrow = a->mlabel = a->nsp = NULL;
+    free(a->off), free(a->full);
+    a->ids = a->seg = a->mrow = a->mlabel = a->nsp = a->off = a->full = NULL;
     a->B = a->S = a->M = 0;
 }
 
@@ -473,6 +485,7 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     a->ids = xmalloc(N * sizeof *a->ids), a->seg = xmalloc(N * sizeof *a->seg);
     a->mrow = xmalloc(NM * sizeof *a->mrow), a->mlabel = xmalloc(NM * sizeof *a->mlabel);
     a->nsp = xmalloc((size_t)B * sizeof *a->nsp);
+    a->off = xmalloc((size_t)(B + 1) * sizeof *a->off), a->full = xmalloc(N * sizeof *a->full);
     a->maskbias = FA(N);
     a->e = FA(N * H), a->emean = FA(N), a->erstd = FA(N), a->x0 = FA(N * H);
     a->q = FA(L * N * H), a->k = FA(L * N * H), a->v = FA(L * N * H),
@@ -495,98 +508,98 @@ static void act_reserve(Bert *m, int B, int S, int M) {
 
 /* ---- kernels ---- */
 
-/* out[n, o] = b[o] + sum_k in[n, k] W[o, k], summed over k in order.
- * W is transposed first so that the inner loop runs over outputs (a
- * vectorisable axpy instead of a reduction), four rows at a time so each
- * row of W^T is loaded once per four rows. */
-static void linear_fwd(float *out, const float *in, const float *W, const float *b, int N, int K,
-                       int O) {
-    float *Wt = xmalloc((size_t)K * O * sizeof *Wt);
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int k = 0; k < K; k++)
-        for (int o = 0; o < O; o++)
-            Wt[(size_t)k * O + o] = W[(size_t)o * K + k];
-    int nb = (N + 3) / 4;
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int blk = 0; blk < nb; blk++) {
-        int n0 = blk * 4, rows = N - n0 < 4 ? N - n0 : 4;
-        float *y[4];
-        const float *x[4];
-        for (int r = 0; r < 4; r++) {
-            int n = n0 + (r < rows ? r : 0);
-            y[r] = out + (size_t)n * O;
-            x[r] = in + (size_t)n * K;
+/* Matrix products go through train/cpukern (packed, AVX2 + FMA where the
+ * CPU has it); the functions here add what a BLAS cannot: bias, GELU,
+ * dropout and the residual in the product's epilogue, while its tile is in
+ * cache, and GELU's derivative in that of its input gradient. */
+
+#define ECHUNK 16384 /* elements per task of an element-wise loop (a multiple of 8) */
+
+static size_t zmin(size_t a, size_t b) { return a < b ? a : b; }
+
+/* What a linear layer's epilogue adds to x W^T, in this order: the bias,
+ * dropout (site key, threshold, 1 / (1 - p); element index row * O + col),
+ * the residual (N x O), and GELU into act (act = gelu(C), C kept). */
+typedef struct LinEpi {
+    const float *bias, *res;
+    float *act;
+    const int32_t *full; /* dropout: packed row -> batch row (bert_forward) */
+    int drop;
+    uint64_t key;
+    uint32_t thr;
+    float keep;
+} LinEpi;
+
+static void lin_epi(void *ctx, float *C, int ldc, int i0, int i1, int j0, int j1) {
+    const LinEpi *e = ctx;
+    for (int i = i0; i < i1; i++) {
+        float *c = C + (size_t)i * ldc;
+        if (e->bias)
+            for (int j = j0; j < j1; j++)
+                c[j] += e->bias[j];
+        if (e->drop) {
+            uint32_t base = (uint32_t)((size_t)e->full[i] * ldc);
+            for (int j = j0; j < j1; j++)
+                c[j] = dropout_keep(e->key, base + (uint32_t)j, e->thr) ? c[j] * e->keep : 0.0f;
         }
-        for (int r = 0; r < rows; r++)
-            for (int o = 0; o < O; o++)
-                y[r][o] = 0;
-        if (rows == 4) {
-            for (int k = 0; k < K; k++) {
-                const float *restrict w = Wt + (size_t)k * O;
-                float a0 = x[0][k], a1 = x[1][k], a2 = x[2][k], a3 = x[3][k];
-                float *restrict y0 = y[0], *restrict y1 = y[1], *restrict y2 = y[2],
-                                *restrict y3 = y[3];
-                for (int o = 0; o < O; o++) {
-                    y0[o] += a0 * w[o];
-                    y1[o] += a1 * w[o];
-                    y2[o] += a2 * w[o];
-                    y3[o] += a3 * w[o];
-                }
-            }
-        } else {
-            for (int r = 0; r < rows; r++)
-                for (int k = 0; k < K; k++) {
-                    const float *w = Wt + (size_t)k * O;
-                    float a = x[r][k], *yr = y[r];
-                    for (int o = 0; o < O; o++)
-                        yr[o] += a * w[o];
-                }
-        }
-        if (b)
-            for (int r = 0; r < rows; r++)
-                for (int o = 0; o < O; o++)
-                    y[r][o] += b[o];
+        if (e->res)
+            for (int j = j0; j < j1; j++)
+                c[j] += e->res[(size_t)i * ldc + j];
+        if (e->act) vgelu(e->act + (size_t)i * ldc + j0, c + j0, (size_t)(j1 - j0));
     }
-    free(Wt);
 }
 
-/* din[n, k] = sum_o dout[n, o] W[o, k] (din may be NULL; set, not added);
+/* out[n, o] = b[o] + sum_k in[n, k] W[o, k] (W is [O, K], PyTorch's layout) */
+static void linear_fwd(float *out, const float *in, const float *W, const float *b, int N, int K,
+                       int O) {
+    LinEpi e = {.bias = b};
+    mm(N, O, K, in, K, 0, W, K, 1, out, O, 0, b ? lin_epi : NULL, &e, nthreads());
+}
+
+/* db[o] += sum_n x[n, o], n in order (per column: the same for any threads) */
+static void colsum_add(float *db, const float *x, int N, int O) {
+    enum { W = 256 };
+    int nc = (O + W - 1) / W;
+#pragma omp parallel for schedule(static) num_threads(nthreads()) if (nc > 1)
+    for (int c = 0; c < nc; c++) {
+        int j0 = c * W, w = O - j0 < W ? O - j0 : W;
+        float s[W] = {0};
+        for (int n = 0; n < N; n++) {
+            const float *r = x + (size_t)n * O + j0;
+            for (int j = 0; j < w; j++)
+                s[j] += r[j];
+        }
+        for (int j = 0; j < w; j++)
+            db[j0 + j] += s[j];
+    }
+}
+
+/* GELU's derivative applied to a finished block of dh = dout Wo */
+static void gelu_bwd_epi(void *ctx, float *C, int ldc, int i0, int i1, int j0, int j1) {
+    const float *pre = ctx;
+    for (int i = i0; i < i1; i++)
+        vgelu_bwd(C + (size_t)i * ldc + j0, C + (size_t)i * ldc + j0, pre + (size_t)i * ldc + j0,
+                  (size_t)(j1 - j0));
+}
+
+/* din = dout W (din may be NULL; added to din with din_acc, then epi);
  * dW[o, k] += sum_n dout[n, o] in[n, k]; db[o] += sum_n dout[n, o] */
+static void linear_bwd_ex(float *din, int din_acc, MmEpilogue epi, void *ectx, float *dW, float *db,
+                          const float *dout, const float *in, const float *W, int N, int K, int O) {
+    int T = nthreads();
+    if (din) mm(N, K, O, dout, O, 0, W, K, 0, din, K, din_acc, epi, ectx, T);
+    mm(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, NULL, NULL, T);
+    if (db) colsum_add(db, dout, N, O);
+}
+
 static void linear_bwd(float *din, float *dW, float *db, const float *dout, const float *in,
                        const float *W, int N, int K, int O) {
-    if (din) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-        for (int n = 0; n < N; n++) {
-            float *dx = din + (size_t)n * K;
-            const float *dy = dout + (size_t)n * O;
-            for (int k = 0; k < K; k++)
-                dx[k] = 0;
-            for (int o = 0; o < O; o++) {
-                float g = dy[o];
-                const float *w = W + (size_t)o * K;
-                for (int k = 0; k < K; k++)
-                    dx[k] += g * w[k];
-            }
-        }
-    }
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int o = 0; o < O; o++) {
-        float *dw = dW + (size_t)o * K;
-        float sb = 0;
-        for (int n = 0; n < N; n++) {
-            float g = dout[(size_t)n * O + o];
-            const float *x = in + (size_t)n * K;
-            for (int k = 0; k < K; k++)
-                dw[k] += g * x[k];
-            sb += g;
-        }
-        if (db) db[o] += sb;
-    }
+    linear_bwd_ex(din, 0, NULL, NULL, dW, db, dout, in, W, N, K, O);
 }
 
 static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in, const float *w,
                           const float *b, int N, int H, float eps) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H;
         float *y = out + (size_t)n * H;
@@ -604,10 +617,10 @@ static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in,
     }
 }
 
-/* din = d(LN)/d(in) . dout (set); dw, db += ... */
+/* din = d(LN)/d(in) . dout (set); dw, db += ... (per column, rows in order) */
 static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, const float *in,
                           const float *w, const float *mean, const float *rstd, int N, int H) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
     for (int n = 0; n < N; n++) {
         const float *x = in + (size_t)n * H, *dy = dout + (size_t)n * H;
         float *dx = din + (size_t)n * H;
@@ -623,145 +636,151 @@ static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, c
             dx[i] = (dy[i] * w[i] - a - xh * bsum) * rs;
         }
     }
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int i = 0; i < H; i++) {
-        float sw = 0, sb = 0;
+    enum { W = 128 };
+    int nc = (H + W - 1) / W;
+#pragma omp parallel for schedule(static) num_threads(nthreads()) if (nc > 1)
+    for (int c = 0; c < nc; c++) {
+        int i0 = c * W, w_ = H - i0 < W ? H - i0 : W;
+        float sw[W] = {0}, sb[W] = {0};
         for (int n = 0; n < N; n++) {
-            float g = dout[(size_t)n * H + i];
-            sw += g * (in[(size_t)n * H + i] - mean[n]) * rstd[n];
-            sb += g;
+            const float *g = dout + (size_t)n * H + i0, *x = in + (size_t)n * H + i0;
+            float mu = mean[n], rs = rstd[n];
+            for (int i = 0; i < w_; i++) {
+                sw[i] += g[i] * (x[i] - mu) * rs;
+                sb[i] += g[i];
+            }
         }
-        dw[i] += sw;
-        db[i] += sb;
+        for (int i = 0; i < w_; i++)
+            dw[i0 + i] += sw[i], db[i0 + i] += sb[i];
     }
-}
-
-static inline float gelu(float x) { return 0.5f * x * (1.0f + erff(x * (float)M_SQRT1_2)); }
-static inline float gelu_grad(float x) {
-    return 0.5f * (1.0f + erff(x * (float)M_SQRT1_2)) +
-           x * expf(-0.5f * x * x) * 0.3989422804014327f;
-}
-
-static void gelu_fwd(float *out, const float *in, size_t n) {
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++)
-        out[i] = gelu(in[i]);
 }
 
 /* din = dout * gelu'(in) */
 static void gelu_bwd(float *din, const float *dout, const float *in, size_t n) {
+    size_t nc = (n + ECHUNK - 1) / ECHUNK;
 #pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++)
-        din[i] = dout[i] * gelu_grad(in[i]);
+    for (size_t c = 0; c < nc; c++)
+        vgelu_bwd(din + c * ECHUNK, dout + c * ECHUNK, in + c * ECHUNK,
+                  zmin(ECHUNK, n - c * ECHUNK));
 }
 
-/* out[i] = in[i] * (kept ? 1 / (1 - p) : 0) under site key `key` (dropout.h);
- * the same call applies a mask forward and to a gradient backward. out may
- * be in. */
-static void dropout_apply(float *out, const float *in, size_t n, uint64_t key, float p) {
+/* out = in * (kept ? 1 / (1 - p) : 0) under site key `key` (dropout.h) for
+ * N packed rows of H; element (n, i) is element full[n] * H + i of the
+ * batch's [B * S, H]. The same call applies a mask forward and to a
+ * gradient backward. out may be in. */
+static void dropout_apply(float *out, const float *in, const int32_t *full, int N, int H,
+                          uint64_t key, float p) {
     uint32_t thr = dropout_threshold(p);
     float keep = 1.0f / (1.0f - p);
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (size_t i = 0; i < n; i++)
-        out[i] = dropout_keep(key, (uint32_t)i, thr) ? in[i] * keep : 0.0f;
+#pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
+    for (int n = 0; n < N; n++) {
+        uint32_t base = (uint32_t)((size_t)full[n] * H);
+        const float *x = in + (size_t)n * H;
+        float *y = out + (size_t)n * H;
+        for (int i = 0; i < H; i++)
+            y[i] = dropout_keep(key, base + (uint32_t)i, thr) ? x[i] * keep : 0.0f;
+    }
 }
 
-/* Self-attention of one layer: q, k, v [B*S, H] -> ctx [B*S, H], probs
- * [B, A, S, S] (before dropout; ctx uses the probabilities after dropout
- * with site key dkey when dprob > 0). */
+/* Self-attention of one layer: q, k, v [tokens, H] -> ctx [tokens, H],
+ * probs [B, A, S, S] (before dropout; ctx uses the probabilities after
+ * dropout with site key dkey when dprob > 0). Row b's tokens are rows
+ * off[b] .. off[b + 1] - 1 (n of them); its (row, head) pairs use the top
+ * left n x n of their S x S probabilities, and the dropout mask's element
+ * (i, j) is element (b * A + h) * S * S + i * S + j, as for the whole
+ * sequence. Per pair: scores Q K^T as one product, the masked softmax row
+ * by row, then (dropped) P V. */
 static void attention_fwd(float *ctx, float *att, const float *q, const float *k, const float *v,
-                          const float *maskbias, int B, int S, int H, int A, uint64_t dkey,
+                          const float *maskbias, const int32_t *off, int B, int S, int H, int A,
+                          uint64_t dkey, float dprob) {
+    int D = H / A;
+    float scale = 1.0f / sqrtf((float)D);
+    uint32_t thr = dropout_threshold(dprob);
+    float dscale = dprob > 0 ? 1.0f / (1.0f - dprob) : 1.0f;
+#pragma omp parallel num_threads(nthreads())
+    {
+        float *pd = dprob > 0 ? xmalloc((size_t)S * S * sizeof *pd) : NULL;
+#pragma omp for schedule(dynamic)
+        for (int ba = 0; ba < B * A; ba++) {
+            int b = ba / A, h = ba % A, n = off[b + 1] - off[b];
+            size_t o = (size_t)off[b] * H + (size_t)h * D;
+            float *p = att + (size_t)ba * S * S;
+            mm(n, n, D, q + o, H, 0, k + o, H, 1, p, S, 0, NULL, NULL, 1);
+            const float *mb = maskbias + (size_t)b * S;
+            for (int i = 0; i < n; i++) {
+                float *pi = p + (size_t)i * S;
+                for (int j = 0; j < n; j++)
+                    pi[j] = pi[j] * scale + mb[j];
+                float mx = vmax(pi, (size_t)n, NULL);
+                float sum = (float)vexp_sum(pi, pi, mx, (size_t)n);
+                for (int j = 0; j < n; j++)
+                    pi[j] /= sum;
+            }
+            const float *pv = p;
+            if (pd) {
+                for (int i = 0; i < n; i++) {
+                    uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
+                    const float *pi = p + (size_t)i * S;
+                    float *di = pd + (size_t)i * S;
+                    for (int j = 0; j < n; j++)
+                        di[j] = dropout_keep(dkey, base + (uint32_t)j, thr) ? pi[j] * dscale : 0.0f;
+                }
+                pv = pd;
+            }
+            mm(n, D, n, pv, S, 0, v + o, H, 0, ctx + o, H, 0, NULL, NULL, 1);
+        }
+        free(pd);
+    }
+}
+
+static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx,
+                          const float *att, const float *q, const float *k, const float *v,
+                          const int32_t *off, int B, int S, int H, int A, uint64_t dkey,
                           float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
     float dscale = dprob > 0 ? 1.0f / (1.0f - dprob) : 1.0f;
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int ba = 0; ba < B * A; ba++) {
-        int b = ba / A, h = ba % A;
-        for (int i = 0; i < S; i++) {
-            const float *qi = q + ((size_t)b * S + i) * H + h * D;
-            float *p = att + ((size_t)ba * S + i) * S;
-            float mx = -INFINITY;
-            for (int j = 0; j < S; j++) {
-                const float *kj = k + ((size_t)b * S + j) * H + h * D;
-                float s = 0;
-                for (int d = 0; d < D; d++)
-                    s += qi[d] * kj[d];
-                p[j] = s * scale + maskbias[b * S + j];
-                if (p[j] > mx) mx = p[j];
-            }
-            float sum = 0;
-            for (int j = 0; j < S; j++)
-                sum += p[j] = expf(p[j] - mx);
-            for (int j = 0; j < S; j++)
-                p[j] /= sum;
-            float *ci = ctx + ((size_t)b * S + i) * H + h * D;
-            for (int d = 0; d < D; d++)
-                ci[d] = 0;
-            uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
-            for (int j = 0; j < S; j++) {
-                const float *vj = v + ((size_t)b * S + j) * H + h * D;
-                float pj =
-                    dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? p[j] * dscale : 0.0f)
-                              : p[j];
-                for (int d = 0; d < D; d++)
-                    ci[d] += pj * vj[d];
-            }
-        }
-    }
-}
-
-static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx,
-                          const float *att, const float *q, const float *k, const float *v, int B,
-                          int S, int H, int A, uint64_t dkey, float dprob) {
-    int D = H / A;
-    float scale = 1.0f / sqrtf((float)D);
-    uint32_t thr = dropout_threshold(dprob);
-    float dscale = dprob > 0 ? 1.0f / (1.0f - dprob) : 1.0f;
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int ba = 0; ba < B * A; ba++) {
-        int b = ba / A, h = ba % A;
-        float *dp = datt + (size_t)ba * S * S;
-        for (int j = 0; j < S; j++) {
-            float *dqj = dq + ((size_t)b * S + j) * H + h * D,
-                  *dkj = dk + ((size_t)b * S + j) * H + h * D;
-            float *dvj = dv + ((size_t)b * S + j) * H + h * D;
-            for (int d = 0; d < D; d++)
-                dqj[d] = dkj[d] = dvj[d] = 0;
-        }
-        for (int i = 0; i < S; i++) {
-            const float *p = att + ((size_t)ba * S + i) * S,
-                        *dci = dctx + ((size_t)b * S + i) * H + h * D;
-            float *dpi = dp + (size_t)i * S, dot = 0;
-            uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
-            for (int j = 0; j < S; j++) {
-                const float *vj = v + ((size_t)b * S + j) * H + h * D;
-                float *dvj = dv + ((size_t)b * S + j) * H + h * D;
-                float ms = dprob > 0 ? (dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f)
-                                     : 1.0f;
-                float s = 0, pj = p[j] * ms;
-                for (int d = 0; d < D; d++) {
-                    s += dci[d] * vj[d];
-                    dvj[d] += pj * dci[d];
+    size_t SS = (size_t)S * S;
+#pragma omp parallel num_threads(nthreads())
+    {
+        /* the dropout mask (0 or 1 / (1 - p)) and the dropped probabilities */
+        float *ms = dprob > 0 ? xmalloc(2 * SS * sizeof *ms) : NULL, *pd = ms ? ms + SS : NULL;
+#pragma omp for schedule(dynamic)
+        for (int ba = 0; ba < B * A; ba++) {
+            int b = ba / A, h = ba % A, n = off[b + 1] - off[b];
+            size_t o = (size_t)off[b] * H + (size_t)h * D;
+            const float *p = att + (size_t)ba * SS, *pv = p;
+            float *dp = datt + (size_t)ba * SS;
+            if (ms) {
+                for (int i = 0; i < n; i++) {
+                    uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
+                    for (int j = 0; j < n; j++) {
+                        size_t e = (size_t)i * S + j;
+                        ms[e] = dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f;
+                        pd[e] = p[e] * ms[e];
+                    }
                 }
-                dpi[j] = s * ms; /* d(probabilities before dropout) */
-                dot += dpi[j] * p[j];
+                pv = pd;
             }
-            for (int j = 0; j < S; j++)
-                dpi[j] = p[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
-            const float *qi = q + ((size_t)b * S + i) * H + h * D;
-            float *dqi = dq + ((size_t)b * S + i) * H + h * D;
-            for (int j = 0; j < S; j++) {
-                const float *kj = k + ((size_t)b * S + j) * H + h * D;
-                float *dkj = dk + ((size_t)b * S + j) * H + h * D;
-                float g = dpi[j];
-                for (int d = 0; d < D; d++) {
-                    dqi[d] += g * kj[d];
-                    dkj[d] += g * qi[d];
-                }
+            /* d(dropped probabilities) = dctx V^T; dV = P'^T dctx */
+            mm(n, n, D, dctx + o, H, 0, v + o, H, 1, dp, S, 0, NULL, NULL, 1);
+            mm(n, D, n, pv, S, 1, dctx + o, H, 0, dv + o, H, 0, NULL, NULL, 1);
+            for (int i = 0; i < n; i++) {
+                float *dpi = dp + (size_t)i * S, dot = 0;
+                const float *pi = p + (size_t)i * S;
+                if (ms)
+                    for (int j = 0; j < n; j++)
+                        dpi[j] *= ms[(size_t)i * S + j]; /* d(probabilities before dropout) */
+                for (int j = 0; j < n; j++)
+                    dot += dpi[j] * pi[j];
+                for (int j = 0; j < n; j++)
+                    dpi[j] = pi[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
             }
+            mm(n, D, n, dp, S, 0, k + o, H, 0, dq + o, H, 0, NULL, NULL, 1);
+            mm(n, D, n, dp, S, 1, q + o, H, 0, dk + o, H, 0, NULL, NULL, 1);
         }
+        free(ms);
     }
 }
 
@@ -778,21 +797,42 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     BertAct *a = m->act;
     int B = bt->B, S = bt->S, H = c->hidden_size, I = c->intermediate_size,
         A = c->num_attention_heads;
-    int V = c->vocab_size, L = c->num_hidden_layers, N = B * S;
+    int V = c->vocab_size, L = c->num_hidden_layers, BS = B * S, T = nthreads();
     float eps = c->layer_norm_eps;
     a->Bc = B, a->Sc = S, a->Mc = bt->M, a->batch = bt;
-    memcpy(a->ids, bt->input_ids, (size_t)N * sizeof *a->ids);
-    memcpy(a->seg, bt->segment_ids, (size_t)N * sizeof *a->seg);
+    memcpy(a->ids, bt->input_ids, (size_t)BS * sizeof *a->ids);
+    memcpy(a->seg, bt->segment_ids, (size_t)BS * sizeof *a->seg);
     memcpy(a->nsp, bt->next_sentence_labels, (size_t)B * sizeof *a->nsp);
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < BS; i++)
         a->maskbias[i] = bt->input_mask[i] ? 0.0f : -10000.0f;
+    /* The tokens computed: each row up to its last token (input_mask 1) or
+     * masked position, at least [CLS]. The padding after it changes nothing
+     * the losses or gradients see, bit for bit: its keys get the scores
+     * -10000 + s, whose exp is exactly 0 in float, so they add exact zeros
+     * to every sum over keys, and its own outputs reach no loss, so its
+     * gradients are exact zeros; skipping it only saves the work. */
+    a->off[0] = 0;
+    for (int b = 0; b < B; b++) {
+        int n = m->keep_padding ? S : 1;
+        for (int s = 0; s < S; s++)
+            if (bt->input_mask[b * S + s]) n = s + 1 > n ? s + 1 : n;
+        for (int k = 0; k < bt->M; k++) {
+            int32_t p = bt->masked_lm_positions[b * bt->M + k];
+            if (p == 0) break;
+            n = p + 1 > n ? p + 1 : n;
+        }
+        for (int s = 0; s < n; s++)
+            a->full[a->off[b] + s] = b * S + s;
+        a->off[b + 1] = a->off[b] + n;
+    }
+    int N = a->ntok = a->off[B];
     /* masked tokens: per row, positions until the first 0 (pretraining_dataset's rule) */
     int nm = 0;
     for (int b = 0; b < B; b++)
         for (int k = 0; k < bt->M; k++) {
             int32_t p = bt->masked_lm_positions[b * bt->M + k];
             if (p == 0) break;
-            a->mrow[nm] = b * S + p;
+            a->mrow[nm] = a->off[b] + p;
             a->mlabel[nm] = bt->masked_lm_ids[b * bt->M + k];
             nm++;
         }
@@ -800,10 +840,11 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
 
     /* embeddings */
     const float *wte = PP(a->o.head[WTE]), *wpe = PP(a->o.head[WPE]), *wtt = PP(a->o.head[WTT]);
-#pragma omp parallel for schedule(static) num_threads(nthreads())
+#pragma omp parallel for schedule(dynamic, 32) num_threads(T)
     for (int n = 0; n < N; n++) {
-        const float *w = wte + (size_t)a->ids[n] * H, *p = wpe + (size_t)(n % S) * H,
-                    *t = wtt + (size_t)a->seg[n] * H;
+        int f = a->full[n];
+        const float *w = wte + (size_t)a->ids[f] * H, *p = wpe + (size_t)(f % S) * H,
+                    *t = wtt + (size_t)a->seg[f] * H;
         float *e = a->e + (size_t)n * H;
         for (int i = 0; i < H; i++)
             e[i] = w[i] + p[i] + t[i];
@@ -816,7 +857,9 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     a->dkey = m->dropout_key;
     float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
           ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
-    if (hp > 0) dropout_apply(a->x0, a->x0, (size_t)N * H, dropout_site_key(a->dkey, 0), hp);
+    if (hp > 0) dropout_apply(a->x0, a->x0, a->full, N, H, dropout_site_key(a->dkey, 0), hp);
+    LinEpi sub = {
+        .full = a->full, .drop = hp > 0, .thr = dropout_threshold(hp), .keep = 1.0f / (1.0f - hp)};
 
     /* encoder */
     const float *x = a->x0;
@@ -829,28 +872,29 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         linear_fwd(q, x, PP(LO(l, QW)), PP(LO(l, QB)), N, H, H);
         linear_fwd(k, x, PP(LO(l, KW)), PP(LO(l, KB)), N, H, H);
         linear_fwd(v, x, PP(LO(l, VW)), PP(LO(l, VB)), N, H, H);
-        attention_fwd(ctx, att, q, k, v, a->maskbias, B, S, H, A,
+        attention_fwd(ctx, att, q, k, v, a->maskbias, a->off, B, S, H, A,
                       dropout_site_key(a->dkey, 1 + 3 * l), ap);
-        linear_fwd(r1, ctx, PP(LO(l, AOW)), PP(LO(l, AOB)), N, H, H);
-        if (hp > 0) dropout_apply(r1, r1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp);
-        for (size_t i = 0; i < NH; i++)
-            r1[i] += x[i];
+        /* r1 = dropout(ctx Wao^T + bao) + x, in the product's epilogue */
+        sub.bias = PP(LO(l, AOB)), sub.res = x, sub.act = NULL;
+        sub.key = dropout_site_key(a->dkey, 2 + 3 * l);
+        mm(N, H, H, ctx, H, 0, PP(LO(l, AOW)), H, 1, r1, H, 0, lin_epi, &sub, T);
         layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)),
                       PP(LO(l, LN1B)), N, H, eps);
-        linear_fwd(hpre, x1, PP(LO(l, IW)), PP(LO(l, IB)), N, H, I);
-        gelu_fwd(h, hpre, NI);
-        linear_fwd(r2, h, PP(LO(l, OW)), PP(LO(l, OB)), N, I, H);
-        if (hp > 0) dropout_apply(r2, r2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp);
-        for (size_t i = 0; i < NH; i++)
-            r2[i] += x1[i];
+        /* hpre = x1 Wi^T + bi, h = gelu(hpre) */
+        LinEpi up = {.bias = PP(LO(l, IB)), .act = h};
+        mm(N, I, H, x1, H, 0, PP(LO(l, IW)), H, 1, hpre, I, 0, lin_epi, &up, T);
+        /* r2 = dropout(h Wo^T + bo) + x1 */
+        sub.bias = PP(LO(l, OB)), sub.res = x1;
+        sub.key = dropout_site_key(a->dkey, 3 + 3 * l);
+        mm(N, H, I, h, I, 0, PP(LO(l, OW)), I, 1, r2, H, 0, lin_epi, &sub, T);
         layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)),
                       PP(LO(l, LN2B)), N, H, eps);
         x = x2;
     }
 
     /* NSP head */
-    for (int b = 0; b < B; b++)
-        memcpy(a->pin + (size_t)b * H, x + (size_t)b * S * H, (size_t)H * sizeof(float));
+    for (int b = 0; b < B; b++) /* [CLS] */
+        memcpy(a->pin + (size_t)b * H, x + (size_t)a->off[b] * H, (size_t)H * sizeof(float));
     linear_fwd(a->ppre, a->pin, PP(a->o.tail[POOLW]), PP(a->o.tail[POOLB]), B, H, H);
     for (int i = 0; i < B * H; i++)
         a->pooled[i] = tanhf(a->ppre[i]);
@@ -867,31 +911,37 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
         nsp_correct += (z[1] > z[0]) == (a->nsp[b] == 1);
     }
 
-    /* MLM head at the masked tokens */
+    /* MLM head, only at the masked tokens */
     double mlm_loss = 0;
     int mlm_correct = 0;
     if (nm) {
         for (int j = 0; j < nm; j++)
             memcpy(a->tin + (size_t)j * H, x + (size_t)a->mrow[j] * H, (size_t)H * sizeof(float));
-        linear_fwd(a->tpre, a->tin, PP(a->o.tail[TRW]), PP(a->o.tail[TRB]), nm, H, H);
-        gelu_fwd(a->tg, a->tpre, (size_t)nm * H);
+        /* tpre = tin Wt^T + bt, tg = gelu(tpre) */
+        LinEpi tr = {.bias = PP(a->o.tail[TRB]), .act = a->tg};
+        mm(nm, H, H, a->tin, H, 0, PP(a->o.tail[TRW]), H, 1, a->tpre, H, 0, lin_epi, &tr, T);
         layernorm_fwd(a->t, a->tmean, a->trstd, a->tg, PP(a->o.tail[TLNW]), PP(a->o.tail[TLNB]), nm,
                       H, eps);
         linear_fwd(a->logits, a->t, PP(a->o.tail[DECW]), PP(a->o.tail[MLMBIAS]), nm, H, V);
         if (mlm_logits) memcpy(mlm_logits, a->logits, (size_t)nm * V * sizeof(float));
+        double *rl = xmalloc((size_t)nm * sizeof *rl);
+        int *rc = xmalloc((size_t)nm * sizeof *rc);
+#pragma omp parallel for schedule(dynamic, 4) num_threads(T)
         for (int j = 0; j < nm; j++) {
-            float *z = a->logits + (size_t)j * V, mx = z[0];
-            int arg = 0;
-            for (int i = 1; i < V; i++)
-                if (z[i] > mx) mx = z[i], arg = i;
-            double s = 0;
+            float *z = a->logits + (size_t)j * V;
+            int arg;
+            float mx = vmax(z, (size_t)V, &arg), zl = z[a->mlabel[j]];
+            double s = vexp_sum(z, z, mx, (size_t)V); /* z = exp(z - mx) */
+            rl[j] = -((double)zl - mx - log(s));
+            rc[j] = arg == a->mlabel[j];
+            float inv = (float)(1.0 / s);
             for (int i = 0; i < V; i++)
-                s += expf(z[i] - mx);
-            mlm_loss += -((double)z[a->mlabel[j]] - mx - log(s));
-            mlm_correct += arg == a->mlabel[j];
-            for (int i = 0; i < V; i++)
-                z[i] = (float)(expf(z[i] - mx) / s); /* probabilities, for backward */
+                z[i] *= inv; /* probabilities, for backward */
         }
+        for (int j = 0; j < nm; j++) /* in row order */
+            mlm_loss += rl[j], mlm_correct += rc[j];
+        free(rl);
+        free(rc);
     }
     loss->mlm = nm ? (float)(mlm_loss / nm) : 0.0f;
     loss->nsp = (float)(nsp_loss / B);
@@ -908,7 +958,7 @@ void bert_backward(Bert *m, float scale) {
     BertAct *a = m->act;
     int B = a->Bc, S = a->Sc, H = c->hidden_size, I = c->intermediate_size,
         A = c->num_attention_heads;
-    int V = c->vocab_size, L = c->num_hidden_layers, N = B * S, nm = a->nmask;
+    int V = c->vocab_size, L = c->num_hidden_layers, N = a->ntok, nm = a->nmask, T = nthreads();
     size_t NH = (size_t)N * H, NI = (size_t)N * I;
     float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
           ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
@@ -918,6 +968,7 @@ void bert_backward(Bert *m, float scale) {
     /* MLM head */
     if (nm) {
         float g = scale / nm;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(T)
         for (int j = 0; j < nm; j++) {
             const float *p = a->logits + (size_t)j * V;
             float *d = a->dlog + (size_t)j * V;
@@ -960,7 +1011,7 @@ void bert_backward(Bert *m, float scale) {
                    PP(a->o.tail[POOLW]), B, H, H);
         for (int b = 0; b < B; b++)
             for (int i = 0; i < H; i++)
-                dx[(size_t)b * S * H + i] += dpin[(size_t)b * H + i];
+                dx[(size_t)a->off[b] * H + i] += dpin[(size_t)b * H + i];
     }
 
     /* encoder, top down; dx is d(layer output) */
@@ -969,56 +1020,64 @@ void bert_backward(Bert *m, float scale) {
         float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
         float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
         float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH;
-        /* x2 = LN2(r2), r2 = h Wo^T + bo + x1 */
+        /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
         float *dr2 = a->dx1;
         layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)),
                       a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, N, H);
-        const float *dff = dr2; /* d(feed-forward output), after its dropout */
+        const float *dff = dr2; /* d(feed-forward output), before its dropout */
         if (hp > 0)
-            dropout_apply(a->dtmp, dr2, NH, dropout_site_key(a->dkey, 3 + 3 * l), hp),
+            dropout_apply(a->dtmp, dr2, a->full, N, H, dropout_site_key(a->dkey, 3 + 3 * l), hp),
                 dff = a->dtmp;
-        linear_bwd(a->dh, GG(LO(l, OW)), GG(LO(l, OB)), dff, h, PP(LO(l, OW)), N, I, H);
-        gelu_bwd(a->dh, a->dh, hpre, NI);
+        /* dh = (dff Wo) gelu'(hpre), GELU's derivative in the product's epilogue */
+        linear_bwd_ex(a->dh, 0, gelu_bwd_epi, hpre, GG(LO(l, OW)), GG(LO(l, OB)), dff, h,
+                      PP(LO(l, OW)), N, I, H);
+        /* dx1 = dr2 + dh Wi (the product added to dr2) */
         float *dx1 = a->dtmp;
-        linear_bwd(dx1, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N, H, I);
-        for (size_t i = 0; i < NH; i++)
-            dx1[i] += dr2[i];
-        /* x1 = LN1(r1), r1 = ctx Wao^T + bao + xin */
+        if (dx1 != dr2) memcpy(dx1, dr2, NH * sizeof *dx1);
+        linear_bwd_ex(dx1, 1, NULL, NULL, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N,
+                      H, I);
+        /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
         float *dr1 = dx; /* dx is free now */
         layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)),
                       a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, N, H);
-        const float *dao = dr1; /* d(attention output), after its dropout */
+        const float *dao = dr1; /* d(attention output), before its dropout */
         if (hp > 0)
-            dropout_apply(a->dtmp, dr1, NH, dropout_site_key(a->dkey, 2 + 3 * l), hp),
+            dropout_apply(a->dtmp, dr1, a->full, N, H, dropout_site_key(a->dkey, 2 + 3 * l), hp),
                 dao = a->dtmp;
         linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), N, H, H);
-        attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, B, S, H, A,
+        attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, a->off, B, S, H, A,
                       dropout_site_key(a->dkey, 1 + 3 * l), ap);
-        /* d(xin) = dr1 + the three projections' input gradients */
-        float *dxin = a->dx1; /* dr2 is no longer needed */
-        linear_bwd(dxin, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, xin, PP(LO(l, QW)), N, H, H);
-        for (size_t i = 0; i < NH; i++)
-            dr1[i] += dxin[i];
-        linear_bwd(dxin, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin, PP(LO(l, KW)), N, H, H);
-        for (size_t i = 0; i < NH; i++)
-            dr1[i] += dxin[i];
-        linear_bwd(dxin, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin, PP(LO(l, VW)), N, H, H);
-        for (size_t i = 0; i < NH; i++)
-            dx[i] = dr1[i] + dxin[i]; /* dx aliases dr1 */
+        /* d(xin) = dr1 + the three projections' input gradients, added in place */
+        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, xin, PP(LO(l, QW)),
+                      N, H, H);
+        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin, PP(LO(l, KW)),
+                      N, H, H);
+        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin, PP(LO(l, VW)),
+                      N, H, H);
     }
 
     /* embeddings: x0 = LN(e) */
-    if (hp > 0) dropout_apply(dx, dx, NH, dropout_site_key(a->dkey, 0), hp);
+    if (hp > 0) dropout_apply(dx, dx, a->full, N, H, dropout_site_key(a->dkey, 0), hp);
     float *de = a->dtmp;
     layernorm_bwd(de, GG(a->o.head[ELNW]), GG(a->o.head[ELNB]), dx, a->e, PP(a->o.head[ELNW]),
                   a->emean, a->erstd, N, H);
     float *gte = GG(a->o.head[WTE]), *gpe = GG(a->o.head[WPE]), *gtt = GG(a->o.head[WTT]);
-#pragma omp parallel for schedule(static) num_threads(nthreads())
-    for (int i = 0; i < H; i++) /* by column: every row in order, no two threads on one value */
+    enum { W = 64 };
+    int nc = (H + W - 1) / W;
+    /* by column blocks: every row in order, no two threads on one value */
+#pragma omp parallel for schedule(static) num_threads(T)
+    for (int cb = 0; cb < nc; cb++) {
+        int i0 = cb * W, i1 = i0 + W < H ? i0 + W : H;
         for (int n = 0; n < N; n++) {
-            float g = de[(size_t)n * H + i];
-            gte[(size_t)a->ids[n] * H + i] += g;
-            gpe[(size_t)(n % S) * H + i] += g;
-            gtt[(size_t)a->seg[n] * H + i] += g;
+            const float *g = de + (size_t)n * H;
+            int f = a->full[n];
+            float *te = gte + (size_t)a->ids[f] * H, *pe = gpe + (size_t)(f % S) * H,
+                  *tt = gtt + (size_t)a->seg[f] * H;
+            for (int i = i0; i < i1; i++) {
+                te[i] += g[i];
+                pe[i] += g[i];
+                tt[i] += g[i];
+            }
         }
+    }
 }

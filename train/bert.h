@@ -111,6 +111,8 @@ typedef struct Bert {
     BertAct *act;
     int dropout;          /* training mode: apply the config's dropout (0 after bert_create) */
     uint64_t dropout_key; /* the masks of the next forward (dropout.h's dropout_pass_key) */
+    int keep_padding;     /* compute the padding after each row's last token too (tests:
+                             the same bits as skipping it) */
 } Bert;
 
 /* Allocate the parameters (zero) and gradients of config c (checked by

@@ -7,7 +7,8 @@
  * after one and two steps of LAMB and of AdamW (each step a new forward and
  * backward). Tolerance: per tensor, max |ours - ref| <= 1e-4 * max |ref|
  * (see tensors_close for tensors that are all but zero).
- * Also: the same gradients for 1 and 3 threads, bit for bit; gradient
+ * Also: the same gradients for 1 and 3 threads, bit for bit, and with the
+ * padding after each row's last token computed or skipped; gradient
  * accumulation (two half-scaled backward passes = one); a batch cut after
  * its last token (--bin_size) gives the full batch's loss and gradients;
  * config parsing and
@@ -198,6 +199,19 @@ static void test_against_reference(void) {
     test_cond("every gradient with dropout",
               tensors_close(&m, m.grads, r.dropout_grads, 1e-4, "gradients, dropout"));
     memcpy(g1, m.grads, m.nparams * sizeof *g1);
+    /* the padding after each row's last token is skipped: computing it
+     * gives the same bits (its keys add exact zeros, its rows reach no loss) */
+    {
+        BertLoss lp;
+        m.keep_padding = 1;
+        bert_zero_grad(&m);
+        bert_forward(&m, &b, &lp, NULL, NULL);
+        bert_backward(&m, 1.0f);
+        m.keep_padding = 0;
+        test_cond("padding computed: the same loss and gradients, bit for bit",
+                  lp.total == l.total && memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+        memcpy(m.grads, g1, m.nparams * sizeof *g1);
+    }
     bert_set_threads(1);
     bert_zero_grad(&m);
     bert_forward(&m, &b, &l, NULL, NULL);

@@ -1,0 +1,525 @@
+/* cpukern.c - the CPU trainer's compute kernels (see cpukern.h).
+ *
+ * Matrix products: the blocked scheme of Goto and van de Geijn ("Anatomy of
+ * high-performance matrix multiplication", 2008) as BLIS arranges it. For
+ * each NC-wide panel of columns and KC-deep slice of the inner dimension,
+ * op(B) is packed into NR-column slivers (k-major, zero-padded), then for
+ * each MC-tall block of rows op(A) is packed into MR-row slivers, and the
+ * micro-kernel multiplies one A sliver by one B sliver into an MR x NR tile
+ * of C held in registers:
+ *
+ *     C tile (6 x 16)  +=  sum over k of  a[k][0..5] (outer product) b[k][0..15]
+ *
+ * Each KC-deep slice sums its products into a tile that starts at 0, one
+ * chain of multiply-adds in increasing k per element, and the tile is then
+ * added to C (the first slice stores it, unless accumulating). An element
+ * of C is thus C + chain(slice 1) + chain(slice 2) ... whatever the tile
+ * edges (the padding only touches padded rows and columns), the order the
+ * tiles are computed in or the threads: the product's bits depend only on
+ * its inputs and KC. Sizes: a B sliver (KC x NR,
+ * 16 KiB) stays in L1, an A block (MC x KC, 96 KiB) in L2.
+ *
+ * The AVX2 micro-kernel keeps the 6 x 16 tile in 12 ymm registers and
+ * issues 12 FMAs per k; it is compiled for AVX2 + FMA with a target pragma
+ * and chosen at run time (__builtin_cpu_supports), the portable one is
+ * plain C. exp and erf on AVX2 machines are glibc's libmvec (_ZGVdN8v_expf,
+ * _ZGVdN8v_erff, the vector ABI's 8-lane AVX2 variants, at most 4 ulp)
+ * where the build found it, libm one value at a time elsewhere.
+ */
+#include "train/cpukern.h"
+
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/common.h"
+
+#define MR 6
+#define NR 16
+#define KC 256
+#define MC 96   /* a multiple of MR */
+#define NC 2048 /* a multiple of NR */
+
+/* The micro-kernel: element (r, k) of the A sliver is a[r * rs + k * cs]
+ * (a packed sliver: rs 1, cs MR; A read in place: its row and column
+ * strides), b is a packed sliver, c the tile (row stride ldc), mr x nr of
+ * it inside the product. */
+typedef void (*Kernel)(int kc, const float *a, int rs, int cs, const float *b, float *c, int ldc,
+                       int load, int mr, int nr);
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+/* ---- portable kernels ---- */
+
+/* c[0..mr) x [0..nr) = (load ? c : 0) + (sum over k of a(r, k) b[k][j], in k order) */
+static void kern_generic(int kc, const float *a, int rs, int cs, const float *b, float *c, int ldc,
+                         int load, int mr, int nr) {
+    float t[MR][NR] = {{0}};
+    for (int k = 0; k < kc; k++) {
+        const float *ak = a + (size_t)k * cs, *bk = b + (size_t)k * NR;
+        for (int r = 0; r < MR; r++) {
+            float ar = ak[(size_t)r * rs];
+            for (int j = 0; j < NR; j++)
+                t[r][j] += ar * bk[j];
+        }
+    }
+    for (int r = 0; r < mr; r++)
+        for (int j = 0; j < nr; j++)
+            c[(size_t)r * ldc + j] = load ? c[(size_t)r * ldc + j] + t[r][j] : t[r][j];
+}
+
+static void exp_generic(float *y, const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        y[i] = expf(x[i]);
+}
+
+static double exp_sum_generic(float *y, const float *x, float mx, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += y[i] = expf(x[i] - mx);
+    return s;
+}
+
+static void gelu_generic(float *h, const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        h[i] = 0.5f * x[i] * (1.0f + erff(x[i] * (float)M_SQRT1_2));
+}
+
+static void gelu_bwd_generic(float *dx, const float *dh, const float *x, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        dx[i] = dh[i] * (0.5f * (1.0f + erff(v * (float)M_SQRT1_2)) +
+                         v * expf(-0.5f * v * v) * 0.3989422804014327f);
+    }
+}
+
+/* ---- AVX2 + FMA kernels ---- */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_PATH 1
+#include <immintrin.h>
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+
+/* libmvec's AVX2 variants (glibc >= 2.22 for expf, 2.35 for erff), where
+ * the Makefile found libmvec (WB_HAVE_MVEC); else exp and erf use libm */
+#ifdef WB_HAVE_MVEC
+__m256 _ZGVdN8v_expf(__m256);
+__m256 _ZGVdN8v_erff(__m256);
+#define HAVE_MVEC 1
+#else
+#define _ZGVdN8v_expf(x) (x)
+#define _ZGVdN8v_erff(x) (x)
+#define HAVE_MVEC 0
+#endif
+
+static void kern_avx2(int kc, const float *restrict a, int rs, int cs, const float *restrict b,
+                      float *c, int ldc, int load, int mr, int nr) {
+    float tmp[MR * NR] __attribute__((aligned(32)));
+    float *cc = c;
+    int ld = ldc;
+    if (mr < MR || nr < NR) { /* an edge tile: through a full-size copy */
+        cc = tmp, ld = NR;
+        if (load)
+            for (int r = 0; r < MR; r++)
+                for (int j = 0; j < NR; j++)
+                    tmp[r * NR + j] = r < mr && j < nr ? c[(size_t)r * ldc + j] : 0.0f;
+    }
+    /* the tile's sums start at 0 and C is added after the k loop (a
+     * slice's chain, then C + chain): C's lines are prefetched now and
+     * arrive while the loop runs */
+    if (load)
+        for (int r = 0; r < MR; r++)
+            _mm_prefetch((const char *)(cc + (size_t)r * ld), _MM_HINT_T0),
+                _mm_prefetch((const char *)(cc + (size_t)r * ld + NR - 1), _MM_HINT_T0);
+    __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+    c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
+    const float *a0 = a, *a1 = a + rs, *a2 = a + 2 * (size_t)rs, *a3 = a + 3 * (size_t)rs,
+                *a4 = a + 4 * (size_t)rs, *a5 = a + 5 * (size_t)rs;
+    for (size_t k = 0, ka = 0; k < (size_t)kc; k++, ka += (size_t)cs) {
+        __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8), t;
+        t = _mm256_broadcast_ss(a0 + ka);
+        c00 = _mm256_fmadd_ps(t, b0, c00), c01 = _mm256_fmadd_ps(t, b1, c01);
+        t = _mm256_broadcast_ss(a1 + ka);
+        c10 = _mm256_fmadd_ps(t, b0, c10), c11 = _mm256_fmadd_ps(t, b1, c11);
+        t = _mm256_broadcast_ss(a2 + ka);
+        c20 = _mm256_fmadd_ps(t, b0, c20), c21 = _mm256_fmadd_ps(t, b1, c21);
+        t = _mm256_broadcast_ss(a3 + ka);
+        c30 = _mm256_fmadd_ps(t, b0, c30), c31 = _mm256_fmadd_ps(t, b1, c31);
+        t = _mm256_broadcast_ss(a4 + ka);
+        c40 = _mm256_fmadd_ps(t, b0, c40), c41 = _mm256_fmadd_ps(t, b1, c41);
+        t = _mm256_broadcast_ss(a5 + ka);
+        c50 = _mm256_fmadd_ps(t, b0, c50), c51 = _mm256_fmadd_ps(t, b1, c51);
+        b += NR;
+    }
+    if (load) {
+        c00 = _mm256_add_ps(_mm256_loadu_ps(cc), c00);
+        c01 = _mm256_add_ps(_mm256_loadu_ps(cc + 8), c01);
+        c10 = _mm256_add_ps(_mm256_loadu_ps(cc + ld), c10);
+        c11 = _mm256_add_ps(_mm256_loadu_ps(cc + ld + 8), c11);
+        c20 = _mm256_add_ps(_mm256_loadu_ps(cc + 2 * ld), c20);
+        c21 = _mm256_add_ps(_mm256_loadu_ps(cc + 2 * ld + 8), c21);
+        c30 = _mm256_add_ps(_mm256_loadu_ps(cc + 3 * ld), c30);
+        c31 = _mm256_add_ps(_mm256_loadu_ps(cc + 3 * ld + 8), c31);
+        c40 = _mm256_add_ps(_mm256_loadu_ps(cc + 4 * ld), c40);
+        c41 = _mm256_add_ps(_mm256_loadu_ps(cc + 4 * ld + 8), c41);
+        c50 = _mm256_add_ps(_mm256_loadu_ps(cc + 5 * ld), c50);
+        c51 = _mm256_add_ps(_mm256_loadu_ps(cc + 5 * ld + 8), c51);
+    }
+    _mm256_storeu_ps(cc, c00), _mm256_storeu_ps(cc + 8, c01);
+    _mm256_storeu_ps(cc + ld, c10), _mm256_storeu_ps(cc + ld + 8, c11);
+    _mm256_storeu_ps(cc + 2 * ld, c20), _mm256_storeu_ps(cc + 2 * ld + 8, c21);
+    _mm256_storeu_ps(cc + 3 * ld, c30), _mm256_storeu_ps(cc + 3 * ld + 8, c31);
+    _mm256_storeu_ps(cc + 4 * ld, c40), _mm256_storeu_ps(cc + 4 * ld + 8, c41);
+    _mm256_storeu_ps(cc + 5 * ld, c50), _mm256_storeu_ps(cc + 5 * ld + 8, c51);
+    if (cc == tmp)
+        for (int r = 0; r < mr; r++)
+            for (int j = 0; j < nr; j++)
+                c[(size_t)r * ldc + j] = tmp[r * NR + j];
+}
+
+/* n values from x into an 8-lane vector, the rest `fill` */
+static __m256 load_part(const float *x, size_t n, float fill) {
+    float t[8];
+    for (size_t i = 0; i < 8; i++)
+        t[i] = i < n ? x[i] : fill;
+    return _mm256_loadu_ps(t);
+}
+
+static void store_part(float *y, __m256 v, size_t n) {
+    float t[8];
+    _mm256_storeu_ps(t, v);
+    memcpy(y, t, n * sizeof *y);
+}
+
+static void exp_avx2(float *y, const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _ZGVdN8v_expf(_mm256_loadu_ps(x + i)));
+    if (i < n) store_part(y + i, _ZGVdN8v_expf(load_part(x + i, n - i, 0.0f)), n - i);
+}
+
+static double exp_sum_avx2(float *y, const float *x, float mx, size_t n) {
+    __m256 m = _mm256_set1_ps(mx);
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i < n; i += 8) {
+        size_t k = n - i < 8 ? n - i : 8;
+        /* the tail's missing lanes: exp(-inf) = 0 adds nothing */
+        __m256 v = k == 8 ? _mm256_loadu_ps(x + i) : load_part(x + i, k, -INFINITY);
+        __m256 e = _ZGVdN8v_expf(_mm256_sub_ps(v, m));
+        if (k == 8)
+            _mm256_storeu_ps(y + i, e);
+        else
+            store_part(y + i, e, k);
+        s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
+        s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
+    }
+    double t0[4], t1[4];
+    _mm256_storeu_pd(t0, s0), _mm256_storeu_pd(t1, s1);
+    return ((t0[0] + t0[1]) + (t0[2] + t0[3])) + ((t1[0] + t1[1]) + (t1[2] + t1[3]));
+}
+
+static __m256 gelu8(__m256 x) {
+    __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(x, _mm256_set1_ps((float)M_SQRT1_2)));
+    __m256 half_x = _mm256_mul_ps(x, _mm256_set1_ps(0.5f));
+    return _mm256_fmadd_ps(half_x, e, half_x);
+}
+
+static void gelu_avx2(float *h, const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(h + i, gelu8(_mm256_loadu_ps(x + i)));
+    if (i < n) store_part(h + i, gelu8(load_part(x + i, n - i, 0.0f)), n - i);
+}
+
+/* gelu'(x) = (1 + erf(x / sqrt 2)) / 2 + x exp(-x^2 / 2) / sqrt(2 pi) */
+static __m256 gelu_grad8(__m256 x) {
+    __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(x, _mm256_set1_ps((float)M_SQRT1_2)));
+    __m256 g = _ZGVdN8v_expf(_mm256_mul_ps(_mm256_mul_ps(x, x), _mm256_set1_ps(-0.5f)));
+    __m256 cdf = _mm256_fmadd_ps(e, _mm256_set1_ps(0.5f), _mm256_set1_ps(0.5f));
+    return _mm256_fmadd_ps(_mm256_mul_ps(x, g), _mm256_set1_ps(0.3989422804014327f), cdf);
+}
+
+static void gelu_bwd_avx2(float *dx, const float *dh, const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(
+            dx + i, _mm256_mul_ps(_mm256_loadu_ps(dh + i), gelu_grad8(_mm256_loadu_ps(x + i))));
+    if (i < n)
+        store_part(dx + i,
+                   _mm256_mul_ps(load_part(dh + i, n - i, 0.0f),
+                                 gelu_grad8(load_part(x + i, n - i, 0.0f))),
+                   n - i);
+}
+
+static float max_avx2(const float *x, size_t n) {
+    __m256 m = _mm256_set1_ps(x[0]);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        m = _mm256_max_ps(m, _mm256_loadu_ps(x + i));
+    float t[8], mx;
+    _mm256_storeu_ps(t, m);
+    mx = t[0];
+    for (int j = 1; j < 8; j++)
+        mx = t[j] > mx ? t[j] : mx;
+    for (; i < n; i++)
+        mx = x[i] > mx ? x[i] : mx;
+    return mx;
+}
+
+#pragma GCC pop_options
+#endif
+
+/* ---- dispatch ---- */
+
+static struct {
+    Kernel kern;
+    void (*exp)(float *, const float *, size_t);
+    double (*exp_sum)(float *, const float *, float, size_t);
+    void (*gelu)(float *, const float *, size_t);
+    void (*gelu_bwd)(float *, const float *, const float *, size_t);
+    int avx2; /* the AVX2 matrix kernel */
+} kd;
+static pthread_once_t k_once = PTHREAD_ONCE_INIT;
+
+static void k_init(void) {
+    kd.kern = kern_generic, kd.exp = exp_generic, kd.exp_sum = exp_sum_generic;
+    kd.gelu = gelu_generic, kd.gelu_bwd = gelu_bwd_generic;
+#ifdef HAVE_AVX2_PATH
+    const char *e = getenv("WIKIBERT_KERNELS");
+    __builtin_cpu_init();
+    if (!(e && strcmp(e, "generic") == 0) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma")) {
+        kd.kern = kern_avx2, kd.avx2 = 1;
+        if (HAVE_MVEC) {
+            kd.exp = exp_avx2, kd.exp_sum = exp_sum_avx2;
+            kd.gelu = gelu_avx2, kd.gelu_bwd = gelu_bwd_avx2;
+        }
+    }
+#endif
+}
+
+static void k_ready(void) { pthread_once(&k_once, k_init); }
+
+const char *cpukern_name(void) {
+    k_ready();
+    return kd.avx2 ? "avx2" : "generic";
+}
+
+/* ---- matrix products ---- */
+
+/* op(A) rows [i0, i0 + mc), k [p0, p0 + kc) into MR-row slivers, k-major */
+static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, int p0, int kc) {
+    if (ta) { /* rows of op(A) are columns of A: read each k's mc values in one run */
+        int full = mc / MR * MR;
+        for (int k = 0; k < kc; k++) {
+            const float *src = A + (size_t)(p0 + k) * lda + i0;
+            float *d = dst + (size_t)k * MR;
+            for (int s = 0; s < full; s += MR) {
+                float *ds = d + (size_t)s * kc;
+                for (int r = 0; r < MR; r++)
+                    ds[r] = src[s + r];
+            }
+            if (full < mc)
+                for (int r = 0; r < MR; r++)
+                    d[(size_t)full * kc + r] = full + r < mc ? src[full + r] : 0.0f;
+        }
+        return;
+    }
+    for (int s = 0; s < mc; s += MR) {
+        int mr = imin(MR, mc - s);
+        float *d = dst + (size_t)s * kc;
+        for (int r = 0; r < MR; r++) {
+            if (r >= mr) {
+                for (int k = 0; k < kc; k++)
+                    d[(size_t)k * MR + r] = 0.0f;
+                continue;
+            }
+            const float *src = A + (size_t)(i0 + s + r) * lda + p0;
+            for (int k = 0; k < kc; k++)
+                d[(size_t)k * MR + r] = src[k];
+        }
+    }
+}
+
+/* op(B) k [p0, p0 + kc), columns [j0, j0 + nc) into NR-column slivers, k-major */
+static void pack_b(float *dst, const float *B, int ldb, int tb, int p0, int kc, int j0, int nc) {
+    for (int s = 0; s < nc; s += NR) {
+        int nr = imin(NR, nc - s);
+        float *d = dst + (size_t)s * kc;
+        if (!tb) {
+            for (int k = 0; k < kc; k++) {
+                const float *src = B + (size_t)(p0 + k) * ldb + j0 + s;
+                float *dk = d + (size_t)k * NR;
+                for (int j = 0; j < NR; j++)
+                    dk[j] = j < nr ? src[j] : 0.0f;
+            }
+        } else {
+            for (int j = 0; j < NR; j++) {
+                if (j >= nr) {
+                    for (int k = 0; k < kc; k++)
+                        d[(size_t)k * NR + j] = 0.0f;
+                    continue;
+                }
+                const float *src = B + (size_t)(j0 + s + j) * ldb + p0;
+                for (int k = 0; k < kc; k++)
+                    d[(size_t)k * NR + j] = src[k];
+            }
+        }
+    }
+}
+
+/* Each thread's packing buffers, made on its first product and kept (the
+ * list keeps them reachable for leak checkers; OpenMP reuses its threads). */
+static _Thread_local float *tl_pa, *tl_pb;
+static pthread_mutex_t ws_lock = PTHREAD_MUTEX_INITIALIZER;
+static float **ws_list;
+static size_t ws_n, ws_cap;
+
+static float *ws_alloc(size_t nfloats) {
+    float *p = aligned_alloc(64, (nfloats * sizeof(float) + 63) / 64 * 64);
+    if (!p) die("out of memory (%zu bytes)", nfloats * sizeof(float));
+    pthread_mutex_lock(&ws_lock);
+    if (ws_n == ws_cap) {
+        ws_cap = ws_cap ? 2 * ws_cap : 16;
+        ws_list = xrealloc(ws_list, ws_cap * sizeof *ws_list);
+    }
+    ws_list[ws_n++] = p;
+    pthread_mutex_unlock(&ws_lock);
+    return p;
+}
+
+/* One task of a slice: rows [ic, ic + mc) and columns [j0, j1) of the
+ * packed panel (columns jc + j of C), k slice [pc, pc + kc) against the
+ * packed pb; pa is the thread's buffer for A slivers that need packing. */
+static void mm_task(const float *A, int lda, int ta, const float *pb, float *C, int ldc, int load,
+                    int last, MmEpilogue epi, void *ectx, int ic, int mc, int jc, int j0, int j1,
+                    int pc, int kc, float *pa) {
+    /* Row-major A: its full slivers are read in place (packing them would
+     * cost a pass over A per product, as much as the multiply when N is
+     * small), a partial one is packed and zero-padded. Transposed A is
+     * packed whole: in place, each k of a sliver would be a new page. */
+    int full = ta ? 0 : mc / MR * MR;
+    if (full < mc) pack_a(pa, A, lda, ta, ic + full, mc - full, pc, kc);
+    const float *Ab = A + (size_t)ic * lda + pc;
+    float *Cb = C + (size_t)ic * ldc + jc;
+    Kernel kern = kd.kern;
+    for (int jr = j0; jr < j1; jr += NR)
+        for (int ir = 0; ir < mc; ir += MR)
+            if (ir < full)
+                kern(kc, Ab + (size_t)ir * lda, lda, 1, pb + (size_t)jr * kc,
+                     Cb + (size_t)ir * ldc + jr, ldc, load, MR, imin(NR, j1 - jr));
+            else
+                kern(kc, pa + (size_t)(ir - full) * kc, 1, MR, pb + (size_t)jr * kc,
+                     Cb + (size_t)ir * ldc + jr, ldc, load, imin(MR, mc - ir), imin(NR, j1 - jr));
+    if (last && epi) epi(ectx, C, ldc, ic, ic + mc, jc + j0, jc + j1);
+}
+
+static void ws_ready(void) {
+    if (!tl_pa) tl_pa = ws_alloc((size_t)MC * KC), tl_pb = ws_alloc((size_t)KC * NC);
+}
+
+void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
+        float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads) {
+    if (M <= 0 || N <= 0) return;
+    k_ready();
+    if (K <= 0) {
+        if (!acc)
+            for (int i = 0; i < M; i++)
+                memset(C + (size_t)i * ldc, 0, (size_t)N * sizeof *C);
+        if (epi) epi(ectx, C, ldc, 0, M, 0, N);
+        return;
+    }
+    /* small products are not worth waking threads for */
+    if ((double)M * N * K < 65536.0 || omp_in_parallel()) threads = 1;
+    ws_ready();
+    float *pb = tl_pb; /* the caller's packed B panel, shared by the team */
+    int mb = (M + MC - 1) / MC;
+    for (int jc = 0; jc < N; jc += NC) {
+        int nc = imin(NC, N - jc);
+        /* column chunks of a task: enough tasks to keep the threads busy */
+        int nt = nc;
+        while (threads > 1 && nt > NR && (long)mb * ((nc + nt - 1) / nt) < 4L * threads)
+            nt = (nt / 2 + NR - 1) / NR * NR;
+        int tasks = mb * ((nc + nt - 1) / nt), T = imin(threads, tasks);
+        for (int pc = 0; pc < K; pc += KC) {
+            int kc = imin(KC, K - pc), load = acc || pc > 0, last = pc + kc == K;
+            /* Tasks are handed out as threads come free, so a thread the
+             * machine delays does not hold the others up; every element's
+             * sum is the same whoever computes it. */
+            if (T <= 1) {
+                pack_b(pb, B, ldb, tb, pc, kc, jc, nc);
+                for (int t = 0; t < tasks; t++) {
+                    int ic = t % mb * MC, j0 = t / mb * nt;
+                    mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
+                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
+                }
+                continue;
+            }
+            int ns = (nc + NR - 1) / NR;
+#pragma omp parallel num_threads(T)
+            {
+#pragma omp for schedule(static)
+                for (int sl = 0; sl < ns; sl++)
+                    pack_b(pb + (size_t)sl * NR * kc, B, ldb, tb, pc, kc, jc + sl * NR,
+                           imin(NR, nc - sl * NR));
+                ws_ready();
+#pragma omp for schedule(dynamic)
+                for (int t = 0; t < tasks; t++) {
+                    int ic = t % mb * MC, j0 = t / mb * nt;
+                    mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
+                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
+                }
+            }
+        }
+    }
+}
+
+/* ---- element-wise ---- */
+
+void vexp(float *y, const float *x, size_t n) {
+    k_ready();
+    kd.exp(y, x, n);
+}
+
+double vexp_sum(float *y, const float *x, float mx, size_t n) {
+    k_ready();
+    return kd.exp_sum(y, x, mx, n);
+}
+
+float vmax(const float *x, size_t n, int *arg) {
+    k_ready();
+    float mx;
+#ifdef HAVE_AVX2_PATH
+    if (kd.avx2)
+        mx = max_avx2(x, n);
+    else
+#endif
+    {
+        mx = x[0];
+        for (size_t i = 1; i < n; i++)
+            mx = x[i] > mx ? x[i] : mx;
+    }
+    if (arg) {
+        size_t i = 0;
+        while (i < n && !(x[i] == mx))
+            i++;
+        *arg = i < n ? (int)i : 0;
+    }
+    return mx;
+}
+
+void vgelu(float *h, const float *x, size_t n) {
+    k_ready();
+    kd.gelu(h, x, n);
+}
+
+void vgelu_bwd(float *dx, const float *dh, const float *x, size_t n) {
+    k_ready();
+    kd.gelu_bwd(dx, dh, x, n);
+}

@@ -1,0 +1,61 @@
+/* cpukern.h - the CPU trainer's compute kernels: matrix products and the
+ * vectorised element-wise functions (exp, GELU) of train/bert.c.
+ *
+ * Matrix products are packed and blocked (BLIS's loop order) around a
+ * 6 x 16 micro-kernel: AVX2 + FMA where the CPU has them (chosen at run
+ * time, so one binary runs everywhere), portable C elsewhere. exp and erf
+ * come from glibc's vector math library (libmvec) on AVX2 machines and
+ * from libm one value at a time elsewhere.
+ *
+ * Results never depend on the thread count or on how a product is cut into
+ * tiles: every element of a product is summed by one thread in a fixed
+ * order (a chain of multiply-adds in increasing k per 256-deep slice of
+ * the inner dimension, the slices added in order; the inner dimension is
+ * never split across threads), so any partition of the rows and columns
+ * gives the same bits. They may differ between the AVX2 and the portable kernels
+ * (fused multiply-add rounds once); WIKIBERT_KERNELS=generic in the
+ * environment forces the portable ones (for tests and comparisons).
+ *
+ *   mm(M, N, K, A, K, 0, W, K, 1, C, N, 0, NULL, NULL, threads);  C = A W^T
+ */
+#ifndef WB_CPUKERN_H
+#define WB_CPUKERN_H
+
+#include <stddef.h>
+
+/* Called on each finished block of a product, rows [i0, i1) and columns
+ * [j0, j1) of C in the whole product's numbering; C points at element
+ * (0, 0) and ldc is its row stride. Blocks of one call never overlap, and
+ * a call may come from any thread of the product. */
+typedef void (*MmEpilogue)(void *ctx, float *C, int ldc, int i0, int i1, int j0, int j1);
+
+/* C[M x N] = (acc ? C : 0) + op(A) op(B), row-major with row strides lda,
+ * ldb, ldc. op(A) is M x K: A[i * lda + k], or with ta A[k * lda + i];
+ * op(B) is K x N: B[k * ldb + j], or with tb B[j * ldb + k]. epi (may be
+ * NULL) runs on every block once its sums are final. threads > 1 splits
+ * the rows or the columns (whichever are more) into that many parts; inside
+ * an OpenMP parallel region call it with threads 1. M, N or K may be 0
+ * (K == 0 gives C = acc ? C : 0). */
+void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
+        float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads);
+
+/* y[i] = exp(x[i]) for i < n (y may be x). */
+void vexp(float *y, const float *x, size_t n);
+
+/* y = exp(x - mx) for i < n (y may be x); returns the sum of y in double,
+ * accumulated in a fixed order. */
+double vexp_sum(float *y, const float *x, float mx, size_t n);
+
+/* The largest x[i] (n >= 1) and, in *arg, its first index. */
+float vmax(const float *x, size_t n, int *arg);
+
+/* GELU (erf form): h[i] = x[i] / 2 (1 + erf(x[i] / sqrt 2)); h may be x. */
+void vgelu(float *h, const float *x, size_t n);
+
+/* GELU's backward pass: dx[i] = dh[i] gelu'(x[i]); dx may be dh. */
+void vgelu_bwd(float *dx, const float *dh, const float *x, size_t n);
+
+/* The kernels in use: "avx2" or "generic". */
+const char *cpukern_name(void);
+
+#endif
