@@ -14,6 +14,18 @@
         at fewer than two sizes from FROM up (the original chain) is fitted
         over all its sizes, and says so.
 
+    python scale_tools.py vms TSV [WORKFLOW]
+        The expected wall time of a whole enwiki (ENWIKI_MB) through WORKFLOW
+        (default hu: make hu WIKI_LANG=en) on 1, 4 and 16 VMs of VM_CORES
+        cores (default 16), from the largest size measured: each stage's CPU
+        seconds per MB of XML there, carried on linearly (on the fit where
+        its exponent is above 1); the text stages and the HDF5 stages spread
+        over every core of every VM, the vocabulary and the shard index are
+        one job each, side by side, on one VM, at the parallelism they showed
+        (CPU / wall). Then each stage's peak RSS for enwiki (as fit) and the
+        disk: the bytes each stage leaves per MB of XML, in all, and at most
+        two stages' output at a time (PRUNE=1).
+
     python scale_tools.py svg TSV TITLE > OUT.svg
         Two log-log panels: CPU seconds and peak RSS against MB of XML, one
         line per workflow and stage (hu solid, en dashed, the original
@@ -115,6 +127,70 @@ def fit(tsv, start):
     return "\n".join(out) + "\n"
 
 
+VM_CORES = int(os.environ.get("VM_CORES", "16"))
+ONE_JOB = ("vocab", "shards")  # one job each, side by side, between the text and the HDF5 stages
+
+
+def enwiki_cpu(rs, start):
+    """CPU seconds for ENWIKI_MB: linear from the largest size, or the fit where it grows faster"""
+    sel = [r for r in rs if r["copies"] >= start]
+    if len(sel) < 2:
+        sel = rs
+    k, b = slope([(r["xml"], r["cpu"]) for r in sel])
+    last = sel[-1]
+    lin = last["cpu"] / last["xml"] * ENWIKI_MB
+    return max(lin, math.exp(b) * ENWIKI_MB ** k) if k == k and k > 1 else lin, k
+
+
+def vms(tsv, wf, start=64):
+    rows = load(tsv)
+    stages = [(s, rs) for (w, s), rs in rows.items() if w == wf]
+    if not stages:
+        sys.exit("scale_tools.py: no rows of workflow %s in %s" % (wf, tsv))
+    par, jobs, out = 0.0, {}, []
+    top = max(r["copies"] for _, rs in stages for r in rs)
+    out.append("### %s: enwiki (%.0f GB of XML) from x%d, %d-core VMs\n" % (NAMES.get(wf, wf), ENWIKI_MB / 1000, top, VM_CORES))
+    out.append("| stage | CPU s per GB XML | exponent (CPU) | enwiki: CPU | runs as | enwiki: peak RSS | MB written per MB XML |")
+    out.append("|---|---|---|---|---|---|---|")
+    disk = []  # (stage, MB written per MB of XML)
+    for s, rs in stages:
+        cpu, k = enwiki_cpu(rs, start)
+        last = rs[-1]
+        sel = [r for r in rs if r["copies"] >= start] or rs
+        kr, _ = slope([(r["xml"], r["rss"]) for r in sel])
+        rss = last["rss"] * (ENWIKI_MB / last["xml"]) ** max(kr, 0) if kr == kr else last["rss"]
+        if s in ONE_JOB:
+            p = max(1.0, min(float(VM_CORES), last["cpu"] / last["wall"])) if last["wall"] > 0 else 1.0
+            jobs[s] = cpu / p
+            how = "one job (%.1f cores)" % p
+        else:
+            par += cpu
+            how = "all cores"
+        per = last["out"] / last["xml"] if last["out"] is not None else None
+        disk.append((s, per or 0.0))
+        out.append("| %s | %.0f | %.2f | %s | %s | %s | %s |" % (
+            s, last["cpu"] / last["xml"] * 1000, k, fmt_time(cpu), how,
+            "%.0f MB" % rss if rss < 10000 else "%.1f GB" % (rss / 1000), "%.2f" % per if per is not None else "-"))
+    serial = max(jobs.values()) if jobs else 0.0
+    out.append("")
+    out.append("| VMs | wall (expected) | of which one-job stages |")
+    out.append("|---|---|---|")
+    for n in (1, 4, 16):
+        out.append("| %d | %s | %s |" % (n, fmt_time(par / (VM_CORES * n) + serial), fmt_time(serial)))
+    total = sum(d for _, d in disk) * ENWIKI_MB / 1000
+    # PRUNE=1: a text stage's output goes once the stages that read it are
+    # done, so two of them are on disk at a time; the shards stay until the
+    # last HDF5 stage is done, the HDF5 files stay
+    text = [d for s, d in disk if not s.startswith("hdf5") and s != "vocab"]
+    h5 = sum(d for s, d in disk if s.startswith("hdf5"))
+    peak = max([a + b for a, b in zip(text, text[1:])] + [(text[-1] if text else 0.0) + h5]) * ENWIKI_MB / 1000
+    out.append("")
+    out.append("Disk for enwiki beside the dump: %.0f GB if every stage's output is kept, at most %.0f GB at a time "
+               "with PRUNE=1 (two text stages' output, then the shards and the HDF5 files; %.0f GB of HDF5 stay)."
+               % (total, peak, h5 * ENWIKI_MB / 1000))
+    return "\n".join(out) + "\n"
+
+
 COLORS = {"text": "#1f77b4", "sentences": "#ff7f0e", "filter": "#2ca02c", "vocab": "#d62728",
           "shards": "#9467bd", "hdf5-128": "#8c564b", "hdf5-512": "#e377c2"}
 DASH = {"hu": "", "en": "6,3", "original": "2,3", "faithful": "1,2"}
@@ -188,6 +264,8 @@ def svg(tsv, title):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "fit":
         sys.stdout.write(fit(argv[1], int(argv[2]) if len(argv) > 2 else 64))
+    elif len(argv) >= 2 and argv[0] == "vms":
+        sys.stdout.write(vms(argv[1], argv[2] if len(argv) > 2 else "hu"))
     elif len(argv) == 3 and argv[0] == "svg":
         sys.stdout.write(svg(argv[1], argv[2]))
     else:
