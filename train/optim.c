@@ -49,7 +49,7 @@ static double sumsq(const float *x, size_t n, double *part) {
 void optim_step(Optim *o, Bert *m, float lr) {
     const OptimConfig *c = &o->c;
     o->step++;
-    double *part = xmalloc(((m->nparams + CHUNK - 1) / CHUNK + 1) * sizeof *part);
+    double *part = xmalloc((2 * (m->nparams / CHUNK) + m->ntensors + 2) * sizeof *part);
     double norm = sqrt(sumsq(m->grads, m->nparams, part));
     o->last_grad_norm = norm;
     float gscale = 1.0f;
@@ -79,19 +79,33 @@ void optim_step(Optim *o, Bert *m, float lr) {
             }
             continue;
         }
-        /* LAMB stage 1: the update into g */
+        /* LAMB stage 1: the update into g, and with weight decay the
+         * sums of squares of p and of the update, chunk by chunk as sumsq
+         * adds them, in the same pass */
         float ibc1 = (float)(1.0 / bc1), ibc2 = (float)(1.0 / bc2);
+        size_t nc = (n + CHUNK - 1) / CHUNK;
+        double *pp = part, *up = part + nc;
 #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; i++) {
-            float gi = g[i] * gscale;
-            mm[i] = b1 * mm[i] + (1 - b1) * gi;
-            vv[i] = b2 * vv[i] + (1 - b2) * gi * gi;
-            g[i] = (mm[i] * ibc1) / (sqrtf(vv[i] * ibc2) + eps) + wd * p[i];
+        for (size_t ch = 0; ch < nc; ch++) {
+            size_t a = ch * CHUNK, b = a + CHUNK < n ? a + CHUNK : n;
+            double sp = 0, su = 0;
+            for (size_t i = a; i < b; i++) {
+                float gi = g[i] * gscale;
+                mm[i] = b1 * mm[i] + (1 - b1) * gi;
+                vv[i] = b2 * vv[i] + (1 - b2) * gi * gi;
+                g[i] = (mm[i] * ibc1) / (sqrtf(vv[i] * ibc2) + eps) + wd * p[i];
+                sp += (double)p[i] * p[i];
+                su += (double)g[i] * g[i];
+            }
+            pp[ch] = sp, up[ch] = su;
         }
         /* stage 2: trust ratio */
         float ratio = lr;
         if (wd != 0) {
-            double pn = sqrt(sumsq(p, n, part)), un = sqrt(sumsq(g, n, part));
+            double ps = 0, us = 0;
+            for (size_t ch = 0; ch < nc; ch++)
+                ps += pp[ch], us += up[ch];
+            double pn = sqrt(ps), un = sqrt(us);
             if (pn != 0 && un != 0) ratio = (float)(lr * (pn / un));
         }
 #pragma omp parallel for schedule(static)
