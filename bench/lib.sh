@@ -51,7 +51,7 @@ we_setup() {
 # multistream file, $W/...-xN-varyRATE.multistream.xml.bz2, compressed by
 # JOBS processes and renamed into place when complete.
 bench_dump() { # copies [sample] -> prints path prefix
-  local n=$1 src=${2:-$ROOT/tests/data/enwiki-206.xml.bz2} p v=${BENCH_VARY:-0} f
+  local n=$1 src=${2:-$ROOT/tests/data/enwiki-206.xml.bz2} p v=${BENCH_VARY:-0} f mb
   p=$W/$(basename "$src" .xml.bz2)-x$1
   [ -n "${2:-}" ] || p=$W/enwiki-x$1
   if [ "$v" = 0 ]; then
@@ -59,8 +59,13 @@ bench_dump() { # copies [sample] -> prints path prefix
   else
     p=$p-vary$v
     if [ ! -f "$p.multistream.xml.bz2" ]; then
-      python3 "$ROOT/bench/make_dump.py" --vary "$v" --multistream-only -j "${JOBS:-$(nproc)}" "$src" "$n" "$p.tmp" >&2
+      mb=$(python3 "$ROOT/bench/make_dump.py" --vary "$v" --multistream-only -j "${JOBS:-$(nproc)}" "$src" "$n" "$p.tmp") || return 1
+      echo "$mb" >&2
       for f in multistream-index.txt.bz2 multistream.xml.bz2; do mv "$p.tmp.$f" "$p.$f"; done
+      # its MB of XML as scale.sh counts them, from make_dump's last line
+      # ("OUT: N pages, X MB XML"), so that scale.sh need not decompress it
+      mb=${mb##*, } mb=${mb% MB XML}
+      case $mb in *[!0-9.]* | "") ;; *) echo "$mb" >"$p.multistream.xml.bz2.mb" ;; esac
     fi
   fi
   echo "$p"

@@ -11,7 +11,8 @@
 #   - PyPI's torch: $WIKIBERT_PYTHON if it imports torch and h5py, else a
 #     venv $W/venv-torch made on first use (pip install torch h5py numpy,
 #     several GB with PyPI's CUDA libraries);
-#   - Debian's python3-torch (/usr/bin/python3), where installed.
+#   - Debian's python3-torch (/usr/bin/python3), where installed (DEBIAN_TORCH=0
+#     leaves it out: it is 3-5x slower than the others).
 # Rows: bert_tiny, bert_mini and bert_small (train/configs) with 1 thread and
 # all cores, at 128 / 20 (micro-batch $BATCH) and 512 / 80 ($BATCH2; 4 for
 # bert_small). Each row runs ours and the peers in turn, $ROUNDS times, so a
@@ -38,7 +39,7 @@ if [ -z "$PYPI" ]; then
     PYPI=$W/venv-torch/bin/python || echo "bench: PyPI's torch could not be installed: that peer is not run" >&2
 fi
 DEB=""
-/usr/bin/python3 -c "import torch, numpy" 2>/dev/null && DEB=/usr/bin/python3
+[ "${DEBIAN_TORCH:-1}" = 0 ] || ! /usr/bin/python3 -c "import torch, numpy" 2>/dev/null || DEB=/usr/bin/python3
 ver() { [ -n "$1" ] && "$1" -c "import torch; print(torch.__version__)" 2>/dev/null; }
 
 # ---- data ----
