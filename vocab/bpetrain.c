@@ -229,23 +229,26 @@ typedef struct Cell {
     int32_t sym, pair;
 } Cell;
 
-/* A distinct word: where its cells start, how many there are now, and how
- * often the word occurs. */
+/* A distinct word: how often it occurs, where its cells start, how many
+ * there are now (16 bytes). */
 typedef struct WordRec {
-    uint64_t off, count;
-    uint32_t len;
+    uint64_t count;
+    uint32_t off, len;
 } WordRec;
 
-/* A heap entry: a pair and the frequency it was last filed under. */
-typedef struct HeapEnt {
+/* A heap entry: a pair and the frequency it was last filed under (12
+ * bytes, packed). */
+typedef struct __attribute__((packed)) HeapEnt {
     int64_t key;
     int32_t id;
 } HeapEnt;
 
-/* One slot of the pair map; id < 0 marks an empty slot. */
+/* One slot of the pair map: a pair's id (< 0: an empty slot) and the high
+ * half of its key's hash; the key itself is the pair's left and right
+ * parts, read from the symbol when the tags agree. */
 typedef struct PSlot {
-    uint64_t key;
     int32_t id;
+    uint32_t tag;
 } PSlot;
 
 /* Byte blocks for strings that live as long as their owner. */
@@ -1066,44 +1069,56 @@ static inline uint64_t pkey(int32_t a, int32_t b) {
     return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
 }
 
-static inline size_t pslot(uint64_t k, size_t cap) {
+/* The 64-bit hash of a pair key: the low bits pick the slot, the high 32
+ * are the slot's tag. */
+static inline uint64_t phash(uint64_t k) {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
     k ^= k >> 33;
-    return (size_t)k & (cap - 1);
+    return k;
 }
 
 static int32_t pmap_get(const BpeTrainer *t, uint64_t key) {
     if (!t->pcap) return -1;
-    for (size_t i = pslot(key, t->pcap);; i = (i + 1) & (t->pcap - 1)) {
+    uint64_t h = phash(key);
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t i = (size_t)h & (t->pcap - 1);; i = (i + 1) & (t->pcap - 1)) {
         const PSlot *e = &t->pmap[i];
         if (e->id < 0) return -1;
-        if (e->key == key) return e->id;
+        if (e->tag == tag) {
+            const Sym *s = S(t, e->id);
+            if (pkey(s->left, s->right) == key) return e->id;
+        }
     }
 }
 
-static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id);
-
-static void pmap_grow(BpeTrainer *t) {
-    size_t oldcap = t->pcap;
-    PSlot *old = t->pmap;
-    t->pcap = oldcap ? 2 * oldcap : 1024;
-    t->pmap = big_calloc(t->pcap * sizeof *t->pmap);
-    for (size_t i = 0; i < t->pcap; i++)
-        t->pmap[i].id = -1;
-    t->pcount = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].id >= 0) pmap_put(t, old[i].key, old[i].id);
-    big_free(old, oldcap * sizeof *old);
+/* Put id under hash h into a map with room for it. */
+static void pmap_insert(PSlot *m, size_t cap, uint64_t h, int32_t id) {
+    size_t i = (size_t)h & (cap - 1);
+    while (m[i].id >= 0)
+        i = (i + 1) & (cap - 1);
+    m[i].id = id;
+    m[i].tag = (uint32_t)(h >> 32);
 }
 
+/* The map holds at most 3/4 of its slots: a slot is 8 bytes, so a pair
+ * costs 11-21 bytes here. */
 static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
-    if ((t->pcount + 1) * 2 > t->pcap) pmap_grow(t);
-    size_t i = pslot(key, t->pcap);
-    while (t->pmap[i].id >= 0)
-        i = (i + 1) & (t->pcap - 1);
-    t->pmap[i].key = key;
-    t->pmap[i].id = id;
+    if ((t->pcount + 1) * 4 > t->pcap * 3) {
+        size_t oldcap = t->pcap, cap = oldcap ? 2 * oldcap : 1024;
+        PSlot *old = t->pmap, *m = big_calloc(cap * sizeof *m);
+        for (size_t i = 0; i < cap; i++)
+            m[i].id = -1;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].id >= 0) {
+                const Sym *s = S(t, old[i].id);
+                pmap_insert(m, cap, phash(pkey(s->left, s->right)), old[i].id);
+            }
+        big_free(old, oldcap * sizeof *old);
+        t->pmap = m;
+        t->pcap = cap;
+    }
+    pmap_insert(t->pmap, t->pcap, phash(key), id);
     t->pcount++;
 }
 
@@ -1757,10 +1772,11 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
     size_t cap = 0, len = 0;
     for (size_t w = 0; w < nw; w++)
         cap += we[w].len; /* at least one byte per character */
+    if (cap > UINT32_MAX) die("bpe: the distinct words hold more than 2^32 bytes");
     t->capcells = cap;
     t->cells = big_calloc(cap * sizeof *t->cells);
     for (size_t w = 0; w < nw; w++) {
-        t->words[w].off = len;
+        t->words[w].off = (uint32_t)len;
         t->words[w].count = we[w].count;
         for (size_t i = 0; i < we[w].len;) {
             size_t at = i;
@@ -1831,6 +1847,14 @@ int bpe_train(BpeTrainer *t, Err *err) {
         Cell *c = t->cells + wr->off;
         for (uint32_t i = 1; i < wr->len; i++)
             c[i - 1].pair = pair_add(t, c[i - 1].sym, c[i].sym, (int64_t)wr->count, (uint32_t)w, 0);
+    }
+    /* the word lists grew by doubling: give back what they do not use */
+    for (size_t id = t->nchar_syms; id < t->nsym; id++) {
+        WList *l = &S(t, (int32_t)id)->words;
+        if (l->cap > 1 && l->n < l->cap) {
+            l->v = xrealloc(l->v, (size_t)l->n * sizeof *l->v);
+            l->cap = l->n;
+        }
     }
     t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
     t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
