@@ -51,6 +51,7 @@
 #include "vocab/bpetrain.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@
 #define MAX_WORKERS 256
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 8192
-#define FLUSH_WORDS (1u << 18) /* a thread's table holds at most this many words */
+#define FLUSH_WORDS (1u << 16) /* a thread's table holds at most this many words */
 #define MIN_ACTIVE 1000        /* kMinActiveSymbolsSize */
 #define ACTIVE_RATIO 0.05f     /* kTopFrequentRatio */
 #define UPDATE_INTERVAL 100    /* kUpdateActiveSymbolsInteval */
@@ -301,7 +302,10 @@ struct BpeTrainer {
     Reader rd;
     int mode, stop, counts_void;
     Mt mt;
-    uint64_t *res_idx; /* RM_SAMPLE_*: sampled line ordinals */
+    /* RM_SAMPLE_*: the sampled line ordinals, 4 bytes each while they fit
+     * (res32), 8 once a line number passes 2^32 (res_idx) */
+    uint32_t *res32;
+    uint64_t *res_idx;
     uint64_t res_n, sel_pos;
     char **res_line; /* RM_SAMPLE_MEM: sampled lines, each [u32 len][bytes] */
     uint64_t stored_pos;
@@ -549,6 +553,27 @@ static void wlist_free(WList *l) {
     memset(l, 0, sizeof *l);
 }
 
+/* Free the training state (words, symbols, pair map, heap); the pieces
+ * stay. */
+static void train_free(BpeTrainer *t) {
+    big_free(t->cells, t->capcells * sizeof *t->cells);
+    big_free(t->words, t->nwords * sizeof *t->words);
+    for (size_t i = 0; i < t->nsym; i++)
+        wlist_free(&S(t, (int32_t)i)->words);
+    free(t->syms);
+    big_free(t->pmap, t->pcap * sizeof *t->pmap);
+    bytes_free(&t->strs);
+    big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
+    free(t->dirty), free(t->deferred);
+    if (t->emitted.slots) strmap_free(&t->emitted);
+    t->cells = NULL, t->words = NULL, t->syms = NULL, t->pmap = NULL, t->heap = NULL;
+    t->hist = t->hblock = NULL, t->big = NULL, t->dirty = t->deferred = NULL;
+    t->capcells = t->nwords = t->nsym = t->capsym = t->pcap = t->pcount = t->capheap = 0;
+    t->nheap = t->nbig = t->capbig = t->ndirty = t->capdirty = t->ndeferred = t->capdeferred = 0;
+    memset(&t->emitted, 0, sizeof t->emitted);
+    malloc_trim(0);
+}
+
 void bpe_destroy(BpeTrainer *t) {
     if (!t) return;
     for (int i = 0; i < t->nctr; i++) {
@@ -562,22 +587,14 @@ void bpe_destroy(BpeTrainer *t) {
     wt_free(&t->all);
     pthread_mutex_destroy(&t->all_mu);
     if (t->own_norm) textnorm_free(t->own_norm);
+    free(t->res32);
     free(t->res_idx);
     if (t->res_line) {
         for (uint64_t i = 0; i < t->res_n; i++)
             free(t->res_line[i]);
         free(t->res_line);
     }
-    big_free(t->cells, t->capcells * sizeof *t->cells),
-        big_free(t->words, t->nwords * sizeof *t->words);
-    for (size_t i = 0; i < t->nsym; i++)
-        wlist_free(&S(t, (int32_t)i)->words);
-    free(t->syms);
-    big_free(t->pmap, t->pcap * sizeof *t->pmap);
-    bytes_free(&t->strs);
-    big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
-    free(t->dirty), free(t->deferred);
-    if (t->emitted.slots) strmap_free(&t->emitted);
+    train_free(t);
     buf_free(&t->pieces);
     free(t->poff), free(t->plen), free(t->req_cp);
     free(t);
@@ -831,6 +848,19 @@ static char *line_copy(const char *line, size_t len) {
     return p;
 }
 
+/* The sampled ordinals: entry k, and the switch to 8 bytes an entry. */
+static inline uint64_t res_get(const BpeTrainer *t, uint64_t k) {
+    return t->res32 ? t->res32[k] : t->res_idx[k];
+}
+
+static void res_widen(BpeTrainer *t) {
+    t->res_idx = xmalloc((size_t)t->res_n * sizeof *t->res_idx);
+    for (uint64_t i = 0; i < t->res_n; i++)
+        t->res_idx[i] = t->res32[i];
+    free(t->res32);
+    t->res32 = NULL;
+}
+
 /* One loadable line number `ord` arrived: the sampler's decision. Returns
  * 1 if the line goes to counting now. */
 static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len) {
@@ -845,18 +875,30 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
         if (ord < N) return !t->counts_void;
         if (!t->counts_void) { /* more lines than N: from now on only line numbers */
             t->counts_void = 1;
-            t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
-            for (uint64_t i = 0; i < N; i++)
-                t->res_idx[i] = i;
+            if (N > UINT32_MAX) {
+                t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
+                for (uint64_t i = 0; i < N; i++)
+                    t->res_idx[i] = i;
+            } else {
+                t->res32 = xmalloc((size_t)N * sizeof *t->res32);
+                for (uint64_t i = 0; i < N; i++)
+                    t->res32[i] = (uint32_t)i;
+            }
             t->res_n = N;
         }
+        if (ord > UINT32_MAX && t->res32) res_widen(t);
         {
             uint64_t k = mt_uniform(&t->mt, ord);
-            if (k < N) t->res_idx[k] = ord;
+            if (k < N) {
+                if (t->res32)
+                    t->res32[k] = (uint32_t)ord;
+                else
+                    t->res_idx[k] = ord;
+            }
         }
         return 0;
     case RM_SAMPLE_SEL:
-        if (t->sel_pos < t->res_n && t->res_idx[t->sel_pos] == ord) {
+        if (t->sel_pos < t->res_n && res_get(t, t->sel_pos) == ord) {
             if (++t->sel_pos == t->res_n) t->stop = 1;
             return 1;
         }
@@ -939,6 +981,11 @@ static int flush(void *ctx, Batch *b) {
     return 0;
 }
 
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int u64_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -1000,14 +1047,19 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
         /* more loadable lines than N: count the sampled ones in a second pass */
         reset_counts(t);
-        if (t->res_n) qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
+        if (t->res32)
+            qsort(t->res32, (size_t)t->res_n, sizeof *t->res32, u32_cmp);
+        else if (t->res_n)
+            qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
         t->mode = RM_SAMPLE_SEL;
         t->sel_pos = 0;
         t->stored_pos = 0;
         t->counts_void = 0;
         t->st.sampled = 1;
         if (run_pass(t, inputs, n)) goto fail;
+        free(t->res32);
         free(t->res_idx);
+        t->res32 = NULL;
         t->res_idx = NULL;
     } else if (t->mode == RM_SAMPLE_MEM) {
         t->st.sampled = t->st.loadable > N;
@@ -1819,6 +1871,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     t->trained = 1;
     double t0 = now_sec();
     WordTable *words = merge_counters(t);
+    malloc_trim(0); /* the counting threads' freed tables, back to the system */
     if (words->n == 0)
         return err_set(
             err,
@@ -1838,6 +1891,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     free(we);
     wt_free(&rare);
     wt_free(&t->all);
+    malloc_trim(0);
     double t1 = now_sec();
     t->st.sec_alphabet = t1 - t0;
 
@@ -1905,6 +1959,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
         unsigned char u[4];
         emit_piece(t, (const char *)u, utf8_encode(t->req_cp[i], u));
     }
+    train_free(t); /* only the pieces are needed from here on */
     return 0;
 }
 
