@@ -53,10 +53,17 @@ HU_DUMP_DEFAULT = $(or $(DUMP),$(HU_DIR)/download/$(HU_WIKI)-$(DUMP_DATE)-$(HU_D
 HU_DUMP       ?= $(HU_DUMP_DEFAULT)
 HU_VOCAB_SIZE ?= $(or $(VOCAB_SIZE),32000)
 HU_SHARDS     ?= $(or $(SHARDS),50)
-# the vocabulary's sample: at most this many sentences, drawn at random
-# (spmtrain.py's input_sentence_size); its distinct words set vocab_train's
-# memory (pipelines/README.md)
-HU_VOCAB_SAMPLE ?= $(or $(VOCAB_SAMPLE),100000000)
+# The vocabulary's sample: at most this many sentences, drawn at random
+# (spm_train's --input_sentence_size with --shuffle_input_sentence). It is
+# the one cap on vocab_train's memory, which is about
+#   20 MB + 390 bytes x W + 4 bytes x S (when the text has more than S lines)
+#         + 1 % of the sample's bytes (the held-out sentences of --bert)
+# for a sample of S sentences holding W distinct words (vocab/README.md).
+# Full enwiki (~120 M sentences, 10-20 M distinct words) in one sample
+# would need 4-8 GB; 10,000,000 sentences hold about 1.5-5 M distinct words:
+# 0.6-2 GB. A text with fewer sentences is used whole, as before.
+# HU_FAITHFUL=1 keeps spmtrain.py's 100,000,000 (the original's vocabulary).
+HU_VOCAB_SAMPLE ?= $(or $(VOCAB_SAMPLE),$(if $(filter 1,$(HU_FAITHFUL)),100000000,10000000))
 HU_CASED      ?= 0
 HU_LOWER      ?= $(if $(filter 1,$(HU_CASED)),0,1)
 HU_STRIP_ACCENTS ?= $(if $(filter 1,$(HU_FAITHFUL)),$(HU_LOWER),0)

@@ -43,14 +43,18 @@
  * (positions are 16 bits) and aborts beyond; here words have no limit.
  *
  * Memory: the counting phase holds the distinct words once in a shared
- * table plus a bounded table per thread; training holds each distinct word
- * once as arrays of symbol and pair ids, and per pair a record of about
- * 100 bytes plus the list of words it occurs in.
+ * table plus a table of at most FLUSH_WORDS words per thread; training
+ * holds each distinct word once as 8-byte cells (a symbol and its pair
+ * id) and a 16-byte record, and per pair a 104-byte record, an 8-byte map
+ * slot, a 12-byte heap entry, its string and the list of words it occurs
+ * in: about 390 bytes a distinct word on Wikipedia text (vocab/README.md).
+ * It is all freed once the pieces are chosen.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "vocab/bpetrain.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +77,7 @@
 #define MAX_WORKERS 256
 #define BATCH_BYTES (1u << 20)
 #define BATCH_RECORDS 8192
-#define FLUSH_WORDS (1u << 18) /* a thread's table holds at most this many words */
+#define FLUSH_WORDS (1u << 16) /* a thread's table holds at most this many words */
 #define MIN_ACTIVE 1000        /* kMinActiveSymbolsSize */
 #define ACTIVE_RATIO 0.05f     /* kTopFrequentRatio */
 #define UPDATE_INTERVAL 100    /* kUpdateActiveSymbolsInteval */
@@ -229,23 +233,26 @@ typedef struct Cell {
     int32_t sym, pair;
 } Cell;
 
-/* A distinct word: where its cells start, how many there are now, and how
- * often the word occurs. */
+/* A distinct word: how often it occurs, where its cells start, how many
+ * there are now (16 bytes). */
 typedef struct WordRec {
-    uint64_t off, count;
-    uint32_t len;
+    uint64_t count;
+    uint32_t off, len;
 } WordRec;
 
-/* A heap entry: a pair and the frequency it was last filed under. */
-typedef struct HeapEnt {
+/* A heap entry: a pair and the frequency it was last filed under (12
+ * bytes, packed). */
+typedef struct __attribute__((packed)) HeapEnt {
     int64_t key;
     int32_t id;
 } HeapEnt;
 
-/* One slot of the pair map; id < 0 marks an empty slot. */
+/* One slot of the pair map: a pair's id (< 0: an empty slot) and the high
+ * half of its key's hash; the key itself is the pair's left and right
+ * parts, read from the symbol when the tags agree. */
 typedef struct PSlot {
-    uint64_t key;
     int32_t id;
+    uint32_t tag;
 } PSlot;
 
 /* Byte blocks for strings that live as long as their owner. */
@@ -298,7 +305,10 @@ struct BpeTrainer {
     Reader rd;
     int mode, stop, counts_void;
     Mt mt;
-    uint64_t *res_idx; /* RM_SAMPLE_*: sampled line ordinals */
+    /* RM_SAMPLE_*: the sampled line ordinals, 4 bytes each while they fit
+     * (res32), 8 once a line number passes 2^32 (res_idx) */
+    uint32_t *res32;
+    uint64_t *res_idx;
     uint64_t res_n, sel_pos;
     char **res_line; /* RM_SAMPLE_MEM: sampled lines, each [u32 len][bytes] */
     uint64_t stored_pos;
@@ -546,6 +556,27 @@ static void wlist_free(WList *l) {
     memset(l, 0, sizeof *l);
 }
 
+/* Free the training state (words, symbols, pair map, heap); the pieces
+ * stay. */
+static void train_free(BpeTrainer *t) {
+    big_free(t->cells, t->capcells * sizeof *t->cells);
+    big_free(t->words, t->nwords * sizeof *t->words);
+    for (size_t i = 0; i < t->nsym; i++)
+        wlist_free(&S(t, (int32_t)i)->words);
+    free(t->syms);
+    big_free(t->pmap, t->pcap * sizeof *t->pmap);
+    bytes_free(&t->strs);
+    big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
+    free(t->dirty), free(t->deferred);
+    if (t->emitted.slots) strmap_free(&t->emitted);
+    t->cells = NULL, t->words = NULL, t->syms = NULL, t->pmap = NULL, t->heap = NULL;
+    t->hist = t->hblock = NULL, t->big = NULL, t->dirty = t->deferred = NULL;
+    t->capcells = t->nwords = t->nsym = t->capsym = t->pcap = t->pcount = t->capheap = 0;
+    t->nheap = t->nbig = t->capbig = t->ndirty = t->capdirty = t->ndeferred = t->capdeferred = 0;
+    memset(&t->emitted, 0, sizeof t->emitted);
+    malloc_trim(0);
+}
+
 void bpe_destroy(BpeTrainer *t) {
     if (!t) return;
     for (int i = 0; i < t->nctr; i++) {
@@ -559,22 +590,14 @@ void bpe_destroy(BpeTrainer *t) {
     wt_free(&t->all);
     pthread_mutex_destroy(&t->all_mu);
     if (t->own_norm) textnorm_free(t->own_norm);
+    free(t->res32);
     free(t->res_idx);
     if (t->res_line) {
         for (uint64_t i = 0; i < t->res_n; i++)
             free(t->res_line[i]);
         free(t->res_line);
     }
-    big_free(t->cells, t->capcells * sizeof *t->cells),
-        big_free(t->words, t->nwords * sizeof *t->words);
-    for (size_t i = 0; i < t->nsym; i++)
-        wlist_free(&S(t, (int32_t)i)->words);
-    free(t->syms);
-    big_free(t->pmap, t->pcap * sizeof *t->pmap);
-    bytes_free(&t->strs);
-    big_free(t->heap, t->capheap * sizeof *t->heap), free(t->hist), free(t->hblock), free(t->big);
-    free(t->dirty), free(t->deferred);
-    if (t->emitted.slots) strmap_free(&t->emitted);
+    train_free(t);
     buf_free(&t->pieces);
     free(t->poff), free(t->plen), free(t->req_cp);
     free(t);
@@ -828,6 +851,19 @@ static char *line_copy(const char *line, size_t len) {
     return p;
 }
 
+/* The sampled ordinals: entry k, and the switch to 8 bytes an entry. */
+static inline uint64_t res_get(const BpeTrainer *t, uint64_t k) {
+    return t->res32 ? t->res32[k] : t->res_idx[k];
+}
+
+static void res_widen(BpeTrainer *t) {
+    t->res_idx = xmalloc((size_t)t->res_n * sizeof *t->res_idx);
+    for (uint64_t i = 0; i < t->res_n; i++)
+        t->res_idx[i] = t->res32[i];
+    free(t->res32);
+    t->res32 = NULL;
+}
+
 /* One loadable line number `ord` arrived: the sampler's decision. Returns
  * 1 if the line goes to counting now. */
 static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len) {
@@ -842,18 +878,30 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
         if (ord < N) return !t->counts_void;
         if (!t->counts_void) { /* more lines than N: from now on only line numbers */
             t->counts_void = 1;
-            t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
-            for (uint64_t i = 0; i < N; i++)
-                t->res_idx[i] = i;
+            if (N > UINT32_MAX) {
+                t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
+                for (uint64_t i = 0; i < N; i++)
+                    t->res_idx[i] = i;
+            } else {
+                t->res32 = xmalloc((size_t)N * sizeof *t->res32);
+                for (uint64_t i = 0; i < N; i++)
+                    t->res32[i] = (uint32_t)i;
+            }
             t->res_n = N;
         }
+        if (ord > UINT32_MAX && t->res32) res_widen(t);
         {
             uint64_t k = mt_uniform(&t->mt, ord);
-            if (k < N) t->res_idx[k] = ord;
+            if (k < N) {
+                if (t->res32)
+                    t->res32[k] = (uint32_t)ord;
+                else
+                    t->res_idx[k] = ord;
+            }
         }
         return 0;
     case RM_SAMPLE_SEL:
-        if (t->sel_pos < t->res_n && t->res_idx[t->sel_pos] == ord) {
+        if (t->sel_pos < t->res_n && res_get(t, t->sel_pos) == ord) {
             if (++t->sel_pos == t->res_n) t->stop = 1;
             return 1;
         }
@@ -936,6 +984,11 @@ static int flush(void *ctx, Batch *b) {
     return 0;
 }
 
+static int u32_cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int u64_cmp(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -997,14 +1050,19 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
         /* more loadable lines than N: count the sampled ones in a second pass */
         reset_counts(t);
-        if (t->res_n) qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
+        if (t->res32)
+            qsort(t->res32, (size_t)t->res_n, sizeof *t->res32, u32_cmp);
+        else if (t->res_n)
+            qsort(t->res_idx, (size_t)t->res_n, sizeof *t->res_idx, u64_cmp);
         t->mode = RM_SAMPLE_SEL;
         t->sel_pos = 0;
         t->stored_pos = 0;
         t->counts_void = 0;
         t->st.sampled = 1;
         if (run_pass(t, inputs, n)) goto fail;
+        free(t->res32);
         free(t->res_idx);
+        t->res32 = NULL;
         t->res_idx = NULL;
     } else if (t->mode == RM_SAMPLE_MEM) {
         t->st.sampled = t->st.loadable > N;
@@ -1066,44 +1124,56 @@ static inline uint64_t pkey(int32_t a, int32_t b) {
     return (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
 }
 
-static inline size_t pslot(uint64_t k, size_t cap) {
+/* The 64-bit hash of a pair key: the low bits pick the slot, the high 32
+ * are the slot's tag. */
+static inline uint64_t phash(uint64_t k) {
     k ^= k >> 33;
     k *= 0xff51afd7ed558ccdull;
     k ^= k >> 33;
-    return (size_t)k & (cap - 1);
+    return k;
 }
 
 static int32_t pmap_get(const BpeTrainer *t, uint64_t key) {
     if (!t->pcap) return -1;
-    for (size_t i = pslot(key, t->pcap);; i = (i + 1) & (t->pcap - 1)) {
+    uint64_t h = phash(key);
+    uint32_t tag = (uint32_t)(h >> 32);
+    for (size_t i = (size_t)h & (t->pcap - 1);; i = (i + 1) & (t->pcap - 1)) {
         const PSlot *e = &t->pmap[i];
         if (e->id < 0) return -1;
-        if (e->key == key) return e->id;
+        if (e->tag == tag) {
+            const Sym *s = S(t, e->id);
+            if (pkey(s->left, s->right) == key) return e->id;
+        }
     }
 }
 
-static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id);
-
-static void pmap_grow(BpeTrainer *t) {
-    size_t oldcap = t->pcap;
-    PSlot *old = t->pmap;
-    t->pcap = oldcap ? 2 * oldcap : 1024;
-    t->pmap = big_calloc(t->pcap * sizeof *t->pmap);
-    for (size_t i = 0; i < t->pcap; i++)
-        t->pmap[i].id = -1;
-    t->pcount = 0;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].id >= 0) pmap_put(t, old[i].key, old[i].id);
-    big_free(old, oldcap * sizeof *old);
+/* Put id under hash h into a map with room for it. */
+static void pmap_insert(PSlot *m, size_t cap, uint64_t h, int32_t id) {
+    size_t i = (size_t)h & (cap - 1);
+    while (m[i].id >= 0)
+        i = (i + 1) & (cap - 1);
+    m[i].id = id;
+    m[i].tag = (uint32_t)(h >> 32);
 }
 
+/* The map holds at most 3/4 of its slots: a slot is 8 bytes, so a pair
+ * costs 11-21 bytes here. */
 static void pmap_put(BpeTrainer *t, uint64_t key, int32_t id) {
-    if ((t->pcount + 1) * 2 > t->pcap) pmap_grow(t);
-    size_t i = pslot(key, t->pcap);
-    while (t->pmap[i].id >= 0)
-        i = (i + 1) & (t->pcap - 1);
-    t->pmap[i].key = key;
-    t->pmap[i].id = id;
+    if ((t->pcount + 1) * 4 > t->pcap * 3) {
+        size_t oldcap = t->pcap, cap = oldcap ? 2 * oldcap : 1024;
+        PSlot *old = t->pmap, *m = big_calloc(cap * sizeof *m);
+        for (size_t i = 0; i < cap; i++)
+            m[i].id = -1;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].id >= 0) {
+                const Sym *s = S(t, old[i].id);
+                pmap_insert(m, cap, phash(pkey(s->left, s->right)), old[i].id);
+            }
+        big_free(old, oldcap * sizeof *old);
+        t->pmap = m;
+        t->pcap = cap;
+    }
+    pmap_insert(t->pmap, t->pcap, phash(key), id);
     t->pcount++;
 }
 
@@ -1757,10 +1827,11 @@ static void build_words(BpeTrainer *t, WordEnt *we, size_t nw) {
     size_t cap = 0, len = 0;
     for (size_t w = 0; w < nw; w++)
         cap += we[w].len; /* at least one byte per character */
+    if (cap > UINT32_MAX) die("bpe: the distinct words hold more than 2^32 bytes");
     t->capcells = cap;
     t->cells = big_calloc(cap * sizeof *t->cells);
     for (size_t w = 0; w < nw; w++) {
-        t->words[w].off = len;
+        t->words[w].off = (uint32_t)len;
         t->words[w].count = we[w].count;
         for (size_t i = 0; i < we[w].len;) {
             size_t at = i;
@@ -1803,6 +1874,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     t->trained = 1;
     double t0 = now_sec();
     WordTable *words = merge_counters(t);
+    malloc_trim(0); /* the counting threads' freed tables, back to the system */
     if (words->n == 0)
         return err_set(
             err,
@@ -1822,6 +1894,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
     free(we);
     wt_free(&rare);
     wt_free(&t->all);
+    malloc_trim(0);
     double t1 = now_sec();
     t->st.sec_alphabet = t1 - t0;
 
@@ -1831,6 +1904,14 @@ int bpe_train(BpeTrainer *t, Err *err) {
         Cell *c = t->cells + wr->off;
         for (uint32_t i = 1; i < wr->len; i++)
             c[i - 1].pair = pair_add(t, c[i - 1].sym, c[i].sym, (int64_t)wr->count, (uint32_t)w, 0);
+    }
+    /* the word lists grew by doubling: give back what they do not use */
+    for (size_t id = t->nchar_syms; id < t->nsym; id++) {
+        WList *l = &S(t, (int32_t)id)->words;
+        if (l->cap > 1 && l->n < l->cap) {
+            l->v = xrealloc(l->v, (size_t)l->n * sizeof *l->v);
+            l->cap = l->n;
+        }
     }
     t->hist = xcalloc(HIST_SMALL, sizeof *t->hist);
     t->hblock = xcalloc(HIST_SMALL / HIST_BLOCK, sizeof *t->hblock);
@@ -1881,6 +1962,7 @@ int bpe_train(BpeTrainer *t, Err *err) {
         unsigned char u[4];
         emit_piece(t, (const char *)u, utf8_encode(t->req_cp[i], u));
     }
+    train_free(t); /* only the pieces are needed from here on */
     return 0;
 }
 
