@@ -58,6 +58,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/hash.h"
 #include "common/io.h"
@@ -495,9 +498,6 @@ typedef struct Masker {
     int32_t *gorder;
     uint8_t *masked; /* position is masked: 1 + its kind (MK_*) */
     uint64_t *bits;  /* mask_plain: the masked positions, as bits */
-    /* the result: masked positions (increasing), their new ids and kinds */
-    int32_t *opos, *onew;
-    uint8_t *okind;
 } Masker;
 
 /* What became of a masked token (the mask code's kinds, instances.h). */
@@ -538,6 +538,8 @@ typedef struct Builder {
     int finished;     /* no more blocks */
     int bad;          /* a replay disagreed with the draws */
     int too_many;     /* too many instances for 32-bit row indices */
+    size_t ahead;     /* replay: blocks that may wait for their masking */
+    Buf rscratch;     /* replay: the drawing thread's masks of a block it masks */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -549,14 +551,10 @@ static void masker_init(Masker *m, size_t L) {
     m->gorder = xmalloc(L * sizeof *m->gorder);
     m->masked = xcalloc(L, 1);
     m->bits = xcalloc((L + 63) / 64, sizeof *m->bits);
-    m->opos = xmalloc(L * sizeof *m->opos);
-    m->onew = xmalloc(L * sizeof *m->onew);
-    m->okind = xmalloc(L);
 }
 
 static void masker_free(Masker *m) {
     free(m->tok), free(m->cand), free(m->group), free(m->gorder), free(m->masked), free(m->bits);
-    free(m->opos), free(m->onew), free(m->okind);
     memset(m, 0, sizeof *m);
 }
 
@@ -583,6 +581,8 @@ static void block_start(Builder *B) {
     s->nblk++;
 }
 
+static int replay_next(Builder *B, Masker *m, Buf *scratch, int wait);
+
 /* Finish the last block: its masks get their final arrays (filled here
  * for inline_mask, by the masking threads after this for replay), and it is
  * handed over. */
@@ -603,8 +603,16 @@ static void block_end(Builder *B) {
     B->rep[s->nblk - 1] = B->cur;
     B->published = s->nblk;
     pthread_cond_signal(&B->ready);
+    int behind = B->published - B->claimed > B->ahead;
     pthread_mutex_unlock(&B->lock);
     B->cur = NULL;
+    /* the masking threads are behind: the oldest waiting blocks are masked
+     * here, so that the waiting ones (and their Replay records) stay few */
+    while (behind && replay_next(B, &B->m, &B->rscratch, 0)) {
+        pthread_mutex_lock(&B->lock);
+        behind = B->published - B->claimed > B->ahead;
+        pthread_mutex_unlock(&B->lock);
+    }
 }
 
 static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
@@ -613,7 +621,16 @@ static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_
 static void docs_copy(const InstDocs *d, size_t at, size_t n, int32_t *t) {
     if (d->tok16) {
         const uint16_t *f = d->tok16 + at;
-        for (size_t i = 0; i < n; i++)
+        size_t i = 0;
+#if defined(__SSE2__)
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(f + i));
+            _mm_storeu_si128((__m128i *)(t + i), _mm_unpacklo_epi16(v, zero));
+            _mm_storeu_si128((__m128i *)(t + i + 4), _mm_unpackhi_epi16(v, zero));
+        }
+#endif
+        for (; i < n; i++)
             t[i] = f[i];
     } else {
         memcpy(t, d->tok32 + at, n * sizeof *t);
@@ -633,28 +650,26 @@ static size_t inst_tokens(const InstSet *s, const Inst *in, int32_t *t) {
     return len;
 }
 
-/* Append the masks m->opos/onew/okind[0 .. nm) to out, coded (instances.h). */
-static void mask_code(Buf *out, const Masker *m, size_t nm) {
-    buf_reserve(out, nm * 11);
-    uint8_t *p = (uint8_t *)out->data + out->len;
-    uint32_t prev = 0;
-    for (size_t k = 0; k < nm; k++) {
-        uint32_t d = (uint32_t)m->opos[k] - prev - 1;
-        prev = (uint32_t)m->opos[k];
-        *p++ = (uint8_t)((d < 63 ? d : 63) << 2 | m->okind[k]);
-        if (d >= 63) {
-            for (d -= 63; d >= 0x80; d >>= 7)
-                *p++ = (uint8_t)(d | 0x80);
-            *p++ = (uint8_t)d;
-        }
-        if (m->okind[k] == MK_RANDOM) {
-            uint32_t v = (uint32_t)m->onew[k];
-            for (; v >= 0x80; v >>= 7)
-                *p++ = (uint8_t)(v | 0x80);
-            *p++ = (uint8_t)v;
-        }
+/* The mask code (instances.h) of the masked position pos, after the one at
+ * *prev, of kind `kind` (a random id: id), at *p, which it advances (at
+ * most 11 bytes). */
+static inline uint8_t *put_mask(uint8_t *p, uint32_t *prev, uint32_t pos, unsigned kind,
+                                int32_t id) {
+    uint32_t d = pos - *prev - 1;
+    *prev = pos;
+    *p++ = (uint8_t)((d < 63 ? d : 63) << 2 | kind);
+    if (__builtin_expect(d >= 63, 0)) {
+        for (d -= 63; d >= 0x80; d >>= 7)
+            *p++ = (uint8_t)(d | 0x80);
+        *p++ = (uint8_t)d;
     }
-    out->len = (size_t)(p - (uint8_t *)out->data);
+    if (kind == MK_RANDOM) {
+        uint32_t v = (uint32_t)id;
+        for (; v >= 0x80; v >>= 7)
+            *p++ = (uint8_t)(v | 0x80);
+        *p++ = (uint8_t)v;
+    }
+    return p;
 }
 
 static inline uint32_t get_varint(const uint8_t **pp) {
@@ -684,9 +699,10 @@ static void mask_one(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, i
 }
 
 /* create_masked_lm_predictions on tok[0..len) in place (tok is scratch);
- * writes the positions in increasing order, the ids now there and their
- * kinds to m->opos/onew/okind and returns their number. */
-static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len) {
+ * appends the masks in increasing position to out, coded, and returns
+ * their number. */
+static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len,
+                            Buf *out) {
     const InstOpts *o = c->o;
     size_t ncand = 0, ngroup = 0;
     for (size_t i = 0; i < len; i++) {
@@ -714,24 +730,27 @@ static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t 
         }
     }
     /* positions in increasing order (the original sorts its records) */
+    buf_reserve(out, nm * 11);
+    uint8_t *p = (uint8_t *)out->data + out->len;
+    uint32_t prev = 0;
     size_t found = 0;
     for (size_t i = 0; found < nm; i++)
         if (m->masked[i]) {
-            m->okind[found] = (uint8_t)(m->masked[i] - 1);
+            p = put_mask(p, &prev, (uint32_t)i, m->masked[i] - 1u, tok[i]);
             m->masked[i] = 0;
-            m->opos[found] = (int32_t)i;
-            m->onew[found] = tok[i];
             found++;
         }
+    out->len = (size_t)(p - (uint8_t *)out->data);
     return nm;
 }
 
 /* mask_instance for a plain MaskCtx, without the instance's tokens: the
  * candidates are positions 1 .. na and na + 2 .. na + nb + 1 in order, and
- * a masked position's original token (kept in 10 % of the cases) is read
- * from the document. m->tok holds the new ids by position meanwhile, and
- * m->bits the positions, which come out in increasing order. */
-static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst *in, size_t num) {
+ * a kept token is only coded as kept. m->tok holds the random ids by
+ * position meanwhile, m->masked the kinds and m->bits the positions, which
+ * come out in increasing order. */
+static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst *in, size_t num,
+                         Buf *out) {
     size_t na = in->na, nb = in->has_b ? in->nb : 0, ncand = na + nb;
     int32_t *cand = m->cand, *val = m->tok;
     for (size_t i = 0; i < na; i++)
@@ -744,29 +763,29 @@ static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst 
         size_t p = (size_t)cand[k];
         m->bits[p >> 6] |= 1ull << (p & 63);
         if (pyrandom_random(rng) < 0.8) {
-            val[p] = c->mask;
             m->masked[p] = MK_MASK;
         } else if (pyrandom_random(rng) < 0.5) {
-            val[p] = inst_docs_id(c->docs, p <= na ? in->a + p - 1 : in->b + p - na - 2);
-            m->masked[p] = MK_KEEP;
+            m->masked[p] = MK_KEEP; /* the document's token stays */
         } else {
             val[p] = c->vocab_words[pyrandom_below(rng, c->nvocab_words)];
             m->masked[p] = MK_RANDOM;
         }
     }
+    buf_reserve(out, nm * 11);
+    uint8_t *o = (uint8_t *)out->data + out->len;
+    uint32_t prev = 0;
     size_t found = 0;
     for (size_t w = 0; found < nm; w++) {
         uint64_t x = m->bits[w];
         m->bits[w] = 0;
         for (; x; x &= x - 1) {
             size_t p = w * 64 + (size_t)__builtin_ctzll(x);
-            m->opos[found] = (int32_t)p;
-            m->onew[found] = val[p];
-            m->okind[found] = m->masked[p];
+            o = put_mask(o, &prev, (uint32_t)p, m->masked[p], val[p]);
             m->masked[p] = 0;
             found++;
         }
     }
+    out->len = (size_t)(o - (uint8_t *)out->data);
     return nm;
 }
 
@@ -774,15 +793,9 @@ static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst 
  * num_to_predict: the masks appended to out, coded; returns their number. */
 static size_t mask_inst(const MaskCtx *c, Masker *m, PyRandom *rng, const InstSet *s,
                         const Inst *in, size_t num, Buf *out) {
-    size_t nm;
-    if (c->plain) {
-        nm = mask_plain(c, m, rng, in, num);
-    } else {
-        size_t len = inst_tokens(s, in, m->tok);
-        nm = mask_instance(c, m, rng, m->tok, len);
-    }
-    mask_code(out, m, nm);
-    return nm;
+    if (c->plain) return mask_plain(c, m, rng, in, num, out);
+    size_t len = inst_tokens(s, in, m->tok);
+    return mask_instance(c, m, rng, m->tok, len, out);
 }
 
 /* The draws mask_instance makes without whole_word, for an instance with
@@ -947,27 +960,34 @@ static void replay_block(Builder *B, size_t g, const InstBlock *bk, const Replay
     pthread_mutex_unlock(&B->lock);
 }
 
+/* Claim the oldest published block not yet claimed and mask it; with
+ * wait, wait for one until the draws are finished. Returns 0 when there is
+ * none (any more). */
+static int replay_next(Builder *B, Masker *m, Buf *scratch, int wait) {
+    pthread_mutex_lock(&B->lock);
+    while (wait && B->claimed >= B->published && !B->finished)
+        pthread_cond_wait(&B->ready, &B->lock);
+    if (B->claimed >= B->published) {
+        pthread_mutex_unlock(&B->lock);
+        return 0;
+    }
+    size_t g = B->claimed++;
+    InstBlock bk = B->s->blk[g];
+    Replay *rp = B->rep[g];
+    B->rep[g] = NULL;
+    pthread_mutex_unlock(&B->lock);
+    replay_block(B, g, &bk, rp, m, scratch);
+    free(rp);
+    return 1;
+}
+
 /* Mask blocks as they are published until there are no more. */
 static void replay_loop(Builder *B) {
     Masker m;
     Buf scratch = {0};
     masker_init(&m, (size_t)B->o->max_seq_length);
-    for (;;) {
-        pthread_mutex_lock(&B->lock);
-        while (B->claimed >= B->published && !B->finished)
-            pthread_cond_wait(&B->ready, &B->lock);
-        if (B->claimed >= B->published) {
-            pthread_mutex_unlock(&B->lock);
-            break;
-        }
-        size_t g = B->claimed++;
-        InstBlock bk = B->s->blk[g];
-        Replay *rp = B->rep[g];
-        B->rep[g] = NULL;
-        pthread_mutex_unlock(&B->lock);
-        replay_block(B, g, &bk, rp, &m, &scratch);
-        free(rp);
-    }
+    while (replay_next(B, &m, &scratch, 1))
+        ;
     masker_free(&m);
     buf_free(&scratch);
 }
@@ -1049,8 +1069,9 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     /* one thread masks as it draws: drawing past the masking and replaying
      * it would only make every masking draw twice */
     B.inline_mask = !o->no_mask && (o->whole_word || threads == 1);
-    if (B.inline_mask) masker_init(&B.m, (size_t)o->max_seq_length);
     B.replay = !o->no_mask && !B.inline_mask;
+    if (B.inline_mask || B.replay) masker_init(&B.m, (size_t)o->max_seq_length);
+    B.ahead = 2 * (size_t)threads;
     pthread_mutex_init(&B.lock, NULL);
     pthread_cond_init(&B.ready, NULL);
     pyrandom_seed(&B.rng, o->seed);
@@ -1073,6 +1094,7 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     pthread_cond_destroy(&B.ready);
     free(B.perm), free(B.rep), free(vocab_words), free(cont);
     buf_free(&B.wbytes);
+    buf_free(&B.rscratch);
     masker_free(&B.m);
     if (rc) inst_set_free(s);
     return rc;
@@ -1112,26 +1134,38 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
     v->seg0 = in->na + 2;
     v->nmask = in->nmask;
     v->next_sentence_label = in->next;
-    if (!input_ids && !positions && !label_ids) return;
-    if (input_ids) inst_tokens(s, in, input_ids);
+    if (!in->nmask) {
+        if (input_ids) inst_tokens(s, in, input_ids);
+        return;
+    }
     const uint8_t *p = bk->mbytes + bk->moff[k];
     uint32_t pos = 0;
+    if (input_ids) { /* the tokens, then each mask's new id but where it was kept */
+        inst_tokens(s, in, input_ids);
+        const uint8_t *q = p;
+        for (size_t j = 0; j < in->nmask; j++) {
+            uint32_t c = *q++, d = c >> 2;
+            if (__builtin_expect(d == 63, 0)) d += get_varint(&q);
+            pos += d + 1;
+            if ((c & 3) == MK_MASK)
+                input_ids[pos] = s->mask;
+            else if ((c & 3) == MK_RANDOM)
+                input_ids[pos] = (int32_t)get_varint(&q);
+        }
+    }
+    if (!positions && !label_ids) return;
     size_t na = in->na;
+    pos = 0;
     for (size_t j = 0; j < in->nmask; j++) {
-        uint8_t c = *p++;
-        uint32_t d = c >> 2;
-        if (d == 63) d += get_varint(&p);
+        uint32_t c = *p++, d = c >> 2;
+        if (__builtin_expect(d == 63, 0)) d += get_varint(&p);
         pos += d + 1;
-        int32_t id = s->mask;
-        if ((c & 3) == MK_RANDOM) id = (int32_t)get_varint(&p);
-        if (input_ids && (c & 3) != MK_KEEP) input_ids[pos] = id;
+        if ((c & 3) == MK_RANDOM) get_varint(&p);
         if (positions) positions[j] = (int32_t)pos;
+        /* masked positions are never [CLS] or a [SEP] of the instance itself */
         if (label_ids)
-            label_ids[j] = pos == 0    ? s->cls
-                           : pos <= na ? inst_docs_id(s->docs, in->a + pos - 1)
-                           : pos == na + 1 || pos + 1 == v->len
-                               ? s->sep
-                               : inst_docs_id(s->docs, in->b + pos - na - 2);
+            label_ids[j] =
+                inst_docs_id(s->docs, pos <= na ? in->a + pos - 1 : in->b + pos - na - 2);
     }
 }
 
