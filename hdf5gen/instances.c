@@ -22,7 +22,7 @@
  *   shuffle(instances)
  *
  * Segments A and B are always runs of whole consecutive sentences of one
- * document, so both are ranges of InstDocs.tok; truncation only moves range
+ * document, so both are ranges of the document tokens; truncation only moves range
  * ends, and an instance is kept as the two ranges.
  *
  * Masking is most of the building work, so it runs in parallel although
@@ -1164,8 +1164,8 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
         if (positions) positions[j] = (int32_t)pos;
         /* masked positions are never [CLS] or a [SEP] of the instance itself */
         if (label_ids)
-            label_ids[j] =
-                inst_docs_id(s->docs, pos <= na ? in->a + pos - 1 : in->b + pos - na - 2);
+            label_ids[j] = inst_docs_id(s->docs, pos <= na ? (size_t)in->a + pos - 1
+                                                           : (size_t)in->b + pos - na - 2);
     }
 }
 

@@ -25,10 +25,11 @@
  * spans all instances): all sentence tokens of the input in one array of
  * 16-bit ids (32-bit where the vocabulary has more than 65,536), sentence
  * starts as 32-bit offsets (InstDocs); an instance is two ranges of it (20
- * bytes) plus its masks, coded in about 1.3 bytes each: the position as a
- * delta and what became of it ([MASK], kept, or a random id, which follows);
- * the final shuffle permutes 32-bit row indices only. About 0.5 bytes per
- * byte of text for the tokens and 0.4-0.5 for the instances at dupe_factor 5.
+ * bytes and a 4-byte offset) plus its masks, coded in about 1.25 bytes each:
+ * the position as a delta and what became of it ([MASK], kept, or a random
+ * id, which follows); the final shuffle permutes 32-bit row indices only.
+ * About 0.45 bytes per byte of text for the tokens and sentences, and 0.35
+ * to 0.55 for the instances at dupe_factor 5 (512/80 to 128/20).
  *
  * Switches beyond the original (all off by default = the original):
  *   whole_word  Google's --do_whole_word_mask: a "##" piece joins the group
