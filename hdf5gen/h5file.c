@@ -6,7 +6,8 @@
  * chunk-height rows, all columns) at a time, and the bands of all datasets
  * of one h5out_write_all form one sequence. A band is filled through the
  * caller's callback and all its chunks compressed by whichever thread takes
- * it; the threads take bands in sequence order into a ring of 2 x threads
+ * it (the rows in that thread's scratch, the compressed chunks in the band's
+ * slot); the threads take bands in sequence order into a ring of 2 x threads
  * slots, running ahead of the writing by up to the ring's size, across
  * dataset ends too. The calling thread creates the datasets, hands each
  * band's compressed chunks to H5Dwrite_chunk in grid order under the HDF5
@@ -205,7 +206,9 @@ int h5out_create(H5Out **out, const char *path, int force, Err *err) {
 
 uint64_t h5out_bytes(const H5Out *o) { return o->bytes; }
 
-/* One band: its compressed chunks, back to back, and their sizes. */
+/* One band: its compressed chunks, back to back, and their sizes (a slot of
+ * the ring); raw and chunk are a thread's scratch for the uncompressed rows,
+ * so the ring holds the compressed bands only. */
 typedef struct Band {
     uint8_t *raw; /* chunk-height rows x all columns (zero-padded) */
     size_t rawcap;
@@ -249,19 +252,19 @@ static void gather(uint8_t *dst, const uint8_t *src, size_t rows, size_t stride,
 #undef GATHER_ROWS
 }
 
-/* Fill band `b` (rows r0 ..) and compress its chunks. Returns 0, or -1 when
- * a chunk does not compress into the bound (cannot happen with a correct
- * bound). */
-static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
+/* Fill band `b` (rows r0 ..) in the scratch `w` and compress its chunks into
+ * b. Returns 0, or -1 when a chunk does not compress into the bound (cannot
+ * happen with a correct bound). */
+static int band_make(Band *b, Band *w, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
                      struct libdeflate_compressor *c, DflScratch *sc) {
     size_t es = (size_t)d->elem_size;
     uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
     uint64_t cols = d->rank == 2 ? d->cols : 1;
     uint64_t nrows = d->rows - r0 < ch ? d->rows - r0 : ch;
     size_t rawn = (size_t)(ch * cols * es);
-    grow(&b->raw, &b->rawcap, rawn);
-    memset(b->raw, 0, rawn);
-    d->fill(d->arg, r0, nrows, b->raw);
+    grow(&w->raw, &w->rawcap, rawn);
+    memset(w->raw, 0, rawn);
+    d->fill(d->arg, r0, nrows, w->raw);
     uint64_t nstrips = (cols + cw - 1) / cw;
     size_t chunkn = (size_t)(ch * cw * es);
     size_t bound = c ? libdeflate_zlib_compress_bound(c, chunkn) : dfl_bound(chunkn);
@@ -273,13 +276,13 @@ static int band_make(Band *b, const H5Dataset *d, const uint64_t *chunk, uint64_
     }
     size_t zoff = 0;
     for (uint64_t s = 0; s < nstrips; s++) {
-        const uint8_t *src = b->raw;
+        const uint8_t *src = w->raw;
         if (nstrips > 1 || cw != cols) { /* gather the strip's columns; pad past the last column */
-            grow(&b->chunk, &b->chunkcap, chunkn);
+            grow(&w->chunk, &w->chunkcap, chunkn);
             uint64_t c0 = s * cw, ncol = cols - c0 < cw ? cols - c0 : cw;
-            gather(b->chunk, b->raw + c0 * es, (size_t)ch, (size_t)(cols * es), (size_t)(ncol * es),
+            gather(w->chunk, w->raw + c0 * es, (size_t)ch, (size_t)(cols * es), (size_t)(ncol * es),
                    (size_t)(cw * es));
-            src = b->chunk;
+            src = w->chunk;
         }
         size_t n = c ? libdeflate_zlib_compress(c, src, chunkn, b->z + zoff, bound)
                      : dfl_compress(src, chunkn, b->z + zoff, bound, sc);
@@ -319,6 +322,7 @@ typedef struct Pipe {
     int nslot;
     struct libdeflate_compressor **comp; /* per thread (NULL: our encoder) */
     DflScratch *scr;                     /* per thread */
+    Band *work;                          /* per thread: uncompressed rows */
     pthread_mutex_t mu;
     pthread_cond_t done; /* a band is compressed */
     pthread_cond_t free; /* a band is written, or stop */
@@ -349,8 +353,8 @@ static void pipe_make(Pipe *p, uint64_t k, int t) {
     int i = pipe_dataset(p, k);
     const Grid *g = &p->g[i];
     Band *b = &p->slot[k % (uint64_t)p->nslot];
-    int bad =
-        band_make(b, &p->d[i], g->chunk, (k - g->first) * g->chunk[0], p->comp[t], &p->scr[t]) != 0;
+    int bad = band_make(b, &p->work[t], &p->d[i], g->chunk, (k - g->first) * g->chunk[0],
+                        p->comp[t], &p->scr[t]) != 0;
     pthread_mutex_lock(&p->mu);
     p->ready[k % (uint64_t)p->nslot] = (int64_t)k;
     if (bad) p->bad = 1;
@@ -505,6 +509,7 @@ int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads
         p.ready[i] = -1;
     p.comp = xcalloc((size_t)threads, sizeof *p.comp);
     p.scr = xcalloc((size_t)threads, sizeof *p.scr);
+    p.work = xcalloc((size_t)threads, sizeof *p.work);
     for (int t = 0; t < threads && level > 0; t++)
         p.comp[t] = libdeflate_alloc_compressor(level);
     pthread_mutex_init(&p.mu, NULL);
@@ -528,10 +533,11 @@ int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads
     for (int t = 0; t < threads; t++) {
         if (p.comp[t]) libdeflate_free_compressor(p.comp[t]);
         dfl_scratch_free(&p.scr[t]);
+        band_free(&p.work[t]);
     }
     for (int i = 0; i < p.nslot; i++)
         band_free(&p.slot[i]);
-    free(p.comp), free(p.scr), free(p.slot), free(p.ready), free(g);
+    free(p.comp), free(p.scr), free(p.work), free(p.slot), free(p.ready), free(g);
     return rc;
 }
 

@@ -101,8 +101,8 @@ static void usage(void) {
         "  -h, --help, -V, --version\n\n"
         "Shards that fail (unreadable, no documents) are reported and the others are\n"
         "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
-        "int32 ids: about 1 + 0.4 x dupe_factor bytes per input byte (3 at dupe_factor 5),\n"
-        "plus ~20 MB fixed; more shards (smaller ones) need less.\n"
+        "16-bit ids and coded masks: about 0.5 + 0.16 x dupe_factor bytes per input byte\n"
+        "(1.2 at dupe_factor 5), plus ~20 MB fixed; more shards (smaller ones) need less.\n"
         "One run at a time writes into an output directory: a second one is refused,\n"
         "naming the first one's process (the parts of one --shard-count job share it).\n"
         "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left),\n"
@@ -715,11 +715,12 @@ static uint64_t usable_memory(void) {
 }
 
 /* The memory one shard of `bytes` input bytes takes (see the usage text):
- * its tokens (4 bytes per ~4.5 bytes of text) and sentence index, about 1
+ * its tokens (2 bytes per ~4.4 bytes of text) and sentence index, about 0.5
  * byte per input byte, and per dupe_factor pass its instances with their
- * masks, about 0.4 (measured: 3.0 at 128/20 and 2.8 at 512/80, dupe 5). */
+ * masks and the write's buffers, up to 0.16 (measured on 40 MB: 1.2 at 128/20 and
+ * 1.07 at 512/80, dupe 5; 0.58 at dupe 1, 2.0 at dupe 10). */
 static uint64_t shard_memory(uint64_t bytes, const InstOpts *io) {
-    return (uint64_t)((double)bytes * (1.0 + 0.4 * io->dupe_factor)) + (UINT64_C(4) << 20);
+    return (uint64_t)((double)bytes * (0.5 + 0.16 * io->dupe_factor)) + (UINT64_C(4) << 20);
 }
 
 /* How many shards run at once: as many as threads and shards allow, and as

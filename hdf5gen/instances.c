@@ -22,7 +22,7 @@
  *   shuffle(instances)
  *
  * Segments A and B are always runs of whole consecutive sentences of one
- * document, so both are ranges of InstDocs.tok; truncation only moves range
+ * document, so both are ranges of the document tokens; truncation only moves range
  * ends, and an instance is kept as the two ranges.
  *
  * Masking is most of the building work, so it runs in parallel although
@@ -58,6 +58,9 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "common/hash.h"
 #include "common/io.h"
@@ -388,21 +391,38 @@ static int flush(void *ctx, Batch *b) {
             continue;
         }
         if (!n) continue; /* a line that tokenizes to nothing: no sentence, no boundary */
+        if (d->ntok + (size_t)n > UINT32_MAX) {
+            err_set(&c->err, "%s: more than %u tokens in one shard (split it into smaller shards)",
+                    c->names[0], UINT32_MAX);
+            return -1;
+        }
         if (d->ntok + (size_t)n > d->tokcap) {
             size_t cap = d->tokcap ? d->tokcap : 1 << 16;
             while (cap < d->ntok + (size_t)n)
                 cap *= 2;
-            d->tok = xrealloc(d->tok, cap * sizeof *d->tok);
+            if (d->tok16)
+                d->tok16 = xrealloc(d->tok16, cap * sizeof *d->tok16);
+            else
+                d->tok32 = xrealloc(d->tok32, cap * sizeof *d->tok32);
             d->tokcap = cap;
         }
-        memcpy(d->tok + d->ntok, p, (size_t)n * sizeof *d->tok);
-        p += (size_t)n * sizeof *d->tok;
+        if (d->tok16) {
+            uint16_t *t = d->tok16 + d->ntok;
+            for (int32_t k = 0; k < n; k++) {
+                int32_t id;
+                memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
+                t[k] = (uint16_t)id;
+            }
+        } else {
+            memcpy(d->tok32 + d->ntok, p, (size_t)n * sizeof *d->tok32);
+        }
+        p += (size_t)n * sizeof(int32_t);
         d->ntok += (size_t)n;
         if (d->nsent + 2 > d->sentcap) {
             d->sentcap = d->sentcap ? 2 * d->sentcap : 4096;
             d->sent = xrealloc(d->sent, d->sentcap * sizeof *d->sent);
         }
-        d->sent[++d->nsent] = d->ntok;
+        d->sent[++d->nsent] = (uint32_t)d->ntok;
     }
     return 0;
 }
@@ -414,6 +434,12 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
     d->sent = xcalloc(d->sentcap, sizeof *d->sent);
     d->doccap = 1024;
     d->doc = xcalloc(d->doccap, sizeof *d->doc);
+    /* 16-bit ids where every id fits */
+    if (wp_vocab_size(wp) <= 65536)
+        d->tok16 = xmalloc((size_t)(1 << 16) * sizeof *d->tok16);
+    else
+        d->tok32 = xmalloc((size_t)(1 << 16) * sizeof *d->tok32);
+    d->tokcap = 1 << 16;
     static char *stdin_name[] = {"-"};
     ReadCtx c = {.wp = wp, .o = o, .d = d, .names = n ? paths : stdin_name};
     int nthreads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
@@ -443,7 +469,8 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
 }
 
 void inst_docs_free(InstDocs *d) {
-    free(d->tok);
+    free(d->tok16);
+    free(d->tok32);
     free(d->sent);
     free(d->doc);
     memset(d, 0, sizeof *d);
@@ -456,8 +483,8 @@ typedef struct MaskCtx {
     const InstOpts *o;
     const int32_t *vocab_words; /* ids of the distinct tokens, first-occurrence order */
     size_t nvocab_words;
-    const uint8_t *cont;   /* per id: the token starts with "##" (whole_word) */
-    const int32_t *doctok; /* InstDocs.tok */
+    const uint8_t *cont; /* per id: the token starts with "##" (whole_word) */
+    const InstDocs *docs;
     int32_t cls, sep, mask;
     int plain; /* not whole_word, and no sentence token is [CLS] or [SEP]:
                   the candidates are all positions but the special ones */
@@ -469,9 +496,12 @@ typedef struct Masker {
     int32_t *cand;
     int32_t *group; /* whole_word: group g is cand[group[g] .. group[g + 1]) */
     int32_t *gorder;
-    uint8_t *masked; /* position is masked */
+    uint8_t *masked; /* position is masked: 1 + its kind (MK_*) */
     uint64_t *bits;  /* mask_plain: the masked positions, as bits */
 } Masker;
+
+/* What became of a masked token (the mask code's kinds, instances.h). */
+enum { MK_MASK, MK_KEEP, MK_RANDOM };
 
 /* A block waiting for its masking: the generator before the block's first
  * masking draw, and where in the stream each instance's masking starts. */
@@ -495,9 +525,9 @@ typedef struct Builder {
     int replay;           /* masking is drawn past and replayed (not whole_word, not no_mask) */
     /* the block being filled */
     Replay *cur;
-    uint32_t bmask;       /* its mask slots so far */
-    int32_t *wpos, *wnew; /* inline_mask: its masks, until the block is done */
-    size_t wcap;
+    uint32_t bmask;                /* its masked positions so far */
+    Buf wbytes;                    /* inline_mask: its masks, coded, until the block is done */
+    uint32_t woff[INST_BLOCK + 1]; /* inline_mask: each instance's first byte in wbytes */
     /* handing blocks to the masking threads; s->blk (which grows) and
      * rep are read by them under `lock` only */
     pthread_mutex_t lock;
@@ -507,6 +537,9 @@ typedef struct Builder {
     size_t claimed;   /* blocks taken for masking */
     int finished;     /* no more blocks */
     int bad;          /* a replay disagreed with the draws */
+    int too_many;     /* too many instances for 32-bit row indices */
+    size_t ahead;     /* replay: blocks that may wait for their masking */
+    Buf rscratch;     /* replay: the drawing thread's masks of a block it masks */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -543,8 +576,12 @@ static void block_start(Builder *B) {
         B->cur->count = 0;
     }
     B->bmask = 0;
+    buf_clear(&B->wbytes);
+    B->woff[0] = 0;
     s->nblk++;
 }
+
+static int replay_next(Builder *B, Masker *m, Buf *scratch, int wait);
 
 /* Finish the last block: its masks get their final arrays (filled here
  * for inline_mask, by the masking threads after this for replay), and it is
@@ -552,55 +589,120 @@ static void block_start(Builder *B) {
 static void block_end(Builder *B) {
     InstSet *s = B->s;
     InstBlock *bk = &s->blk[s->nblk - 1];
-    size_t n = B->bmask ? B->bmask : 1; /* never a NULL array */
-    bk->mpos = xmalloc(n * sizeof *bk->mpos);
-    bk->mnew = xmalloc(n * sizeof *bk->mnew);
+    size_t count = s->n - (s->nblk - 1) * (size_t)INST_BLOCK;
+    bk->moff = xcalloc(count + 1, sizeof *bk->moff);
     if (B->inline_mask) {
-        memcpy(bk->mpos, B->wpos, B->bmask * sizeof *bk->mpos);
-        memcpy(bk->mnew, B->wnew, B->bmask * sizeof *bk->mnew);
+        memcpy(bk->moff, B->woff, (count + 1) * sizeof *bk->moff);
+        bk->mbytes = xmalloc(B->wbytes.len ? B->wbytes.len : 1);
+        memcpy(bk->mbytes, B->wbytes.data, B->wbytes.len);
+    } else if (!B->replay) {
+        bk->mbytes = xmalloc(1); /* no masks: every offset 0 */
     }
     if (!B->replay) return;
     pthread_mutex_lock(&B->lock);
     B->rep[s->nblk - 1] = B->cur;
     B->published = s->nblk;
     pthread_cond_signal(&B->ready);
+    int behind = B->published - B->claimed > B->ahead;
     pthread_mutex_unlock(&B->lock);
     B->cur = NULL;
+    /* the masking threads are behind: the oldest waiting blocks are masked
+     * here, so that the waiting ones (and their Replay records) stay few */
+    while (behind && replay_next(B, &B->m, &B->rscratch, 0)) {
+        pthread_mutex_lock(&B->lock);
+        behind = B->published - B->claimed > B->ahead;
+        pthread_mutex_unlock(&B->lock);
+    }
 }
 
 static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
 
+/* Tokens at .. at + n of d into t. */
+static void docs_copy(const InstDocs *d, size_t at, size_t n, int32_t *t) {
+    if (d->tok16) {
+        const uint16_t *f = d->tok16 + at;
+        size_t i = 0;
+#if defined(__SSE2__)
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 8 <= n; i += 8) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(f + i));
+            _mm_storeu_si128((__m128i *)(t + i), _mm_unpacklo_epi16(v, zero));
+            _mm_storeu_si128((__m128i *)(t + i + 4), _mm_unpackhi_epi16(v, zero));
+        }
+#endif
+        for (; i < n; i++)
+            t[i] = f[i];
+    } else {
+        memcpy(t, d->tok32 + at, n * sizeof *t);
+    }
+}
+
 /* The unmasked tokens of an instance into t; returns the length. */
 static size_t inst_tokens(const InstSet *s, const Inst *in, int32_t *t) {
-    const int32_t *tok = s->docs->tok;
     size_t len = inst_len(in);
     t[0] = s->cls;
-    memcpy(t + 1, tok + in->a, in->na * sizeof *t);
+    docs_copy(s->docs, in->a, in->na, t + 1);
     t[in->na + 1] = s->sep;
     if (in->has_b) {
-        memcpy(t + in->na + 2, tok + in->b, in->nb * sizeof *t);
+        docs_copy(s->docs, in->b, in->nb, t + in->na + 2);
         t[len - 1] = s->sep;
     }
     return len;
 }
 
+/* The mask code (instances.h) of the masked position pos, after the one at
+ * *prev, of kind `kind` (a random id: id), at *p, which it advances (at
+ * most 11 bytes). */
+static inline uint8_t *put_mask(uint8_t *p, uint32_t *prev, uint32_t pos, unsigned kind,
+                                int32_t id) {
+    uint32_t d = pos - *prev - 1;
+    *prev = pos;
+    *p++ = (uint8_t)((d < 63 ? d : 63) << 2 | kind);
+    if (__builtin_expect(d >= 63, 0)) {
+        for (d -= 63; d >= 0x80; d >>= 7)
+            *p++ = (uint8_t)(d | 0x80);
+        *p++ = (uint8_t)d;
+    }
+    if (kind == MK_RANDOM) {
+        uint32_t v = (uint32_t)id;
+        for (; v >= 0x80; v >>= 7)
+            *p++ = (uint8_t)(v | 0x80);
+        *p++ = (uint8_t)v;
+    }
+    return p;
+}
+
+static inline uint32_t get_varint(const uint8_t **pp) {
+    const uint8_t *p = *pp;
+    uint32_t v = 0;
+    for (int sh = 0;; sh += 7) {
+        uint8_t b = *p++;
+        v |= (uint32_t)(b & 0x7f) << sh;
+        if (!(b & 0x80)) break;
+    }
+    *pp = p;
+    return v;
+}
+
 /* One masked token (the body of the original's loop): tok[pos] becomes
  * [MASK] (80 %), stays (10 %) or becomes a random vocabulary word (10 %). */
 static void mask_one(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, int32_t pos) {
-    m->masked[pos] = 1;
-    if (pyrandom_random(rng) < 0.8)
+    if (pyrandom_random(rng) < 0.8) {
         tok[pos] = c->mask;
-    else if (pyrandom_random(rng) < 0.5)
-        ; /* keep the original */
-    else
+        m->masked[pos] = 1 + MK_MASK;
+    } else if (pyrandom_random(rng) < 0.5) {
+        m->masked[pos] = 1 + MK_KEEP; /* keep the original */
+    } else {
         tok[pos] = c->vocab_words[pyrandom_below(rng, c->nvocab_words)];
+        m->masked[pos] = 1 + MK_RANDOM;
+    }
 }
 
 /* create_masked_lm_predictions on tok[0..len) in place (tok is scratch);
- * writes the positions in increasing order and the ids now there to
- * pos/newid and returns their number. */
+ * appends the masks in increasing position to out, coded, and returns
+ * their number. */
 static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t *tok, size_t len,
-                            int32_t *pos, int32_t *newid) {
+                            Buf *out) {
     const InstOpts *o = c->o;
     size_t ncand = 0, ngroup = 0;
     for (size_t i = 0; i < len; i++) {
@@ -628,24 +730,27 @@ static size_t mask_instance(const MaskCtx *c, Masker *m, PyRandom *rng, int32_t 
         }
     }
     /* positions in increasing order (the original sorts its records) */
+    buf_reserve(out, nm * 11);
+    uint8_t *p = (uint8_t *)out->data + out->len;
+    uint32_t prev = 0;
     size_t found = 0;
     for (size_t i = 0; found < nm; i++)
         if (m->masked[i]) {
+            p = put_mask(p, &prev, (uint32_t)i, m->masked[i] - 1u, tok[i]);
             m->masked[i] = 0;
-            pos[found] = (int32_t)i;
-            newid[found] = tok[i];
             found++;
         }
+    out->len = (size_t)(p - (uint8_t *)out->data);
     return nm;
 }
 
 /* mask_instance for a plain MaskCtx, without the instance's tokens: the
  * candidates are positions 1 .. na and na + 2 .. na + nb + 1 in order, and
- * a masked position's original token (kept in 10 % of the cases) is read
- * from the document. m->tok holds the new ids by position meanwhile, and
- * m->bits the positions, which come out in increasing order. */
+ * a kept token is only coded as kept. m->tok holds the random ids by
+ * position meanwhile, m->masked the kinds and m->bits the positions, which
+ * come out in increasing order. */
 static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst *in, size_t num,
-                         int32_t *pos, int32_t *newid) {
+                         Buf *out) {
     size_t na = in->na, nb = in->has_b ? in->nb : 0, ncand = na + nb;
     int32_t *cand = m->cand, *val = m->tok;
     for (size_t i = 0; i < na; i++)
@@ -657,35 +762,40 @@ static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst 
     for (size_t k = 0; k < nm; k++) {
         size_t p = (size_t)cand[k];
         m->bits[p >> 6] |= 1ull << (p & 63);
-        if (pyrandom_random(rng) < 0.8)
-            val[p] = c->mask;
-        else if (pyrandom_random(rng) < 0.5)
-            val[p] = p <= na ? c->doctok[in->a + p - 1] : c->doctok[in->b + p - na - 2];
-        else
+        if (pyrandom_random(rng) < 0.8) {
+            m->masked[p] = MK_MASK;
+        } else if (pyrandom_random(rng) < 0.5) {
+            m->masked[p] = MK_KEEP; /* the document's token stays */
+        } else {
             val[p] = c->vocab_words[pyrandom_below(rng, c->nvocab_words)];
+            m->masked[p] = MK_RANDOM;
+        }
     }
+    buf_reserve(out, nm * 11);
+    uint8_t *o = (uint8_t *)out->data + out->len;
+    uint32_t prev = 0;
     size_t found = 0;
     for (size_t w = 0; found < nm; w++) {
         uint64_t x = m->bits[w];
         m->bits[w] = 0;
         for (; x; x &= x - 1) {
             size_t p = w * 64 + (size_t)__builtin_ctzll(x);
-            pos[found] = (int32_t)p;
-            newid[found] = val[p];
+            o = put_mask(o, &prev, (uint32_t)p, m->masked[p], val[p]);
+            m->masked[p] = 0;
             found++;
         }
     }
+    out->len = (size_t)(o - (uint8_t *)out->data);
     return nm;
 }
 
 /* Mask one instance of s (create_masked_lm_predictions) with rng, num its
- * num_to_predict: the positions and new ids into pos/newid; returns their
- * number. */
+ * num_to_predict: the masks appended to out, coded; returns their number. */
 static size_t mask_inst(const MaskCtx *c, Masker *m, PyRandom *rng, const InstSet *s,
-                        const Inst *in, size_t num, int32_t *pos, int32_t *newid) {
-    if (c->plain) return mask_plain(c, m, rng, in, num, pos, newid);
+                        const Inst *in, size_t num, Buf *out) {
+    if (c->plain) return mask_plain(c, m, rng, in, num, out);
     size_t len = inst_tokens(s, in, m->tok);
-    return mask_instance(c, m, rng, m->tok, len, pos, newid);
+    return mask_instance(c, m, rng, m->tok, len, out);
 }
 
 /* The draws mask_instance makes without whole_word, for an instance with
@@ -702,10 +812,11 @@ static size_t skip_masking(Builder *B, size_t ncand, size_t num) {
 }
 
 static size_t count_specials(const Builder *B, uint64_t at, size_t n) {
-    const int32_t *t = B->docs->tok + at;
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        k += (t[i] == B->mc.cls) | (t[i] == B->mc.sep);
+    for (size_t i = 0; i < n; i++) {
+        int32_t t = inst_docs_id(B->docs, at + i);
+        k += (t == B->mc.cls) | (t == B->mc.sep);
+    }
     return k;
 }
 
@@ -720,22 +831,16 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
     size_t k = s->n % INST_BLOCK;
     if (k == 0) block_start(B);
     Inst *in = &s->blk[s->nblk - 1].inst[k];
-    *in = (Inst){.a = a,
-                 .b = b,
+    *in = (Inst){.a = (uint32_t)a,
+                 .b = (uint32_t)b,
                  .na = (uint32_t)na,
                  .nb = (uint32_t)nb,
-                 .has_b = (uint8_t)has_b,
-                 .next = (int8_t)next,
-                 .mask = B->bmask};
+                 .has_b = (uint32_t)has_b,
+                 .next = (int8_t)next};
     if (o->no_mask) {
     } else if (B->inline_mask) {
-        if (B->bmask + num > B->wcap) {
-            B->wcap = 2 * (B->bmask + num);
-            B->wpos = xrealloc(B->wpos, B->wcap * sizeof *B->wpos);
-            B->wnew = xrealloc(B->wnew, B->wcap * sizeof *B->wnew);
-        }
-        in->nmask = (uint16_t)mask_inst(&B->mc, &B->m, &B->rng, s, in, num, B->wpos + B->bmask,
-                                        B->wnew + B->bmask);
+        in->nmask = (uint16_t)mask_inst(&B->mc, &B->m, &B->rng, s, in, num, &B->wbytes);
+        if (B->wbytes.len > UINT32_MAX) die("out of memory (masks of one block past 4 GB)");
     } else {
         B->cur->rpos[k] = pyrandom_tell(&B->rng);
         B->cur->count = k + 1;
@@ -745,6 +850,7 @@ static void emit(Builder *B, uint64_t a, size_t na, uint64_t b, size_t nb, int h
         in->nmask = (uint16_t)skip_masking(B, ncand, num);
     }
     B->bmask += in->nmask;
+    B->woff[k + 1] = (uint32_t)B->wbytes.len;
     s->n++;
     if (s->n % INST_BLOCK == 0) block_end(B);
     s->st.instances++;
@@ -829,43 +935,61 @@ static void from_document(Builder *B, size_t k) {
     }
 }
 
-/* Mask block g by replaying the stream from its snapshot. */
-static void replay_block(Builder *B, const InstBlock *bk, const Replay *rp, Masker *m) {
+/* Mask block g by replaying the stream from its snapshot; its masks go to
+ * bk->moff and, coded in `scratch`, to the block's mbytes. */
+static void replay_block(Builder *B, size_t g, const InstBlock *bk, const Replay *rp, Masker *m,
+                         Buf *scratch) {
     PyRandom r = rp->snap;
+    buf_clear(scratch);
+    bk->moff[0] = 0;
     for (size_t k = 0; k < rp->count; k++) {
         const Inst *in = &bk->inst[k];
         pyrandom_skip(&r, rp->rpos[k] - pyrandom_tell(&r));
         size_t num = mlm_num_to_predict(inst_len(in), B->o->masked_lm_prob, B->o->max_predictions);
-        size_t nm =
-            mask_inst(&B->mc, m, &r, B->s, in, num, bk->mpos + in->mask, bk->mnew + in->mask);
-        if (nm != in->nmask) {
+        size_t nm = mask_inst(&B->mc, m, &r, B->s, in, num, scratch);
+        bk->moff[k + 1] = (uint32_t)scratch->len;
+        if (nm != in->nmask || scratch->len > UINT32_MAX) {
 #pragma omp atomic write
             B->bad = 1;
         }
     }
+    uint8_t *bytes = xmalloc(scratch->len ? scratch->len : 1);
+    memcpy(bytes, scratch->data, scratch->len);
+    pthread_mutex_lock(&B->lock); /* s->blk may be moved by block_start meanwhile */
+    B->s->blk[g].mbytes = bytes;
+    pthread_mutex_unlock(&B->lock);
+}
+
+/* Claim the oldest published block not yet claimed and mask it; with
+ * wait, wait for one until the draws are finished. Returns 0 when there is
+ * none (any more). */
+static int replay_next(Builder *B, Masker *m, Buf *scratch, int wait) {
+    pthread_mutex_lock(&B->lock);
+    while (wait && B->claimed >= B->published && !B->finished)
+        pthread_cond_wait(&B->ready, &B->lock);
+    if (B->claimed >= B->published) {
+        pthread_mutex_unlock(&B->lock);
+        return 0;
+    }
+    size_t g = B->claimed++;
+    InstBlock bk = B->s->blk[g];
+    Replay *rp = B->rep[g];
+    B->rep[g] = NULL;
+    pthread_mutex_unlock(&B->lock);
+    replay_block(B, g, &bk, rp, m, scratch);
+    free(rp);
+    return 1;
 }
 
 /* Mask blocks as they are published until there are no more. */
 static void replay_loop(Builder *B) {
     Masker m;
+    Buf scratch = {0};
     masker_init(&m, (size_t)B->o->max_seq_length);
-    for (;;) {
-        pthread_mutex_lock(&B->lock);
-        while (B->claimed >= B->published && !B->finished)
-            pthread_cond_wait(&B->ready, &B->lock);
-        if (B->claimed >= B->published) {
-            pthread_mutex_unlock(&B->lock);
-            break;
-        }
-        size_t g = B->claimed++;
-        InstBlock bk = B->s->blk[g];
-        Replay *rp = B->rep[g];
-        B->rep[g] = NULL;
-        pthread_mutex_unlock(&B->lock);
-        replay_block(B, &bk, rp, &m);
-        free(rp);
-    }
+    while (replay_next(B, &m, &scratch, 1))
+        ;
     masker_free(&m);
+    buf_free(&scratch);
 }
 
 /* Every draw in the original's order, blocks published as they fill; then
@@ -878,18 +1002,22 @@ static void draw_all(Builder *B) {
         B->perm[k] = k;
     pyrandom_shuffle(&B->rng, B->perm, docs->ndoc, sizeof *B->perm);
 
-    for (int dup = 0; dup < B->o->dupe_factor; dup++)
-        for (size_t k = 0; k < docs->ndoc; k++)
+    for (int dup = 0; dup < B->o->dupe_factor && !B->too_many; dup++)
+        for (size_t k = 0; k < docs->ndoc && !B->too_many; k++) {
             from_document(B, k);
+            /* 32-bit row indices; a document gives fewer than 2^31 instances */
+            if (s->n >= UINT32_MAX - (UINT32_C(1) << 31)) B->too_many = 1;
+        }
     if (s->n % INST_BLOCK) block_end(B);
     pthread_mutex_lock(&B->lock);
     B->finished = 1;
     pthread_cond_broadcast(&B->ready);
     pthread_mutex_unlock(&B->lock);
 
+    if (B->too_many) return;
     s->order = xmalloc((s->n ? s->n : 1) * sizeof *s->order);
     for (size_t r = 0; r < s->n; r++)
-        s->order[r] = r;
+        s->order[r] = (uint32_t)r;
     pyrandom_shuffle(&B->rng, s->order, s->n, sizeof *s->order);
 }
 
@@ -910,6 +1038,7 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     s->docs = docs;
     s->cls = mc->cls;
     s->sep = mc->sep;
+    s->mask = mc->mask;
 
     /* vocab_words = list(vocab.keys()): distinct tokens, first occurrence
      * first; a token's id is its last line (load_vocab overwrites). */
@@ -928,9 +1057,11 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     free(seen);
     mc->vocab_words = vocab_words;
     mc->cont = cont;
-    for (size_t i = 0; i < docs->ntok && !B.specials_in_text; i++)
-        B.specials_in_text = docs->tok[i] == mc->cls || docs->tok[i] == mc->sep;
-    mc->doctok = docs->tok;
+    for (size_t i = 0; i < docs->ntok && !B.specials_in_text; i++) {
+        int32_t t = inst_docs_id(docs, i);
+        B.specials_in_text = t == mc->cls || t == mc->sep;
+    }
+    mc->docs = docs;
     mc->plain = !o->whole_word && !B.specials_in_text;
 
     B.max_num_tokens = o->max_seq_length - (o->no_nsp ? 2 : 3);
@@ -938,8 +1069,9 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     /* one thread masks as it draws: drawing past the masking and replaying
      * it would only make every masking draw twice */
     B.inline_mask = !o->no_mask && (o->whole_word || threads == 1);
-    if (B.inline_mask) masker_init(&B.m, (size_t)o->max_seq_length);
     B.replay = !o->no_mask && !B.inline_mask;
+    if (B.inline_mask || B.replay) masker_init(&B.m, (size_t)o->max_seq_length);
+    B.ahead = 2 * (size_t)threads;
     pthread_mutex_init(&B.lock, NULL);
     pthread_cond_init(&B.ready, NULL);
     pyrandom_seed(&B.rng, o->seed);
@@ -955,9 +1087,14 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
 
     int rc = 0;
     if (B.bad) rc = err_set(err, "internal error: the masking replay disagrees with the draws");
+    if (B.too_many)
+        rc = err_set(err, "more than %u instances in one shard (split it into smaller shards)",
+                     UINT32_MAX - (UINT32_C(1) << 31));
     pthread_mutex_destroy(&B.lock);
     pthread_cond_destroy(&B.ready);
-    free(B.perm), free(B.rep), free(B.wpos), free(B.wnew), free(vocab_words), free(cont);
+    free(B.perm), free(B.rep), free(vocab_words), free(cont);
+    buf_free(&B.wbytes);
+    buf_free(&B.rscratch);
     masker_free(&B.m);
     if (rc) inst_set_free(s);
     return rc;
@@ -981,7 +1118,7 @@ int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path
 
 void inst_set_free(InstSet *s) {
     for (size_t g = 0; g < s->nblk; g++)
-        free(s->blk[g].inst), free(s->blk[g].mpos), free(s->blk[g].mnew);
+        free(s->blk[g].inst), free(s->blk[g].moff), free(s->blk[g].mbytes);
     free(s->blk);
     free(s->order);
     inst_docs_free(&s->own);
@@ -991,28 +1128,44 @@ void inst_set_free(InstSet *s) {
 void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions,
               int32_t *label_ids) {
     const InstBlock *bk = &s->blk[i / INST_BLOCK];
-    const Inst *in = &bk->inst[i % INST_BLOCK];
-    const int32_t *mpos = bk->mpos + in->mask, *mnew = bk->mnew + in->mask;
+    size_t k = i % INST_BLOCK;
+    const Inst *in = &bk->inst[k];
     v->len = inst_len(in);
     v->seg0 = in->na + 2;
     v->nmask = in->nmask;
     v->next_sentence_label = in->next;
-    if (input_ids) {
-        inst_tokens(s, in, input_ids);
-        for (size_t k = 0; k < in->nmask; k++)
-            input_ids[mpos[k]] = mnew[k];
+    if (!in->nmask) {
+        if (input_ids) inst_tokens(s, in, input_ids);
+        return;
     }
-    if (positions && in->nmask) memcpy(positions, mpos, in->nmask * sizeof *positions);
-    if (label_ids) {
-        const int32_t *tok = s->docs->tok;
-        size_t na = in->na;
-        for (size_t k = 0; k < in->nmask; k++) {
-            size_t p = (size_t)mpos[k];
-            label_ids[k] = p == 0                           ? s->cls
-                           : p <= na                        ? tok[in->a + p - 1]
-                           : p == na + 1 || p + 1 == v->len ? s->sep
-                                                            : tok[in->b + p - na - 2];
+    const uint8_t *p = bk->mbytes + bk->moff[k];
+    uint32_t pos = 0;
+    if (input_ids) { /* the tokens, then each mask's new id but where it was kept */
+        inst_tokens(s, in, input_ids);
+        const uint8_t *q = p;
+        for (size_t j = 0; j < in->nmask; j++) {
+            uint32_t c = *q++, d = c >> 2;
+            if (__builtin_expect(d == 63, 0)) d += get_varint(&q);
+            pos += d + 1;
+            if ((c & 3) == MK_MASK)
+                input_ids[pos] = s->mask;
+            else if ((c & 3) == MK_RANDOM)
+                input_ids[pos] = (int32_t)get_varint(&q);
         }
+    }
+    if (!positions && !label_ids) return;
+    size_t na = in->na;
+    pos = 0;
+    for (size_t j = 0; j < in->nmask; j++) {
+        uint32_t c = *p++, d = c >> 2;
+        if (__builtin_expect(d == 63, 0)) d += get_varint(&p);
+        pos += d + 1;
+        if ((c & 3) == MK_RANDOM) get_varint(&p);
+        if (positions) positions[j] = (int32_t)pos;
+        /* masked positions are never [CLS] or a [SEP] of the instance itself */
+        if (label_ids)
+            label_ids[j] = inst_docs_id(s->docs, pos <= na ? (size_t)in->a + pos - 1
+                                                           : (size_t)in->b + pos - na - 2);
     }
 }
 

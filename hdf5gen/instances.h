@@ -20,10 +20,16 @@
  *      80/10/10, random words from the vocabulary's distinct tokens in
  *      first-occurrence order); finally shuffle all instances.
  *
- * Everything is kept in id space: all sentence tokens of the input in one
- * int32 array (InstDocs); an instance is two ranges of it plus its masked
- * positions and their new ids (InstSet, in blocks allocated at their final
- * size), and the final shuffle permutes row indices only.
+ * Everything is kept in id space, compactly, since a whole shard is held
+ * (a random next segment may come from any document, and the final shuffle
+ * spans all instances): all sentence tokens of the input in one array of
+ * 16-bit ids (32-bit where the vocabulary has more than 65,536), sentence
+ * starts as 32-bit offsets (InstDocs); an instance is two ranges of it (20
+ * bytes and a 4-byte offset) plus its masks, coded in about 1.25 bytes each:
+ * the position as a delta and what became of it ([MASK], kept, or a random
+ * id, which follows); the final shuffle permutes 32-bit row indices only.
+ * About 0.45 bytes per byte of text for the tokens and sentences, and 0.35
+ * to 0.55 for the instances at dupe_factor 5 (512/80 to 128/20).
  *
  * Switches beyond the original (all off by default = the original):
  *   whole_word  Google's --do_whole_word_mask: a "##" piece joins the group
@@ -82,13 +88,16 @@ void inst_opts_default(InstOpts *o);
  * dupe_factor < 0). Returns 0, or -1 with err naming the option. */
 int inst_opts_check(const InstOpts *o, Err *err);
 
-/* The documents of a shard, tokenized. Sentence k is
- * tok[sent[k] .. sent[k + 1]), document d is sentences doc[d] .. doc[d + 1]
- * (in input order; build shuffles an index, not this). */
+/* The documents of a shard, tokenized. Sentence k is tokens
+ * sent[k] .. sent[k + 1], document d is sentences doc[d] .. doc[d + 1]
+ * (in input order; build shuffles an index, not this). Token i is
+ * inst_docs_id(d, i): tok16[i] when the vocabulary's ids fit 16 bits, else
+ * tok32[i]. A shard holds fewer than 2^32 tokens. */
 typedef struct InstDocs {
-    int32_t *tok;
+    uint16_t *tok16; /* one of the two is used; the other is NULL */
+    int32_t *tok32;
     size_t ntok, tokcap;
-    size_t *sent; /* nsent + 1 offsets */
+    uint32_t *sent; /* nsent + 1 offsets */
     size_t nsent, sentcap;
     size_t *doc; /* ndoc + 1 sentence indices */
     size_t ndoc, doccap;
@@ -97,10 +106,16 @@ typedef struct InstDocs {
     uint64_t bad_utf8; /* invalid UTF-8 sequences dropped */
 } InstDocs;
 
+/* Token i of d. */
+static inline int32_t inst_docs_id(const InstDocs *d, size_t i) {
+    return d->tok16 ? (int32_t)d->tok16[i] : d->tok32[i];
+}
+
 /* Read and tokenize `n` inputs ("-" = stdin) into d (zero-initialised or
  * freed before). Returns 0, or -1 with err set ("FILE: No such file or
  * directory", "FILE:LINE: invalid UTF-8" when strict, "FILE:LINE: the
- * vocabulary has no [UNK] token" when one is needed). Free with
+ * vocabulary has no [UNK] token" when one is needed, "FILE: more than
+ * 4294967295 tokens in one shard" past 32-bit offsets). Free with
  * inst_docs_free(). */
 int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o,
                    Err *err);
@@ -109,26 +124,30 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
 void inst_docs_free(InstDocs *d);
 
 /* One instance, [CLS] A [SEP] B [SEP] (or [CLS] A [SEP] when has_b is 0):
- * A and B are runs of whole sentences, so they are ranges of InstDocs.tok
- * and are not copied. Masking is kept as the masked positions (increasing)
- * and the id each now holds, mpos/mnew[mask .. mask + nmask) of its block;
+ * A and B are runs of whole sentences, so they are ranges of the document
+ * tokens and are not copied. Its masks are bytes moff[k] .. moff[k + 1] of
+ * its block's mbytes (k its index in the block), in increasing position;
  * the label of a position is the document token there. */
 typedef struct Inst {
-    uint64_t a, b;   /* first token of A / B in InstDocs.tok */
-    uint32_t mask;   /* first slot in its block's mpos / mnew */
-    uint32_t na, nb; /* segment lengths (nb is 0 without B) */
-    uint16_t nmask;
-    uint8_t has_b;
+    uint32_t a, b;               /* first token of A / B */
+    uint32_t na : 24, has_b : 1; /* segment lengths (nb is 0 without B) */
+    uint32_t nb : 24;
     int8_t next; /* next_sentence_label: 1 = B is a random segment */
+    uint16_t nmask;
 } Inst;
 
 #define INST_BLOCK 1024 /* instances per block of storage (and of parallel masking) */
 
 /* INST_BLOCK instances (fewer in the last block) and their masks, each
- * array allocated once at its final size. */
+ * array allocated once at its final size. A mask is one byte,
+ * (min(delta - 1, 63) << 2) | kind, with delta the distance from the
+ * previous masked position (from 0 for the first); a 63 is followed by
+ * delta - 64 as a LEB128 varint; kind 0 is [MASK], 1 the token kept, 2 a
+ * random id, which follows as a varint. */
 typedef struct InstBlock {
     Inst *inst;
-    int32_t *mpos, *mnew;
+    uint32_t *moff; /* count + 1 offsets into mbytes */
+    uint8_t *mbytes;
 } InstBlock;
 
 typedef struct InstStats {
@@ -143,11 +162,11 @@ typedef struct InstStats {
 typedef struct InstSet {
     InstBlock *blk;
     size_t nblk, blkcap;
-    size_t n;      /* instances */
-    size_t *order; /* output row r is instance order[r] */
+    size_t n;        /* instances (fewer than 2^32) */
+    uint32_t *order; /* output row r is instance order[r] */
     const InstDocs *docs;
     InstDocs own; /* the documents when inst_generate read them */
-    int32_t cls, sep;
+    int32_t cls, sep, mask;
     InstStats st;
 } InstSet;
 

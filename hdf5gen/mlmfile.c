@@ -6,17 +6,8 @@
 
 #include "hdf5gen/h5file.h"
 
-/* The shape of each output row, taken once (the three byte datasets need
- * nothing else, and looking rows up through the row order for each of them
- * costs more than the filling). */
-typedef struct RowShape {
-    uint32_t len, seg0;
-    int32_t next;
-} RowShape;
-
 typedef struct Ctx {
     const InstSet *s;
-    const RowShape *row;
     uint64_t L, P;
 } Ctx;
 
@@ -32,16 +23,20 @@ static void fill_ids(void *arg, uint64_t r0, uint64_t n, void *buf) {
 static void fill_mask(void *arg, uint64_t r0, uint64_t n, void *buf) {
     const Ctx *c = arg;
     int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++)
-        memset(out + r * c->L, 1, c->row[r0 + r].len);
+    for (uint64_t r = 0; r < n; r++) {
+        InstView v;
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
+        memset(out + r * c->L, 1, v.len);
+    }
 }
 
 static void fill_seg(void *arg, uint64_t r0, uint64_t n, void *buf) {
     const Ctx *c = arg;
     int8_t *out = buf;
     for (uint64_t r = 0; r < n; r++) {
-        const RowShape *v = &c->row[r0 + r];
-        memset(out + r * c->L + v->seg0, 1, v->len - v->seg0);
+        InstView v;
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
+        memset(out + r * c->L + v.seg0, 1, v.len - v.seg0);
     }
 }
 
@@ -66,26 +61,24 @@ static void fill_lab(void *arg, uint64_t r0, uint64_t n, void *buf) {
 static void fill_nsp(void *arg, uint64_t r0, uint64_t n, void *buf) {
     const Ctx *c = arg;
     int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++)
-        out[r] = (int8_t)c->row[r0 + r].next;
+    for (uint64_t r = 0; r < n; r++) {
+        InstView v;
+        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
+        out[r] = (int8_t)v.next_sentence_label;
+    }
 }
 
 int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes,
                   Err *err) {
     if (s->n == 0) return err_set(err, "%s: no instances to write", path);
-    Ctx c = {s, NULL, (uint64_t)o->max_seq_length, (uint64_t)o->max_predictions};
-    RowShape *row = xmalloc(s->n * sizeof *row);
-    c.row = row;
+    Ctx c = {s, (uint64_t)o->max_seq_length, (uint64_t)o->max_predictions};
     for (size_t r = 0; r < s->n; r++) { /* the padding arithmetic relies on these */
         InstView v;
         inst_row(s, r, &v, NULL, NULL, NULL);
-        if (v.len > c.L || v.nmask > c.P || v.seg0 > v.len) {
-            free(row);
+        if (v.len > c.L || v.nmask > c.P || v.seg0 > v.len)
             return err_set(err,
-                           "%s: instance %zu does not fit max_seq_length %d / max_predictions %d",
-                           path, s->order[r], o->max_seq_length, o->max_predictions);
-        }
-        row[r] = (RowShape){(uint32_t)v.len, (uint32_t)v.seg0, v.next_sentence_label};
+                           "%s: instance %u does not fit max_seq_length %d / max_predictions %d",
+                           path, (unsigned)s->order[r], o->max_seq_length, o->max_predictions);
     }
     /* a dataset of width 0 (P = 0) still has one column of zeros: h5py cannot chunk width 0 */
     uint64_t P = c.P ? c.P : 1;
@@ -99,16 +92,11 @@ int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint
     };
     c.P = P;
     H5Out *h;
-    if (h5out_create(&h, path, o->force, err)) {
-        free(row);
-        return -1;
-    }
+    if (h5out_create(&h, path, o->force, err)) return -1;
     if (h5out_write_all(h, d, 6, o->level, o->threads, err)) {
         h5out_abort(h);
-        free(row);
         return -1;
     }
-    free(row);
     uint64_t b = h5out_bytes(h);
     if (h5out_close(h, err)) return -1;
     if (bytes) *bytes = b;

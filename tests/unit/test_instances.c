@@ -22,6 +22,14 @@
 #include "common/rng.h"
 #include "tokenize/wordpiece.h"
 
+/* All tokens of d as int32 ids (malloc'ed). */
+static int32_t *docs_ids(const InstDocs *d) {
+    int32_t *v = malloc((d->ntok ? d->ntok : 1) * sizeof *v);
+    for (size_t i = 0; i < d->ntok; i++)
+        v[i] = inst_docs_id(d, i);
+    return v;
+}
+
 static char dir[] = "/tmp/test_instances.XXXXXX";
 
 /* Write data to dir/name; returns the path (static buffer per call slot). */
@@ -228,9 +236,10 @@ static void test_reading(void) {
     if (d.ndoc == 3) {
         test_cond("t1: sentences per document 2 1 3",
                   doc_sents(&d, 0) == 2 && doc_sents(&d, 1) == 1 && doc_sents(&d, 2) == 3);
-        test_cond("t1: 'the cat' = 6 7", d.sent[1] == 2 && d.tok[0] == 6 && d.tok[1] == 7);
+        test_cond("t1: 'the cat' = 6 7",
+                  d.sent[1] == 2 && inst_docs_id(&d, 0) == 6 && inst_docs_id(&d, 1) == 7);
         test_cond("t1: last sentence '$$$' = 3 x [UNK]",
-                  d.tok[d.ntok - 1] == 2 && d.sent[d.nsent] - d.sent[d.nsent - 1] == 3);
+                  inst_docs_id(&d, d.ntok - 1) == 2 && d.sent[d.nsent] - d.sent[d.nsent - 1] == 3);
     }
     test_cond("t1: line count (\\r\\n, \\r, \\n)", d.lines == 17);
     inst_docs_free(&d);
@@ -364,7 +373,9 @@ static void test_word_cache(void) {
         o.threads = t;
         InstDocs d;
         int ok = inst_docs_read(&d, wp, paths, 1, &o, &err) == 0;
-        ok = ok && d.ntok == want.n && !memcmp(d.tok, want.v, want.n * sizeof *want.v);
+        int32_t *ids = ok ? docs_ids(&d) : NULL;
+        ok = ok && d.ntok == want.n && !memcmp(ids, want.v, want.n * sizeof *want.v);
+        free(ids);
         test_cond(t == 1 ? "word cache: the ids of wp_encode" : "word cache, 2 threads: the same",
                   ok);
         if (ok) inst_docs_free(&d);
@@ -437,7 +448,7 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
     int32_t cls = wp_token_id(wp, "[CLS]", 5), sep = wp_token_id(wp, "[SEP]", 5),
             msk = wp_token_id(wp, "[MASK]", 6);
     size_t L = (size_t)o->max_seq_length;
-    int32_t *orig = malloc(L * sizeof *orig);
+    int32_t *orig = malloc(L * sizeof *orig), *ids = docs_ids(d);
     memset(t, 0, sizeof *t);
     static Row v;
     for (size_t r = 0; r < s->n; r++) {
@@ -475,8 +486,8 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
             o->no_mask ? 0 : mlm_num_to_predict(v.len, o->masked_lm_prob, o->max_predictions);
         t->bad_count += o->whole_word ? v.nmask > want : v.nmask != want;
         /* A and B, unmasked, are runs of the documents' tokens */
-        int in_docs = occurs(d->tok, d->ntok, orig + 1, v.seg0 - 2);
-        if (!o->no_nsp) in_docs &= occurs(d->tok, d->ntok, orig + v.seg0, v.len - v.seg0 - 1);
+        int in_docs = occurs(ids, d->ntok, orig + 1, v.seg0 - 2);
+        if (!o->no_nsp) in_docs &= occurs(ids, d->ntok, orig + v.seg0, v.len - v.seg0 - 1);
         t->not_in_docs += !in_docs;
         if (o->whole_word) { /* a masked piece's word is masked whole */
             int ok = 1;
@@ -497,7 +508,7 @@ static void check_set(const InstSet *s, const InstDocs *d, const WordPiece *wp, 
             t->bad_wwm += !ok;
         }
     }
-    free(orig);
+    free(orig), free(ids);
 }
 
 static void test_invariants(void) {
@@ -517,7 +528,8 @@ static void test_invariants(void) {
     test_cond("read corpus, 3 threads", inst_docs_read(&d3, wp, paths, 1, &o, &err) == 0);
     test_cond("3 threads: same documents",
               d3.ntok == d.ntok && d3.nsent == d.nsent && d3.ndoc == d.ndoc &&
-                  !memcmp(d3.tok, d.tok, d.ntok * 4) &&
+                  (d.tok16 ? !memcmp(d3.tok16, d.tok16, d.ntok * 2)
+                           : !memcmp(d3.tok32, d.tok32, d.ntok * 4)) &&
                   !memcmp(d3.sent, d.sent, (d.nsent + 1) * sizeof *d.sent) &&
                   !memcmp(d3.doc, d.doc, (d.ndoc + 1) * sizeof *d.doc));
     inst_docs_free(&d3);
