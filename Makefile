@@ -46,7 +46,9 @@ CFLAGS     += $(if $(HDF5_INC),-I$(HDF5_INC))
 LIBS        = -lbz2 -lexpat -lpcre2-8 -licuuc -licudata $(if $(HDF5_LIB),-L$(HDF5_LIB)) -lhdf5 -ldeflate -lm
 # glibc's vector math (libmvec: exp and erf 8 lanes at a time for the CPU
 # trainer's AVX2 kernels, train/cpukern.c); without it those use libm.
-MVEC       := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec)
+# Probed once, on first use by a recipe: a make that builds nothing (the
+# pipelines' stages) runs no compiler.
+MVEC        = $(eval MVEC := $(shell printf 'int main(void){return 0;}' | $(CC) -x c - -lmvec -o /dev/null 2>/dev/null && echo -lmvec))$(MVEC)
 LIBS       += $(MVEC)
 CFLAGS     += $(if $(MVEC),-DWB_HAVE_MVEC)
 UNIT_TESTS := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
