@@ -22,8 +22,10 @@
         its exponent is above 1); the text stages and the HDF5 stages spread
         over every core of every VM, the vocabulary and the shard index are
         one job each, side by side, on one VM, at the parallelism they showed
-        (CPU / wall). Then each stage's peak RSS for enwiki (as fit) and the
-        disk: the bytes each stage leaves per MB of XML, in all, and at most
+        (CPU / wall). Then each stage's peak RSS for enwiki (as fit; for the
+        stages in SCALE_CAPPED, default vocab, whose sample is full at the
+        largest size, as measured there, and their CPU too plus the reading of
+        the rest, SCALE_CAPPED_READ CPU seconds a GB of XML) and the disk: the bytes each stage leaves per MB of XML, in all, and at most
         two stages' output at a time (PRUNE=1).
 
     python scale_tools.py svg TSV TITLE > OUT.svg
@@ -129,15 +131,25 @@ def fit(tsv, start):
 
 VM_CORES = int(os.environ.get("VM_CORES", "16"))
 ONE_JOB = ("vocab", "shards")  # one job each, side by side, between the text and the HDF5 stages
+# stages whose input is capped and full at the largest size measured (the
+# vocabulary's sample of VOCAB_SAMPLE sentences): their memory stays as there
+CAPPED = tuple(os.environ.get("SCALE_CAPPED", "vocab").split())
+# ... whose CPU beyond it is reading the rest of the text to draw the sample:
+# CPU seconds a GB of XML (vocab_train drawing 20,000 of the 3.9 M lines of
+# x256's filtered text, 513 MB from 1.56 GB of XML: 0.89 s)
+CAPPED_READ = float(os.environ.get("SCALE_CAPPED_READ", "0.57"))
 
 
-def enwiki_cpu(rs, start):
-    """CPU seconds for ENWIKI_MB: linear from the largest size, or the fit where it grows faster"""
+def enwiki_cpu(rs, start, capped=False):
+    """CPU seconds for ENWIKI_MB: linear from the largest size, or the fit where it grows faster;
+    a capped stage: as at the largest size plus CAPPED_READ a GB of the XML beyond it"""
     sel = [r for r in rs if r["copies"] >= start]
     if len(sel) < 2:
         sel = rs
     k, b = slope([(r["xml"], r["cpu"]) for r in sel])
     last = sel[-1]
+    if capped:
+        return last["cpu"] + CAPPED_READ * max(ENWIKI_MB - last["xml"], 0) / 1000, k
     lin = last["cpu"] / last["xml"] * ENWIKI_MB
     return max(lin, math.exp(b) * ENWIKI_MB ** k) if k == k and k > 1 else lin, k
 
@@ -154,11 +166,13 @@ def vms(tsv, wf, start=64):
     out.append("|---|---|---|---|---|---|---|")
     disk = []  # (stage, MB written per MB of XML)
     for s, rs in stages:
-        cpu, k = enwiki_cpu(rs, start)
+        cpu, k = enwiki_cpu(rs, start, s in CAPPED)
         last = rs[-1]
         sel = [r for r in rs if r["copies"] >= start] or rs
         kr, _ = slope([(r["xml"], r["rss"]) for r in sel])
         rss = last["rss"] * (ENWIKI_MB / last["xml"]) ** max(kr, 0) if kr == kr else last["rss"]
+        if s in CAPPED:  # its sample is full at the largest size: its memory stays there
+            rss = last["rss"]
         if s in ONE_JOB:
             p = max(1.0, min(float(VM_CORES), last["cpu"] / last["wall"])) if last["wall"] > 0 else 1.0
             jobs[s] = cpu / p
