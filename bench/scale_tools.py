@@ -15,7 +15,8 @@
         over all its sizes, and says so.
 
     python scale_tools.py vms TSV [WORKFLOW]
-        The expected wall time of a whole enwiki (ENWIKI_MB) through WORKFLOW
+        The expected wall time of a whole enwiki (ENWIKI_MB of XML; DUMP_NAME
+        names another dump of that size) through WORKFLOW
         (default hu: make hu WIKI_LANG=en) on 1, 4 and 16 VMs of VM_CORES
         cores (default 16), from the largest size measured: each stage's CPU
         seconds per MB of XML there, carried on linearly (on the fit where
@@ -39,6 +40,7 @@ import sys
 from collections import OrderedDict
 
 ENWIKI_MB = float(os.environ.get("ENWIKI_MB", "95000"))
+DUMP_NAME = os.environ.get("DUMP_NAME", "enwiki")  # vms: the dump of ENWIKI_MB
 NAMES = {"hu": "make hu WIKI_LANG=en", "en": "make en", "original": "original chain",
          "faithful": "make hu HU_FAITHFUL=1"}
 
@@ -161,8 +163,8 @@ def vms(tsv, wf, start=64):
         sys.exit("scale_tools.py: no rows of workflow %s in %s" % (wf, tsv))
     par, jobs, out = 0.0, {}, []
     top = max(r["copies"] for _, rs in stages for r in rs)
-    out.append("### %s: enwiki (%.0f GB of XML) from x%d, %d-core VMs\n" % (NAMES.get(wf, wf), ENWIKI_MB / 1000, top, VM_CORES))
-    out.append("| stage | CPU s per GB XML | exponent (CPU) | enwiki: CPU | runs as | enwiki: peak RSS | MB written per MB XML |")
+    out.append("### %s: %s (%.0f GB of XML) from x%d, %d-core VMs\n" % (NAMES.get(wf, wf), DUMP_NAME, ENWIKI_MB / 1000, top, VM_CORES))
+    out.append("| stage | CPU s per GB XML | exponent (CPU) | %s: CPU | runs as | %s: peak RSS | MB written per MB XML |" % (DUMP_NAME, DUMP_NAME))
     out.append("|---|---|---|---|---|---|---|")
     disk = []  # (stage, MB written per MB of XML)
     for s, rs in stages:
@@ -199,7 +201,7 @@ def vms(tsv, wf, start=64):
     h5 = sum(d for s, d in disk if s.startswith("hdf5"))
     peak = max([a + b for a, b in zip(text, text[1:])] + [(text[-1] if text else 0.0) + h5]) * ENWIKI_MB / 1000
     out.append("")
-    out.append("Disk for enwiki beside the dump: %.0f GB if every stage's output is kept, at most %.0f GB at a time "
+    out.append("Disk for " + DUMP_NAME + " beside the dump: %.0f GB if every stage's output is kept, at most %.0f GB at a time "
                "with PRUNE=1 (two text stages' output, then the shards and the HDF5 files; %.0f GB of HDF5 stay)."
                % (total, peak, h5 * ENWIKI_MB / 1000))
     return "\n".join(out) + "\n"
