@@ -63,7 +63,10 @@ ours() { # cfg S P batch threads -> seq/s
 }
 peer() { # python cfg S P batch threads -> seq/s
   [ -n "$1" ] || return 0
-  "$1" "$ROOT/bench/train_cpu_ref.py" "$ROOT/train/configs/bert_$2.json" "$5" "$3" "$4" "$STEPS" "$6" \
+  # the thread count for the BLAS too: Debian's torch multiplies through the
+  # system's OpenBLAS, whose own threads torch.set_num_threads does not set
+  OMP_NUM_THREADS=$6 OPENBLAS_NUM_THREADS=$6 MKL_NUM_THREADS=$6 \
+    "$1" "$ROOT/bench/train_cpu_ref.py" "$ROOT/train/configs/bert_$2.json" "$5" "$3" "$4" "$STEPS" "$6" \
     "$D/h5_$3.npz" 2>/dev/null | sed -n 's/.*: \([0-9.]*\) seq\/s/\1/p'
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
