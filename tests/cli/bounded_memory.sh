@@ -9,24 +9,11 @@
 # Two runs keep the default limit on a 200 MB stream of zero bytes.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
-RSS=${TESTBIN:-}/maxrss
 VOCAB=$ROOT/data/bert/vocab.txt
 MSG="line longer than 1 MiB (--max-line-bytes raises the limit)"
-if [ ! -x "$RSS" ]; then
-  ok "the maxrss driver is built ($RSS)" false
-  done_testing
-  exit 1
-fi
-
-# under make asan the sanitizer's shadow memory and quarantine make peak
-# memory say nothing about the program's own: those checks then do not run
-# (the messages, exit codes and outputs are checked all the same)
-SAN=
-grep -qa __asan_init "$BIN/sent_split" && SAN=1
-[ -n "$SAN" ] && echo "not run: peak memory checks (AddressSanitizer build)"
-mem_ok() { # NAME COND...: a peak memory check, counted only without sanitizers
-  [ -n "$SAN" ] || ok "$@"
-}
+# peak memory checks do not run under AddressSanitizer (the messages, exit
+# codes and outputs are checked all the same)
+need_maxrss sent_split
 
 L=$T/long.txt # 16 MiB, no newline
 head -c 16777216 /dev/zero | tr '\0' 'a' >"$L"

@@ -9,19 +9,8 @@
 # int32 ids and 8-byte masks, 1.2 now), and its files equal those of -j 1.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
-RSS=${TESTBIN:-}/maxrss
 VOCAB=$ROOT/data/bert/vocab.txt
-if [ ! -x "$RSS" ]; then
-  ok "the maxrss driver is built ($RSS)" false
-  done_testing
-  exit 1
-fi
-# under make asan the sanitizer's shadow memory and quarantine make peak
-# memory say nothing about the program's own: those checks then do not run
-SAN=
-grep -qa __asan_init "$BIN/hdf5gen" && SAN=1
-[ -n "$SAN" ] && echo "not run: peak memory checks (AddressSanitizer build)"
-mem_ok() { [ -n "$SAN" ] || ok "$@"; }
+need_maxrss hdf5gen
 
 "$BIN/wiki_dump" -q "$TESTS/data/enwiki-206.xml.bz2" | "$BIN/wiki_strip" -q -F lines |
   "$BIN/sent_split" -q -l en >"$T/one.txt"

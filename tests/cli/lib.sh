@@ -9,6 +9,10 @@
 #   py_with MODULE          print a Python that imports MODULE ($WIKIBERT_PYTHON,
 #                           python3, /usr/bin/python3 (Debian packages) or
 #                           the benchmark venv), or nothing
+#   need_maxrss PROG        $RSS: the peak-memory driver (tests/unit/maxrss.c;
+#                           one failed check and exit 1 when it is not built);
+#                           $SAN: 1 when $BIN/PROG is an AddressSanitizer build
+#   mem_ok NAME COND...     a peak-memory check, counted only without $SAN
 set -u
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -43,3 +47,19 @@ py_with() {
   done
   return 0
 }
+
+need_maxrss() {
+  RSS=${TESTBIN:-}/maxrss
+  if [ ! -x "$RSS" ]; then
+    ok "the maxrss driver is built ($RSS)" false
+    done_testing
+    exit 1
+  fi
+  # under make asan the sanitizer's shadow memory and quarantine make peak
+  # memory say nothing about the program's own
+  SAN=
+  grep -qa __asan_init "$BIN/$1" && SAN=1
+  [ -z "$SAN" ] || echo "not run: peak memory checks (AddressSanitizer build)"
+}
+
+mem_ok() { [ -n "$SAN" ] || ok "$@"; }

@@ -7,14 +7,8 @@
 # bench/make_dump.py --vary does); about 90,000 distinct words train in
 # under 64 MB (51-54 MB measured), for -j1 and -j2, with the same model.
 . "$TESTS/cli/lib.sh"
-RSS=${TESTBIN:-}/maxrss
-if [ ! -x "$RSS" ]; then
-  ok "the maxrss driver is built ($RSS)" false
-  done_testing
-  exit 1
-fi
-if grep -qa __asan_init "$BIN/vocab_train"; then
-  echo "not run: peak memory checks (AddressSanitizer build)"
+need_maxrss vocab_train
+if [ -n "$SAN" ]; then # every check here is one of memory
   done_testing
   exit 0
 fi
