@@ -313,6 +313,16 @@ const char *cpukern_name(void) {
 
 /* ---- matrix products ---- */
 
+/* n (<= w) rows of kc values each, row r at src + r * ld, into one w-wide
+ * sliver, k-major (d[k * w + r]); rows n .. w - 1 zero */
+static void pack_rows(float *d, int w, int n, const float *src, size_t ld, int kc) {
+    for (int r = 0; r < w; r++) {
+        const float *row = src + (size_t)r * ld;
+        for (int k = 0; k < kc; k++)
+            d[(size_t)k * w + r] = r < n ? row[k] : 0.0f;
+    }
+}
+
 /* op(A) rows [i0, i0 + mc), k [p0, p0 + kc) into MR-row slivers, k-major */
 static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, int p0, int kc) {
     if (ta) { /* rows of op(A) are columns of A: read each k's mc values in one run */
@@ -331,20 +341,9 @@ static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, 
         }
         return;
     }
-    for (int s = 0; s < mc; s += MR) {
-        int mr = imin(MR, mc - s);
-        float *d = dst + (size_t)s * kc;
-        for (int r = 0; r < MR; r++) {
-            if (r >= mr) {
-                for (int k = 0; k < kc; k++)
-                    d[(size_t)k * MR + r] = 0.0f;
-                continue;
-            }
-            const float *src = A + (size_t)(i0 + s + r) * lda + p0;
-            for (int k = 0; k < kc; k++)
-                d[(size_t)k * MR + r] = src[k];
-        }
-    }
+    for (int s = 0; s < mc; s += MR)
+        pack_rows(dst + (size_t)s * kc, MR, imin(MR, mc - s), A + (size_t)(i0 + s) * lda + p0, lda,
+                  kc);
 }
 
 /* op(B) k [p0, p0 + kc), columns [j0, j0 + nc) into NR-column slivers, k-major */
@@ -360,16 +359,7 @@ static void pack_b(float *dst, const float *B, int ldb, int tb, int p0, int kc, 
                     dk[j] = j < nr ? src[j] : 0.0f;
             }
         } else {
-            for (int j = 0; j < NR; j++) {
-                if (j >= nr) {
-                    for (int k = 0; k < kc; k++)
-                        d[(size_t)k * NR + j] = 0.0f;
-                    continue;
-                }
-                const float *src = B + (size_t)(j0 + s + j) * ldb + p0;
-                for (int k = 0; k < kc; k++)
-                    d[(size_t)k * NR + j] = src[k];
-            }
+            pack_rows(d, NR, nr, B + (size_t)(j0 + s) * ldb + p0, ldb, kc);
         }
     }
 }
@@ -452,17 +442,8 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
             /* Tasks are handed out as threads come free, so a thread the
              * machine delays does not hold the others up; every element's
              * sum is the same whoever computes it. */
-            if (T <= 1) {
-                pack_b(pb, B, ldb, tb, pc, kc, jc, nc);
-                for (int t = 0; t < tasks; t++) {
-                    int ic = t % mb * MC, j0 = t / mb * nt;
-                    mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
-                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
-                }
-                continue;
-            }
             int ns = (nc + NR - 1) / NR;
-#pragma omp parallel num_threads(T)
+#pragma omp parallel num_threads(T) if (T > 1)
             {
 #pragma omp for schedule(static)
                 for (int sl = 0; sl < ns; sl++)

@@ -32,9 +32,10 @@ typedef void (*MmEpilogue)(void *ctx, float *C, int ldc, int i0, int i1, int j0,
 /* C[M x N] = (acc ? C : 0) + op(A) op(B), row-major with row strides lda,
  * ldb, ldc. op(A) is M x K: A[i * lda + k], or with ta A[k * lda + i];
  * op(B) is K x N: B[k * ldb + j], or with tb B[j * ldb + k]. epi (may be
- * NULL) runs on every block once its sums are final. threads > 1 splits
- * the rows or the columns (whichever are more) into that many parts; inside
- * an OpenMP parallel region call it with threads 1. M, N or K may be 0
+ * NULL) runs on every block once its sums are final. With threads > 1
+ * the product's blocks of rows and columns go to up to that many threads
+ * as they come free (inside an OpenMP parallel region, and for small
+ * products, it runs on the calling thread alone). M, N or K may be 0
  * (K == 0 gives C = acc ? C : 0). */
 void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
         float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads);
