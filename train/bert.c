@@ -811,6 +811,9 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
      * -10000 + s, whose exp is exactly 0 in float, so they add exact zeros
      * to every sum over keys, and its own outputs reach no loss, so its
      * gradients are exact zeros; skipping it only saves the work. */
+    /* Masked tokens: per row, positions until the first 0
+     * (pretraining_dataset's rule). */
+    int nm = 0;
     a->off[0] = 0;
     for (int b = 0; b < B; b++) {
         int n = m->keep_padding ? S : 1;
@@ -820,22 +823,15 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
             int32_t p = bt->masked_lm_positions[b * bt->M + k];
             if (p == 0) break;
             n = p + 1 > n ? p + 1 : n;
+            a->mrow[nm] = a->off[b] + p;
+            a->mlabel[nm] = bt->masked_lm_ids[b * bt->M + k];
+            nm++;
         }
         for (int s = 0; s < n; s++)
             a->full[a->off[b] + s] = b * S + s;
         a->off[b + 1] = a->off[b] + n;
     }
     int N = a->ntok = a->off[B];
-    /* masked tokens: per row, positions until the first 0 (pretraining_dataset's rule) */
-    int nm = 0;
-    for (int b = 0; b < B; b++)
-        for (int k = 0; k < bt->M; k++) {
-            int32_t p = bt->masked_lm_positions[b * bt->M + k];
-            if (p == 0) break;
-            a->mrow[nm] = a->off[b] + p;
-            a->mlabel[nm] = bt->masked_lm_ids[b * bt->M + k];
-            nm++;
-        }
     a->nmask = nm;
 
     /* embeddings */
@@ -1033,7 +1029,7 @@ void bert_backward(Bert *m, float scale) {
                       PP(LO(l, OW)), N, I, H);
         /* dx1 = dr2 + dh Wi (the product added to dr2) */
         float *dx1 = a->dtmp;
-        if (dx1 != dr2) memcpy(dx1, dr2, NH * sizeof *dx1);
+        memcpy(dx1, dr2, NH * sizeof *dx1);
         linear_bwd_ex(dx1, 1, NULL, NULL, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N,
                       H, I);
         /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
