@@ -242,6 +242,14 @@ struct BertAct {
     /* backward scratch */
     float *dx, *dx1, *dh, *dq, *dk, *dv, *dctx, *datt, *dtmp, *dt, *dlog;
     float *dxl; /* gradient flowing into the top layer output */
+    /* The top layer at the rows the heads read (see bert_forward): top[r]
+     * is the token row of its row r, [CLS] and the masked tokens of batch
+     * row b its rows topoff[b] .. topoff[b + 1] - 1, at sequence positions
+     * toppos and batch places topfull; mtop[j] is masked token j's row;
+     * xr the layer's input at those rows. sub: the last forward used them. */
+    int32_t *top, *topoff, *toppos, *topfull, *mtop;
+    int ntop, sub;
+    float *xr;
 };
 
 static size_t add_tensor(Bert *m, size_t *off, const char *name, int64_t d0, int64_t d1,
@@ -461,12 +469,14 @@ static void act_free(BertAct *a) {
                    &a->ppre,     &a->pooled, &a->nsplog, &a->nspprob, &a->tin,  &a->tpre, &a->tg,
                    &a->tmean,    &a->trstd,  &a->t,      &a->logits,  &a->dx,   &a->dx1,  &a->dh,
                    &a->dq,       &a->dk,     &a->dv,     &a->dctx,    &a->datt, &a->dtmp, &a->dt,
-                   &a->dlog,     &a->dxl};
+                   &a->dlog,     &a->dxl,    &a->xr};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         free(*f[i]), *f[i] = NULL;
     free(a->ids), free(a->seg), free(a->mrow), free(a->mlabel), free(a->nsp);
     free(a->off), free(a->full);
+    free(a->top), free(a->topoff), free(a->toppos), free(a->topfull), free(a->mtop);
     a->ids = a->seg = a->mrow = a->mlabel = a->nsp = a->off = a->full = NULL;
+    a->top = a->topoff = a->toppos = a->topfull = a->mtop = NULL;
     a->B = a->S = a->M = 0;
 }
 
@@ -504,6 +514,9 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     a->dv = FA(N * H), a->dctx = FA(N * H), a->datt = FA(B * A * S * S),
     a->dtmp = FA(N * H + 2 * (size_t)B * (H + 1));
     a->dt = FA(NM * H), a->dlog = FA(NM * V), a->dxl = FA(N * H);
+    a->top = xmalloc(N * sizeof *a->top), a->topoff = xmalloc((size_t)(B + 1) * sizeof *a->topoff);
+    a->toppos = xmalloc(N * sizeof *a->toppos), a->topfull = xmalloc(N * sizeof *a->topfull);
+    a->mtop = xmalloc(NM * sizeof *a->mtop), a->xr = FA(N * H);
 }
 
 /* ---- kernels ---- */
@@ -682,17 +695,20 @@ static void dropout_apply(float *out, const float *in, const int32_t *full, int 
     }
 }
 
-/* Self-attention of one layer: q, k, v [tokens, H] -> ctx [tokens, H],
- * probs [B, A, S, S] (before dropout; ctx uses the probabilities after
- * dropout with site key dkey when dprob > 0). Row b's tokens are rows
- * off[b] .. off[b + 1] - 1 (n of them); its (row, head) pairs use the top
- * left n x n of their S x S probabilities, and the dropout mask's element
- * (i, j) is element (b * A + h) * S * S + i * S + j, as for the whole
- * sequence. Per pair: scores Q K^T as one product, the masked softmax row
- * by row, then (dropped) P V. */
+/* Self-attention of one layer: q [query rows, H], k, v [tokens, H] -> ctx
+ * [query rows, H], probs [B, A, S, S] (before dropout; ctx uses the
+ * probabilities after dropout with site key dkey when dprob > 0). Row b's
+ * keys are token rows off[b] .. off[b + 1] - 1 (n of them), its queries
+ * rows qoff[b] .. qoff[b + 1] - 1 of q (nq), at sequence positions qpos
+ * (NULL: 0 .. nq - 1, every token). A (row, head) pair's probabilities are
+ * the top left nq x n of its S x S block, and the dropout mask's element
+ * (i, j) is element (b * A + h) * S * S + qpos[i] * S + j, as for the
+ * whole sequence. Per pair: scores Q K^T as one product, the masked softmax
+ * row by row, then (dropped) P V. */
 static void attention_fwd(float *ctx, float *att, const float *q, const float *k, const float *v,
-                          const float *maskbias, const int32_t *off, int B, int S, int H, int A,
-                          uint64_t dkey, float dprob) {
+                          const float *maskbias, const int32_t *off, const int32_t *qoff,
+                          const int32_t *qpos, int B, int S, int H, int A, uint64_t dkey,
+                          float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
@@ -702,12 +718,12 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
         float *pd = dprob > 0 ? xmalloc((size_t)S * S * sizeof *pd) : NULL;
 #pragma omp for schedule(dynamic)
         for (int ba = 0; ba < B * A; ba++) {
-            int b = ba / A, h = ba % A, n = off[b + 1] - off[b];
-            size_t o = (size_t)off[b] * H + (size_t)h * D;
+            int b = ba / A, h = ba % A, n = off[b + 1] - off[b], nq = qoff[b + 1] - qoff[b];
+            size_t o = (size_t)off[b] * H + (size_t)h * D, oq = (size_t)qoff[b] * H + (size_t)h * D;
             float *p = att + (size_t)ba * S * S;
-            mm(n, n, D, q + o, H, 0, k + o, H, 1, p, S, 0, NULL, NULL, 1);
+            mm(nq, n, D, q + oq, H, 0, k + o, H, 1, p, S, 0, NULL, NULL, 1);
             const float *mb = maskbias + (size_t)b * S;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < nq; i++) {
                 float *pi = p + (size_t)i * S;
                 for (int j = 0; j < n; j++)
                     pi[j] = pi[j] * scale + mb[j];
@@ -718,8 +734,9 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
             }
             const float *pv = p;
             if (pd) {
-                for (int i = 0; i < n; i++) {
-                    uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
+                for (int i = 0; i < nq; i++) {
+                    int s = qpos ? qpos[qoff[b] + i] : i;
+                    uint32_t base = (uint32_t)(((size_t)ba * S + s) * S);
                     const float *pi = p + (size_t)i * S;
                     float *di = pd + (size_t)i * S;
                     for (int j = 0; j < n; j++)
@@ -727,16 +744,18 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
                 }
                 pv = pd;
             }
-            mm(n, D, n, pv, S, 0, v + o, H, 0, ctx + o, H, 0, NULL, NULL, 1);
+            mm(nq, D, n, pv, S, 0, v + o, H, 0, ctx + oq, H, 0, NULL, NULL, 1);
         }
         free(pd);
     }
 }
 
+/* attention_fwd's backward pass: dq [query rows, H], dk, dv [tokens, H]
+ * (set) from dctx [query rows, H]; datt is scratch of att's size. */
 static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx,
                           const float *att, const float *q, const float *k, const float *v,
-                          const int32_t *off, int B, int S, int H, int A, uint64_t dkey,
-                          float dprob) {
+                          const int32_t *off, const int32_t *qoff, const int32_t *qpos, int B,
+                          int S, int H, int A, uint64_t dkey, float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
@@ -748,13 +767,14 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
         float *ms = dprob > 0 ? xmalloc(2 * SS * sizeof *ms) : NULL, *pd = ms ? ms + SS : NULL;
 #pragma omp for schedule(dynamic)
         for (int ba = 0; ba < B * A; ba++) {
-            int b = ba / A, h = ba % A, n = off[b + 1] - off[b];
-            size_t o = (size_t)off[b] * H + (size_t)h * D;
+            int b = ba / A, h = ba % A, n = off[b + 1] - off[b], nq = qoff[b + 1] - qoff[b];
+            size_t o = (size_t)off[b] * H + (size_t)h * D, oq = (size_t)qoff[b] * H + (size_t)h * D;
             const float *p = att + (size_t)ba * SS, *pv = p;
             float *dp = datt + (size_t)ba * SS;
             if (ms) {
-                for (int i = 0; i < n; i++) {
-                    uint32_t base = (uint32_t)(((size_t)ba * S + i) * S);
+                for (int i = 0; i < nq; i++) {
+                    int s = qpos ? qpos[qoff[b] + i] : i;
+                    uint32_t base = (uint32_t)(((size_t)ba * S + s) * S);
                     for (int j = 0; j < n; j++) {
                         size_t e = (size_t)i * S + j;
                         ms[e] = dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f;
@@ -764,9 +784,9 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
                 pv = pd;
             }
             /* d(dropped probabilities) = dctx V^T; dV = P'^T dctx */
-            mm(n, n, D, dctx + o, H, 0, v + o, H, 1, dp, S, 0, NULL, NULL, 1);
-            mm(n, D, n, pv, S, 1, dctx + o, H, 0, dv + o, H, 0, NULL, NULL, 1);
-            for (int i = 0; i < n; i++) {
+            mm(nq, n, D, dctx + oq, H, 0, v + o, H, 1, dp, S, 0, NULL, NULL, 1);
+            mm(n, D, nq, pv, S, 1, dctx + oq, H, 0, dv + o, H, 0, NULL, NULL, 1);
+            for (int i = 0; i < nq; i++) {
                 float *dpi = dp + (size_t)i * S, dot = 0;
                 const float *pi = p + (size_t)i * S;
                 if (ms)
@@ -777,8 +797,8 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
                 for (int j = 0; j < n; j++)
                     dpi[j] = pi[j] * (dpi[j] - dot) * scale; /* d(scores before scale) */
             }
-            mm(n, D, n, dp, S, 0, k + o, H, 0, dq + o, H, 0, NULL, NULL, 1);
-            mm(n, D, n, dp, S, 1, q + o, H, 0, dk + o, H, 0, NULL, NULL, 1);
+            mm(nq, D, n, dp, S, 0, k + o, H, 0, dq + oq, H, 0, NULL, NULL, 1);
+            mm(n, D, nq, dp, S, 1, q + oq, H, 0, dk + o, H, 0, NULL, NULL, 1);
         }
         free(ms);
     }
@@ -790,13 +810,124 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
 #define GG(off) (m->grads + (off))
 #define LO(l, t) (a->o.layer[(size_t)(l)*NLAYER_T + (t)])
 
+/* The rows one encoder layer computes: its queries and everything after
+ * attention run on n rows, the input's rows top[0 .. n) (top NULL: all N
+ * token rows, in order), which are batch row b's rows off[b] .. off[b + 1] - 1
+ * at sequence positions pos (NULL: 0, 1, ...) and batch places full (for
+ * dropout masks); xq is the input at those rows. */
+typedef struct LayerRows {
+    int n;
+    const int32_t *top, *off, *pos, *full;
+    const float *xq;
+} LayerRows;
+
+/* Encoder layer l forward on input x (all N token rows; keys and values
+ * at every token): its activations at rows r (N rows in a->k, a->v; r->n in
+ * the others) from the slots of layer l in a's arrays. */
+static void layer_fwd(Bert *m, int l, const float *x, const LayerRows *r, float hp, float ap) {
+    BertAct *a = m->act;
+    int B = a->Bc, S = a->Sc, N = a->ntok, n = r->n, H = m->c.hidden_size;
+    int I = m->c.intermediate_size, A = m->c.num_attention_heads, T = nthreads();
+    size_t NH = (size_t)N * H, NI = (size_t)N * I;
+    float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
+    float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
+    float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH, *x2 = a->x2 + l * NH;
+    float eps = m->c.layer_norm_eps;
+    LinEpi sub = {
+        .full = r->full, .drop = hp > 0, .thr = dropout_threshold(hp), .keep = 1.0f / (1.0f - hp)};
+    linear_fwd(q, r->xq, PP(LO(l, QW)), PP(LO(l, QB)), n, H, H);
+    linear_fwd(k, x, PP(LO(l, KW)), PP(LO(l, KB)), N, H, H);
+    linear_fwd(v, x, PP(LO(l, VW)), PP(LO(l, VB)), N, H, H);
+    attention_fwd(ctx, att, q, k, v, a->maskbias, a->off, r->off, r->pos, B, S, H, A,
+                  dropout_site_key(a->dkey, 1 + 3 * l), ap);
+    /* r1 = dropout(ctx Wao^T + bao) + x, in the product's epilogue */
+    sub.bias = PP(LO(l, AOB)), sub.res = r->xq, sub.act = NULL;
+    sub.key = dropout_site_key(a->dkey, 2 + 3 * l);
+    mm(n, H, H, ctx, H, 0, PP(LO(l, AOW)), H, 1, r1, H, 0, lin_epi, &sub, T);
+    layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)),
+                  PP(LO(l, LN1B)), n, H, eps);
+    /* hpre = x1 Wi^T + bi, h = gelu(hpre) */
+    LinEpi up = {.bias = PP(LO(l, IB)), .act = h};
+    mm(n, I, H, x1, H, 0, PP(LO(l, IW)), H, 1, hpre, I, 0, lin_epi, &up, T);
+    /* r2 = dropout(h Wo^T + bo) + x1 */
+    sub.bias = PP(LO(l, OB)), sub.res = x1;
+    sub.key = dropout_site_key(a->dkey, 3 + 3 * l);
+    mm(n, H, I, h, I, 0, PP(LO(l, OW)), I, 1, r2, H, 0, lin_epi, &sub, T);
+    layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)),
+                  PP(LO(l, LN2B)), n, H, eps);
+}
+
+/* Encoder layer l backward: dx holds d(layer output) at rows r (r->n rows)
+ * and gets d(layer input) at all N token rows (a->dxl's size); the weight
+ * gradients are added. xin is the layer's input. */
+static void layer_bwd(Bert *m, int l, float *dx, const float *xin, const LayerRows *r, float hp,
+                      float ap) {
+    BertAct *a = m->act;
+    int B = a->Bc, S = a->Sc, N = a->ntok, n = r->n, H = m->c.hidden_size;
+    int I = m->c.intermediate_size, A = m->c.num_attention_heads;
+    size_t NH = (size_t)N * H, NI = (size_t)N * I;
+    float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
+    float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
+    float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH;
+    size_t nH = (size_t)n * H;
+    /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
+    float *dr2 = a->dx1;
+    layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)),
+                  a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, n, H);
+    const float *dff = dr2; /* d(feed-forward output), before its dropout */
+    if (hp > 0)
+        dropout_apply(a->dtmp, dr2, r->full, n, H, dropout_site_key(a->dkey, 3 + 3 * l), hp),
+            dff = a->dtmp;
+    /* dh = (dff Wo) gelu'(hpre), GELU's derivative in the product's epilogue */
+    linear_bwd_ex(a->dh, 0, gelu_bwd_epi, hpre, GG(LO(l, OW)), GG(LO(l, OB)), dff, h, PP(LO(l, OW)),
+                  n, I, H);
+    /* dx1 = dr2 + dh Wi (the product added to dr2) */
+    float *dx1 = a->dtmp;
+    memcpy(dx1, dr2, nH * sizeof *dx1);
+    linear_bwd_ex(dx1, 1, NULL, NULL, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), n, H,
+                  I);
+    /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
+    float *dr1 = dx; /* dx is free now */
+    layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)),
+                  a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, n, H);
+    const float *dao = dr1; /* d(attention output), before its dropout */
+    if (hp > 0)
+        dropout_apply(a->dtmp, dr1, r->full, n, H, dropout_site_key(a->dkey, 2 + 3 * l), hp),
+            dao = a->dtmp;
+    linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), n, H, H);
+    attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, a->off, r->off, r->pos, B, S,
+                  H, A, dropout_site_key(a->dkey, 1 + 3 * l), ap);
+    /* d(xin) = dr1 + the three projections' input gradients: the query's
+     * at the layer's rows, the key's and value's at every token */
+    linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, r->xq, PP(LO(l, QW)), n,
+                  H, H);
+    if (r->top) {
+        /* a->dx1 (dr2) is free: the key's and value's into it, then dr1 */
+        linear_bwd_ex(a->dx1, 0, NULL, NULL, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin,
+                      PP(LO(l, KW)), N, H, H);
+        linear_bwd_ex(a->dx1, 1, NULL, NULL, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin,
+                      PP(LO(l, VW)), N, H, H);
+        for (int i = 0; i < n; i++) {
+            float *d = a->dx1 + (size_t)r->top[i] * H;
+            const float *s = dr1 + (size_t)i * H;
+            for (int j = 0; j < H; j++)
+                d[j] += s[j];
+        }
+        memcpy(dx, a->dx1, NH * sizeof *dx);
+    } else {
+        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin, PP(LO(l, KW)),
+                      N, H, H);
+        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin, PP(LO(l, VW)),
+                      N, H, H);
+    }
+}
+
 void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logits,
                   float *nsp_logits) {
     const BertConfig *c = &m->c;
     act_reserve(m, bt->B, bt->S, bt->M);
     BertAct *a = m->act;
-    int B = bt->B, S = bt->S, H = c->hidden_size, I = c->intermediate_size,
-        A = c->num_attention_heads;
+    int B = bt->B, S = bt->S, H = c->hidden_size;
     int V = c->vocab_size, L = c->num_hidden_layers, BS = B * S, T = nthreads();
     float eps = c->layer_norm_eps;
     a->Bc = B, a->Sc = S, a->Mc = bt->M, a->batch = bt;
@@ -854,43 +985,58 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
           ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
     if (hp > 0) dropout_apply(a->x0, a->x0, a->full, N, H, dropout_site_key(a->dkey, 0), hp);
-    LinEpi sub = {
-        .full = a->full, .drop = hp > 0, .thr = dropout_threshold(hp), .keep = 1.0f / (1.0f - hp)};
+    /* The top layer at the rows the heads read: only [CLS] (the NSP head)
+     * and the masked tokens (the MLM head) of its output reach a loss, so
+     * its queries, attention output and feed-forward run at those rows
+     * alone, its keys and values at every token; the other rows' outputs
+     * would get exact zero gradients. A change of work, not of the model:
+     * the results are the full layer's up to the rounding of sums over
+     * fewer terms (m->keep_top computes every row, for tests). */
+    int nt = 0;
+    for (int b = 0; b < B; b++) {
+        a->topoff[b] = nt;
+        for (int s = 0; s < a->off[b + 1] - a->off[b]; s++) {
+            int need = s == 0;
+            for (int k = 0; k < bt->M && !need; k++) {
+                int32_t p = bt->masked_lm_positions[b * bt->M + k];
+                if (p == 0) break;
+                need = p == s;
+            }
+            if (!need) continue;
+            int t = a->off[b] + s;
+            a->top[nt] = t, a->toppos[nt] = s, a->topfull[nt] = a->full[t];
+            nt++;
+        }
+    }
+    a->topoff[B] = a->ntop = nt;
+    for (int b = 0, j = 0; b < B; b++) /* masked token j's row among row b's */
+        for (; j < nm && a->mrow[j] < a->off[b + 1]; j++) {
+            int r = a->topoff[b];
+            while (a->top[r] != a->mrow[j])
+                r++;
+            a->mtop[j] = r;
+        }
+    a->sub = !m->keep_top && nt < N;
 
     /* encoder */
     const float *x = a->x0;
-    size_t NH = (size_t)N * H, NI = (size_t)N * I;
+    size_t NH = (size_t)N * H;
     for (int l = 0; l < L; l++) {
-        float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
-        float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
-        float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH,
-              *x2 = a->x2 + l * NH;
-        linear_fwd(q, x, PP(LO(l, QW)), PP(LO(l, QB)), N, H, H);
-        linear_fwd(k, x, PP(LO(l, KW)), PP(LO(l, KB)), N, H, H);
-        linear_fwd(v, x, PP(LO(l, VW)), PP(LO(l, VB)), N, H, H);
-        attention_fwd(ctx, att, q, k, v, a->maskbias, a->off, B, S, H, A,
-                      dropout_site_key(a->dkey, 1 + 3 * l), ap);
-        /* r1 = dropout(ctx Wao^T + bao) + x, in the product's epilogue */
-        sub.bias = PP(LO(l, AOB)), sub.res = x, sub.act = NULL;
-        sub.key = dropout_site_key(a->dkey, 2 + 3 * l);
-        mm(N, H, H, ctx, H, 0, PP(LO(l, AOW)), H, 1, r1, H, 0, lin_epi, &sub, T);
-        layernorm_fwd(x1, a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, r1, PP(LO(l, LN1W)),
-                      PP(LO(l, LN1B)), N, H, eps);
-        /* hpre = x1 Wi^T + bi, h = gelu(hpre) */
-        LinEpi up = {.bias = PP(LO(l, IB)), .act = h};
-        mm(N, I, H, x1, H, 0, PP(LO(l, IW)), H, 1, hpre, I, 0, lin_epi, &up, T);
-        /* r2 = dropout(h Wo^T + bo) + x1 */
-        sub.bias = PP(LO(l, OB)), sub.res = x1;
-        sub.key = dropout_site_key(a->dkey, 3 + 3 * l);
-        mm(N, H, I, h, I, 0, PP(LO(l, OW)), I, 1, r2, H, 0, lin_epi, &sub, T);
-        layernorm_fwd(x2, a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, r2, PP(LO(l, LN2W)),
-                      PP(LO(l, LN2B)), N, H, eps);
-        x = x2;
+        LayerRows r = {N, NULL, a->off, NULL, a->full, x};
+        if (l == L - 1 && a->sub) {
+            for (int i = 0; i < nt; i++)
+                memcpy(a->xr + (size_t)i * H, x + (size_t)a->top[i] * H, (size_t)H * sizeof(float));
+            r = (LayerRows){nt, a->top, a->topoff, a->toppos, a->topfull, a->xr};
+        }
+        layer_fwd(m, l, x, &r, hp, ap);
+        x = a->x2 + l * NH;
     }
+    /* the heads' rows of x: [CLS] of row b and masked token j */
+    const int32_t *hcls = a->sub ? a->topoff : a->off, *hmask = a->sub ? a->mtop : a->mrow;
 
     /* NSP head */
     for (int b = 0; b < B; b++) /* [CLS] */
-        memcpy(a->pin + (size_t)b * H, x + (size_t)a->off[b] * H, (size_t)H * sizeof(float));
+        memcpy(a->pin + (size_t)b * H, x + (size_t)hcls[b] * H, (size_t)H * sizeof(float));
     linear_fwd(a->ppre, a->pin, PP(a->o.tail[POOLW]), PP(a->o.tail[POOLB]), B, H, H);
     for (int i = 0; i < B * H; i++)
         a->pooled[i] = tanhf(a->ppre[i]);
@@ -912,7 +1058,7 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
     int mlm_correct = 0;
     if (nm) {
         for (int j = 0; j < nm; j++)
-            memcpy(a->tin + (size_t)j * H, x + (size_t)a->mrow[j] * H, (size_t)H * sizeof(float));
+            memcpy(a->tin + (size_t)j * H, x + (size_t)hmask[j] * H, (size_t)H * sizeof(float));
         /* tpre = tin Wt^T + bt, tg = gelu(tpre) */
         LinEpi tr = {.bias = PP(a->o.tail[TRB]), .act = a->tg};
         mm(nm, H, H, a->tin, H, 0, PP(a->o.tail[TRW]), H, 1, a->tpre, H, 0, lin_epi, &tr, T);
@@ -952,14 +1098,14 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
 void bert_backward(Bert *m, float scale) {
     const BertConfig *c = &m->c;
     BertAct *a = m->act;
-    int B = a->Bc, S = a->Sc, H = c->hidden_size, I = c->intermediate_size,
-        A = c->num_attention_heads;
+    int B = a->Bc, S = a->Sc, H = c->hidden_size;
     int V = c->vocab_size, L = c->num_hidden_layers, N = a->ntok, nm = a->nmask, T = nthreads();
-    size_t NH = (size_t)N * H, NI = (size_t)N * I;
+    size_t NH = (size_t)N * H;
     float hp = a->drop ? c->hidden_dropout_prob : 0.0f,
           ap = a->drop ? c->attention_probs_dropout_prob : 0.0f;
-    float *dx = a->dxl;
-    memset(dx, 0, NH * sizeof *dx);
+    float *dx = a->dxl; /* d(top layer output), at its rows */
+    memset(dx, 0, (size_t)(a->sub ? a->ntop : N) * H * sizeof *dx);
+    const int32_t *hcls = a->sub ? a->topoff : a->off, *hmask = a->sub ? a->mtop : a->mrow;
 
     /* MLM head */
     if (nm) {
@@ -981,7 +1127,7 @@ void bert_backward(Bert *m, float scale) {
                    PP(a->o.tail[TRW]), nm, H, H);
         for (int j = 0; j < nm;
              j++) { /* rows in order: one position may be listed once per row only */
-            float *d = dx + (size_t)a->mrow[j] * H;
+            float *d = dx + (size_t)hmask[j] * H;
             const float *s = a->dt + (size_t)j * H;
             for (int i = 0; i < H; i++)
                 d[i] += s[i];
@@ -1007,49 +1153,16 @@ void bert_backward(Bert *m, float scale) {
                    PP(a->o.tail[POOLW]), B, H, H);
         for (int b = 0; b < B; b++)
             for (int i = 0; i < H; i++)
-                dx[(size_t)a->off[b] * H + i] += dpin[(size_t)b * H + i];
+                dx[(size_t)hcls[b] * H + i] += dpin[(size_t)b * H + i];
     }
 
-    /* encoder, top down; dx is d(layer output) */
+    /* encoder, top down; dx is d(layer output), then d(layer input) */
     for (int l = L - 1; l >= 0; l--) {
         const float *xin = l ? a->x2 + (size_t)(l - 1) * NH : a->x0;
-        float *q = a->q + l * NH, *k = a->k + l * NH, *v = a->v + l * NH, *ctx = a->ctx + l * NH;
-        float *att = a->att + (size_t)l * B * A * S * S, *r1 = a->r1 + l * NH, *x1 = a->x1 + l * NH;
-        float *hpre = a->hpre + l * NI, *h = a->h + l * NI, *r2 = a->r2 + l * NH;
-        /* x2 = LN2(r2), r2 = dropout(h Wo^T + bo) + x1 */
-        float *dr2 = a->dx1;
-        layernorm_bwd(dr2, GG(LO(l, LN2W)), GG(LO(l, LN2B)), dx, r2, PP(LO(l, LN2W)),
-                      a->m2 + (size_t)l * N, a->s2 + (size_t)l * N, N, H);
-        const float *dff = dr2; /* d(feed-forward output), before its dropout */
-        if (hp > 0)
-            dropout_apply(a->dtmp, dr2, a->full, N, H, dropout_site_key(a->dkey, 3 + 3 * l), hp),
-                dff = a->dtmp;
-        /* dh = (dff Wo) gelu'(hpre), GELU's derivative in the product's epilogue */
-        linear_bwd_ex(a->dh, 0, gelu_bwd_epi, hpre, GG(LO(l, OW)), GG(LO(l, OB)), dff, h,
-                      PP(LO(l, OW)), N, I, H);
-        /* dx1 = dr2 + dh Wi (the product added to dr2) */
-        float *dx1 = a->dtmp;
-        memcpy(dx1, dr2, NH * sizeof *dx1);
-        linear_bwd_ex(dx1, 1, NULL, NULL, GG(LO(l, IW)), GG(LO(l, IB)), a->dh, x1, PP(LO(l, IW)), N,
-                      H, I);
-        /* x1 = LN1(r1), r1 = dropout(ctx Wao^T + bao) + xin */
-        float *dr1 = dx; /* dx is free now */
-        layernorm_bwd(dr1, GG(LO(l, LN1W)), GG(LO(l, LN1B)), dx1, r1, PP(LO(l, LN1W)),
-                      a->m1 + (size_t)l * N, a->s1 + (size_t)l * N, N, H);
-        const float *dao = dr1; /* d(attention output), before its dropout */
-        if (hp > 0)
-            dropout_apply(a->dtmp, dr1, a->full, N, H, dropout_site_key(a->dkey, 2 + 3 * l), hp),
-                dao = a->dtmp;
-        linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), N, H, H);
-        attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, a->off, B, S, H, A,
-                      dropout_site_key(a->dkey, 1 + 3 * l), ap);
-        /* d(xin) = dr1 + the three projections' input gradients, added in place */
-        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, xin, PP(LO(l, QW)),
-                      N, H, H);
-        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, KW)), GG(LO(l, KB)), a->dk, xin, PP(LO(l, KW)),
-                      N, H, H);
-        linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, VW)), GG(LO(l, VB)), a->dv, xin, PP(LO(l, VW)),
-                      N, H, H);
+        LayerRows r = {N, NULL, a->off, NULL, a->full, xin};
+        if (l == L - 1 && a->sub)
+            r = (LayerRows){a->ntop, a->top, a->topoff, a->toppos, a->topfull, a->xr};
+        layer_bwd(m, l, dx, xin, &r, hp, ap);
     }
 
     /* embeddings: x0 = LN(e) */

@@ -16,7 +16,10 @@
  * Parameters are one float array in Hugging Face's state-dict order
  * (bert_tensor() names them, for checkpoints and safetensors); gradients
  * have the same layout. Every result is computed in a fixed order, so the
- * output does not depend on the OpenMP thread count.
+ * output does not depend on the OpenMP thread count. Work that reaches no
+ * loss is skipped: the padding after each row's last token, and the top
+ * layer's rows other than [CLS] and the masked tokens (its keys and values
+ * still cover every token).
  *
  *   BertConfig c; bert_config_load(&c, "bert_config.json", &err);
  *   Bert m; bert_create(&m, &c); bert_init_weights(&m, seed);
@@ -113,6 +116,8 @@ typedef struct Bert {
     uint64_t dropout_key; /* the masks of the next forward (dropout.h's dropout_pass_key) */
     int keep_padding;     /* compute the padding after each row's last token too (tests:
                              the same bits as skipping it) */
+    int keep_top;         /* compute the top layer at every token, not only at the rows
+                             the heads read (tests: the same results to rounding) */
 } Bert;
 
 /* Allocate the parameters (zero) and gradients of config c (checked by

@@ -11,6 +11,8 @@
  * padding after each row's last token computed or skipped; gradient
  * accumulation (two half-scaled backward passes = one); a batch cut after
  * its last token (--bin_size) gives the full batch's loss and gradients;
+ * the top layer computed only at the rows the heads read gives the whole
+ * layer's results (to rounding), masked positions in any order;
  * config parsing and
  * its errors. Training mode: the reference applies the same dropout masks
  * (train/dropout.h's hash, reimplemented in Python), so losses and every
@@ -210,6 +212,55 @@ static void test_against_reference(void) {
         m.keep_padding = 0;
         test_cond("padding computed: the same loss and gradients, bit for bit",
                   lp.total == l.total && memcmp(g1, m.grads, m.nparams * sizeof *g1) == 0);
+        memcpy(m.grads, g1, m.nparams * sizeof *g1);
+    }
+    /* the top layer runs at the rows the heads read ([CLS], the masked
+     * tokens): computed at every token, the loss and gradients are the
+     * same to rounding; also with each row's masked positions listed in
+     * reverse order (a file need not sort them) */
+    {
+        BertLoss lt, lr, lrt;
+        m.keep_top = 1;
+        bert_zero_grad(&m);
+        bert_forward(&m, &b, &lt, NULL, NULL);
+        bert_backward(&m, 1.0f);
+        m.keep_top = 0;
+        int tc = tensors_close(&m, m.grads, g1, 1e-5, "top layer at every token");
+        printf("  top layer at every token: loss %.7f vs %.7f\n", lt.total, l.total);
+        test_cond("top layer at every token: the same loss and gradients (1e-5)",
+                  fabsf(lt.total - l.total) <= 1e-6f * l.total && lt.masked == l.masked &&
+                      lt.mlm_correct == l.mlm_correct && tc);
+        int32_t *rp = malloc((size_t)b.B * b.M * 4), *ri = malloc((size_t)b.B * b.M * 4);
+        int reordered = 0;
+        for (int i = 0; i < b.B; i++) {
+            int n = 0;
+            while (n < b.M && b.masked_lm_positions[i * b.M + n])
+                n++;
+            for (int k = 0; k < b.M; k++) {
+                int src = k < n ? i * b.M + n - 1 - k : i * b.M + k;
+                rp[i * b.M + k] = b.masked_lm_positions[src];
+                ri[i * b.M + k] = b.masked_lm_ids[src];
+            }
+            reordered += n > 1;
+        }
+        BertBatch br = b;
+        br.masked_lm_positions = rp, br.masked_lm_ids = ri;
+        float *gr = malloc(m.nparams * sizeof *gr);
+        bert_zero_grad(&m);
+        bert_forward(&m, &br, &lr, NULL, NULL);
+        bert_backward(&m, 1.0f);
+        memcpy(gr, m.grads, m.nparams * sizeof *gr);
+        m.keep_top = 1;
+        bert_zero_grad(&m);
+        bert_forward(&m, &br, &lrt, NULL, NULL);
+        bert_backward(&m, 1.0f);
+        m.keep_top = 0;
+        int rc = tensors_close(&m, gr, g1, 1e-5, "masked positions reversed") &&
+                 tensors_close(&m, m.grads, g1, 1e-5, "reversed, top layer at every token");
+        test_cond("masked positions in reverse order: the same loss and gradients",
+                  reordered > 0 && fabsf(lr.total - l.total) <= 1e-6f * l.total &&
+                      fabsf(lrt.total - l.total) <= 1e-6f * l.total && rc);
+        free(rp), free(ri), free(gr);
         memcpy(m.grads, g1, m.nparams * sizeof *g1);
     }
     bert_set_threads(1);
