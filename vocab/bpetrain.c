@@ -874,10 +874,9 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
     case RM_FIRST:
         if (ord + 1 >= N) t->stop = 1;
         return 1;
-    case RM_SAMPLE_IDX:
-        if (ord < N) return !t->counts_void;
-        if (!t->counts_void) { /* more lines than N: from now on only line numbers */
-            t->counts_void = 1;
+    case RM_SAMPLE_IDX: /* pass 1 draws the sample, pass 2 (RM_SAMPLE_SEL) counts it */
+        if (ord < N) return 0;
+        if (!t->res32 && !t->res_idx) { /* more lines than N: the reservoir */
             if (N > UINT32_MAX) {
                 t->res_idx = xmalloc((size_t)N * sizeof *t->res_idx);
                 for (uint64_t i = 0; i < N; i++)
@@ -901,6 +900,7 @@ static int sample_line(BpeTrainer *t, uint64_t ord, const char *line, size_t len
         }
         return 0;
     case RM_SAMPLE_SEL:
+        if (!t->res_n) return 1; /* no more than N lines: all of them */
         if (t->sel_pos < t->res_n && res_get(t, t->sel_pos) == ord) {
             if (++t->sel_pos == t->res_n) t->stop = 1;
             return 1;
@@ -1035,6 +1035,22 @@ static int run_pass(BpeTrainer *t, char **inputs, int n) {
     return rc;
 }
 
+/* 1 if the inputs hold no more than N lines in all (a quick pass that stops
+ * at line N + 1), 0 if more or on a read error (the passes report it). */
+static int at_most_lines(char **inputs, int n, uint64_t N) {
+    Reader rd;
+    Err e;
+    const char *line;
+    size_t len;
+    uint64_t k = 0;
+    int r = 0;
+    reader_init(&rd, inputs, n);
+    while (k <= N && (r = reader_next_line(&rd, &line, &len, &e)) == 1)
+        k++;
+    reader_free(&rd);
+    return r == 0 && k <= N;
+}
+
 int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     int all_regular;
     double t0 = now_sec();
@@ -1045,10 +1061,14 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
               : !t->o.shuffle ? RM_FIRST
               : all_regular   ? RM_SAMPLE_IDX
                               : RM_SAMPLE_MEM;
-    t->counts_void = 0;
+    /* A sample from regular files: files of no more than N lines are
+     * counted whole in one pass; otherwise the first pass reads the lines
+     * and draws, the second counts the words of the lines kept (all of
+     * them if no more than N were loadable). Nothing is counted twice. */
+    if (t->mode == RM_SAMPLE_IDX && at_most_lines(inputs, n, N)) t->mode = RM_ALL;
+    t->counts_void = t->mode == RM_SAMPLE_IDX;
     if (run_pass(t, inputs, n)) goto fail;
-    if (t->mode == RM_SAMPLE_IDX && t->counts_void) {
-        /* more loadable lines than N: count the sampled ones in a second pass */
+    if (t->mode == RM_SAMPLE_IDX) {
         reset_counts(t);
         if (t->res32)
             qsort(t->res32, (size_t)t->res_n, sizeof *t->res32, u32_cmp);
@@ -1058,7 +1078,7 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
         t->sel_pos = 0;
         t->stored_pos = 0;
         t->counts_void = 0;
-        t->st.sampled = 1;
+        t->st.sampled = t->res_n > 0;
         if (run_pass(t, inputs, n)) goto fail;
         free(t->res32);
         free(t->res_idx);

@@ -115,6 +115,12 @@ ok "a sample from a pipe equals the one from the file" cmp -s "$T/s1.vocab" "$T/
 run $VT -q $ID -o "$T/s3" --vocab-size 500 --input-sentence-size 2000 --seed 7 "$T/c.txt"
 ok "another seed, another sample" bash -c "! cmp -s '$T/s1.vocab' '$T/s3.vocab'"
 ok "a sample differs from the first N" bash -c "! cmp -s '$T/s1.vocab' '$T/first.vocab'"
+# N above the line count: every line, as without a sample (a file's two
+# passes, the first drawing and the second counting, and a pipe's)
+run $VT -q $ID -j1 -o "$T/big" --vocab-size 1500 --input-sentence-size 100000000 "$T/c.txt"
+ok "a sample larger than the file: the same pieces as all of it" cmp -s "$T/big.vocab" "$T/j1.vocab"
+run bash -c "$VT -q $ID -o '$T/bigp' --vocab-size 1500 --input-sentence-size 100000000 < '$T/c.txt'"
+ok "... and from a pipe" cmp -s "$T/bigp.vocab" "$T/j1.vocab"
 
 # the sample is the one spm_train draws (std::mt19937 as in releases up to
 # 0.2.1; Debian ships 0.1.97). On text without doubled characters, where
