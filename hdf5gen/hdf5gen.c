@@ -135,7 +135,8 @@ enum {
     O_BERTMODEL,
     O_LEVEL,
     O_STRICT,
-    O_MEMORY
+    O_MEMORY,
+    O_TMPDIR
 };
 
 static const struct option longopts[] = {
@@ -177,6 +178,7 @@ static const struct option longopts[] = {
     {"deflate-level", 1, 0, O_LEVEL},
     {"strict", 0, 0, O_STRICT},
     {"memory", 1, 0, O_MEMORY},
+    {"tmp-dir", 1, 0, O_TMPDIR},
     {"threads", 1, 0, 'j'},
     CLI_LONGOPTS_COMMON,
 };
@@ -207,6 +209,7 @@ typedef struct Job {
 
 typedef struct Run {
     const WordPiece *wp;
+    const char *tmp_dir; /* --tmp-dir, or NULL */
     InstOpts io;
     MlmFileOpts fo;
     Job *jobs;
@@ -245,6 +248,19 @@ static void run_job(Run *r, Job *j) {
     ReadCb cb = {r, 0};
     io.on_read = on_read;
     io.on_read_arg = &cb;
+    /* the tokens and instances go to temporary files: --tmp-dir, $TMPDIR,
+     * else beside the output, which has room for more than they take */
+    char *outdir = xstrdup(j->output);
+    char *slash = strrchr(outdir, '/');
+    if (!slash)
+        strcpy(outdir, ".");
+    else if (slash == outdir)
+        outdir[1] = '\0';
+    else
+        *slash = '\0';
+    io.spill = 1;
+    io.tmp_label = j->output;
+    io.tmp_dir = r->tmp_dir ? r->tmp_dir : spill_default_dir(outdir);
     InstDocs d = {0};
     InstSet s = {0};
     if (inst_docs_read(&d, r->wp, j->inputs, j->ninputs, &io, &j->err)) goto fail;
@@ -258,6 +274,8 @@ static void run_job(Run *r, Job *j) {
         goto fail;
     }
     if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
+    inst_docs_free(&d); /* the instances carry their tokens */
+    s.docs = NULL;
     j->t_build = now_sec() - t0 - j->t_read;
     if (s.n == 0) {
         err_set(&j->err, "%s: no instances (nothing written)", j->label);
@@ -271,7 +289,7 @@ static void run_job(Run *r, Job *j) {
     j->masked = s.st.masked;
     j->random_next = s.st.random_next;
     inst_set_free(&s);
-    inst_docs_free(&d);
+    free(outdir);
     j->seconds = now_sec() - t0;
     info(3,
          "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s (read %.2f, build "
@@ -285,6 +303,7 @@ fail:
     j->failed = 1;
     inst_docs_free(&d);
     inst_set_free(&s);
+    free(outdir);
     atomic_fetch_add(&r->done_jobs, 1);
 }
 
@@ -385,6 +404,7 @@ typedef struct Config {
     const char *vocab, *prep_root, *dataset, *input_file;
     int lower, strip, skip_existing, level; /* strip: --strip-accents, -1: as lower */
     uint64_t memory;                        /* --memory, 0: the default */
+    const char *tmp_dir;                    /* --tmp-dir, NULL: the default */
     long shard_index, shard_count;          /* -1: all shards (no batch system) */
     char **shards;                          /* the SHARD arguments */
     int nshards;
@@ -414,6 +434,8 @@ static void check_args(Config *cfg) {
                       cfg->shard_count);
     if (cfg->shard_index < 0 && mpi_env(&cfg->shard_index, &cfg->shard_count))
         info(3, "MPI rank %ld of %ld", cfg->shard_index, cfg->shard_count);
+    if (cfg->tmp_dir && !is_dir(cfg->tmp_dir))
+        cli_bad_usage("--tmp-dir %s: not a directory", cfg->tmp_dir);
     if (cfg->prep_root && cfg->cc.output) cli_bad_usage("-o and --prep-root exclude each other");
     if (!cfg->prep_root && !cfg->cc.output)
         cli_bad_usage("no output: give -o OUT or --prep-root DIR");
@@ -432,6 +454,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->lower = -1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
     cfg->shard_index = -1, cfg->shard_count = -1;
     cfg->memory = 0;
+    cfg->tmp_dir = NULL;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -501,6 +524,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_STRICT:
             io->strict = 1;
+            break;
+        case O_TMPDIR:
+            cfg->tmp_dir = optarg;
             break;
         case O_MEMORY:
             if (cli_parse_u64(optarg, &cfg->memory) || cfg->memory < (1u << 20))
@@ -760,6 +786,7 @@ static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
         die("%s", err.msg);
     Run r = {0};
     r.wp = wp;
+    r.tmp_dir = cfg->tmp_dir;
     r.io = *io;
     r.fo = (MlmFileOpts){io->max_seq_length, io->max_predictions, cfg->level, 1, cfg->cc.force};
     r.jobs = p->jobs;
