@@ -598,6 +598,7 @@ typedef struct Builder {
     size_t ahead;     /* replay: blocks that may wait for their masking */
     Buf rscratch;     /* replay: the drawing thread's masks of a block it masks */
     int32_t *spec;    /* count_specials' scratch (max_seq_length ids) */
+    Buf breq;         /* spilled: the random next segments to read (BReq), under lock */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -655,11 +656,49 @@ static void docs_raw(const InstDocs *d, TokWin *w, uint64_t at, size_t n, uint8_
  *   of instances.h) | A's tokens | B's tokens (tokbytes each)
  *
  * in the order the blocks are done (any), and frees it. A's tokens are
- * read through the thread's window, B's too where it follows A, else
- * alone. */
+ * read through the thread's window, and so are B's where B is the actual
+ * next segment. A random next segment lies anywhere in the shard: reading
+ * each alone would cost a system call per instance (a fifth of the CPU
+ * time), so its record leaves B's tokens out and the range is noted
+ * (12 bytes); after the draws the ranges are sorted and read in one pass
+ * over the token file, each written as a record of its own,
+ *
+ *   u32 instance index | 2^31 | u32 n | n tokens,
+ *
+ * which the row pass joins to its instance. */
 
 #define REC_HEAD (4 + sizeof(Inst) + 4)
-#define REC_FLUSH (64u << 10) /* records are written this many bytes at once */
+#define BREC_HEAD 8
+#define REC_FLUSH (64u << 10)     /* records are written this many bytes at once */
+#define SWEEP_BYTES (256u << 10)  /* the random segments' pass reads this much at once */
+#define REC_B (UINT32_C(1) << 31) /* a random segment's record */
+
+/* A random next segment to read: tokens b .. b + nb of instance idx. */
+typedef struct BReq {
+    uint32_t b, nb, idx;
+} BReq;
+
+/* B's tokens are in a record of their own. */
+static inline int rec_defers_b(const Inst *in) { return in->has_b && in->next; }
+
+/* The size of the record at h, of which `avail` bytes are at hand; 0 when
+ * fewer than its header. */
+static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
+    uint32_t idx;
+    if (avail < BREC_HEAD) return 0;
+    memcpy(&idx, h, 4);
+    if (idx & REC_B) {
+        uint32_t n;
+        memcpy(&n, h + 4, 4);
+        return BREC_HEAD + n * tb;
+    }
+    if (avail < REC_HEAD) return 0;
+    Inst in;
+    uint32_t ml;
+    memcpy(&in, h + 4, sizeof in);
+    memcpy(&ml, h + 4 + sizeof in, 4);
+    return REC_HEAD + ml + (in.na + (in.has_b && !rec_defers_b(&in) ? (size_t)in.nb : 0)) * tb;
+}
 
 static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *moff,
                         const uint8_t *mbytes, size_t count, Masker *m) {
@@ -667,11 +706,17 @@ static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *
     size_t tb = (size_t)D->tokbytes;
     Buf *r = &m->rec;
     buf_clear(r);
+    BReq req[INST_BLOCK];
+    size_t nreq = 0;
     for (size_t k = 0; k < count; k++) {
         const Inst *in = &inst[k];
         uint32_t idx = (uint32_t)(g * INST_BLOCK + k);
         uint32_t ml = moff ? moff[k + 1] - moff[k] : 0;
         size_t nb = in->has_b ? in->nb : 0;
+        if (rec_defers_b(in)) {
+            req[nreq++] = (BReq){in->b, (uint32_t)nb, idx};
+            nb = 0;
+        }
         size_t need = REC_HEAD + ml + (in->na + nb) * tb;
         buf_reserve(r, need);
         uint8_t *p = (uint8_t *)r->data + r->len;
@@ -692,6 +737,56 @@ static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *
     }
     if (r->len) spill_append(&B->s->instf, r->data, r->len);
     buf_clear(r);
+    if (nreq) {
+        pthread_mutex_lock(&B->lock);
+        buf_append(&B->breq, req, nreq * sizeof *req);
+        pthread_mutex_unlock(&B->lock);
+    }
+}
+
+static int breq_cmp(const void *x, const void *y) {
+    const BReq *a = x, *b = y;
+    return a->b < b->b ? -1 : a->b > b->b ? 1 : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The random next segments noted by block_spill, read in order of their
+ * place in the token file (windows of SWEEP_BYTES, each read once) and
+ * appended to the instance file as records of their own. */
+static void spill_random_b(Builder *B) {
+    const InstDocs *D = B->docs;
+    size_t tb = (size_t)D->tokbytes, nreq = B->breq.len / sizeof(BReq);
+    BReq *req = (BReq *)(void *)B->breq.data;
+    if (!nreq) return;
+    qsort(req, nreq, sizeof *req, breq_cmp);
+    TokWin w = {xmalloc(SWEEP_BYTES), 0, 0};
+    size_t wtok = SWEEP_BYTES / tb;
+    Buf out = {0};
+    for (size_t i = 0; i < nreq; i++) {
+        const BReq *q = &req[i];
+        buf_reserve(&out, BREC_HEAD + q->nb * tb);
+        uint8_t *p = (uint8_t *)out.data + out.len;
+        uint32_t h[2] = {q->idx | REC_B, q->nb};
+        memcpy(p, h, 8);
+        if (q->b < w.w0 || q->b + q->nb > w.w0 + w.wn) {
+            if (q->nb > wtok / 2) { /* a long segment: read alone */
+                spill_pread((Spill *)&D->tokf, p + 8, q->nb * tb, (uint64_t)q->b * tb);
+                goto next;
+            }
+            w.w0 = q->b;
+            w.wn = D->ntok - q->b < wtok ? (size_t)(D->ntok - q->b) : wtok;
+            if (spill_pread((Spill *)&D->tokf, w.buf, w.wn * tb, w.w0 * tb)) w.wn = 0;
+        }
+        memcpy(p + 8, w.buf + (q->b - w.w0) * tb, q->nb * tb);
+    next:
+        out.len += BREC_HEAD + q->nb * tb;
+        if (out.len >= REC_FLUSH) {
+            spill_append(&B->s->instf, out.data, out.len);
+            buf_clear(&out);
+        }
+    }
+    if (out.len) spill_append(&B->s->instf, out.data, out.len);
+    buf_free(&out);
+    free(w.buf);
 }
 
 /* Finish the last block: its masks get their final arrays (filled here
@@ -760,6 +855,19 @@ static void docs_raw(const InstDocs *d, TokWin *w, uint64_t at, size_t n, uint8_
     w->wn = d->ntok - at < TOKWIN ? (size_t)(d->ntok - at) : TOKWIN;
     if (spill_pread((Spill *)&d->tokf, w->buf, w->wn * tb, at * tb)) w->wn = 0;
     memcpy(out, w->buf, n * tb);
+}
+
+/* Widen n ids of tb bytes each at `raw` into t (no overlap). */
+static void widen_to(const uint8_t *restrict raw, int tb, size_t n, int32_t *restrict t) {
+    if (tb == 4) {
+        memcpy(t, raw, n * 4);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint16_t v;
+        memcpy(&v, raw + 2 * i, 2);
+        t[i] = v;
+    }
 }
 
 /* Widen n ids of tb bytes each at `raw` into t (raw may be t itself). */
@@ -1263,6 +1371,8 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
         if (B.replay) replay_loop(&B);
     }
 
+    if (s->spilled && !B.bad && !B.too_many) spill_random_b(&B);
+    buf_free(&B.breq);
     int rc = 0;
     if (s->spilled && spill_failed(&s->instf, err)) rc = -1;
     if (docs->tokf.open && spill_failed((Spill *)&docs->tokf, err)) rc = -1;
@@ -1405,14 +1515,6 @@ static void add_extent(Rows *w, size_t b, const void *p, size_t n) {
     w->btot[b] += n;
 }
 
-static size_t rec_size(const uint8_t *h, size_t tb) {
-    Inst in;
-    uint32_t ml;
-    memcpy(&in, h + 4, sizeof in);
-    memcpy(&ml, h + 4 + sizeof in, 4);
-    return REC_HEAD + ml + (in.na + (in.has_b ? (size_t)in.nb : 0)) * tb;
-}
-
 /* Read the instance file in order and append each record, behind its
  * output row, to its bucket's buffer (written out when full). */
 static void scatter(Rows *w, const uint32_t *inv) {
@@ -1434,13 +1536,14 @@ static void scatter(Rows *w, const uint32_t *inv) {
             at += want, have += want;
         }
         size_t p = 0;
-        while (have - p >= REC_HEAD) {
-            size_t n = rec_size(in + p, tb);
-            if (n > have - p) break;
+        for (;;) {
+            size_t n = rec_size(in + p, have - p, tb);
+            if (!n || n > have - p) break;
             uint32_t idx, row;
             memcpy(&idx, in + p, 4);
-            row = inv[idx];
+            row = inv[idx & ~REC_B];
             size_t b = row / w->R;
+            row |= idx & REC_B;
             memcpy(in + p, &row, 4); /* the stage record starts with the row instead */
             if (blen[b] + n > bb) {
                 if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
@@ -1454,9 +1557,9 @@ static void scatter(Rows *w, const uint32_t *inv) {
         }
         memmove(in, in + p, have - p);
         have -= p;
-        if (have && have >= REC_HEAD &&
-            rec_size(in, tb) > cap) { /* a record longer than the buffer */
-            cap = rec_size(in, tb);
+        size_t n = rec_size(in, have, tb);
+        if (n > cap) { /* a record longer than the buffer */
+            cap = n;
             in = xrealloc(in, cap);
         }
         if (!want && have) break; /* a cut record at the end: cannot happen */
@@ -1507,10 +1610,9 @@ static int gather(Rows *w, const char *path, Err *err) {
     for (size_t b = 0; b < w->K; b++)
         if (w->btot[b] > maxb) maxb = w->btot[b];
     uint8_t *buf = xmalloc(maxb ? maxb : 1);
-    size_t *at = xmalloc(R * sizeof *at);
+    size_t *at = xmalloc(R * sizeof *at), *bat = xmalloc(R * sizeof *bat);
     uint8_t *hsec = xmalloc(R * 8), *isec = xmalloc(R * L * (size_t)tb);
     uint8_t *psec = xmalloc(R * P * (size_t)pb + 1), *lsec = xmalloc(R * P * (size_t)tb + 1);
-    int32_t *tok = xmalloc((L + 1) * sizeof *tok);
     int rc = 0;
     for (size_t b = 0; b < w->K && rc == 0; b++) {
         size_t r0 = b * R, nr = n - r0 < R ? n - r0 : R;
@@ -1525,17 +1627,28 @@ static int gather(Rows *w, const char *path, Err *err) {
             break;
         }
         for (size_t j = 0; j < nr; j++)
-            at[j] = SIZE_MAX;
-        size_t count = 0;
-        for (uint64_t p = 0; p + REC_HEAD <= got;) {
+            at[j] = bat[j] = SIZE_MAX;
+        size_t count = 0, nbrec = 0, nbwant = 0;
+        for (uint64_t p = 0; p < got;) {
             uint32_t row;
+            size_t len = rec_size(buf + p, (size_t)(got - p), (size_t)tb);
+            if (!len || len > got - p) break;
             memcpy(&row, buf + p, 4);
-            if (row < r0 || row - r0 >= nr || at[row - r0] != SIZE_MAX) break;
-            at[row - r0] = (size_t)p;
-            count++;
-            p += rec_size(buf + p, (size_t)tb);
+            size_t *slot = row & REC_B ? bat : at;
+            row &= ~REC_B;
+            if (row < r0 || row - r0 >= nr || slot[row - r0] != SIZE_MAX) break;
+            slot[row - r0] = (size_t)p;
+            if (slot == at) {
+                Inst in;
+                memcpy(&in, buf + p + 4, sizeof in);
+                count++;
+                nbwant += (size_t)rec_defers_b(&in);
+            } else {
+                nbrec++;
+            }
+            p += len;
         }
-        if (count != nr) {
+        if (count != nr || nbrec != nbwant) {
             rc = err_set(err, "%s: internal error: the temporary rows do not add up", path);
             break;
         }
@@ -1557,14 +1670,24 @@ static int gather(Rows *w, const char *path, Err *err) {
                              path, (unsigned)s->order[r0 + j], w->L, w->P);
                 break;
             }
-            tok[0] = s->cls;
-            for (size_t i = 0; i < na; i++)
-                tok[1 + i] = get_id(ta, i, tb);
-            tok[na + 1] = s->sep;
+            /* the row as stored, then each mask's label read and its id put */
+            uint8_t *irow = isec + j * L * (size_t)tb;
+            const uint8_t *tbk = ta + na * (size_t)tb; /* B's tokens */
+            if (rec_defers_b(&in)) {
+                uint32_t bn = 0;
+                if (bat[j] != SIZE_MAX) memcpy(&bn, buf + bat[j] + 4, 4);
+                if (bn != nb) {
+                    rc = err_set(err, "%s: internal error: a temporary segment is missing", path);
+                    break;
+                }
+                tbk = buf + bat[j] + BREC_HEAD;
+            }
+            put_id(irow, 0, tb, s->cls);
+            memcpy(irow + (size_t)tb, ta, na * (size_t)tb);
+            put_id(irow, na + 1, tb, s->sep);
             if (in.has_b) {
-                for (size_t i = 0; i < nb; i++)
-                    tok[na + 2 + i] = get_id(ta, na + i, tb);
-                tok[len - 1] = s->sep;
+                memcpy(irow + (na + 2) * (size_t)tb, tbk, nb * (size_t)tb);
+                put_id(irow, len - 1, tb, s->sep);
             }
             uint8_t *prow = psec + j * P * (size_t)pb, *lrow = lsec + j * P * (size_t)tb;
             const uint8_t *q = mb;
@@ -1573,16 +1696,13 @@ static int gather(Rows *w, const char *path, Err *err) {
                 uint32_t c = *q++, d = c >> 2;
                 if (__builtin_expect(d == 63, 0)) d += get_varint(&q);
                 pos += d + 1;
-                put_id(lrow, k, tb, tok[pos]);
+                put_id(lrow, k, tb, get_id(irow, pos, tb));
                 put_id(prow, k, pb, (int32_t)pos);
                 if ((c & 3) == MK_MASK)
-                    tok[pos] = s->mask;
+                    put_id(irow, pos, tb, s->mask);
                 else if ((c & 3) == MK_RANDOM)
-                    tok[pos] = (int32_t)get_varint(&q);
+                    put_id(irow, pos, tb, (int32_t)get_varint(&q));
             }
-            uint8_t *irow = isec + j * L * (size_t)tb;
-            for (size_t i = 0; i < len; i++)
-                put_id(irow, i, tb, tok[i]);
             uint32_t h[2] = {(uint32_t)len | (in.next ? ROW_TOP : 0), (uint32_t)(na + 2)};
             memcpy(hsec + j * 8, h, 8);
         }
@@ -1595,8 +1715,8 @@ static int gather(Rows *w, const char *path, Err *err) {
         }
         if (spill_failed(&s->rowf, err)) rc = -1;
     }
-    free(first), free(idx), free(buf), free(at), free(hsec), free(isec), free(psec), free(lsec);
-    free(tok);
+    free(first), free(idx), free(buf), free(at), free(bat), free(hsec), free(isec), free(psec),
+        free(lsec);
     return rc;
 }
 
@@ -1694,11 +1814,11 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
             const uint8_t *q = tmp + j * rowb;
             size_t at = (size_t)(r + j) * width;
             if (sec == 1) {
-                widen(q, (int)tb, L, o32 + at);
+                widen_to(q, (int)tb, L, o32 + at);
             } else if (sec == 2) {
-                widen(q, (int)pb, P, o32 + at);
+                widen_to(q, (int)pb, P, o32 + at);
             } else if (sec == 3) {
-                widen(q, (int)tb, P, o32 + at);
+                widen_to(q, (int)tb, P, o32 + at);
             } else {
                 uint32_t h[2];
                 memcpy(h, q, 8);
