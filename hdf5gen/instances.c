@@ -74,7 +74,7 @@
 #define BATCH_LINES 4096
 #define MAX_THREADS 256
 #define RANDOM_DOC_TRIES 10       /* the original's `for _ in range(10)` */
-#define WORD_CACHE_MAX (1u << 16) /* words a reading thread remembers */
+#define WORD_CACHE_MAX (1u << 15) /* words a reading thread remembers */
 #define WORD_CACHE_LEN 64         /* longer words are not remembered */
 
 void inst_opts_default(InstOpts *o) {
