@@ -88,6 +88,11 @@ static void usage(void) {
         "  -j, --threads N               threads (default: the usable CPUs): shards run in\n"
         "                                parallel, and one shard's reading, masking and\n"
         "                                compression use the rest\n"
+        "      --tmp-dir DIR             where a shard's tokens and instances wait for the\n"
+        "                                write, in files deleted at once (default: $TMPDIR,\n"
+        "                                else the output's directory; at most about 9\n"
+        "                                times the text of each shard being made, 2.6\n"
+        "                                times its HDF5 file)\n"
         "      --memory SIZE             run only as many shards at once as fit in SIZE\n"
         "                                (K/M/G; default: half the memory of the machine or\n"
         "                                of the cgroup), by the estimate below; the threads\n"
@@ -101,9 +106,10 @@ static void usage(void) {
         "                                its read / build / write times)\n"
         "  -h, --help, -V, --version\n\n"
         "Shards that fail (unreadable, no documents) are reported and the others are\n"
-        "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
-        "16-bit ids and coded masks: about 0.5 + 0.16 x dupe_factor bytes per input byte\n"
-        "(1.2 at dupe_factor 5), plus ~20 MB fixed; more shards (smaller ones) need less.\n"
+        "still written. Memory: a shard's tokens and instances wait in temporary files\n"
+        "(--tmp-dir), so a shard being made holds about 0.1 + 0.02 x dupe_factor bytes\n"
+        "per input byte (the row order, sentence lengths) and ~6 MB of buffers, plus\n"
+        "~20 MB fixed.\n"
         "One run at a time writes into an output directory: a second one is refused,\n"
         "naming the first one's process (the parts of one --shard-count job share it).\n"
         "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left),\n"
@@ -742,12 +748,15 @@ static uint64_t usable_memory(void) {
 }
 
 /* The memory one shard of `bytes` input bytes takes (see the usage text):
- * its tokens (2 bytes per ~4.4 bytes of text) and sentence index, about 0.5
- * byte per input byte, and per dupe_factor pass its instances with their
- * masks and the write's buffers, up to 0.16 (measured on 40 MB: 1.2 at 128/20 and
- * 1.07 at 512/80, dupe 5; 0.58 at dupe 1, 2.0 at dupe 10). */
+ * its tokens and instances are in temporary files, so what stays is its
+ * sentence lengths while reading (0.03 byte per input byte), per
+ * dupe_factor pass the row order and the random next segments to read
+ * (up to 0.02), and buffers that grow slowly with the shard (the write's
+ * bands, the sort's buckets): measured 0.17 bytes per byte at 128/20 and
+ * 0.2 at 512/80 (dupe 5, two shards of 10 MB against two of 40), and
+ * 6 MB. */
 static uint64_t shard_memory(uint64_t bytes, const InstOpts *io) {
-    return (uint64_t)((double)bytes * (0.5 + 0.16 * io->dupe_factor)) + (UINT64_C(4) << 20);
+    return (uint64_t)((double)bytes * (0.1 + 0.02 * io->dupe_factor)) + (UINT64_C(6) << 20);
 }
 
 /* How many shards run at once: as many as threads and shards allow, and as
