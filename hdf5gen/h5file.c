@@ -550,6 +550,9 @@ int h5out_close(H5Out *o, Err *err) {
     ErrWalk ew;
     int bad = H5Fclose(o->file) < 0;
     if (bad) err_set(err, "%s: write error: %s", o->w.path, h5_errmsg(&ew));
+    /* HDF5 keeps the blocks of a closed file on its free lists for the next
+     * one; a run over many files would hold the most any file needed */
+    H5garbage_collect();
     UNLOCK();
     int rc = 0;
     if (bad) {

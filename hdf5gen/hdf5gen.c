@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -87,6 +88,11 @@ static void usage(void) {
         "  -j, --threads N               threads (default: the usable CPUs): shards run in\n"
         "                                parallel, and one shard's reading, masking and\n"
         "                                compression use the rest\n"
+        "      --tmp-dir DIR             where a shard's tokens and instances wait for the\n"
+        "                                write, in files deleted at once (default: $TMPDIR,\n"
+        "                                else the output's directory; at most about 9\n"
+        "                                times the text of each shard being made, 2.6\n"
+        "                                times its HDF5 file)\n"
         "      --memory SIZE             run only as many shards at once as fit in SIZE\n"
         "                                (K/M/G; default: half the memory of the machine or\n"
         "                                of the cgroup), by the estimate below; the threads\n"
@@ -100,9 +106,10 @@ static void usage(void) {
         "                                its read / build / write times)\n"
         "  -h, --help, -V, --version\n\n"
         "Shards that fail (unreadable, no documents) are reported and the others are\n"
-        "still written. Memory: one shard's tokens and instances per parallel shard, as\n"
-        "16-bit ids and coded masks: about 0.5 + 0.16 x dupe_factor bytes per input byte\n"
-        "(1.2 at dupe_factor 5), plus ~20 MB fixed; more shards (smaller ones) need less.\n"
+        "still written. Memory: a shard's tokens and instances wait in temporary files\n"
+        "(--tmp-dir), so a shard being made holds about 0.1 + 0.02 x dupe_factor bytes\n"
+        "per input byte (the row order, sentence lengths) and ~6 MB of buffers, plus\n"
+        "~20 MB fixed.\n"
         "One run at a time writes into an output directory: a second one is refused,\n"
         "naming the first one's process (the parts of one --shard-count job share it).\n"
         "Exit status: 0 ok; 1 a shard failed or a write error (no partial file is left),\n"
@@ -134,7 +141,8 @@ enum {
     O_BERTMODEL,
     O_LEVEL,
     O_STRICT,
-    O_MEMORY
+    O_MEMORY,
+    O_TMPDIR
 };
 
 static const struct option longopts[] = {
@@ -176,6 +184,7 @@ static const struct option longopts[] = {
     {"deflate-level", 1, 0, O_LEVEL},
     {"strict", 0, 0, O_STRICT},
     {"memory", 1, 0, O_MEMORY},
+    {"tmp-dir", 1, 0, O_TMPDIR},
     {"threads", 1, 0, 'j'},
     CLI_LONGOPTS_COMMON,
 };
@@ -206,6 +215,7 @@ typedef struct Job {
 
 typedef struct Run {
     const WordPiece *wp;
+    const char *tmp_dir; /* --tmp-dir, or NULL */
     InstOpts io;
     MlmFileOpts fo;
     Job *jobs;
@@ -244,6 +254,19 @@ static void run_job(Run *r, Job *j) {
     ReadCb cb = {r, 0};
     io.on_read = on_read;
     io.on_read_arg = &cb;
+    /* the tokens and instances go to temporary files: --tmp-dir, $TMPDIR,
+     * else beside the output, which has room for more than they take */
+    char *outdir = xstrdup(j->output);
+    char *slash = strrchr(outdir, '/');
+    if (!slash)
+        strcpy(outdir, ".");
+    else if (slash == outdir)
+        outdir[1] = '\0';
+    else
+        *slash = '\0';
+    io.spill = 1;
+    io.tmp_label = j->output;
+    io.tmp_dir = r->tmp_dir ? r->tmp_dir : spill_default_dir(outdir);
     InstDocs d = {0};
     InstSet s = {0};
     if (inst_docs_read(&d, r->wp, j->inputs, j->ninputs, &io, &j->err)) goto fail;
@@ -257,6 +280,8 @@ static void run_job(Run *r, Job *j) {
         goto fail;
     }
     if (inst_build(&s, &d, r->wp, &io, &j->err)) goto fail;
+    inst_docs_free(&d); /* the instances carry their tokens */
+    s.docs = NULL;
     j->t_build = now_sec() - t0 - j->t_read;
     if (s.n == 0) {
         err_set(&j->err, "%s: no instances (nothing written)", j->label);
@@ -270,7 +295,7 @@ static void run_job(Run *r, Job *j) {
     j->masked = s.st.masked;
     j->random_next = s.st.random_next;
     inst_set_free(&s);
-    inst_docs_free(&d);
+    free(outdir);
     j->seconds = now_sec() - t0;
     info(3,
          "%s: %llu documents, %llu instances, %.1f MB -> %s (%.1f MB), %.2f s (read %.2f, build "
@@ -284,6 +309,7 @@ fail:
     j->failed = 1;
     inst_docs_free(&d);
     inst_set_free(&s);
+    free(outdir);
     atomic_fetch_add(&r->done_jobs, 1);
 }
 
@@ -384,6 +410,7 @@ typedef struct Config {
     const char *vocab, *prep_root, *dataset, *input_file;
     int lower, strip, skip_existing, level; /* strip: --strip-accents, -1: as lower */
     uint64_t memory;                        /* --memory, 0: the default */
+    const char *tmp_dir;                    /* --tmp-dir, NULL: the default */
     long shard_index, shard_count;          /* -1: all shards (no batch system) */
     char **shards;                          /* the SHARD arguments */
     int nshards;
@@ -413,6 +440,8 @@ static void check_args(Config *cfg) {
                       cfg->shard_count);
     if (cfg->shard_index < 0 && mpi_env(&cfg->shard_index, &cfg->shard_count))
         info(3, "MPI rank %ld of %ld", cfg->shard_index, cfg->shard_count);
+    if (cfg->tmp_dir && !is_dir(cfg->tmp_dir))
+        cli_bad_usage("--tmp-dir %s: not a directory", cfg->tmp_dir);
     if (cfg->prep_root && cfg->cc.output) cli_bad_usage("-o and --prep-root exclude each other");
     if (!cfg->prep_root && !cfg->cc.output)
         cli_bad_usage("no output: give -o OUT or --prep-root DIR");
@@ -431,6 +460,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->lower = -1, cfg->strip = -1, cfg->skip_existing = 0, cfg->level = 0;
     cfg->shard_index = -1, cfg->shard_count = -1;
     cfg->memory = 0;
+    cfg->tmp_dir = NULL;
     int c;
     while ((c = getopt_long(argc, argv, ":o:P:j:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -500,6 +530,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_STRICT:
             io->strict = 1;
+            break;
+        case O_TMPDIR:
+            cfg->tmp_dir = optarg;
             break;
         case O_MEMORY:
             if (cli_parse_u64(optarg, &cfg->memory) || cfg->memory < (1u << 20))
@@ -715,12 +748,15 @@ static uint64_t usable_memory(void) {
 }
 
 /* The memory one shard of `bytes` input bytes takes (see the usage text):
- * its tokens (2 bytes per ~4.4 bytes of text) and sentence index, about 0.5
- * byte per input byte, and per dupe_factor pass its instances with their
- * masks and the write's buffers, up to 0.16 (measured on 40 MB: 1.2 at 128/20 and
- * 1.07 at 512/80, dupe 5; 0.58 at dupe 1, 2.0 at dupe 10). */
+ * its tokens and instances are in temporary files, so what stays is its
+ * sentence lengths while reading (0.03 byte per input byte), per
+ * dupe_factor pass the row order and the random next segments to read
+ * (up to 0.02), and buffers that grow slowly with the shard (the write's
+ * bands, the sort's buckets): measured 0.17 bytes per byte at 128/20 and
+ * 0.2 at 512/80 (dupe 5, two shards of 10 MB against two of 40), and
+ * 6 MB. */
 static uint64_t shard_memory(uint64_t bytes, const InstOpts *io) {
-    return (uint64_t)((double)bytes * (0.5 + 0.16 * io->dupe_factor)) + (UINT64_C(4) << 20);
+    return (uint64_t)((double)bytes * (0.1 + 0.02 * io->dupe_factor)) + (UINT64_C(6) << 20);
 }
 
 /* How many shards run at once: as many as threads and shards allow, and as
@@ -759,6 +795,7 @@ static double run_jobs(const Config *cfg, Plan *p, const WordPiece *wp) {
         die("%s", err.msg);
     Run r = {0};
     r.wp = wp;
+    r.tmp_dir = cfg->tmp_dir;
     r.io = *io;
     r.fo = (MlmFileOpts){io->max_seq_length, io->max_predictions, cfg->level, 1, cfg->cc.force};
     r.jobs = p->jobs;
@@ -830,7 +867,21 @@ static int report(const Config *cfg, const Plan *p, double secs) {
     return failed;
 }
 
+/* glibc's malloc raises its mmap threshold up to 32 MB each time a
+ * mmapped block is freed, so after the first shard's big buffers (the
+ * write's bands, growing token and row arrays) every later one comes from
+ * the heap, which a run over hundreds of shards fragments: the peak grew
+ * with the number of shards made (92 MB against 49 for two of the same
+ * size). A fixed threshold keeps blocks of 256 KiB and more in their own
+ * mappings, returned to the system when freed; the trim threshold
+ * likewise gives the heap's free top back. */
+static void malloc_setup(void) {
+    mallopt(M_MMAP_THRESHOLD, 256 << 10);
+    mallopt(M_TRIM_THRESHOLD, 1 << 20);
+}
+
 int main(int argc, char **argv) {
+    malloc_setup();
     cli_init(argv[0]);
     Config cfg;
     if (parse_args(argc, argv, &cfg)) return EXIT_OK;

@@ -74,7 +74,7 @@
 #define BATCH_LINES 4096
 #define MAX_THREADS 256
 #define RANDOM_DOC_TRIES 10       /* the original's `for _ in range(10)` */
-#define WORD_CACHE_MAX (1u << 16) /* words a reading thread remembers */
+#define WORD_CACHE_MAX (1u << 15) /* words a reading thread remembers */
 #define WORD_CACHE_LEN 64         /* longer words are not remembered */
 
 void inst_opts_default(InstOpts *o) {
@@ -145,7 +145,11 @@ typedef struct ReadCtx {
     ReadWorker *workers;
     Err err;
     uint64_t lines;
+    int32_t cls, sep; /* -2: the vocabulary has none */
+    Buf tokout;       /* spilled: tokens not yet written */
 } ReadCtx;
+
+#define TOKOUT_BYTES (256u << 10) /* spilled tokens are written this many bytes at once */
 
 enum { RC_BAD_UTF8 };
 
@@ -396,7 +400,31 @@ static int flush(void *ctx, Batch *b) {
                     c->names[0], UINT32_MAX);
             return -1;
         }
-        if (d->ntok + (size_t)n > d->tokcap) {
+        for (int32_t k = 0; k < n && !d->specials; k++) {
+            int32_t id;
+            memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
+            d->specials = id == c->cls || id == c->sep;
+        }
+        if (c->o->spill) {
+            Buf *t = &c->tokout;
+            if (d->tokbytes == 2) {
+                buf_reserve(t, (size_t)n * 2);
+                uint16_t *q = (uint16_t *)(void *)(t->data + t->len);
+                for (int32_t k = 0; k < n; k++) {
+                    int32_t id;
+                    memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
+                    uint16_t v = (uint16_t)id;
+                    memcpy(q + k, &v, sizeof v);
+                }
+                t->len += (size_t)n * 2;
+            } else {
+                buf_append(t, p, (size_t)n * sizeof(int32_t));
+            }
+            if (t->len >= TOKOUT_BYTES) {
+                spill_append(&d->tokf, t->data, t->len);
+                buf_clear(t);
+            }
+        } else if (d->ntok + (size_t)n > d->tokcap) {
             size_t cap = d->tokcap ? d->tokcap : 1 << 16;
             while (cap < d->ntok + (size_t)n)
                 cap *= 2;
@@ -406,7 +434,8 @@ static int flush(void *ctx, Batch *b) {
                 d->tok32 = xrealloc(d->tok32, cap * sizeof *d->tok32);
             d->tokcap = cap;
         }
-        if (d->tok16) {
+        if (c->o->spill) {
+        } else if (d->tok16) {
             uint16_t *t = d->tok16 + d->ntok;
             for (int32_t k = 0; k < n; k++) {
                 int32_t id;
@@ -435,19 +464,35 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
     d->doccap = 1024;
     d->doc = xcalloc(d->doccap, sizeof *d->doc);
     /* 16-bit ids where every id fits */
-    if (wp_vocab_size(wp) <= 65536)
+    d->tokbytes = wp_vocab_size(wp) <= 65536 ? 2 : 4;
+    if (o->spill) {
+        if (spill_open(&d->tokf, o->tmp_dir, o->tmp_label, err)) {
+            inst_docs_free(d);
+            return -1;
+        }
+    } else if (d->tokbytes == 2) {
         d->tok16 = xmalloc((size_t)(1 << 16) * sizeof *d->tok16);
-    else
+    } else {
         d->tok32 = xmalloc((size_t)(1 << 16) * sizeof *d->tok32);
+    }
     d->tokcap = 1 << 16;
     static char *stdin_name[] = {"-"};
     ReadCtx c = {.wp = wp, .o = o, .d = d, .names = n ? paths : stdin_name};
+    c.cls = wp_token_id(wp, "[CLS]", 5);
+    c.sep = wp_token_id(wp, "[SEP]", 5);
+    if (c.cls < 0) c.cls = -2; /* never an id */
+    if (c.sep < 0) c.sep = -2;
     int nthreads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
     c.workers = xcalloc((size_t)nthreads, sizeof *c.workers);
     reader_init(&c.rd, paths, n);
     PoolOps ops = {fill, work, flush};
     int rc = pool_run(nthreads, &ops, &c);
     if (rc == 0) docs_close_doc(d);
+    if (o->spill) {
+        if (rc == 0 && c.tokout.len) spill_append(&d->tokf, c.tokout.data, c.tokout.len);
+        buf_free(&c.tokout);
+        if (rc == 0 && spill_failed(&d->tokf, &c.err)) rc = -1;
+    }
     d->lines = c.lines;
     d->bytes = c.rd.bytes;
     reader_free(&c.rd);
@@ -469,6 +514,7 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
 }
 
 void inst_docs_free(InstDocs *d) {
+    spill_close(&d->tokf);
     free(d->tok16);
     free(d->tok32);
     free(d->sent);
@@ -490,8 +536,19 @@ typedef struct MaskCtx {
                   the candidates are all positions but the special ones */
 } MaskCtx;
 
+/* A window of spilled tokens: tokens w0 .. w0 + wn, read together. */
+typedef struct TokWin {
+    uint8_t *buf; /* TOKWIN tokens of the documents' tokbytes */
+    uint64_t w0;
+    size_t wn;
+} TokWin;
+
+#define TOKWIN 8192 /* tokens a window reads at once (16 KB of 16-bit ids) */
+
 /* One thread's masking scratch, max_seq_length (+ 1) entries each. */
 typedef struct Masker {
+    TokWin win;   /* spilled documents: the tokens near the last ones read */
+    Buf rec;      /* spilled: a block's records being written */
     int32_t *tok; /* the instance being masked */
     int32_t *cand;
     int32_t *group; /* whole_word: group g is cand[group[g] .. group[g + 1]) */
@@ -540,11 +597,14 @@ typedef struct Builder {
     int too_many;     /* too many instances for 32-bit row indices */
     size_t ahead;     /* replay: blocks that may wait for their masking */
     Buf rscratch;     /* replay: the drawing thread's masks of a block it masks */
+    int32_t *spec;    /* count_specials' scratch (max_seq_length ids) */
+    Buf breq;         /* spilled: the random next segments to read (BReq), under lock */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
 
 static void masker_init(Masker *m, size_t L) {
+    memset(m, 0, sizeof *m);
     m->tok = xmalloc(L * sizeof *m->tok);
     m->cand = xmalloc(L * sizeof *m->cand);
     m->group = xmalloc((L + 1) * sizeof *m->group);
@@ -554,6 +614,8 @@ static void masker_init(Masker *m, size_t L) {
 }
 
 static void masker_free(Masker *m) {
+    free(m->win.buf);
+    buf_free(&m->rec);
     free(m->tok), free(m->cand), free(m->group), free(m->gorder), free(m->masked), free(m->bits);
     memset(m, 0, sizeof *m);
 }
@@ -582,6 +644,150 @@ static void block_start(Builder *B) {
 }
 
 static int replay_next(Builder *B, Masker *m, Buf *scratch, int wait);
+static size_t inst_len(const Inst *in);
+static void docs_raw(const InstDocs *d, TokWin *w, uint64_t at, size_t n, uint8_t *out, int seq);
+
+/* ---- Spilled ----
+ *
+ * A spilled set writes each block, once masked, to s->instf as one record
+ * per instance, everything its output row needs:
+ *
+ *   u32 instance index | Inst | u32 mask bytes m | m mask bytes (the code
+ *   of instances.h) | A's tokens | B's tokens (tokbytes each)
+ *
+ * in the order the blocks are done (any), and frees it. A's tokens are
+ * read through the thread's window, and so are B's where B is the actual
+ * next segment. A random next segment lies anywhere in the shard: reading
+ * each alone would cost a system call per instance (a fifth of the CPU
+ * time), so its record leaves B's tokens out and the range is noted
+ * (12 bytes); after the draws the ranges are sorted and read in one pass
+ * over the token file, each written as a record of its own,
+ *
+ *   u32 instance index | 2^31 | u32 n | n tokens,
+ *
+ * which the row pass joins to its instance. */
+
+#define REC_HEAD (4 + sizeof(Inst) + 4)
+#define BREC_HEAD 8
+#define REC_FLUSH (64u << 10)     /* records are written this many bytes at once */
+#define SWEEP_BYTES (256u << 10)  /* the random segments' pass reads this much at once */
+#define REC_B (UINT32_C(1) << 31) /* a random segment's record */
+
+/* A random next segment to read: tokens b .. b + nb of instance idx. */
+typedef struct BReq {
+    uint32_t b, nb, idx;
+} BReq;
+
+/* B's tokens are in a record of their own. */
+static inline int rec_defers_b(const Inst *in) { return in->has_b && in->next; }
+
+/* The size of the record at h, of which `avail` bytes are at hand; 0 when
+ * fewer than its header. */
+static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
+    uint32_t idx;
+    if (avail < BREC_HEAD) return 0;
+    memcpy(&idx, h, 4);
+    if (idx & REC_B) {
+        uint32_t n;
+        memcpy(&n, h + 4, 4);
+        return BREC_HEAD + n * tb;
+    }
+    if (avail < REC_HEAD) return 0;
+    Inst in;
+    uint32_t ml;
+    memcpy(&in, h + 4, sizeof in);
+    memcpy(&ml, h + 4 + sizeof in, 4);
+    return REC_HEAD + ml + (in.na + (in.has_b && !rec_defers_b(&in) ? (size_t)in.nb : 0)) * tb;
+}
+
+static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *moff,
+                        const uint8_t *mbytes, size_t count, Masker *m) {
+    const InstDocs *D = B->docs;
+    size_t tb = (size_t)D->tokbytes;
+    Buf *r = &m->rec;
+    buf_clear(r);
+    BReq req[INST_BLOCK];
+    size_t nreq = 0;
+    for (size_t k = 0; k < count; k++) {
+        const Inst *in = &inst[k];
+        uint32_t idx = (uint32_t)(g * INST_BLOCK + k);
+        uint32_t ml = moff ? moff[k + 1] - moff[k] : 0;
+        size_t nb = in->has_b ? in->nb : 0;
+        if (rec_defers_b(in)) {
+            req[nreq++] = (BReq){in->b, (uint32_t)nb, idx};
+            nb = 0;
+        }
+        size_t need = REC_HEAD + ml + (in->na + nb) * tb;
+        buf_reserve(r, need);
+        uint8_t *p = (uint8_t *)r->data + r->len;
+        memcpy(p, &idx, 4);
+        memcpy(p + 4, in, sizeof *in);
+        memcpy(p + 4 + sizeof *in, &ml, 4);
+        p += REC_HEAD;
+        if (ml) memcpy(p, mbytes + moff[k], ml);
+        p += ml;
+        docs_raw(D, &m->win, in->a, in->na, p, 1);
+        p += in->na * tb;
+        if (nb) docs_raw(D, &m->win, in->b, nb, p, !in->next);
+        r->len += need;
+        if (r->len >= REC_FLUSH) {
+            spill_append(&B->s->instf, r->data, r->len);
+            buf_clear(r);
+        }
+    }
+    if (r->len) spill_append(&B->s->instf, r->data, r->len);
+    buf_clear(r);
+    if (nreq) {
+        pthread_mutex_lock(&B->lock);
+        buf_append(&B->breq, req, nreq * sizeof *req);
+        pthread_mutex_unlock(&B->lock);
+    }
+}
+
+static int breq_cmp(const void *x, const void *y) {
+    const BReq *a = x, *b = y;
+    return a->b < b->b ? -1 : a->b > b->b ? 1 : (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+/* The random next segments noted by block_spill, read in order of their
+ * place in the token file (windows of SWEEP_BYTES, each read once) and
+ * appended to the instance file as records of their own. */
+static void spill_random_b(Builder *B) {
+    const InstDocs *D = B->docs;
+    size_t tb = (size_t)D->tokbytes, nreq = B->breq.len / sizeof(BReq);
+    BReq *req = (BReq *)(void *)B->breq.data;
+    if (!nreq) return;
+    qsort(req, nreq, sizeof *req, breq_cmp);
+    TokWin w = {xmalloc(SWEEP_BYTES), 0, 0};
+    size_t wtok = SWEEP_BYTES / tb;
+    Buf out = {0};
+    for (size_t i = 0; i < nreq; i++) {
+        const BReq *q = &req[i];
+        buf_reserve(&out, BREC_HEAD + q->nb * tb);
+        uint8_t *p = (uint8_t *)out.data + out.len;
+        uint32_t h[2] = {q->idx | REC_B, q->nb};
+        memcpy(p, h, 8);
+        if (q->b < w.w0 || q->b + q->nb > w.w0 + w.wn) {
+            if (q->nb > wtok / 2) { /* a long segment: read alone */
+                spill_pread((Spill *)&D->tokf, p + 8, q->nb * tb, (uint64_t)q->b * tb);
+                goto next;
+            }
+            w.w0 = q->b;
+            w.wn = D->ntok - q->b < wtok ? (size_t)(D->ntok - q->b) : wtok;
+            if (spill_pread((Spill *)&D->tokf, w.buf, w.wn * tb, w.w0 * tb)) w.wn = 0;
+        }
+        memcpy(p + 8, w.buf + (q->b - w.w0) * tb, q->nb * tb);
+    next:
+        out.len += BREC_HEAD + q->nb * tb;
+        if (out.len >= REC_FLUSH) {
+            spill_append(&B->s->instf, out.data, out.len);
+            buf_clear(&out);
+        }
+    }
+    if (out.len) spill_append(&B->s->instf, out.data, out.len);
+    buf_free(&out);
+    free(w.buf);
+}
 
 /* Finish the last block: its masks get their final arrays (filled here
  * for inline_mask, by the masking threads after this for replay), and it is
@@ -591,6 +797,14 @@ static void block_end(Builder *B) {
     InstBlock *bk = &s->blk[s->nblk - 1];
     size_t count = s->n - (s->nblk - 1) * (size_t)INST_BLOCK;
     bk->moff = xcalloc(count + 1, sizeof *bk->moff);
+    if (B->s->spilled && !B->replay) { /* masked (or not masked at all): written out now */
+        if (B->inline_mask) memcpy(bk->moff, B->woff, (count + 1) * sizeof *bk->moff);
+        block_spill(B, s->nblk - 1, bk->inst, bk->moff, (const uint8_t *)B->wbytes.data, count,
+                    &B->m);
+        free(bk->inst), free(bk->moff);
+        *bk = (InstBlock){0};
+        return;
+    }
     if (B->inline_mask) {
         memcpy(bk->moff, B->woff, (count + 1) * sizeof *bk->moff);
         bk->mbytes = xmalloc(B->wbytes.len ? B->wbytes.len : 1);
@@ -617,9 +831,64 @@ static void block_end(Builder *B) {
 
 static size_t inst_len(const Inst *in) { return in->na + 2 + (in->has_b ? (size_t)in->nb + 1 : 0); }
 
-/* Tokens at .. at + n of d into t. */
-static void docs_copy(const InstDocs *d, size_t at, size_t n, int32_t *t) {
-    if (d->tok16) {
+/* Tokens at .. at + n of d, as stored (tokbytes each), into out: from
+ * memory, or for spilled documents from the window w (refilled from `at`
+ * when the range is outside it) when `seq` (the next ranges read are
+ * likely near this one), else with a read of the range alone. */
+static void docs_raw(const InstDocs *d, TokWin *w, uint64_t at, size_t n, uint8_t *out, int seq) {
+    size_t tb = (size_t)d->tokbytes;
+    if (!d->tokf.open) {
+        memcpy(out, d->tok16 ? (const uint8_t *)(d->tok16 + at) : (const uint8_t *)(d->tok32 + at),
+               n * tb);
+        return;
+    }
+    if (at >= w->w0 && at + n <= w->w0 + w->wn) {
+        memcpy(out, w->buf + (at - w->w0) * tb, n * tb);
+        return;
+    }
+    if (!seq || n > TOKWIN / 4) {
+        spill_pread((Spill *)&d->tokf, out, n * tb, at * tb);
+        return;
+    }
+    if (!w->buf) w->buf = xmalloc(TOKWIN * tb);
+    w->w0 = at;
+    w->wn = d->ntok - at < TOKWIN ? (size_t)(d->ntok - at) : TOKWIN;
+    if (spill_pread((Spill *)&d->tokf, w->buf, w->wn * tb, at * tb)) w->wn = 0;
+    memcpy(out, w->buf, n * tb);
+}
+
+/* Widen n ids of tb bytes each at `raw` into t (no overlap). */
+static void widen_to(const uint8_t *restrict raw, int tb, size_t n, int32_t *restrict t) {
+    if (tb == 4) {
+        memcpy(t, raw, n * 4);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint16_t v;
+        memcpy(&v, raw + 2 * i, 2);
+        t[i] = v;
+    }
+}
+
+/* Widen n ids of tb bytes each at `raw` into t (raw may be t itself). */
+static void widen(const uint8_t *raw, int tb, size_t n, int32_t *t) {
+    if (tb == 4) {
+        if ((const void *)raw != (void *)t) memmove(t, raw, n * 4);
+        return;
+    }
+    for (size_t i = n; i-- > 0;) { /* backwards: raw may be t */
+        uint16_t v;
+        memcpy(&v, raw + 2 * i, 2);
+        t[i] = v;
+    }
+}
+
+/* Tokens at .. at + n of d into t (w: spilled documents' window). */
+static void docs_copy(const InstDocs *d, TokWin *w, size_t at, size_t n, int32_t *t) {
+    if (d->tokf.open) {
+        docs_raw(d, w, at, n, (uint8_t *)t, 1);
+        widen((const uint8_t *)t, d->tokbytes, n, t);
+    } else if (d->tok16) {
         const uint16_t *f = d->tok16 + at;
         size_t i = 0;
 #if defined(__SSE2__)
@@ -638,13 +907,13 @@ static void docs_copy(const InstDocs *d, size_t at, size_t n, int32_t *t) {
 }
 
 /* The unmasked tokens of an instance into t; returns the length. */
-static size_t inst_tokens(const InstSet *s, const Inst *in, int32_t *t) {
+static size_t inst_tokens(const InstSet *s, const Inst *in, int32_t *t, TokWin *w) {
     size_t len = inst_len(in);
     t[0] = s->cls;
-    docs_copy(s->docs, in->a, in->na, t + 1);
+    docs_copy(s->docs, w, in->a, in->na, t + 1);
     t[in->na + 1] = s->sep;
     if (in->has_b) {
-        docs_copy(s->docs, in->b, in->nb, t + in->na + 2);
+        docs_copy(s->docs, w, in->b, in->nb, t + in->na + 2);
         t[len - 1] = s->sep;
     }
     return len;
@@ -794,7 +1063,7 @@ static size_t mask_plain(const MaskCtx *c, Masker *m, PyRandom *rng, const Inst 
 static size_t mask_inst(const MaskCtx *c, Masker *m, PyRandom *rng, const InstSet *s,
                         const Inst *in, size_t num, Buf *out) {
     if (c->plain) return mask_plain(c, m, rng, in, num, out);
-    size_t len = inst_tokens(s, in, m->tok);
+    size_t len = inst_tokens(s, in, m->tok, &m->win);
     return mask_instance(c, m, rng, m->tok, len, out);
 }
 
@@ -811,12 +1080,12 @@ static size_t skip_masking(Builder *B, size_t ncand, size_t num) {
     return nm;
 }
 
-static size_t count_specials(const Builder *B, uint64_t at, size_t n) {
+static size_t count_specials(Builder *B, uint64_t at, size_t n) {
     size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        int32_t t = inst_docs_id(B->docs, at + i);
-        k += (t == B->mc.cls) | (t == B->mc.sep);
-    }
+    int32_t *t = B->spec;
+    docs_copy(B->docs, &B->m.win, at, n, t);
+    for (size_t i = 0; i < n; i++)
+        k += (t[i] == B->mc.cls) | (t[i] == B->mc.sep);
     return k;
 }
 
@@ -953,6 +1222,14 @@ static void replay_block(Builder *B, size_t g, const InstBlock *bk, const Replay
             B->bad = 1;
         }
     }
+    if (B->s->spilled) {
+        block_spill(B, g, bk->inst, bk->moff, (const uint8_t *)scratch->data, rp->count, m);
+        free(bk->inst), free(bk->moff);
+        pthread_mutex_lock(&B->lock);
+        B->s->blk[g] = (InstBlock){0};
+        pthread_mutex_unlock(&B->lock);
+        return;
+    }
     uint8_t *bytes = xmalloc(scratch->len ? scratch->len : 1);
     memcpy(bytes, scratch->data, scratch->len);
     pthread_mutex_lock(&B->lock); /* s->blk may be moved by block_start meanwhile */
@@ -1039,6 +1316,13 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     s->cls = mc->cls;
     s->sep = mc->sep;
     s->mask = mc->mask;
+    s->tokbytes = docs->tokbytes ? docs->tokbytes : docs->tok16 ? 2 : 4;
+    s->tmp_dir = o->tmp_dir;
+    s->tmp_label = o->tmp_label;
+    if (o->spill) {
+        if (spill_open(&s->instf, o->tmp_dir, o->tmp_label, err)) return -1;
+        s->spilled = 1;
+    }
 
     /* vocab_words = list(vocab.keys()): distinct tokens, first occurrence
      * first; a token's id is its last line (load_vocab overwrites). */
@@ -1057,10 +1341,12 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     free(seen);
     mc->vocab_words = vocab_words;
     mc->cont = cont;
-    for (size_t i = 0; i < docs->ntok && !B.specials_in_text; i++) {
+    B.specials_in_text = docs->specials; /* spilled: noted while reading */
+    for (size_t i = 0; i < docs->ntok && !B.specials_in_text && !docs->tokf.open; i++) {
         int32_t t = inst_docs_id(docs, i);
         B.specials_in_text = t == mc->cls || t == mc->sep;
     }
+    B.spec = xmalloc((size_t)o->max_seq_length * sizeof *B.spec);
     mc->docs = docs;
     mc->plain = !o->whole_word && !B.specials_in_text;
 
@@ -1085,14 +1371,18 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
         if (B.replay) replay_loop(&B);
     }
 
+    if (s->spilled && !B.bad && !B.too_many) spill_random_b(&B);
+    buf_free(&B.breq);
     int rc = 0;
+    if (s->spilled && spill_failed(&s->instf, err)) rc = -1;
+    if (docs->tokf.open && spill_failed((Spill *)&docs->tokf, err)) rc = -1;
     if (B.bad) rc = err_set(err, "internal error: the masking replay disagrees with the draws");
     if (B.too_many)
         rc = err_set(err, "more than %u instances in one shard (split it into smaller shards)",
                      UINT32_MAX - (UINT32_C(1) << 31));
     pthread_mutex_destroy(&B.lock);
     pthread_cond_destroy(&B.ready);
-    free(B.perm), free(B.rep), free(vocab_words), free(cont);
+    free(B.perm), free(B.rep), free(vocab_words), free(cont), free(B.spec);
     buf_free(&B.wbytes);
     buf_free(&B.rscratch);
     masker_free(&B.m);
@@ -1117,6 +1407,8 @@ int inst_generate(const InstOpts *o, const WordPiece *wp, const char *shard_path
 }
 
 void inst_set_free(InstSet *s) {
+    spill_close(&s->instf);
+    spill_close(&s->rowf);
     for (size_t g = 0; g < s->nblk; g++)
         free(s->blk[g].inst), free(s->blk[g].moff), free(s->blk[g].mbytes);
     free(s->blk);
@@ -1135,13 +1427,13 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
     v->nmask = in->nmask;
     v->next_sentence_label = in->next;
     if (!in->nmask) {
-        if (input_ids) inst_tokens(s, in, input_ids);
+        if (input_ids) inst_tokens(s, in, input_ids, NULL);
         return;
     }
     const uint8_t *p = bk->mbytes + bk->moff[k];
     uint32_t pos = 0;
     if (input_ids) { /* the tokens, then each mask's new id but where it was kept */
-        inst_tokens(s, in, input_ids);
+        inst_tokens(s, in, input_ids, NULL);
         const uint8_t *q = p;
         for (size_t j = 0; j < in->nmask; j++) {
             uint32_t c = *q++, d = c >> 2;
@@ -1172,4 +1464,370 @@ void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32
 void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions,
               int32_t *label_ids) {
     inst_get(s, s->order[r], v, input_ids, positions, label_ids);
+}
+
+/* ---- Output rows ---- */
+
+#define ROW_BUCKET_BYTES (1u << 20) /* a bucket's rows in the row file's format */
+#define SCATTER_BYTES (1u << 20)    /* all the buckets' write buffers together */
+#define FILL_BYTES (64u << 10)      /* inst_rows_fill reads this many bytes at once */
+#define ROW_TOP (UINT32_C(1) << 31)
+
+/* order (output row -> instance) into its inverse in place (instance ->
+ * row), following each cycle once; the top bit marks what is done (rows
+ * are fewer than 2^31). */
+static void invert_order(uint32_t *a, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] & ROW_TOP) continue;
+        uint32_t r = (uint32_t)i, v = a[i];
+        while (!(a[v] & ROW_TOP)) {
+            uint32_t next = a[v];
+            a[v] = r | ROW_TOP;
+            r = v, v = next;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] &= ~ROW_TOP;
+}
+
+/* A run of stage bytes holding records of one bucket. */
+typedef struct Extent {
+    uint64_t off;
+    uint32_t len, bucket;
+} Extent;
+
+typedef struct Rows {
+    InstSet *s;
+    int L, P, tb, pb;
+    size_t R, K; /* rows per bucket, buckets */
+    Spill stage; /* the records grouped by bucket: u32 row, then the record */
+    Extent *ext; /* in the order written */
+    size_t next, extcap;
+    uint64_t *btot; /* per bucket: its bytes in the stage file */
+} Rows;
+
+static void add_extent(Rows *w, size_t b, const void *p, size_t n) {
+    if (w->next == w->extcap) {
+        w->extcap = w->extcap ? 2 * w->extcap : 1024;
+        w->ext = xrealloc(w->ext, w->extcap * sizeof *w->ext);
+    }
+    w->ext[w->next++] = (Extent){spill_append(&w->stage, p, n), (uint32_t)n, (uint32_t)b};
+    w->btot[b] += n;
+}
+
+/* Read the instance file in order and append each record, behind its
+ * output row, to its bucket's buffer (written out when full). */
+static void scatter(Rows *w, const uint32_t *inv) {
+    InstSet *s = w->s;
+    size_t tb = (size_t)w->tb;
+    size_t bb = SCATTER_BYTES / w->K;
+    if (bb < (4u << 10)) bb = 4u << 10;
+    if (bb > (64u << 10)) bb = 64u << 10;
+    uint8_t *bbuf = xmalloc(w->K * bb);
+    size_t *blen = xcalloc(w->K, sizeof *blen);
+    size_t cap = 1u << 20, have = 0;
+    uint8_t *in = xmalloc(cap);
+    uint64_t at = 0, end = s->instf.end;
+    while (at < end || have) {
+        size_t want = cap - have;
+        if (want > end - at) want = (size_t)(end - at);
+        if (want) {
+            if (spill_pread(&s->instf, in + have, want, at)) break;
+            at += want, have += want;
+        }
+        size_t p = 0;
+        for (;;) {
+            size_t n = rec_size(in + p, have - p, tb);
+            if (!n || n > have - p) break;
+            uint32_t idx, row;
+            memcpy(&idx, in + p, 4);
+            row = inv[idx & ~REC_B];
+            size_t b = row / w->R;
+            row |= idx & REC_B;
+            memcpy(in + p, &row, 4); /* the stage record starts with the row instead */
+            if (blen[b] + n > bb) {
+                if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
+                blen[b] = 0;
+            }
+            if (n > bb)
+                add_extent(w, b, in + p, n);
+            else
+                memcpy(bbuf + b * bb + blen[b], in + p, n), blen[b] += n;
+            p += n;
+        }
+        memmove(in, in + p, have - p);
+        have -= p;
+        size_t n = rec_size(in, have, tb);
+        if (n > cap) { /* a record longer than the buffer */
+            cap = n;
+            in = xrealloc(in, cap);
+        }
+        if (!want && have) break; /* a cut record at the end: cannot happen */
+    }
+    for (size_t b = 0; b < w->K; b++)
+        if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
+    free(bbuf), free(blen), free(in);
+}
+
+static inline void put_id(uint8_t *p, size_t i, int tb, int32_t v) {
+    if (tb == 2) {
+        uint16_t x = (uint16_t)v;
+        memcpy(p + 2 * i, &x, 2);
+    } else {
+        memcpy(p + 4 * i, &v, 4);
+    }
+}
+
+static inline int32_t get_id(const uint8_t *p, size_t i, int tb) {
+    if (tb == 2) {
+        uint16_t x;
+        memcpy(&x, p + 2 * i, 2);
+        return x;
+    }
+    int32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+}
+
+/* Write each bucket's rows, in order, into the row file's four sections. */
+static int gather(Rows *w, const char *path, Err *err) {
+    InstSet *s = w->s;
+    size_t n = s->n, R = w->R, L = (size_t)w->L, P = (size_t)w->P;
+    int tb = w->tb, pb = w->pb;
+    /* the extents of each bucket together, in the order written */
+    size_t *first = xcalloc(w->K + 1, sizeof *first),
+           *idx = xmalloc((w->next ? w->next : 1) * sizeof *idx);
+    for (size_t e = 0; e < w->next; e++)
+        first[w->ext[e].bucket + 1]++;
+    for (size_t b = 0; b < w->K; b++)
+        first[b + 1] += first[b];
+    size_t *cur = xmalloc((w->K + 1) * sizeof *cur);
+    memcpy(cur, first, (w->K + 1) * sizeof *cur);
+    for (size_t e = 0; e < w->next; e++)
+        idx[cur[w->ext[e].bucket]++] = e;
+    free(cur);
+    uint64_t maxb = 0;
+    for (size_t b = 0; b < w->K; b++)
+        if (w->btot[b] > maxb) maxb = w->btot[b];
+    uint8_t *buf = xmalloc(maxb ? maxb : 1);
+    size_t *at = xmalloc(R * sizeof *at), *bat = xmalloc(R * sizeof *bat);
+    uint8_t *hsec = xmalloc(R * 8), *isec = xmalloc(R * L * (size_t)tb);
+    uint8_t *psec = xmalloc(R * P * (size_t)pb + 1), *lsec = xmalloc(R * P * (size_t)tb + 1);
+    int rc = 0;
+    for (size_t b = 0; b < w->K && rc == 0; b++) {
+        size_t r0 = b * R, nr = n - r0 < R ? n - r0 : R;
+        uint64_t got = 0;
+        for (size_t k = first[b]; k < first[b + 1]; k++) {
+            const Extent *x = &w->ext[idx[k]];
+            spill_pread(&w->stage, buf + got, x->len, x->off);
+            got += x->len;
+        }
+        if (spill_failed(&w->stage, err)) {
+            rc = -1;
+            break;
+        }
+        for (size_t j = 0; j < nr; j++)
+            at[j] = bat[j] = SIZE_MAX;
+        size_t count = 0, nbrec = 0, nbwant = 0;
+        for (uint64_t p = 0; p < got;) {
+            uint32_t row;
+            size_t len = rec_size(buf + p, (size_t)(got - p), (size_t)tb);
+            if (!len || len > got - p) break;
+            memcpy(&row, buf + p, 4);
+            size_t *slot = row & REC_B ? bat : at;
+            row &= ~REC_B;
+            if (row < r0 || row - r0 >= nr || slot[row - r0] != SIZE_MAX) break;
+            slot[row - r0] = (size_t)p;
+            if (slot == at) {
+                Inst in;
+                memcpy(&in, buf + p + 4, sizeof in);
+                count++;
+                nbwant += (size_t)rec_defers_b(&in);
+            } else {
+                nbrec++;
+            }
+            p += len;
+        }
+        if (count != nr || nbrec != nbwant) {
+            rc = err_set(err, "%s: internal error: the temporary rows do not add up", path);
+            break;
+        }
+        memset(isec, 0, nr * L * (size_t)tb);
+        memset(psec, 0, nr * P * (size_t)pb);
+        memset(lsec, 0, nr * P * (size_t)tb);
+        for (size_t j = 0; j < nr && rc == 0; j++) {
+            const uint8_t *rec = buf + at[j];
+            Inst in;
+            uint32_t ml, iidx;
+            memcpy(&iidx, rec, 4); /* the row now; the instance is known by the Inst below */
+            memcpy(&in, rec + 4, sizeof in);
+            memcpy(&ml, rec + 4 + sizeof in, 4);
+            const uint8_t *mb = rec + REC_HEAD, *ta = mb + ml;
+            size_t na = in.na, nb = in.has_b ? in.nb : 0, len = inst_len(&in);
+            if (len > L || in.nmask > P) {
+                rc = err_set(err,
+                             "%s: instance %u does not fit max_seq_length %d / max_predictions %d",
+                             path, (unsigned)s->order[r0 + j], w->L, w->P);
+                break;
+            }
+            /* the row as stored, then each mask's label read and its id put */
+            uint8_t *irow = isec + j * L * (size_t)tb;
+            const uint8_t *tbk = ta + na * (size_t)tb; /* B's tokens */
+            if (rec_defers_b(&in)) {
+                uint32_t bn = 0;
+                if (bat[j] != SIZE_MAX) memcpy(&bn, buf + bat[j] + 4, 4);
+                if (bn != nb) {
+                    rc = err_set(err, "%s: internal error: a temporary segment is missing", path);
+                    break;
+                }
+                tbk = buf + bat[j] + BREC_HEAD;
+            }
+            put_id(irow, 0, tb, s->cls);
+            memcpy(irow + (size_t)tb, ta, na * (size_t)tb);
+            put_id(irow, na + 1, tb, s->sep);
+            if (in.has_b) {
+                memcpy(irow + (na + 2) * (size_t)tb, tbk, nb * (size_t)tb);
+                put_id(irow, len - 1, tb, s->sep);
+            }
+            uint8_t *prow = psec + j * P * (size_t)pb, *lrow = lsec + j * P * (size_t)tb;
+            const uint8_t *q = mb;
+            uint32_t pos = 0;
+            for (size_t k = 0; k < in.nmask; k++) {
+                uint32_t c = *q++, d = c >> 2;
+                if (__builtin_expect(d == 63, 0)) d += get_varint(&q);
+                pos += d + 1;
+                put_id(lrow, k, tb, get_id(irow, pos, tb));
+                put_id(prow, k, pb, (int32_t)pos);
+                if ((c & 3) == MK_MASK)
+                    put_id(irow, pos, tb, s->mask);
+                else if ((c & 3) == MK_RANDOM)
+                    put_id(irow, pos, tb, (int32_t)get_varint(&q));
+            }
+            uint32_t h[2] = {(uint32_t)len | (in.next ? ROW_TOP : 0), (uint32_t)(na + 2)};
+            memcpy(hsec + j * 8, h, 8);
+        }
+        if (rc) break;
+        spill_pwrite(&s->rowf, hsec, nr * 8, s->rowsec[0] + r0 * 8);
+        spill_pwrite(&s->rowf, isec, nr * L * (size_t)tb, s->rowsec[1] + r0 * L * (uint64_t)tb);
+        if (P) {
+            spill_pwrite(&s->rowf, psec, nr * P * (size_t)pb, s->rowsec[2] + r0 * P * (uint64_t)pb);
+            spill_pwrite(&s->rowf, lsec, nr * P * (size_t)tb, s->rowsec[3] + r0 * P * (uint64_t)tb);
+        }
+        if (spill_failed(&s->rowf, err)) rc = -1;
+    }
+    free(first), free(idx), free(buf), free(at), free(bat), free(hsec), free(isec), free(psec),
+        free(lsec);
+    return rc;
+}
+
+int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err) {
+    s->row_l = L, s->row_p = P;
+    if (!s->spilled) {
+        for (size_t r = 0; r < s->n; r++) {
+            InstView v;
+            inst_row(s, r, &v, NULL, NULL, NULL);
+            if (v.len > (size_t)L || v.nmask > (size_t)P || v.seg0 > v.len)
+                return err_set(
+                    err, "%s: instance %u does not fit max_seq_length %d / max_predictions %d",
+                    path, (unsigned)s->order[r], L, P);
+        }
+        return 0;
+    }
+    Rows w = {.s = s, .L = L, .P = P, .tb = s->tokbytes, .pb = L <= 65536 ? 2 : 4};
+    size_t rowb = 8 + (size_t)L * (size_t)w.tb + (size_t)P * (size_t)(w.pb + w.tb);
+    w.R = ROW_BUCKET_BYTES / rowb;
+    if (w.R < 64) w.R = 64;
+    w.K = s->n ? (s->n + w.R - 1) / w.R : 1;
+    uint64_t n = s->n;
+    s->rowsec[0] = 0;
+    s->rowsec[1] = n * 8;
+    s->rowsec[2] = s->rowsec[1] + n * (uint64_t)L * (uint64_t)w.tb;
+    s->rowsec[3] = s->rowsec[2] + n * (uint64_t)P * (uint64_t)w.pb;
+    if (spill_open(&w.stage, s->tmp_dir, s->tmp_label, err)) return -1;
+    if (spill_open(&s->rowf, s->tmp_dir, s->tmp_label, err)) {
+        spill_close(&w.stage);
+        return -1;
+    }
+    w.btot = xcalloc(w.K, sizeof *w.btot);
+    /* the instance -> row map in place of the order, and back after */
+    invert_order(s->order, s->n);
+    scatter(&w, s->order);
+    int rc = 0;
+    if (spill_failed(&s->instf, err) || spill_failed(&w.stage, err)) rc = -1;
+    spill_close(&s->instf); /* its space is free now */
+    invert_order(s->order, s->n);
+    if (rc == 0) rc = gather(&w, path, err);
+    spill_close(&w.stage);
+    free(w.ext), free(w.btot);
+    return rc;
+}
+
+void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width, void *buf) {
+    int32_t *o32 = buf;
+    int8_t *o8 = buf;
+    if (!s->spilled) {
+        for (uint64_t r = 0; r < n; r++) {
+            InstView v;
+            size_t at = (size_t)r * width;
+            switch (what) {
+            case INST_IDS:
+                inst_row(s, r0 + r, &v, o32 + at, NULL, NULL);
+                break;
+            case INST_POS:
+                inst_row(s, r0 + r, &v, NULL, o32 + at, NULL);
+                break;
+            case INST_LAB:
+                inst_row(s, r0 + r, &v, NULL, NULL, o32 + at);
+                break;
+            default:
+                inst_row(s, r0 + r, &v, NULL, NULL, NULL);
+                if (what == INST_MASK) memset(o8 + at, 1, v.len);
+                if (what == INST_SEG) memset(o8 + at + v.seg0, 1, v.len - v.seg0);
+                if (what == INST_NSP) o8[r] = (int8_t)v.next_sentence_label;
+            }
+        }
+        return;
+    }
+    size_t L = (size_t)s->row_l, P = (size_t)s->row_p, tb = (size_t)s->tokbytes;
+    size_t pb = L <= 65536 ? 2 : 4, rowb, sec;
+    switch (what) {
+    case INST_IDS:
+        rowb = L * tb, sec = 1;
+        break;
+    case INST_POS:
+        rowb = P * pb, sec = 2;
+        break;
+    case INST_LAB:
+        rowb = P * tb, sec = 3;
+        break;
+    default:
+        rowb = 8, sec = 0;
+    }
+    if (!rowb) return; /* P = 0: the one column of zeros */
+    size_t per = FILL_BYTES / rowb ? FILL_BYTES / rowb : 1;
+    if (per > n) per = (size_t)n;
+    uint8_t *tmp = xmalloc(per * rowb);
+    for (uint64_t r = 0; r < n; r += per) {
+        size_t k = n - r < per ? (size_t)(n - r) : per;
+        spill_pread(&s->rowf, tmp, k * rowb, s->rowsec[sec] + (r0 + r) * rowb);
+        for (size_t j = 0; j < k; j++) {
+            const uint8_t *q = tmp + j * rowb;
+            size_t at = (size_t)(r + j) * width;
+            if (sec == 1) {
+                widen_to(q, (int)tb, L, o32 + at);
+            } else if (sec == 2) {
+                widen_to(q, (int)pb, P, o32 + at);
+            } else if (sec == 3) {
+                widen_to(q, (int)tb, P, o32 + at);
+            } else {
+                uint32_t h[2];
+                memcpy(h, q, 8);
+                size_t len = h[0] & ~ROW_TOP, seg0 = h[1];
+                if (what == INST_MASK) memset(o8 + at, 1, len);
+                if (what == INST_SEG) memset(o8 + at + seg0, 1, len - seg0);
+                if (what == INST_NSP) o8[r + j] = (int8_t)(h[0] >> 31);
+            }
+        }
+    }
+    free(tmp);
 }

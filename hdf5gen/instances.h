@@ -58,6 +58,7 @@
 #include <stdint.h>
 
 #include "common/common.h"
+#include "hdf5gen/spill.h"
 #include "tokenize/wordpiece.h"
 
 typedef struct InstOpts {
@@ -74,6 +75,10 @@ typedef struct InstOpts {
                               otherwise it is dropped and counted */
     int threads;           /* tokenization and masking threads (the result does not
                               depend on it); 0 or 1: the calling thread */
+    int spill;             /* keep the tokens and instances in temporary files in
+                              tmp_dir, not in memory (see "Spilled" below) */
+    const char *tmp_dir;   /* spill's directory (NULL: the current one) */
+    const char *tmp_label; /* what spill's files are for, in messages (or NULL) */
     /* Called from the reading thread after each batch of lines (may be NULL):
      * bytes and lines read so far. */
     void (*on_read)(void *arg, uint64_t bytes, uint64_t lines);
@@ -104,9 +109,12 @@ typedef struct InstDocs {
     uint64_t lines;    /* text lines read (universal newlines) */
     uint64_t bytes;    /* input bytes */
     uint64_t bad_utf8; /* invalid UTF-8 sequences dropped */
+    int specials;      /* some token is [CLS] or [SEP] */
+    int tokbytes;      /* 2 (tok16) or 4 (tok32) */
+    Spill tokf;        /* spilled: the tokens, tokbytes each (tok16 and tok32 NULL) */
 } InstDocs;
 
-/* Token i of d. */
+/* Token i of d (not spilled). */
 static inline int32_t inst_docs_id(const InstDocs *d, size_t i) {
     return d->tok16 ? (int32_t)d->tok16[i] : d->tok32[i];
 }
@@ -158,7 +166,10 @@ typedef struct InstStats {
 
 /* The instances of a shard; it refers to the InstDocs it was built from,
  * which must stay alive (and unchanged) as long as rows are read.
- * Instance i (creation order) is blk[i / INST_BLOCK].inst[i % INST_BLOCK]. */
+ * Instance i (creation order) is blk[i / INST_BLOCK].inst[i % INST_BLOCK],
+ * unless spilled: then each block, once masked, is written to instf as
+ * one record per instance (instance.c, "Spilled") and freed, and only the
+ * row order stays; inst_rows_prepare makes the row file. */
 typedef struct InstSet {
     InstBlock *blk;
     size_t nblk, blkcap;
@@ -168,6 +179,14 @@ typedef struct InstSet {
     InstDocs own; /* the documents when inst_generate read them */
     int32_t cls, sep, mask;
     InstStats st;
+    int spilled;
+    int tokbytes;        /* the documents' */
+    const char *tmp_dir; /* spilled: where the temporary files are */
+    const char *tmp_label;
+    Spill instf;        /* spilled: the instance records, in no particular order */
+    Spill rowf;         /* spilled: the output rows (inst_rows_prepare) */
+    uint64_t rowsec[4]; /* rowf's sections: heads, ids, positions, labels */
+    int row_l, row_p;   /* the row file's widths */
 } InstSet;
 
 /* Build the instances of docs into s (zero-initialised or freed before):
@@ -195,15 +214,45 @@ typedef struct InstView {
     int next_sentence_label;
 } InstView;
 
-/* Row r (0 <= r < s->n) of the output, in the original's order: its shape
+/* Row r (0 <= r < s->n) of the output, in the original's order (not
+ * for a spilled set; see inst_rows_fill): its shape
  * in *v, and, for each buffer that is not NULL, its unpadded contents:
  * input_ids (len ids, after masking), masked_lm_positions and masked_lm_ids
  * (nmask each; max_predictions is always enough). */
 void inst_row(const InstSet *s, size_t r, InstView *v, int32_t *input_ids, int32_t *positions,
               int32_t *label_ids);
 
-/* The same for instance i in creation order. */
+/* The same for instance i in creation order (not for a spilled set). */
 void inst_get(const InstSet *s, size_t i, InstView *v, int32_t *input_ids, int32_t *positions,
               int32_t *label_ids);
+
+/* ---- output rows, for the HDF5 datasets (both kinds of set) ----
+ *
+ * Spilled: the rows are put in output order with a bucket sort over
+ * temporary files, never holding more than about 3 MB of them: the
+ * instance records are read in file order and each appended to the
+ * buffer of its bucket of R consecutive output rows (written to a stage
+ * file when full), then each bucket is read back, ordered and written to
+ * the row file as fixed-size rows in four sections (shape, ids, positions,
+ * labels; 16-bit where the values fit), which inst_rows_fill reads with a
+ * few large preads per call. */
+
+enum { INST_IDS, INST_MASK, INST_SEG, INST_POS, INST_LAB, INST_NSP };
+
+/* Check that every row fits max_seq_length L and max_predictions P and,
+ * for a spilled set, make the row file (L and P wide) in the build's
+ * tmp_dir; a spilled set's documents are no longer needed after that (nor
+ * after inst_build). Returns 0, or -1 with err ("PATH: instance 12 does
+ * not fit max_seq_length 128 / max_predictions 20", PATH the `path` given;
+ * "LABEL: temporary file in DIR: No space left on device"). */
+int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err);
+
+/* Rows r0 .. r0 + n of dataset `what` (INST_*) into buf, rows `width`
+ * values apart, zero-filled by the caller: input_ids, masked_lm_positions
+ * and masked_lm_ids as int32 (L, P and P of each row written), input_mask
+ * and segment_ids int8 (L), next_sentence_labels one int8 per row. Safe
+ * from several threads at once. A read error of the row file is kept in
+ * s->rowf (spill_failed); the rows read are then zeros. */
+void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width, void *buf);
 
 #endif

@@ -7,93 +7,40 @@
 #include "hdf5gen/h5file.h"
 
 typedef struct Ctx {
-    const InstSet *s;
-    uint64_t L, P;
+    InstSet *s;
+    int what;
 } Ctx;
 
-static void fill_ids(void *arg, uint64_t r0, uint64_t n, void *buf) {
+static void fill(void *arg, uint64_t r0, uint64_t n, void *buf) {
     const Ctx *c = arg;
-    int32_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, out + r * c->L, NULL, NULL);
-    }
+    size_t width = c->what == INST_NSP ? 1
+                   : c->what == INST_POS || c->what == INST_LAB
+                       ? (size_t)(c->s->row_p ? c->s->row_p : 1)
+                       : (size_t)c->s->row_l;
+    inst_rows_fill(c->s, c->what, r0, n, width, buf);
 }
 
-static void fill_mask(void *arg, uint64_t r0, uint64_t n, void *buf) {
-    const Ctx *c = arg;
-    int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
-        memset(out + r * c->L, 1, v.len);
-    }
-}
-
-static void fill_seg(void *arg, uint64_t r0, uint64_t n, void *buf) {
-    const Ctx *c = arg;
-    int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
-        memset(out + r * c->L + v.seg0, 1, v.len - v.seg0);
-    }
-}
-
-static void fill_pos(void *arg, uint64_t r0, uint64_t n, void *buf) {
-    const Ctx *c = arg;
-    int32_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, NULL, out + r * c->P, NULL);
-    }
-}
-
-static void fill_lab(void *arg, uint64_t r0, uint64_t n, void *buf) {
-    const Ctx *c = arg;
-    int32_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, NULL, NULL, out + r * c->P);
-    }
-}
-
-static void fill_nsp(void *arg, uint64_t r0, uint64_t n, void *buf) {
-    const Ctx *c = arg;
-    int8_t *out = buf;
-    for (uint64_t r = 0; r < n; r++) {
-        InstView v;
-        inst_row(c->s, r0 + r, &v, NULL, NULL, NULL);
-        out[r] = (int8_t)v.next_sentence_label;
-    }
-}
-
-int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes,
-                  Err *err) {
+int mlmfile_write(InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err) {
     if (s->n == 0) return err_set(err, "%s: no instances to write", path);
-    Ctx c = {s, (uint64_t)o->max_seq_length, (uint64_t)o->max_predictions};
-    for (size_t r = 0; r < s->n; r++) { /* the padding arithmetic relies on these */
-        InstView v;
-        inst_row(s, r, &v, NULL, NULL, NULL);
-        if (v.len > c.L || v.nmask > c.P || v.seg0 > v.len)
-            return err_set(err,
-                           "%s: instance %u does not fit max_seq_length %d / max_predictions %d",
-                           path, (unsigned)s->order[r], o->max_seq_length, o->max_predictions);
-    }
+    if (inst_rows_prepare(s, o->max_seq_length, o->max_predictions, path, err)) return -1;
     /* a dataset of width 0 (P = 0) still has one column of zeros: h5py cannot chunk width 0 */
-    uint64_t P = c.P ? c.P : 1;
+    uint64_t L = (uint64_t)o->max_seq_length,
+             P = o->max_predictions ? (uint64_t)o->max_predictions : 1;
+    Ctx c[6];
+    for (int i = 0; i < 6; i++)
+        c[i] = (Ctx){s, i};
     H5Dataset d[6] = {
-        {"input_ids", 4, 2, s->n, c.L, fill_ids, &c},
-        {"input_mask", 1, 2, s->n, c.L, fill_mask, &c},
-        {"segment_ids", 1, 2, s->n, c.L, fill_seg, &c},
-        {"masked_lm_positions", 4, 2, s->n, P, fill_pos, &c},
-        {"masked_lm_ids", 4, 2, s->n, P, fill_lab, &c},
-        {"next_sentence_labels", 1, 1, s->n, 1, fill_nsp, &c},
+        {"input_ids", 4, 2, s->n, L, fill, &c[INST_IDS]},
+        {"input_mask", 1, 2, s->n, L, fill, &c[INST_MASK]},
+        {"segment_ids", 1, 2, s->n, L, fill, &c[INST_SEG]},
+        {"masked_lm_positions", 4, 2, s->n, P, fill, &c[INST_POS]},
+        {"masked_lm_ids", 4, 2, s->n, P, fill, &c[INST_LAB]},
+        {"next_sentence_labels", 1, 1, s->n, 1, fill, &c[INST_NSP]},
     };
-    c.P = P;
     H5Out *h;
     if (h5out_create(&h, path, o->force, err)) return -1;
-    if (h5out_write_all(h, d, 6, o->level, o->threads, err)) {
+    if (h5out_write_all(h, d, 6, o->level, o->threads, err) ||
+        (s->spilled && spill_failed(&s->rowf, err))) {
         h5out_abort(h);
         return -1;
     }

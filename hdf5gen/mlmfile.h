@@ -27,12 +27,13 @@ typedef struct MlmFileOpts {
     int force;           /* replace an existing file */
 } MlmFileOpts;
 
-/* Write the s->n rows of s (output order, inst_view) to `path`, atomically
- * (temp file renamed at the end). s->n must be > 0. On success *bytes (if
- * not NULL) is the compressed payload size. Returns 0, or -1 with err
- * ("PATH: already exists (use -f to overwrite)", "PATH: writing input_ids:
- * No space left on device"); no file is left at path then. */
-int mlmfile_write(const InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes,
-                  Err *err);
+/* Write the s->n rows of s (output order) to `path`, atomically (temp file
+ * renamed at the end); a spilled set first gets its row file
+ * (inst_rows_prepare). s->n must be > 0. On success *bytes (if not NULL) is
+ * the compressed payload size. Returns 0, or -1 with err ("PATH: already
+ * exists (use -f to overwrite)", "PATH: writing input_ids: No space left
+ * on device", "PATH: temporary file in DIR: Input/output error"); no file is left
+ * at path then. */
+int mlmfile_write(InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *bytes, Err *err);
 
 #endif

@@ -9,7 +9,8 @@
  * replacements; one with a single document (NVIDIA's same-document rule).
  * Then the reading rules, errors, and the invariants of every instance of a
  * generated corpus in each mode (default, whole-word, no-mask, no-nsp),
- * determinism and independence of the thread count.
+ * determinism and independence of the thread count; the same rows from a
+ * set spilled to temporary files as from one held in memory.
  */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
@@ -697,6 +698,89 @@ static void test_invariants(void) {
     buf_free(&text);
 }
 
+/* Rows r0 .. r0 + n of dataset `what` of s, padded, into a fresh buffer. */
+static void *rows_of(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width, size_t es) {
+    void *b = calloc(n * width * es + 1, 1);
+    inst_rows_fill(s, what, r0, n, width, b);
+    return b;
+}
+
+/* A spilled set (tokens and instances in temporary files, rows put in order
+ * through them) gives the rows of the set held in memory, in every mode, for
+ * any thread count, in reads of any size; a missing temporary directory is
+ * an error naming it. */
+static void test_spilled(void) {
+    Buf vocab = {0}, text = {0};
+    make_vocab(&vocab);
+    make_corpus(&text, 300, 7);
+    Buf t2 = {0}; /* the text with [CLS] and [SEP] in it: masking then reads the tokens */
+    buf_append(&t2, text.data, text.len);
+    buf_puts(&t2, "W1 [CLS] W2 [SEP] W3\nW4 W5\n\nW6 W7\n");
+    Err err;
+    WordPiece *wp = wp_create_mem(vocab.data, vocab.len, "vocab", WP_UNCASED, &err);
+    char *paths[2] = {(char *)put("spill1.txt", text.data, text.len),
+                      (char *)put("spill2.txt", t2.data, t2.len)};
+    static const struct {
+        const char *name;
+        int seq, pred, wwm, nomask, nonsp, text;
+    } modes[] = {{"default 128", 128, 20, 0, 0, 0, 0},
+                 {"default 512", 512, 80, 0, 0, 0, 0},
+                 {"whole-word", 128, 20, 1, 0, 0, 0},
+                 {"no-mask", 128, 20, 0, 1, 0, 0},
+                 {"no-nsp", 128, 20, 0, 0, 1, 0},
+                 {"no predictions", 64, 0, 0, 0, 0, 0},
+                 {"[CLS]/[SEP] in text", 128, 20, 0, 0, 0, 1}};
+    char name[160];
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++)
+        for (int threads = 1; threads <= 3; threads += 2) {
+            InstOpts o;
+            inst_opts_default(&o);
+            o.dupe_factor = 2, o.threads = threads;
+            o.max_seq_length = modes[m].seq, o.max_predictions = modes[m].pred;
+            o.whole_word = modes[m].wwm, o.no_mask = modes[m].nomask, o.no_nsp = modes[m].nonsp;
+            InstDocs d, ds;
+            InstSet s, ss;
+            char **in = paths + modes[m].text;
+            int rc = inst_docs_read(&d, wp, in, 1, &o, &err) || inst_build(&s, &d, wp, &o, &err);
+            o.spill = 1, o.tmp_dir = dir;
+            rc |= inst_docs_read(&ds, wp, in, 1, &o, &err) || inst_build(&ss, &ds, wp, &o, &err);
+            snprintf(name, sizeof name, "spilled, %s, %d thread%s: built", modes[m].name, threads,
+                     threads > 1 ? "s" : "");
+            test_cond(name, rc == 0 && ss.spilled && ss.n == s.n && s.n > 500 && !ds.tok16 &&
+                                !ds.tok32 && ds.specials == modes[m].text);
+            if (rc) continue;
+            inst_docs_free(&ds); /* the spilled records carry their tokens */
+            ss.docs = NULL;
+            int P = modes[m].pred;
+            rc = inst_rows_prepare(&s, modes[m].seq, P, "mem", &err) ||
+                 inst_rows_prepare(&ss, modes[m].seq, P, "spill", &err);
+            size_t L = (size_t)modes[m].seq, W = P ? (size_t)P : 1;
+            size_t width[6] = {L, L, L, W, W, 1}, es[6] = {4, 1, 1, 4, 4, 1};
+            int same = rc == 0;
+            for (int what = 0; what < 6 && same; what++)
+                for (uint64_t r0 = 0; r0 < s.n; r0 += 777) {
+                    uint64_t n = s.n - r0 < 777 ? s.n - r0 : 777;
+                    void *a = rows_of(&s, what, r0, n, width[what], es[what]);
+                    void *b = rows_of(&ss, what, r0, n, width[what], es[what]);
+                    same &= !memcmp(a, b, n * width[what] * es[what]);
+                    free(a), free(b);
+                }
+            snprintf(name, sizeof name, "spilled, %s, %d thread%s: the same rows", modes[m].name,
+                     threads, threads > 1 ? "s" : "");
+            test_cond(name, same && !spill_failed(&ss.rowf, &err));
+            inst_set_free(&s), inst_set_free(&ss), inst_docs_free(&d);
+        }
+    InstOpts o;
+    inst_opts_default(&o);
+    o.spill = 1, o.tmp_dir = "/nonexistent-dir", o.tmp_label = "x.hdf5";
+    InstDocs d;
+    test_cond("spilled: a missing temporary directory is an error naming it",
+              inst_docs_read(&d, wp, paths, 1, &o, &err) == -1 &&
+                  strstr(err.msg, "x.hdf5: cannot create a temporary file in /nonexistent-dir"));
+    wp_destroy(wp);
+    buf_free(&vocab), buf_free(&text), buf_free(&t2);
+}
+
 int main(void) {
     if (!mkdtemp(dir)) {
         printf("test_instances: cannot create %s\n", dir);
@@ -706,6 +790,7 @@ int main(void) {
     test_reading();
     test_word_cache();
     test_invariants();
+    test_spilled();
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd)) printf("test_instances: could not remove %s\n", dir);
