@@ -1035,22 +1035,6 @@ static int run_pass(BpeTrainer *t, char **inputs, int n) {
     return rc;
 }
 
-/* 1 if the inputs hold no more than N lines in all (a quick pass that stops
- * at line N + 1), 0 if more or on a read error (the passes report it). */
-static int at_most_lines(char **inputs, int n, uint64_t N) {
-    Reader rd;
-    Err e;
-    const char *line;
-    size_t len;
-    uint64_t k = 0;
-    int r = 0;
-    reader_init(&rd, inputs, n);
-    while (k <= N && (r = reader_next_line(&rd, &line, &len, &e)) == 1)
-        k++;
-    reader_free(&rd);
-    return r == 0 && k <= N;
-}
-
 int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
     int all_regular;
     double t0 = now_sec();
@@ -1065,7 +1049,7 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
      * counted whole in one pass; otherwise the first pass reads the lines
      * and draws, the second counts the words of the lines kept (all of
      * them if no more than N were loadable). Nothing is counted twice. */
-    if (t->mode == RM_SAMPLE_IDX && at_most_lines(inputs, n, N)) t->mode = RM_ALL;
+    if (t->mode == RM_SAMPLE_IDX && reader_lines_at_most(inputs, n, N)) t->mode = RM_ALL;
     t->counts_void = t->mode == RM_SAMPLE_IDX;
     if (run_pass(t, inputs, n)) goto fail;
     if (t->mode == RM_SAMPLE_IDX) {
