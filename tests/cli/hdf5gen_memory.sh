@@ -10,7 +10,8 @@
 # and one process over 24 shards of 2.6 MB may peak at most 4 MB above two
 # of them (malloc's heap and HDF5's free lists grew with the shards made:
 # 46 MB for 256 of them, 35 for two). The files equal those of -j 1, and the temporary files go
-# where --tmp-dir or TMPDIR says (a full disk there is a clean error).
+# where --tmp-dir or TMPDIR says (a full disk there is a clean error);
+# --in-memory writes the same files from memory.
 . "$TESTS/cli/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
 VOCAB=$ROOT/data/bert/vocab.txt
@@ -63,8 +64,14 @@ for sp in "128 20" "512 80"; do
   run timeout 600 "$BIN/hdf5gen" "${opts[@]}" -j 1 -o "$T/o3/" "$T/big"
   ok "$1/$2: the same files with -j 1" cmp -s "$T/o2/a.hdf5" "$T/o3/a.hdf5"
   ok "$1/$2: both shards, the same bytes" cmp -s "$T/o2/a.hdf5" "$T/o2/b.hdf5"
+  # --in-memory: no temporary files, the same bytes, the memory they saved
+  peak "$T/o6" "$T/big" -j 2 --in-memory
+  expect_rc "$1/$2: --in-memory" 0
+  ok "$1/$2: --in-memory, the same files" cmp -s "$T/o2/a.hdf5" "$T/o6/a.hdf5"
+  mem_ok "$1/$2: --in-memory holds the shards: $peak KiB against $big KiB" \
+    [ "$peak" -ge $((big + 8192)) ]
 done
-rm -rf "$T"/o[1-5] "$T/many"
+rm -rf "$T"/o[1-6] "$T/many"
 
 # the temporary files: nothing is left of them, a bad --tmp-dir is refused,
 # and a full disk there (the injector fails writes to files under a FAILME
