@@ -248,6 +248,7 @@ struct BertAct {
      * toppos and batch places topfull; mtop[j] is masked token j's row;
      * xr the layer's input at those rows. sub: the last forward used them. */
     int32_t *top, *topoff, *toppos, *topfull, *mtop;
+    int32_t *tidx; /* scratch: token row -> top row */
     int ntop, sub;
     float *xr;
 };
@@ -474,9 +475,9 @@ static void act_free(BertAct *a) {
         free(*f[i]), *f[i] = NULL;
     free(a->ids), free(a->seg), free(a->mrow), free(a->mlabel), free(a->nsp);
     free(a->off), free(a->full);
-    free(a->top), free(a->topoff), free(a->toppos), free(a->topfull), free(a->mtop);
+    free(a->top), free(a->topoff), free(a->toppos), free(a->topfull), free(a->mtop), free(a->tidx);
     a->ids = a->seg = a->mrow = a->mlabel = a->nsp = a->off = a->full = NULL;
-    a->top = a->topoff = a->toppos = a->topfull = a->mtop = NULL;
+    a->top = a->topoff = a->toppos = a->topfull = a->mtop = a->tidx = NULL;
     a->B = a->S = a->M = 0;
 }
 
@@ -517,6 +518,7 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     a->top = xmalloc(N * sizeof *a->top), a->topoff = xmalloc((size_t)(B + 1) * sizeof *a->topoff);
     a->toppos = xmalloc(N * sizeof *a->toppos), a->topfull = xmalloc(N * sizeof *a->topfull);
     a->mtop = xmalloc(NM * sizeof *a->mtop), a->xr = FA(N * H);
+    a->tidx = xmalloc(N * sizeof *a->tidx);
 }
 
 /* ---- kernels ---- */
@@ -992,30 +994,25 @@ void bert_forward(Bert *m, const BertBatch *bt, BertLoss *loss, float *mlm_logit
      * would get exact zero gradients. A change of work, not of the model:
      * the results are the full layer's up to the rounding of sums over
      * fewer terms (m->keep_top computes every row, for tests). */
+    int32_t *tidx = a->tidx; /* token row -> its row in the top layer, -1: none */
+    for (int t = 0; t < N; t++)
+        tidx[t] = -1;
+    for (int b = 0; b < B; b++)
+        tidx[a->off[b]] = 0;
+    for (int j = 0; j < nm; j++)
+        tidx[a->mrow[j]] = 0;
     int nt = 0;
     for (int b = 0; b < B; b++) {
         a->topoff[b] = nt;
-        for (int s = 0; s < a->off[b + 1] - a->off[b]; s++) {
-            int need = s == 0;
-            for (int k = 0; k < bt->M && !need; k++) {
-                int32_t p = bt->masked_lm_positions[b * bt->M + k];
-                if (p == 0) break;
-                need = p == s;
+        for (int t = a->off[b]; t < a->off[b + 1]; t++)
+            if (tidx[t] >= 0) {
+                a->top[nt] = t, a->toppos[nt] = t - a->off[b], a->topfull[nt] = a->full[t];
+                tidx[t] = nt++;
             }
-            if (!need) continue;
-            int t = a->off[b] + s;
-            a->top[nt] = t, a->toppos[nt] = s, a->topfull[nt] = a->full[t];
-            nt++;
-        }
     }
     a->topoff[B] = a->ntop = nt;
-    for (int b = 0, j = 0; b < B; b++) /* masked token j's row among row b's */
-        for (; j < nm && a->mrow[j] < a->off[b + 1]; j++) {
-            int r = a->topoff[b];
-            while (a->top[r] != a->mrow[j])
-                r++;
-            a->mtop[j] = r;
-        }
+    for (int j = 0; j < nm; j++)
+        a->mtop[j] = tidx[a->mrow[j]];
     a->sub = !m->keep_top && nt < N;
 
     /* encoder */
