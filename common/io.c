@@ -363,14 +363,19 @@ static long temp_pid(const char *name, const char *prefix, size_t plen) {
     return pid;
 }
 
+char *path_dir(const char *path) {
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 1 : slash > path ? (size_t)(slash - path) : 1;
+    char *dir = xmalloc(n + 1);
+    memcpy(dir, slash ? path : ".", n);
+    dir[n] = '\0';
+    return dir;
+}
+
 int remove_dead_temps(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    /* the folder: "." without a slash, "/" for a path right under the root */
-    size_t dlen = !slash ? 1 : slash > path ? (size_t)(slash - path) : 1;
-    char *dir = xmalloc(dlen + 1);
-    memcpy(dir, slash ? path : ".", dlen);
-    dir[dlen] = '\0';
+    char *dir = path_dir(path);
     DIR *d = opendir(dir);
     int removed = 0;
     size_t blen = strlen(base);
@@ -379,7 +384,7 @@ int remove_dead_temps(const char *path) {
         long pid = temp_pid(e->d_name, base, blen);
         if (pid <= 0 || pid == (long)getpid()) continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
-        size_t n = dlen + strlen(e->d_name) + 2;
+        size_t n = strlen(dir) + strlen(e->d_name) + 2;
         char *p = xmalloc(n);
         snprintf(p, n, "%s/%s", dir, e->d_name);
         struct stat st;
@@ -485,8 +490,8 @@ int output_name_check(const char *path, const char *what, Err *err) {
 static char *output_key(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    char *dir = slash ? strndup(path, slash > path ? (size_t)(slash - path) : 1) : xstrdup(".");
-    char *real = dir ? realpath(dir, NULL) : NULL;
+    char *dir = path_dir(path);
+    char *real = realpath(dir, NULL);
     free(dir);
     if (!real) return xstrdup(path);
     size_t n = strlen(real) + strlen(base) + 2;

@@ -276,6 +276,10 @@ uint64_t file_size_of(FILE *fp);
  * count 0): the total a progress meter measures against. */
 uint64_t inputs_total_size(char *const *paths, int n);
 
+/* The folder of path, owned by the caller: "." for a name without a
+ * slash, "/" for one right under the root. */
+char *path_dir(const char *path);
+
 /* mkdir -p: create dir and its missing parents. Returns 0 when dir is a
  * directory afterwards, or -1 with err ("PATH: cannot create: ...",
  * "DIR: not a directory"). */

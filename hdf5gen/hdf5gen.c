@@ -263,14 +263,7 @@ static void run_job(Run *r, Job *j) {
     io.on_read_arg = &cb;
     /* the tokens and instances go to temporary files: --tmp-dir, $TMPDIR,
      * else beside the output, which has room for more than they take */
-    char *outdir = xstrdup(j->output);
-    char *slash = strrchr(outdir, '/');
-    if (!slash)
-        strcpy(outdir, ".");
-    else if (slash == outdir)
-        outdir[1] = '\0';
-    else
-        *slash = '\0';
+    char *outdir = path_dir(j->output);
     io.spill = !r->in_memory;
     io.tmp_label = j->output;
     io.tmp_dir = r->tmp_dir ? r->tmp_dir : spill_default_dir(outdir);
