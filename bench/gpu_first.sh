@@ -22,7 +22,7 @@
 # $OUT/results.tsv as it finishes; $OUT/summary.md is rendered from them
 # after every step, so a call cut short keeps what it measured. A step
 # starts only if its budget fits in what is left of the call's (CALL 1:
-# 450 s, CALL 2: 275 s, CALL 3: 400 s, CALL 4: 555 s, CALL 5: 300 s), so
+# 450 s, CALL 2: 275 s, CALL 3: 400 s, CALL 4: 555 s, CALL 5: 420 s), so
 # a call ends inside its run timeout whatever happens; a step it cannot
 # fit is recorded as "not run".
 #
@@ -75,8 +75,10 @@
 #                   P2MAX_ATTENTION picks) until one does not fit; p2max_torch 45 PyTorch at the
 #                   largest; p2bins_mm 20 --bin_size 64 with the matmul attention
 #
-#   call 5 (300 s): setup, preflight, data, p1_ours, p1_torch, p2_ours, p2_torch (micro-batch
-#   B2), p2b32_ours, p2b32_torch (B2 x 2), profile, profile2
+#   call 5 (420 s): setup, preflight, check (kernels changed since the last check on a GPU
+#   make a speed row worthless until it passes), data, p1_ours, p1_torch, p2_ours, p2_torch
+#   (micro-batch B2), p2b32_ours, p2b32_torch (B2 x 2), profile, profile2, and p2max when
+#   P2MAX_SIZES lists the micro-batches to try (e.g. P2MAX_ATTENTION=fused P2MAX_SIZES="288 320")
 #
 # Output ($OUT, default out/gpu; at most 8 files): results.tsv (one
 # tab-separated line per result: step, info, check, speed, curve,
@@ -195,7 +197,7 @@ if [ "${1:-}" != _step ]; then
     export LONG_B=${LONG_B:-4} LONG_ACC=${LONG_ACC:-2} LONG_STEPS=${LONG_STEPS:-8} LONG_EVERY=${LONG_EVERY:-2} LONG_KILL=${LONG_KILL:-4}
     export LONG_WINDOW=${LONG_WINDOW:-5} LONG_KILL_DELAY=${LONG_KILL_DELAY:-0.5}
   else
-    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$(case $CALL in 1) echo 450 ;; 2) echo 275 ;; 3) echo 400 ;; 4) echo 555 ;; *) echo 300 ;; esac)}
+    export SCALE=1 CALL_BUDGET=${CALL_BUDGET:-$(case $CALL in 1) echo 450 ;; 2) echo 275 ;; 3) echo 400 ;; 4) echo 555 ;; *) echo 420 ;; esac)}
     export DUMP=${DUMP:-tests/data/enwiki-206.xml.bz2} DUPE=${DUPE:-5}
     export SEQ1=${SEQ1:-128} PRED1=${PRED1:-20} SEQ2=${SEQ2:-512} PRED2=${PRED2:-80}
     export B1=${B1:-64} B2=${B2:-16} STEPS=${STEPS:-20} WARMUP=${WARMUP:-5} PROFILE_STEPS=${PROFILE_STEPS:-6}
@@ -779,8 +781,8 @@ step_p2max() {
   local att b last
   for att in ${P2MAX_ATTENTION:-matmul fused}; do
     last=""
-    for b in $(case $att in matmul) echo $((B2 * 6)) $((B2 * 8)) $((B2 * 10)) $((B2 * 12)) ;; *) echo $((B2 * 8)) $((B2 * 16)) $((B2 * 20)) $((B2 * 22)) ;; esac); do
-      if B2=$b STEPS=$((STEPS / 2)) OURS_ARGS="--attention $att" speed_ours 2; then
+    for b in ${P2MAX_SIZES:-$(case $att in matmul) echo $((B2 * 6)) $((B2 * 8)) $((B2 * 10)) $((B2 * 12)) ;; *) echo $((B2 * 8)) $((B2 * 16)) $((B2 * 20)) $((B2 * 22)) ;; esac)}; do
+      if B2=$b STEPS=$((STEPS > 1 ? STEPS / 2 : 1)) OURS_ARGS="--attention $att" speed_ours 2; then
         last=$b
       else
         record speed "$(cfg_name "$(bench_config)") --attention $att" "2 ($SEQ2/$PRED2)" "$b" ours "does not fit" - - \
@@ -969,6 +971,7 @@ elif [ "$CALL" = 4 ]; then
   run_step p2bins_mm 20 bench.log
 elif [ "$CALL" = 5 ]; then
   run_step preflight 30 preflight.txt
+  run_step check 90 check.log
   run_step data 30 bench.log
   run_step p1_ours 30 bench.log
   run_step p1_torch 45 bench.log
@@ -978,6 +981,7 @@ elif [ "$CALL" = 5 ]; then
   run_step p2b32_torch 45 bench.log
   run_step profile 25 profile.txt
   run_step profile2 30 profile.txt
+  [ -n "${P2MAX_SIZES:-}" ] && run_step p2max 130 bench.log
 else
   run_step preflight 35 preflight.txt
   run_step data 20 curve.log

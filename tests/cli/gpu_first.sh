@@ -196,12 +196,13 @@ ok "... PyTorch at that largest micro-batch" grep -q "^speed	tiny	2 (128/20)	24	
 ok "... both profiles" eval '[ "$(grep -c "ms of GPU time per step" "$T/o4/profile.txt")" = 2 ]'
 ok "... at most 8 files ($(ls "$T/o4" | tr '\n' ' '))" [ "$(nfiles o4)" -le 8 ]
 
-# ---- call 5 (the speed rows and both profiles again) ----
+# ---- call 5 (the check, the speed rows, both profiles, P2MAX_SIZES) ----
 rc=0
-emu o5 5 PY="$peer" STEPS=1 || rc=$?
+emu o5 5 PY="$peer" STEPS=1 P2MAX_ATTENTION=fused P2MAX_SIZES=6 || rc=$?
 ok "call 5 ends with exit 0 (got $rc)" [ "$rc" = 0 ]
 ok "... its steps in order, each ok" [ "$(awk -F'\t' '$1 == "step" { printf "%s:%s ", $3, $4 }' "$T/o5/results.tsv")" = \
-  "setup:ok preflight:ok data:ok p1_ours:ok p1_torch:ok p2_ours:ok p2_torch:ok p2b32_ours:ok p2b32_torch:ok profile:ok profile2:ok " ]
+  "setup:ok preflight:ok check:ok data:ok p1_ours:ok p1_torch:ok p2_ours:ok p2_torch:ok p2b32_ours:ok p2b32_torch:ok profile:ok profile2:ok p2max:ok " ]
+ok "... P2MAX_SIZES: the fused attention at the micro-batch asked for" grep -q "^speed	tiny --attention fused	2 (128/20)	6	ours	" "$T/o5/results.tsv"
 ok "... phase 2 at two micro-batches beside PyTorch's" eval \
   '[ "$(awk -F"\t" "\$1 == \"speed\" && \$3 == \"2 (128/20)\" { print \$4 \$5 }" "$T/o5/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "4ours 4pytorch 8ours 8pytorch " ]'
 
