@@ -104,6 +104,7 @@ enum {
 
 typedef struct HostBatch {
     int B, S, nm; /* rows, length, masked tokens */
+    int np;       /* the MLM head's rows: nm padded to B x M (0 without masked tokens) */
     int nseg[2],
         nmkey[2]; /* the embedding lists (token ids, token types): segments, keys with slots */
 } HostBatch;
@@ -632,7 +633,7 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
     g->slot ^= 1;
     g_sync_event(g, g->host_ev[s]); /* the slot's previous upload is done */
     int *h = g->host[s], B = b->B, S = b->S, N = B * S, M = b->M;
-    HostBatch hb = {B, S, 0, {0, 0}, {0, 0}};
+    HostBatch hb = {B, S, 0, 0, {0, 0}, {0, 0}};
     int *ids = h, *seg = ids + N, *mrow = seg + N, *mlab = mrow + B * (M ? M : 1),
         *nsp = mlab + B * (M ? M : 1);
     int *cls = nsp + B, *el = cls + B;
@@ -649,13 +650,21 @@ static HostBatch upload(Gpu *g, const BertBatch *b) {
             mrow[hb.nm] = r * S + p, mlab[hb.nm] = b->masked_lm_ids[r * M + k], hb.nm++;
         }
     }
+    /* The head runs on B x M rows whatever the number of masked tokens: the
+     * padding rows read row 0, have no label (no loss, a zero gradient) and
+     * are not scattered back. One shape a step for its matmuls, instead of a
+     * new one almost every step (each new shape costs cuBLAS a kernel choice
+     * and, the first time, a module load: milliseconds of an idle GPU). */
+    hb.np = hb.nm ? B * M : 0;
+    for (int j = hb.nm; j < hb.np; j++)
+        mrow[j] = 0, mlab[j] = -1;
     /* one copy per array (their device homes are separate allocations) */
     struct {
         void *dst;
         const void *src;
         size_t n;
     } cp[32] = {{g->ids, ids, (size_t)N},       {g->seg, seg, (size_t)N},
-                {g->mrow, mrow, (size_t)hb.nm}, {g->mlabel, mlab, (size_t)hb.nm},
+                {g->mrow, mrow, (size_t)hb.np}, {g->mlabel, mlab, (size_t)hb.np},
                 {g->nsp, nsp, (size_t)B},       {g->clsrow, cls, (size_t)B},
                 {g->maskbias, mb, (size_t)N}};
     size_t ncp = 7;
@@ -732,7 +741,7 @@ static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float 
     const BertConfig *c = &g->m->c;
     int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size,
         A = c->num_attention_heads;
-    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
+    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm, np = hb->np;
     size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S;
     float eps = c->layer_norm_eps, hp = drop ? c->hidden_dropout_prob : 0,
           ap = drop ? c->attention_probs_dropout_prob : 0;
@@ -816,18 +825,18 @@ static void forward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, float 
            g->nspcorrect);
     /* MLM head at the masked tokens */
     if (nm) {
-        LAUNCH(k_gather<T>, nblk((size_t)nm * H, TH), TH, st, (const T *)x, g->mrow, nm, H,
+        LAUNCH(k_gather<T>, nblk((size_t)np * H, TH), TH, st, (const T *)x, g->mrow, np, H,
                (T *)g->tin);
-        gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, nm, H, H, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_bias_act<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->tpre, (T *)g->tg,
-               P32(g->outer[TRB]), (size_t)nm * H, H, 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS,
+        gemm_xwT(g, g->tin, PW(g->outer[TRW]), g->tpre, np, H, H, 0.0f, dtype_of(g->bf16));
+        LAUNCH(k_bias_act<T>, nblk((size_t)np * H, TH), TH, st, (T *)g->tpre, (T *)g->tg,
+               P32(g->outer[TRB]), (size_t)np * H, H, 0);
+        VLAUNCH(LAUNCH_COOP, vh, k_bias_drop_res_ln, nblk(np, WARPS), nblk(np, WARPS), 32 * WARPS,
                 st, (const T *)g->tg, NULL, NULL, P32(g->outer[TLNW]), P32(g->outer[TLNB]),
-                (T *)g->tr, (T *)g->tln, g->tm, g->ts, nm, H, eps, 0, 0, 1.0f);
-        gemm_xwT(g, g->tln, PW(g->outer[DECW]), g->logits, nm, H, V, 0.0f, dtype_of(g->bf16));
-        LAUNCH(k_bias_act<T>, nblk((size_t)nm * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
-               P32(g->outer[MLMBIAS]), (size_t)nm * V, V, 2);
-        LAUNCH_COOP(k_mlm_ce<T>, nm, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss,
+                (T *)g->tr, (T *)g->tln, g->tm, g->ts, np, H, eps, 0, 0, 1.0f);
+        gemm_xwT(g, g->tln, PW(g->outer[DECW]), g->logits, np, H, V, 0.0f, dtype_of(g->bf16));
+        LAUNCH(k_bias_act<T>, nblk((size_t)np * V, TH), TH, st, (T *)g->logits, (T *)g->logits,
+               P32(g->outer[MLMBIAS]), (size_t)np * V, V, 2);
+        LAUNCH_COOP(k_mlm_ce<T>, np, 256, st, (T *)g->logits, g->mlabel, V, scale / nm, g->rowloss,
                     g->rowcorrect);
     }
     LAUNCH(k_stats, 1, 1, st, g->stats, g->rowloss, g->rowcorrect, nm, g->nsploss, g->nspcorrect, B,
@@ -879,7 +888,7 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
     const BertConfig *c = &g->m->c;
     int B = hb->B, S = hb->S, N = B * S, H = c->hidden_size, I = c->intermediate_size,
         A = c->num_attention_heads;
-    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm;
+    int L = c->num_hidden_layers, V = c->vocab_size, D = H / A, nm = hb->nm, np = hb->np;
     size_t NH = (size_t)N * H, NI = (size_t)N * I, BASS = (size_t)B * A * S * S, ts = tsize(g);
     float hp = drop ? c->hidden_dropout_prob : 0, ap = drop ? c->attention_probs_dropout_prob : 0;
     uint32_t hthr = dropout_threshold(hp), athr = dropout_threshold(ap);
@@ -902,19 +911,19 @@ static void backward(Gpu *g, const HostBatch *hb, int drop, uint64_t pkey, int f
 
     /* MLM head: logits hold d(loss)/d(logits) */
     if (nm) {
-        gemm_dyW(g, g->logits, PW(g->outer[DECW]), g->dt, nm, H, V, 0.0f);
-        gemm_dW(g, g->logits, g->tln, G32(g->outer[DECW]), nm, H, V);
-        colsum<T>(g, g->logits, NULL, NULL, NULL, nm, V, G32(g->outer[MLMBIAS]), 0);
-        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(nm, WARPS), nblk(nm, WARPS), 32 * WARPS, st,
+        gemm_dyW(g, g->logits, PW(g->outer[DECW]), g->dt, np, H, V, 0.0f);
+        gemm_dW(g, g->logits, g->tln, G32(g->outer[DECW]), np, H, V);
+        colsum<T>(g, g->logits, NULL, NULL, NULL, np, V, G32(g->outer[MLMBIAS]), 0);
+        VLAUNCH(LAUNCH_COOP, vh, k_ln_bwd, nblk(np, WARPS), nblk(np, WARPS), 32 * WARPS, st,
                 (const T *)g->dt, (const T *)g->tr, P32(g->outer[TLNW]), g->tm, g->ts, (T *)g->dt2,
-                nm, H);
-        colsum<T>(g, g->dt, g->tr, g->tm, g->ts, nm, H, G32(g->outer[TLNW]), 1);
-        colsum<T>(g, g->dt, NULL, NULL, NULL, nm, H, G32(g->outer[TLNB]), 0);
-        LAUNCH(k_act_bwd<T>, nblk((size_t)nm * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre,
-               (size_t)nm * H, 0);
-        gemm_dyW(g, g->dt2, PW(g->outer[TRW]), g->dt, nm, H, H, 0.0f);
-        gemm_dW(g, g->dt2, g->tin, G32(g->outer[TRW]), nm, H, H);
-        colsum<T>(g, g->dt2, NULL, NULL, NULL, nm, H, G32(g->outer[TRB]), 0);
+                np, H);
+        colsum<T>(g, g->dt, g->tr, g->tm, g->ts, np, H, G32(g->outer[TLNW]), 1);
+        colsum<T>(g, g->dt, NULL, NULL, NULL, np, H, G32(g->outer[TLNB]), 0);
+        LAUNCH(k_act_bwd<T>, nblk((size_t)np * H, TH), TH, st, (T *)g->dt2, (const T *)g->tpre,
+               (size_t)np * H, 0);
+        gemm_dyW(g, g->dt2, PW(g->outer[TRW]), g->dt, np, H, H, 0.0f);
+        gemm_dW(g, g->dt2, g->tin, G32(g->outer[TRW]), np, H, H);
+        colsum<T>(g, g->dt2, NULL, NULL, NULL, np, H, G32(g->outer[TRB]), 0);
         LAUNCH(k_scatter_add<T>, nblk((size_t)nm * H, TH), TH, st, dX, g->mrow, (const T *)g->dt,
                nm, H);
     }

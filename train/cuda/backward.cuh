@@ -84,10 +84,19 @@ __global__ void k_colsum_part(const typename V::T *x, const typename V::T *in, c
         part[(size_t)chunk * C + c + k] = s[k];
 }
 
-/* g[zstart[r] .. + zlen[r]) = 0, block per range */
+/* g[zstart[r] .. + zlen[r]) = 0, block per range: 16-byte stores from the
+ * range's first aligned element, single ones before it and after the last
+ * whole vector */
 __global__ void k_zero_ranges(float *g, const long long *zstart, const int *zlen) {
     float *p = g + zstart[blockIdx.x];
-    for (int i = threadIdx.x; i < zlen[blockIdx.x]; i += blockDim.x)
+    int n = zlen[blockIdx.x], h = (int)((4 - zstart[blockIdx.x] % 4) % 4);
+    if (h > n) h = n;
+    int nv = (n - h) / 4;
+    Vec<float, 4> z = {{0.0f, 0.0f, 0.0f, 0.0f}};
+    for (int i = threadIdx.x; i < nv; i += blockDim.x)
+        vst<4>(p + h + 4 * i, z);
+    if ((int)threadIdx.x < h) p[threadIdx.x] = 0.0f;
+    for (int i = h + 4 * nv + threadIdx.x; i < n; i += blockDim.x)
         p[i] = 0.0f;
 }
 

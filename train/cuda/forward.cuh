@@ -231,7 +231,8 @@ template <typename T> __global__ void k_gather(const T *x, const int *rows, int 
 }
 
 /* MLM cross-entropy, one block per masked token: per-row loss and
- * correctness; logits replaced by d(loss)/d(logits) * g */
+ * correctness; logits replaced by d(loss)/d(logits) * g. A row labelled
+ * -1 (the head's padding) gets a zero gradient, loss and correctness. */
 template <typename T>
 __global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *rowloss,
                          int *rowcorrect) {
@@ -239,6 +240,12 @@ __global__ void k_mlm_ce(T *logits, const int *labels, int V, float g, float *ro
     __shared__ int si[256];
     int j = blockIdx.x, t = threadIdx.x;
     T *z = logits + (size_t)j * V;
+    if (labels[j] < 0) {
+        for (int i = t; i < V; i += 256)
+            z[i] = fromf<T>(0.0f);
+        if (t == 0) rowloss[j] = 0.0f, rowcorrect[j] = 0;
+        return;
+    }
     float mx = -INFINITY;
     int arg = V;
     for (int i = t; i < V; i += 256) {
