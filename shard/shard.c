@@ -90,8 +90,52 @@ void shard_index_init(ShardIndex *ix, ShardLayout layout) {
 }
 
 void shard_index_free(ShardIndex *ix) {
-    free(ix->off), free(ix->len), free(ix->nsent), free(ix->input);
+    free(ix->off_lo), free(ix->highs), free(ix->len), free(ix->nsent), free(ix->longs);
+    free(ix->input_end);
     memset(ix, 0, sizeof *ix);
+}
+
+uint64_t shard_doc_off(const ShardIndex *ix, uint32_t id) {
+    size_t lo = 0, hi = ix->nhigh; /* the first entry after document id */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->highs[mid].id <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint64_t h = lo ? ix->highs[lo - 1].hi : 0;
+    return h << 32 | ix->off_lo[id];
+}
+
+uint64_t shard_doc_len(const ShardIndex *ix, uint32_t id) {
+    uint32_t v = ix->len[id] & ~SHARD_LEN_STRIP;
+    if (v != SHARD_LEN_LONG) return v;
+    size_t lo = 0, hi = ix->nlong; /* the long list is in id order */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->longs[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return ix->longs[lo].len;
+}
+
+int shard_doc_strip(const ShardIndex *ix, uint32_t id) {
+    return (ix->len[id] & SHARD_LEN_STRIP) != 0;
+}
+
+uint32_t shard_doc_input(const ShardIndex *ix, uint32_t id) {
+    size_t lo = 0, hi = ix->ninputs; /* the first input that ended after document id */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ix->input_end[mid] <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
 }
 
 /* Append the pending document to the arrays. */
@@ -103,16 +147,31 @@ static int index_finish(ShardIndex *ix, const char *name, Err *err) {
                        (unsigned long long)ix->cur_line, UINT32_MAX - 1);
     if (ix->ndocs == ix->cap) {
         ix->cap = ix->cap ? ix->cap * 2 : 1024;
-        ix->off = xrealloc(ix->off, ix->cap * sizeof *ix->off);
+        ix->off_lo = xrealloc(ix->off_lo, ix->cap * sizeof *ix->off_lo);
         ix->len = xrealloc(ix->len, ix->cap * sizeof *ix->len);
         ix->nsent = xrealloc(ix->nsent, ix->cap * sizeof *ix->nsent);
-        ix->input = xrealloc(ix->input, ix->cap * sizeof *ix->input);
     }
     size_t i = ix->ndocs++;
-    ix->off[i] = ix->cur_off;
-    ix->len[i] = (ix->cur_end - ix->cur_off) | (ix->cur_strip ? SHARD_LEN_STRIP : 0);
+    uint64_t len = ix->cur_end - ix->cur_off;
+    if (len >= SHARD_LEN_LONG) {
+        if (ix->nlong == ix->caplong) {
+            ix->caplong = ix->caplong ? ix->caplong * 2 : 16;
+            ix->longs = xrealloc(ix->longs, ix->caplong * sizeof *ix->longs);
+        }
+        ix->longs[ix->nlong++] = (ShardLongDoc){(uint32_t)i, len};
+        len = SHARD_LEN_LONG;
+    }
+    uint32_t hi = (uint32_t)(ix->cur_off >> 32), prev = ix->nhigh ? ix->highs[ix->nhigh - 1].hi : 0;
+    if (hi != prev) {
+        if (ix->nhigh == ix->caphigh) {
+            ix->caphigh = ix->caphigh ? ix->caphigh * 2 : 16;
+            ix->highs = xrealloc(ix->highs, ix->caphigh * sizeof *ix->highs);
+        }
+        ix->highs[ix->nhigh++] = (ShardHigh){(uint32_t)i, hi};
+    }
+    ix->off_lo[i] = (uint32_t)ix->cur_off;
+    ix->len[i] = (uint32_t)len | (ix->cur_strip ? SHARD_LEN_STRIP : 0);
     ix->nsent[i] = (uint32_t)ix->cur_nsent;
-    ix->input[i] = ix->ninputs;
     ix->sentences += ix->cur_nsent;
     return 0;
 }
@@ -167,7 +226,8 @@ int shard_index_end_input(ShardIndex *ix, const char *name, Err *err) {
     ix->has_text = 0;
     ix->pos = 0;
     ix->line = 0;
-    ix->ninputs++;
+    ix->input_end = xrealloc(ix->input_end, (ix->ninputs + 1) * sizeof *ix->input_end);
+    ix->input_end[ix->ninputs++] = (uint32_t)ix->ndocs;
     return rc;
 }
 
@@ -319,6 +379,8 @@ static int64_t bt_succ(const BitTree *t, uint64_t i) {
 
 /* ---- balance ---- */
 
+#define NONE UINT32_MAX /* no id: document ids are below UINT32_MAX (index_finish) */
+
 typedef struct Balancer {
     const uint32_t *nsent;
     uint32_t *order;  /* ids sorted by (nsent, id) */
@@ -327,9 +389,10 @@ typedef struct Balancer {
     uint64_t *bend;
     size_t ndistinct;
     BitTree nonempty; /* slices that still hold ids */
-    uint32_t *seq_id; /* assignments in the order they were made */
-    uint32_t *seq_shard;
-    size_t nseq;
+    uint32_t *next;   /* per id: the id given to the same shard after it, or NONE */
+    uint32_t *head;   /* per shard: its first and last ids, or NONE */
+    uint32_t *tail;
+    size_t nseq;       /* ids given out */
     uint64_t *counts;  /* sentences per shard */
     uint64_t *scratch; /* for medians */
 } Balancer;
@@ -338,8 +401,13 @@ typedef struct Balancer {
 static uint32_t take(Balancer *b, int64_t k, uint32_t s) {
     uint32_t id = b->order[--b->bend[k]];
     if (b->bend[k] == b->bstart[k]) bt_clear(&b->nonempty, (size_t)k);
-    b->seq_id[b->nseq] = id;
-    b->seq_shard[b->nseq++] = s;
+    b->next[id] = NONE;
+    if (b->head[s] == NONE)
+        b->head[s] = id;
+    else
+        b->next[b->tail[s]] = id;
+    b->tail[s] = id;
+    b->nseq++;
     b->counts[s] += b->nsent[id];
     return id;
 }
@@ -449,9 +517,12 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
     Balancer b = {.nsent = nsent};
     b.order = xmalloc((n ? n : 1) * sizeof *b.order);
     sort_by_count(nsent, n, maxlen, b.order);
-    b.lenv = xmalloc((n ? n : 1) * sizeof *b.lenv);
-    b.bstart = xmalloc((n ? n : 1) * sizeof *b.bstart);
-    b.bend = xmalloc((n ? n : 1) * sizeof *b.bend);
+    size_t distinct = 0;
+    for (size_t i = 0; i < n; i++)
+        distinct += !i || nsent[b.order[i]] != nsent[b.order[i - 1]];
+    b.lenv = xmalloc((distinct ? distinct : 1) * sizeof *b.lenv);
+    b.bstart = xmalloc((distinct ? distinct : 1) * sizeof *b.bstart);
+    b.bend = xmalloc((distinct ? distinct : 1) * sizeof *b.bend);
     for (size_t i = 0; i < n; i++) {
         uint32_t L = nsent[b.order[i]];
         if (!b.ndistinct || b.lenv[b.ndistinct - 1] != L) {
@@ -463,8 +534,11 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
     bt_init(&b.nonempty, b.ndistinct);
     for (size_t k = 0; k < b.ndistinct; k++)
         bt_set(&b.nonempty, k);
-    b.seq_id = xmalloc((n ? n : 1) * sizeof *b.seq_id);
-    b.seq_shard = xmalloc((n ? n : 1) * sizeof *b.seq_shard);
+    b.next = xmalloc((n ? n : 1) * sizeof *b.next);
+    b.head = xmalloc(S * sizeof *b.head);
+    b.tail = xmalloc(S * sizeof *b.tail);
+    for (uint32_t s = 0; s < S; s++)
+        b.head[s] = b.tail[s] = NONE;
     b.counts = xcalloc(S, sizeof *b.counts);
     b.scratch = xmalloc(S * sizeof *b.scratch);
     uint64_t *train_counts = b.counts, *test_counts = b.counts + ntrain;
@@ -553,22 +627,22 @@ int shard_balance(const uint32_t *nsent, size_t n, const ShardSpec *spec, ShardP
     /* the plan: assignments grouped by shard, in assignment order */
     plan->ntrain = ntrain;
     plan->ntest = spec->ntest;
+    /* every id has been given out, so order's room holds the plan's ids:
+     * each shard's list in turn */
     plan->first = xcalloc((size_t)S + 1, sizeof *plan->first);
-    plan->ids = xmalloc((n ? n : 1) * sizeof *plan->ids);
+    plan->ids = b.order;
     plan->nsent = xmalloc(S * sizeof *plan->nsent);
     memcpy(plan->nsent, b.counts, S * sizeof *plan->nsent);
-    for (size_t i = 0; i < b.nseq; i++)
-        plan->first[b.seq_shard[i] + 1]++;
-    for (uint32_t s = 0; s < S; s++)
-        plan->first[s + 1] += plan->first[s];
-    uint64_t *fill = b.scratch; /* S entries */
-    memcpy(fill, plan->first, S * sizeof *fill);
-    for (size_t i = 0; i < b.nseq; i++)
-        plan->ids[fill[b.seq_shard[i]]++] = b.seq_id[i];
+    size_t at = 0;
+    for (uint32_t s = 0; s < S; s++) {
+        for (uint32_t id = b.head[s]; id != NONE; id = b.next[id])
+            plan->ids[at++] = id;
+        plan->first[s + 1] = at;
+    }
 
-    free(b.order), free(b.lenv), free(b.bstart), free(b.bend);
+    free(b.lenv), free(b.bstart), free(b.bend);
     bt_free(&b.nonempty);
-    free(b.seq_id), free(b.seq_shard), free(b.counts), free(b.scratch);
+    free(b.next), free(b.head), free(b.tail), free(b.counts), free(b.scratch);
     return 0;
 }
 
@@ -632,10 +706,10 @@ static int read_at(const ShardInput *in, uint64_t off, char *dst, size_t n, Err 
  * stripped when flagged, and an empty line. Adds the bytes to *bytes. */
 static int write_doc(const ShardIndex *ix, const ShardInput *inputs, uint32_t id, FILE *fp,
                      const char *out, char *chunk, Buf *doc, uint64_t *bytes, Err *err) {
-    const ShardInput *in = &inputs[ix->input[id]];
-    uint64_t off = ix->off[id], len = ix->len[id] & ~SHARD_LEN_STRIP;
+    const ShardInput *in = &inputs[shard_doc_input(ix, id)];
+    uint64_t off = shard_doc_off(ix, id), len = shard_doc_len(ix, id);
     int bad = 0;
-    if (!(ix->len[id] & SHARD_LEN_STRIP)) {
+    if (!shard_doc_strip(ix, id)) {
         for (uint64_t done = 0; done < len && !bad;) {
             size_t n = len - done < COPY_CHUNK ? (size_t)(len - done) : COPY_CHUNK;
             if (read_at(in, off + done, chunk, n, err)) return -1;

@@ -87,18 +87,35 @@ void shard_strip(const char **s, size_t *n);
  * (or shards written). */
 typedef void (*ShardProgressFn)(void *ctx, uint64_t bytes, uint64_t items);
 
-/* The documents of all inputs, in input order, as parallel arrays. The
- * high bit of len[i] (SHARD_LEN_STRIP) marks a document whose lines must
- * be stripped (or its last line ended) when written; the other bits are
- * its byte length. Zero-initialise with shard_index_init, free with
- * shard_index_free. */
-#define SHARD_LEN_STRIP (UINT64_C(1) << 63)
+/* The documents of all inputs, in input order, as parallel arrays: 12
+ * bytes a document. off_lo[i] is the low 32 bits of the document's first
+ * byte in its input; the high ones change rarely and are kept where they
+ * change (highs). The high bit of len[i] (SHARD_LEN_STRIP) marks a
+ * document whose lines must be stripped (or its last line ended) when
+ * written; the other bits are its byte length, or SHARD_LEN_LONG for one
+ * of 2 GiB or more, whose length is in the long list. Read them with
+ * shard_doc_off, shard_doc_len, shard_doc_strip and shard_doc_input.
+ * Zero-initialise with shard_index_init, free with shard_index_free. */
+#define SHARD_LEN_STRIP (UINT32_C(1) << 31)
+#define SHARD_LEN_LONG (SHARD_LEN_STRIP - 1)
+typedef struct ShardLongDoc {
+    uint32_t id;
+    uint64_t len;
+} ShardLongDoc;
+typedef struct ShardHigh {
+    uint32_t id; /* from this document on (until the next entry) ... */
+    uint32_t hi; /* ... the offsets' high 32 bits are these */
+} ShardHigh;
 typedef struct ShardIndex {
     ShardLayout layout;
-    uint64_t *off;   /* first byte of the document in its input */
-    uint64_t *len;   /* bytes through the last line's '\n' | SHARD_LEN_STRIP */
-    uint32_t *nsent; /* sentences (lines) of the document */
-    uint32_t *input; /* which input (0, 1, ... in reading order) */
+    uint32_t *off_lo; /* first byte of the document in its input, low 32 bits */
+    ShardHigh *highs; /* where the high 32 bits change, by id (none: 0) */
+    size_t nhigh, caphigh;
+    uint32_t *len;       /* bytes through the last line's '\n' | SHARD_LEN_STRIP */
+    uint32_t *nsent;     /* sentences (lines) of the document */
+    ShardLongDoc *longs; /* documents of SHARD_LEN_LONG bytes or more, by id */
+    size_t nlong, caplong;
+    uint32_t *input_end; /* ndocs when input k ended (ninputs entries) */
     size_t ndocs, cap;
     uint64_t sentences; /* total over all documents */
     uint64_t bytes;     /* bytes read from all inputs */
@@ -115,6 +132,20 @@ typedef struct ShardIndex {
 
 /* Start an empty index for `layout`. */
 void shard_index_init(ShardIndex *ix, ShardLayout layout);
+
+/* Document id's first byte in its input. */
+uint64_t shard_doc_off(const ShardIndex *ix, uint32_t id);
+
+/* Document id's byte length, through its last line's '\n'. */
+uint64_t shard_doc_len(const ShardIndex *ix, uint32_t id);
+
+/* 1 when document id's lines are stripped (or its last line ended) when
+ * written, else 0. */
+int shard_doc_strip(const ShardIndex *ix, uint32_t id);
+
+/* The input (0, 1, ... in reading order) that holds document id; the id
+ * must be of an ended input. */
+uint32_t shard_doc_input(const ShardIndex *ix, uint32_t id);
 
 /* Add one line of the current input: s[0..n) without its '\n'; has_nl is 0
  * only for a last line that has none. `name` is used in messages. Returns

@@ -316,7 +316,7 @@ static void write_shards(const Config *cfg, const ShardIndex *ix, const Sources 
     Meter w = {.what = "shards"};
     uint64_t out_total = 0;
     for (size_t i = 0; i < ix->ndocs; i++)
-        out_total += (ix->len[i] & ~SHARD_LEN_STRIP) + 1;
+        out_total += shard_doc_len(ix, (uint32_t)i) + 1;
     progress_init(&w.p, out_total);
     if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, cfg->cc.force, meter_cb, &w, ws,
                     &err))

@@ -349,9 +349,9 @@ static void index_str(const ShardIndex *ix, Buf *b) {
     buf_clear(b);
     char t[64];
     for (size_t i = 0; i < ix->ndocs; i++) {
-        snprintf(t, sizeof t, "%llu+%llu%s:%u ", (unsigned long long)ix->off[i],
-                 (unsigned long long)(ix->len[i] & ~SHARD_LEN_STRIP),
-                 ix->len[i] & SHARD_LEN_STRIP ? "s" : "", ix->nsent[i]);
+        snprintf(t, sizeof t, "%llu+%llu%s:%u ", (unsigned long long)shard_doc_off(ix, (uint32_t)i),
+                 (unsigned long long)shard_doc_len(ix, (uint32_t)i),
+                 shard_doc_strip(ix, (uint32_t)i) ? "s" : "", ix->nsent[i]);
         buf_puts(b, t);
     }
 }
@@ -393,9 +393,69 @@ static void test_index(void) {
     fclose(a), fclose(c);
     index_str(&ix, &b);
     test_str_eq("two inputs", b.data, "0+3s:2 0+2:1 3+2:1 ");
-    test_cond("two inputs: input numbers",
-              ix.ndocs == 3 && ix.input[0] == 0 && ix.input[1] == 1 && ix.input[2] == 1);
+    test_cond("two inputs: input numbers", ix.ndocs == 3 && shard_doc_input(&ix, 0) == 0 &&
+                                               shard_doc_input(&ix, 1) == 1 &&
+                                               shard_doc_input(&ix, 2) == 1);
     shard_index_free(&ix);
+
+    /* inputs without documents between and before them */
+    shard_index_init(&ix, SHARD_NVIDIA);
+    const char *texts[] = {"", "x\n\ny\n", "\n\n", "", "z\n"};
+    for (int i = 0; i < 5; i++) {
+        FILE *f = *texts[i] ? fmemopen((void *)texts[i], strlen(texts[i]), "r")
+                            : fopen("/dev/null", "r"); /* (fmemopen: no empty buffer) */
+        shard_index_read(&ix, f, "e", NULL, NULL, NULL, &err);
+        fclose(f);
+    }
+    test_cond("empty inputs: documents 0, 1, 2 in inputs 1, 1, 4",
+              ix.ninputs == 5 && ix.ndocs == 3 && shard_doc_input(&ix, 0) == 1 &&
+                  shard_doc_input(&ix, 1) == 1 && shard_doc_input(&ix, 2) == 4);
+    shard_index_free(&ix);
+
+    /* offsets past 4 GiB as the index records them: the first input's
+     * lines placed there (pos set by hand), the second's from 0 */
+    shard_index_init(&ix, SHARD_NVIDIA);
+    ix.pos = (UINT64_C(1) << 32) - 2;
+    shard_index_line(&ix, "a", 1, 1, "big", &err); /* 4 GiB - 2 */
+    shard_index_line(&ix, "", 0, 1, "big", &err);
+    shard_index_line(&ix, "b", 1, 1, "big", &err); /* 4 GiB + 1 */
+    shard_index_line(&ix, "", 0, 1, "big", &err);
+    shard_index_line(&ix, "c", 1, 1, "big", &err); /* 4 GiB + 4 */
+    shard_index_end_input(&ix, "big", &err);
+    shard_index_line(&ix, "d", 1, 1, "small", &err);
+    shard_index_end_input(&ix, "small", &err);
+    index_str(&ix, &b);
+    test_str_eq("offsets past 4 GiB", b.data,
+                "4294967294+2:1 4294967297+2:1 4294967300+2:1 0+2:1 ");
+    test_cond("... their high bits kept where they change",
+              ix.nhigh == 2 && shard_doc_input(&ix, 2) == 0 && shard_doc_input(&ix, 3) == 1);
+    shard_index_free(&ix);
+
+    /* lengths of 2 GiB and more (SHARD_LEN_LONG: the length in the long
+     * list) and offsets past 4 GiB (their high bits where they change; a
+     * second input starts at 0 again) */
+    {
+        uint32_t off_lo[5] = {0, 10, 705032714, 705032724, 7};
+        ShardHigh highs[2] = {{2, 1}, {4, 0}};
+        uint32_t len[5] = {10, SHARD_LEN_LONG | SHARD_LEN_STRIP, 10, SHARD_LEN_LONG, 3};
+        ShardLongDoc longs[2] = {{1, 5000000000ULL}, {3, UINT64_C(1) << 40}};
+        ShardIndex h = {.off_lo = off_lo,
+                        .highs = highs,
+                        .nhigh = 2,
+                        .len = len,
+                        .longs = longs,
+                        .nlong = 2,
+                        .ndocs = 5};
+        test_cond("long documents: lengths and flags",
+                  shard_doc_len(&h, 0) == 10 && shard_doc_len(&h, 1) == 5000000000ULL &&
+                      shard_doc_strip(&h, 1) && shard_doc_len(&h, 2) == 10 &&
+                      shard_doc_len(&h, 3) == UINT64_C(1) << 40 && !shard_doc_strip(&h, 3) &&
+                      !shard_doc_strip(&h, 0) && shard_doc_len(&h, 4) == 3);
+        test_cond("... offsets past 4 GiB",
+                  shard_doc_off(&h, 0) == 0 && shard_doc_off(&h, 1) == 10 &&
+                      shard_doc_off(&h, 2) == 5000000010ULL &&
+                      shard_doc_off(&h, 3) == 5000000020ULL && shard_doc_off(&h, 4) == 7);
+    }
 
     /* a line longer than the read buffer (4 MB), chunk boundaries */
     size_t big = (9u << 20) + 7;
