@@ -95,7 +95,8 @@
 # steps are "not run"); EMU=1 also picks tiny models, little data, few
 # steps, budgets x10 and no call deadline, and records nvidia-smi and
 # compute-sanitizer as "not run". Other knobs: PACK, WORK, CALL_BUDGET,
-# BUDGET_<step> (seconds, not scaled), BENCH_CONFIG, B1, B2, STEPS, WARMUP, CURVE_CONFIG,
+# BUDGET_<step> (seconds, not scaled), BENCH_CONFIG, B1, B2, STEPS, WARMUP, ACC (the speed
+# rows' micro-batches per optimizer step, both sides; default 1), CURVE_CONFIG,
 # CURVE_B, CURVE_STEPS, CURVE_LR, CURVE_WARMUP, CURVE_WINDOW, CURVE_SEED,
 # GPU_CHECK_CPU (0: skip train_bert against train_bert_cpu), STOP_AFTER
 # (a step: the script kills itself after it, as a call cut short).
@@ -209,7 +210,7 @@ if [ "${1:-}" != _step ]; then
   export BENCH_CONFIG=${BENCH_CONFIG:-} CURVE_CONFIG=${CURVE_CONFIG:-} CURVE_SEED=${CURVE_SEED:-42}
   export GPU_CHECK_CPU=${GPU_CHECK_CPU:-1} VOCAB=$ROOT/data/bert/vocab.txt
   export HELDOUT=${HELDOUT:-tests/data/enwiki-3.xml.bz2} EVAL_ROWS=${EVAL_ROWS:-$([ "$EMU" = 1 ] && echo 16 || echo 256)}
-  export TRB=${TRB:-} CHK=${CHK:-} TRC=${TRC:-} BIN=${BIN:-} PY=${PY-auto}
+  export TRB=${TRB:-} CHK=${CHK:-} TRC=${TRC:-} BIN=${BIN:-} PY=${PY-auto} ACC=${ACC:-1}
   export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false # nothing outside the machine
 fi
 
@@ -459,7 +460,8 @@ speed_ours() { # phase: 1 or 2
   rm -rf "$WORK/run" "$WORK/first_step"
   mem_start
   t0=$(date +%s.%N)
-  "$TRB" -q --input_dir "$WORK/data/h5_$s" --config_file "$conf" --output_dir "$WORK/run" --train_batch_size "$b" \
+  "$TRB" -q --input_dir "$WORK/data/h5_$s" --config_file "$conf" --output_dir "$WORK/run" \
+    --train_batch_size $((b * ACC)) --gradient_accumulation_steps "$ACC" \
     --max_steps $((STEPS + WARMUP)) --max_predictions_per_seq "$p" --learning_rate 1e-4 --skip_checkpoint \
     --precision bf16 ${OURS_ARGS:-} 2>"$WORK/p$1_ours.err" | while IFS= read -r l; do
     if [ -z "${first:-}" ]; then # the start: weights, data, upload, the first step
@@ -473,12 +475,15 @@ speed_ours() { # phase: 1 or 2
   cat "$WORK/p$1_ours.err" >&2
   peak=$(mem_peak)
   seqs=$(gpu_median_seqs "$WORK/p$1_ours.log" "$WARMUP")
-  echo "train_bert $(cfg_name "$conf") $s/$p micro-batch $b: ${seqs:--} seq/s (median after $WARMUP steps), peak GPU memory ${peak} MB (nvidia-smi)"
-  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")${OURS_ARGS:+ $OURS_ARGS}" "$1 ($s/$p)" "$b" ours "$seqs" \
+  echo "train_bert $(cfg_name "$conf") $s/$p micro-batch $(mb_of "$b"): ${seqs:--} seq/s (median after $WARMUP steps), peak GPU memory ${peak} MB (nvidia-smi)"
+  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")${OURS_ARGS:+ $OURS_ARGS}" "$1 ($s/$p)" "$(mb_of "$b")" ours "$seqs" \
     "$(gpu_mfu "$seqs" "$(gpu_flops "$conf" "$s" "$p")" "$(peak_of_gpu)")" "$peak" \
     "$STEPS steps after $WARMUP; first step $(cat "$WORK/first_step" 2>/dev/null || echo '?') s after the start"
   rm -rf "$WORK/run"
   return "$rc"
+}
+mb_of() { # micro-batch -> the speed rows' micro-batch: "64", or "64 x 8" with ACC=8
+  if [ "$ACC" = 1 ]; then echo "$1"; else echo "$1 x $ACC"; fi
 }
 peak_of_gpu() {
   if command -v nvidia-smi >/dev/null; then gpu_peak_tflops "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"; else echo 0; fi
@@ -490,12 +495,12 @@ speed_torch() {
   conf=$(bench_config)
   if [ "$1" = 1 ]; then s=$SEQ1 p=$PRED1 b=$B1; else s=$SEQ2 p=$PRED2 b=$B2; fi
   [ -n "${PYREF:-}" ] || { note "no Python with torch, transformers, h5py$([ "$EMU" = 1 ] || echo ', CUDA')"; return 3; }
-  "$PYREF" bench/train_gpu_ref.py "$conf" "$b" "$s" "$p" "$STEPS" "$WARMUP" 1 2>&1 | tee "$WORK/p$1_torch.log"
+  "$PYREF" bench/train_gpu_ref.py "$conf" "$b" "$s" "$p" "$STEPS" "$WARMUP" "$ACC" 2>&1 | tee "$WORK/p$1_torch.log"
   local rc=${PIPESTATUS[0]}
   out=$(grep ' seq/s' "$WORK/p$1_torch.log" | tail -1)
   seqs=$(echo "$out" | sed -n 's/.*: \([0-9.]*\) seq\/s.*/\1/p') peak=$(echo "$out" | sed -n 's/.*peak \([0-9]*\) MB.*/\1/p')
   [ "${peak:-0}" = 0 ] && peak=-
-  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")" "$1 ($s/$p)" "$b" pytorch "$seqs" \
+  [ -n "$seqs" ] && record speed "$(cfg_name "$conf")" "$1 ($s/$p)" "$(mb_of "$b")" pytorch "$seqs" \
     "$(gpu_mfu "$seqs" "$(gpu_flops "$conf" "$s" "$p")" "$(peak_of_gpu)")" "${peak:--}"
   return "$rc"
 }

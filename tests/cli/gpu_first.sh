@@ -206,6 +206,16 @@ ok "... P2MAX_SIZES: the fused attention at the micro-batch asked for" grep -q "
 ok "... phase 2 at two micro-batches beside PyTorch's" eval \
   '[ "$(awk -F"\t" "\$1 == \"speed\" && \$3 == \"2 (128/20)\" { print \$4 \$5 }" "$T/o5/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "4ours 4pytorch 8ours 8pytorch " ]'
 
+# ---- ACC: the speed rows with accumulation, both sides ----
+rc=0
+no=99999999 # a budget past the emulated call's: the step is left out
+emu o6 5 PY="$peer" STEPS=1 ACC=2 BUDGET_check=$no BUDGET_p2_ours=$no BUDGET_p2_torch=$no \
+  BUDGET_p2b32_ours=$no BUDGET_p2b32_torch=$no BUDGET_profile=$no BUDGET_profile2=$no || rc=$?
+ok "ACC=2: call 5 ends with exit 0 (got $rc)" [ "$rc" = 0 ]
+ok "... phase 1 at micro-batch 8 x 2, ours and PyTorch's" eval \
+  '[ "$(awk -F"\t" "\$1 == \"speed\" { print \$4 \$5 }" "$T/o6/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "8 x 2ours 8 x 2pytorch " ]'
+ok "... train_bert ran 2 micro-batches a step (global batch 16)" grep -q "micro-batch 8 x 2:" "$T/o6/bench.log"
+
 # ---- a step past its budget, one that does not fit, a call cut short ----
 printf '#!/bin/sh\nsleep 600\n' >"$T/slow"
 chmod +x "$T/slow"
