@@ -163,7 +163,7 @@ __global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const l
     long long q = cpw[k];
     int n = clen[k];
     /* four elements a thread in 16-byte loads where the chunk and its copy
-     * are aligned (always, but for a ZeRO shard's edges), else one by one:
+     * start aligned (tensors of a multiple of 4 elements), else one by one:
      * the same values either way */
     if (o % 4 == 0 && q % 4 == 0) {
         int nv = n / 4;
