@@ -95,31 +95,33 @@ void shard_index_free(ShardIndex *ix) {
     memset(ix, 0, sizeof *ix);
 }
 
-uint64_t shard_doc_off(const ShardIndex *ix, uint32_t id) {
-    size_t lo = 0, hi = ix->nhigh; /* the first entry after document id */
+/* How many of the n elements at a (stride bytes apart, each starting with
+ * a uint32_t key, keys ascending) have a key <= v. */
+static size_t count_at_most(const void *a, size_t n, size_t stride, uint64_t v) {
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (ix->highs[mid].id <= id)
+        uint32_t key;
+        memcpy(&key, (const char *)a + mid * stride, sizeof key);
+        if (key <= v)
             lo = mid + 1;
         else
             hi = mid;
     }
-    uint64_t h = lo ? ix->highs[lo - 1].hi : 0;
+    return lo;
+}
+
+uint64_t shard_doc_off(const ShardIndex *ix, uint32_t id) {
+    size_t k = count_at_most(ix->highs, ix->nhigh, sizeof *ix->highs, id);
+    uint64_t h = k ? ix->highs[k - 1].hi : 0;
     return h << 32 | ix->off_lo[id];
 }
 
 uint64_t shard_doc_len(const ShardIndex *ix, uint32_t id) {
     uint32_t v = ix->len[id] & ~SHARD_LEN_STRIP;
     if (v != SHARD_LEN_LONG) return v;
-    size_t lo = 0, hi = ix->nlong; /* the long list is in id order */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix->longs[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return ix->longs[lo].len;
+    /* the long list is in id order and holds this id */
+    return ix->longs[count_at_most(ix->longs, ix->nlong, sizeof *ix->longs, id) - 1].len;
 }
 
 int shard_doc_strip(const ShardIndex *ix, uint32_t id) {
@@ -127,15 +129,8 @@ int shard_doc_strip(const ShardIndex *ix, uint32_t id) {
 }
 
 uint32_t shard_doc_input(const ShardIndex *ix, uint32_t id) {
-    size_t lo = 0, hi = ix->ninputs; /* the first input that ended after document id */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ix->input_end[mid] <= id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (uint32_t)lo;
+    /* the first input that ended after document id */
+    return (uint32_t)count_at_most(ix->input_end, ix->ninputs, sizeof *ix->input_end, id);
 }
 
 /* Append the pending document to the arrays. */
@@ -427,15 +422,7 @@ static uint64_t median2(const uint64_t *c, size_t n, uint64_t *scratch) {
 
 /* Index of the largest distinct count <= v, or -1. */
 static int64_t slice_at_most(const Balancer *b, uint64_t v) {
-    size_t lo = 0, hi = b->ndistinct; /* first index with lenv > v */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (b->lenv[mid] <= v)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return (int64_t)lo - 1;
+    return (int64_t)count_at_most(b->lenv, b->ndistinct, sizeof *b->lenv, v) - 1;
 }
 
 /* Stable sort of the ids 0..n-1 by nsent (LSD radix, 16-bit digits). */
