@@ -204,7 +204,7 @@ ok "... its steps in order, each ok" [ "$(awk -F'\t' '$1 == "step" { printf "%s:
   "setup:ok preflight:ok check:ok data:ok p1_ours:ok p1_torch:ok p2_ours:ok p2_torch:ok p2b32_ours:ok p2b32_torch:ok profile:ok profile2:ok p2max:ok " ]
 ok "... P2MAX_SIZES: the fused attention at the micro-batch asked for" grep -q "^speed	tiny --attention fused	2 (128/20)	6	ours	" "$T/o5/results.tsv"
 ok "... phase 2 at two micro-batches beside PyTorch's" eval \
-  '[ "$(awk -F"\t" "\$1 == \"speed\" && \$3 == \"2 (128/20)\" { print \$4 \$5 }" "$T/o5/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "4ours 4pytorch 8ours 8pytorch " ]'
+  '[ "$(awk -F"\t" "\$1 == \"speed\" && \$2 == \"tiny\" && \$3 == \"2 (128/20)\" { print \$4 \$5 }" "$T/o5/results.tsv" | LC_ALL=C sort | tr "\n" " ")" = "4ours 4pytorch 8ours 8pytorch " ]'
 
 # ---- ACC: the speed rows with accumulation, both sides ----
 rc=0
