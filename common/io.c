@@ -236,20 +236,6 @@ void reader_free(Reader *r) {
     memset(r, 0, sizeof *r);
 }
 
-int reader_lines_at_most(char **inputs, int n, uint64_t max) {
-    Reader rd;
-    Err e;
-    const char *line;
-    size_t len;
-    uint64_t k = 0;
-    int r = 0;
-    reader_init(&rd, inputs, n);
-    while (k <= max && (r = reader_next_line(&rd, &line, &len, &e)) == 1)
-        k++;
-    reader_free(&rd);
-    return r == 0 && k <= max;
-}
-
 /* ---- writer ---- */
 
 /* The temp files to remove on a signal, one slot per open Writer (a

@@ -100,11 +100,6 @@ int reader_next_line(Reader *r, const char **line, size_t *len, Err *err);
 /* Close the open input and free the buffer. */
 void reader_free(Reader *r);
 
-/* 1 if the inputs hold no more than max lines in all (read until line
- * max + 1), 0 if more or on a read error (left for the real pass to
- * report). */
-int reader_lines_at_most(char **inputs, int n, uint64_t max);
-
 typedef struct Writer {
     FILE *fp;
     char *path;       /* final name, NULL for stdout */

@@ -1045,11 +1045,9 @@ int bpe_read(BpeTrainer *t, char **inputs, int n, Err *err) {
               : !t->o.shuffle ? RM_FIRST
               : all_regular   ? RM_SAMPLE_IDX
                               : RM_SAMPLE_MEM;
-    /* A sample from regular files: files of no more than N lines are
-     * counted whole in one pass; otherwise the first pass reads the lines
-     * and draws, the second counts the words of the lines kept (all of
-     * them if no more than N were loadable). Nothing is counted twice. */
-    if (t->mode == RM_SAMPLE_IDX && reader_lines_at_most(inputs, n, N)) t->mode = RM_ALL;
+    /* A sample from regular files: the first pass reads the lines and
+     * draws, the second counts the words of the lines kept (all of them if
+     * no more than N were loadable). Nothing is counted twice. */
     t->counts_void = t->mode == RM_SAMPLE_IDX;
     if (run_pass(t, inputs, n)) goto fail;
     if (t->mode == RM_SAMPLE_IDX) {
