@@ -358,6 +358,29 @@ char *path_dir(const char *path) {
     return dir;
 }
 
+int temp_fd(const char *dir) {
+    int fd = -1, fallback = 1;
+#ifdef O_TMPFILE
+    fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    fallback = fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL);
+#endif
+    if (!fallback) return fd;
+    size_t n = strlen(dir) + strlen(progname) + 16;
+    char *name = xmalloc(n);
+    snprintf(name, n, "%s/.%s.XXXXXX", dir, progname);
+    fd = mkostemp(name, O_CLOEXEC);
+    if (fd >= 0) unlink(name);
+    int e = errno;
+    free(name);
+    errno = e;
+    return fd;
+}
+
+const char *tmp_dir_or(const char *fallback) {
+    const char *t = getenv("TMPDIR");
+    return t && *t ? t : fallback;
+}
+
 int remove_dead_temps(const char *path) {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;

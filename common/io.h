@@ -275,6 +275,16 @@ uint64_t inputs_total_size(char *const *paths, int n);
  * slash, "/" for one right under the root. */
 char *path_dir(const char *path);
 
+/* An empty temporary file in dir, open for reading and writing and
+ * unlinked at once (O_TMPFILE where the file system has it, else mkstemp
+ * and unlink), so it goes away when closed however the process ends.
+ * Returns its descriptor, or -1 with errno set. */
+int temp_fd(const char *dir);
+
+/* Where temporary files go: $TMPDIR when set and not empty, else
+ * fallback (the environment's string or fallback, not a copy). */
+const char *tmp_dir_or(const char *fallback);
+
 /* mkdir -p: create dir and its missing parents. Returns 0 when dir is a
  * directory afterwards, or -1 with err ("PATH: cannot create: ...",
  * "DIR: not a directory"). */

@@ -266,7 +266,7 @@ static void run_job(Run *r, Job *j) {
     char *outdir = path_dir(j->output);
     io.spill = !r->in_memory;
     io.tmp_label = j->output;
-    io.tmp_dir = r->tmp_dir ? r->tmp_dir : spill_default_dir(outdir);
+    io.tmp_dir = r->tmp_dir ? r->tmp_dir : tmp_dir_or(outdir);
     InstDocs d = {0};
     InstSet s = {0};
     if (inst_docs_read(&d, r->wp, j->inputs, j->ninputs, &io, &j->err)) goto fail;

@@ -1,13 +1,11 @@
 /* spill.c - anonymous temporary files (see spill.h). */
-#define _GNU_SOURCE
 #include "hdf5gen/spill.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/io.h"
 
 static const char *dir_name(const Spill *f) { return f->dir && *f->dir ? f->dir : "."; }
 
@@ -21,20 +19,7 @@ int spill_open(Spill *f, const char *dir, const char *label, Err *err) {
     f->dir = dir;
     f->label = label;
     const char *d = dir_name(f);
-    int fd = -1, fallback = 1;
-#ifdef O_TMPFILE
-    fd = open(d, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    fallback = fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL);
-#endif
-    if (fallback) {
-        /* no O_TMPFILE here: a named file, unlinked at once */
-        size_t n = strlen(d) + 32;
-        char *name = xmalloc(n);
-        snprintf(name, n, "%s/.hdf5gen-tmp.XXXXXX", d);
-        fd = mkostemp(name, O_CLOEXEC);
-        if (fd >= 0) unlink(name);
-        free(name);
-    }
+    int fd = temp_fd(d);
     if (fd < 0)
         return err_set(err, "%s%scannot create a temporary file in %s: %s", lab(f), sep(f), d,
                        strerror(errno));
@@ -107,9 +92,4 @@ void spill_close(Spill *f) {
     f->fd = -1;
     f->open = 0;
     pthread_mutex_destroy(&f->lock);
-}
-
-const char *spill_default_dir(const char *fallback) {
-    const char *t = getenv("TMPDIR");
-    return t && *t ? t : fallback;
 }

@@ -1,8 +1,8 @@
 /* spill.h - anonymous temporary files for the data of a shard that does
  * not need to stay in memory.
  *
- * A Spill is a file created in a directory and unlinked at once (O_TMPFILE
- * where the file system has it, else mkstemp + unlink), so it disappears
+ * A Spill is a file created in a directory and unlinked at once (io.h's
+ * temp_fd), so it disappears
  * with the process however it ends, and holds only what is written to it.
  * Its pages live in the page cache, which the kernel may write out and drop:
  * they are not the process's memory. Writes and reads are by offset
@@ -62,11 +62,5 @@ int spill_failed(Spill *f, Err *err);
 /* Close f (its space is freed). A zeroed or closed Spill is left alone,
  * so this is safe to call twice. */
 void spill_close(Spill *f);
-
-/* Where a program's temporary files go by default: $TMPDIR when set and not
- * empty, else `fallback` (the output's directory: it has room for the
- * output, which is bigger than the temporary data). The returned string is
- * the environment's or fallback. */
-const char *spill_default_dir(const char *fallback);
 
 #endif

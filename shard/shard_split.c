@@ -115,15 +115,12 @@ static int dir_has_entries(const char *dir) {
 
 /* An unlinked temporary file in $TMPDIR (or /tmp) for stdin and pipes. */
 static FILE *open_spool(Err *err) {
-    const char *tmp = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/shard_split.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
+    const char *dir = tmp_dir_or("/tmp");
+    int fd = temp_fd(dir);
     if (fd < 0) {
-        err_set(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        err_set(err, "%s: cannot create a temporary file: %s", dir, strerror(errno));
         return NULL;
     }
-    unlink(path);
     FILE *fp = fdopen(fd, "w+b");
     if (!fp) err_set(err, "temporary file: %s", strerror(errno));
     return fp;
