@@ -405,45 +405,38 @@ static int flush(void *ctx, Batch *b) {
             memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
             d->specials = id == c->cls || id == c->sep;
         }
+        /* the sentence's tokens, tokbytes each: to the spill's buffer or the arrays */
+        uint8_t *dst;
         if (c->o->spill) {
-            Buf *t = &c->tokout;
-            if (d->tokbytes == 2) {
-                buf_reserve(t, (size_t)n * 2);
-                uint16_t *q = (uint16_t *)(void *)(t->data + t->len);
-                for (int32_t k = 0; k < n; k++) {
-                    int32_t id;
-                    memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
-                    uint16_t v = (uint16_t)id;
-                    memcpy(q + k, &v, sizeof v);
-                }
-                t->len += (size_t)n * 2;
-            } else {
-                buf_append(t, p, (size_t)n * sizeof(int32_t));
+            buf_reserve(&c->tokout, (size_t)n * (size_t)d->tokbytes);
+            dst = (uint8_t *)c->tokout.data + c->tokout.len;
+            c->tokout.len += (size_t)n * (size_t)d->tokbytes;
+        } else {
+            if (d->ntok + (size_t)n > d->tokcap) {
+                size_t cap = d->tokcap ? d->tokcap : 1 << 16;
+                while (cap < d->ntok + (size_t)n)
+                    cap *= 2;
+                if (d->tok16)
+                    d->tok16 = xrealloc(d->tok16, cap * sizeof *d->tok16);
+                else
+                    d->tok32 = xrealloc(d->tok32, cap * sizeof *d->tok32);
+                d->tokcap = cap;
             }
-            if (t->len >= TOKOUT_BYTES) {
-                spill_append(&d->tokf, t->data, t->len);
-                buf_clear(t);
-            }
-        } else if (d->ntok + (size_t)n > d->tokcap) {
-            size_t cap = d->tokcap ? d->tokcap : 1 << 16;
-            while (cap < d->ntok + (size_t)n)
-                cap *= 2;
-            if (d->tok16)
-                d->tok16 = xrealloc(d->tok16, cap * sizeof *d->tok16);
-            else
-                d->tok32 = xrealloc(d->tok32, cap * sizeof *d->tok32);
-            d->tokcap = cap;
+            dst = d->tok16 ? (uint8_t *)(d->tok16 + d->ntok) : (uint8_t *)(d->tok32 + d->ntok);
         }
-        if (c->o->spill) {
-        } else if (d->tok16) {
-            uint16_t *t = d->tok16 + d->ntok;
+        if (d->tokbytes == 4) {
+            memcpy(dst, p, (size_t)n * sizeof(int32_t));
+        } else {
             for (int32_t k = 0; k < n; k++) {
                 int32_t id;
                 memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
-                t[k] = (uint16_t)id;
+                uint16_t v = (uint16_t)id;
+                memcpy(dst + (size_t)k * sizeof v, &v, sizeof v);
             }
-        } else {
-            memcpy(d->tok32 + d->ntok, p, (size_t)n * sizeof *d->tok32);
+        }
+        if (c->o->spill && c->tokout.len >= TOKOUT_BYTES) {
+            spill_append(&d->tokf, c->tokout.data, c->tokout.len);
+            buf_clear(&c->tokout);
         }
         p += (size_t)n * sizeof(int32_t);
         d->ntok += (size_t)n;
