@@ -1334,11 +1334,7 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     free(seen);
     mc->vocab_words = vocab_words;
     mc->cont = cont;
-    B.specials_in_text = docs->specials; /* spilled: noted while reading */
-    for (size_t i = 0; i < docs->ntok && !B.specials_in_text && !docs->tokf.open; i++) {
-        int32_t t = inst_docs_id(docs, i);
-        B.specials_in_text = t == mc->cls || t == mc->sep;
-    }
+    B.specials_in_text = docs->specials; /* noted while reading */
     B.spec = xmalloc((size_t)o->max_seq_length * sizeof *B.spec);
     mc->docs = docs;
     mc->plain = !o->whole_word && !B.specials_in_text;

@@ -194,8 +194,8 @@ typedef struct InstSet {
  * draws. The draws are made on one thread; the masking itself runs on the
  * other o->threads - 1 threads meanwhile, block by block, from recorded
  * generator states (the result does not depend on the count). The vocabulary must hold [CLS] and
- * [SEP], and [MASK] unless no_mask. docs must outlive s. Returns 0, or -1 with err set. Free with
- * inst_set_free(). */
+ * [SEP], and [MASK] unless no_mask; docs were read with it (inst_docs_read). docs must outlive s.
+ * Returns 0, or -1 with err set. Free with inst_set_free(). */
 int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const InstOpts *o, Err *err);
 
 /* inst_docs_read of one file then inst_build; the set keeps the documents. */
