@@ -153,6 +153,27 @@ typedef struct ReadCtx {
 
 enum { RC_BAD_UTF8 };
 
+/* Id i of ids stored tb (2 or 4) bytes each at p: put and get. */
+static inline void put_id(uint8_t *p, size_t i, int tb, int32_t v) {
+    if (tb == 2) {
+        uint16_t x = (uint16_t)v;
+        memcpy(p + 2 * i, &x, 2);
+    } else {
+        memcpy(p + 4 * i, &v, 4);
+    }
+}
+
+static inline int32_t get_id(const uint8_t *p, size_t i, int tb) {
+    if (tb == 2) {
+        uint16_t x;
+        memcpy(&x, p + 2 * i, 2);
+        return x;
+    }
+    int32_t v;
+    memcpy(&v, p + 4 * i, 4);
+    return v;
+}
+
 /* Python's `not line.strip()`: every code point is whitespace. Invalid
  * UTF-8 makes a line non-blank (it would not even decode there). */
 static int is_blank(const char *s, size_t n) {
@@ -424,15 +445,10 @@ static int flush(void *ctx, Batch *b) {
             }
             dst = d->tok16 ? (uint8_t *)(d->tok16 + d->ntok) : (uint8_t *)(d->tok32 + d->ntok);
         }
-        if (d->tokbytes == 4) {
-            memcpy(dst, p, (size_t)n * sizeof(int32_t));
-        } else {
-            for (int32_t k = 0; k < n; k++) {
-                int32_t id;
-                memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
-                uint16_t v = (uint16_t)id;
-                memcpy(dst + (size_t)k * sizeof v, &v, sizeof v);
-            }
+        for (int32_t k = 0; k < n; k++) {
+            int32_t id;
+            memcpy(&id, p + (size_t)k * sizeof id, sizeof id);
+            put_id(dst, (size_t)k, d->tokbytes, id);
         }
         if (c->o->spill && c->tokout.len >= TOKOUT_BYTES) {
             spill_append(&d->tokf, c->tokout.data, c->tokout.len);
@@ -1556,26 +1572,6 @@ static void scatter(Rows *w, const uint32_t *inv) {
     for (size_t b = 0; b < w->K; b++)
         if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
     free(bbuf), free(blen), free(in);
-}
-
-static inline void put_id(uint8_t *p, size_t i, int tb, int32_t v) {
-    if (tb == 2) {
-        uint16_t x = (uint16_t)v;
-        memcpy(p + 2 * i, &x, 2);
-    } else {
-        memcpy(p + 4 * i, &v, 4);
-    }
-}
-
-static inline int32_t get_id(const uint8_t *p, size_t i, int tb) {
-    if (tb == 2) {
-        uint16_t x;
-        memcpy(&x, p + 2 * i, 2);
-        return x;
-    }
-    int32_t v;
-    memcpy(&v, p + 4 * i, 4);
-    return v;
 }
 
 /* Write each bucket's rows, in order, into the row file's four sections. */
