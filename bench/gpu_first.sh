@@ -7,7 +7,10 @@
 #
 #   here:    bash bench/gpu_prep.sh            build/gpu-carry/wikibert-gpu.tar.xz (about 20 MB):
 #                                              train_bert (sm_90), check_gpu, the C programs and the
-#                                              library bundle, built here with nvcc
+#                                              library bundle, built here with nvcc; and
+#                                              phase2-en.tar.xz (about 15 MB): 512/80 data made
+#                                              here by the English workflow (P2DATA), which the
+#                                              data step checks and uses for SEQ2/PRED2
 #   call 1:  run(command="bash bench/gpu_first.sh 1", carry=["build/gpu-carry"], timeout_s=480)
 #   call 2:  run(command="bash bench/gpu_first.sh 2", carry=["build/gpu-carry"], timeout_s=300)
 #            (at once after call 1, on the warm machine; a fresh one works as well: each call
@@ -68,7 +71,9 @@
 #   long 270        the same run to the end with a checkpoint every LONG_EVERY, killed (SIGKILL)
 #                   LONG_KILL_DELAY s after checkpoint LONG_KILL is written, resumed: the losses
 #                   and the checkpoint the reference's; seq/s in the first, middle and last
-#                   LONG_WINDOW (60) s of training and what a checkpoint costs
+#                   LONG_WINDOW (60) s of training and what a checkpoint costs (NVIDIA's
+#                   phase-2 batch per GPU: LONG_B=128 LONG_ACC=32, 4096 sequences a step;
+#                   `gpu_first.sh long-stats long.log N EVERY` computes these again)
 #   profile 25, profile2 30   train_bert --profile, phase 1 (B1) and phase 2 (B2 x 2)
 #   p1b128_ours 20  BERT-large phase 1 at micro-batch B1 x 2
 #   p2max 130       phase 2 micro-batches upward (matmul: B2 x 6, 8, 10, 12; fused: B2 x 8, 16, 20, 22;
@@ -168,6 +173,39 @@ summarize() {
     }'
 }
 
+# long_stats LOG N EVERY W: the throughput of a long run's log (its first
+# part's lines, then the resumed part's with "resumed: " before them; N
+# sequences a step, a checkpoint every EVERY steps). A step's time is N
+# over its seq/s (the wall time since the step before in the same
+# process, so a checkpoint's writing counts in the step after it); the
+# windows (the first, middle and last W s of that time, the gap of the kill
+# and the restart left out) give seq/s with the checkpoints and without
+# the steps after one; a checkpoint's cost is the mean time of a step
+# after one (in the same process) less the median of the others
+long_stats() {
+  sed -n 's/^\(resumed: \)\{0,1\}[0-9.]* .*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\2 \3 \1/p' "$1" | awk -v n="$2" -v e="$3" -v w="$4" '
+    $2 > 0 { k++; d[k] = n / $2; part = NF > 2; tt[k] = tt[k - 1] + d[k]
+      ck[k] = ($1 > 1 && ($1 - 1) % e == 0 && part == lastpart); lastpart = part } # (a process'"'"'s first step follows none)
+    END { if (k < 3) { print "fewer than 3 steps logged"; exit }
+      T = tt[k]; lo[1] = 0; lo[2] = (T - w) / 2; lo[3] = T - w
+      for (q = 1; q <= 3; q++) { a = b = c = f = 0
+        for (i = 1; i <= k; i++) if (tt[i] > lo[q] && tt[i] - d[i] < lo[q] + w) { a += n; b += d[i]; if (!ck[i]) { c += n; f += d[i] } }
+        all[q] = b > 0 ? a / b : 0; clean[q] = f > 0 ? c / f : 0 }
+      m = 0; for (i = 1; i <= k; i++) if (!ck[i]) o[++m] = d[i]
+      for (i = 2; i <= m; i++) { x = o[i]; for (j = i - 1; j >= 1 && o[j] > x; j--) o[j + 1] = o[j]; o[j + 1] = x }
+      med = m % 2 ? o[(m + 1) / 2] : (o[m / 2] + o[m / 2 + 1]) / 2
+      s = 0; nc = 0; for (i = 1; i <= k; i++) if (ck[i]) { s += d[i] - med; nc++ }
+      printf "%.1f s of training, %d steps logged; seq/s first %d s %.2f, middle %.2f, last %.2f", T, k, w, all[1], all[2], all[3]
+      printf " (without the %d steps after a checkpoint: %.2f, %.2f, %.2f); a step %.2f s (median)", nc, clean[1], clean[2], clean[3], med
+      if (nc) printf "; a checkpoint adds %.1f s", s / nc }'
+}
+
+if [ "${1:-}" = long-stats ]; then # LOG N EVERY [W]: a long run's throughput again, from its long.log
+  [ $# -ge 4 ] || { echo "usage: bench/gpu_first.sh long-stats LONG.LOG SEQUENCES_A_STEP EVERY [WINDOW]" >&2; exit 2; }
+  long_stats "$2" "$3" "$4" "${5:-60}"
+  echo
+  exit 0
+fi
 if [ "${1:-}" = summary ]; then
   shift
   [ $# -gt 0 ] || { echo "usage: bench/gpu_first.sh summary DIR..." >&2; exit 2; }
@@ -188,6 +226,7 @@ if [ "${1:-}" != _step ]; then
   mkdir -p "$OUT"
   OUT=$(cd "$OUT" && pwd)
   export PACK=${PACK:-build/gpu-carry/wikibert-gpu.tar.xz}
+  export P2DATA=${P2DATA-$([ "$EMU" = 1 ] || echo "$(dirname "$PACK")/phase2-en.tar.xz")} # the phase-2 data made by bench/gpu_prep.sh
   if [ "$EMU" = 1 ]; then
     export SCALE=10 CALL_BUDGET=${CALL_BUDGET:-1000000}
     export DUMP=${DUMP:-tests/data/enwiki-3.xml.bz2} DUPE=${DUPE:-1}
@@ -415,6 +454,22 @@ step_check() {
   return "$rc"
 }
 
+# carried_data DIR SEQ PRED: P2DATA unpacked into DIR, every file checked
+# (hdf5_check) to be SEQ/PRED; 1 (and a data line saying why) if not
+carried_data() {
+  local d=$1 s=$2 p=$3 f bad=0 rows=0 n
+  tar -C "$d" -xJf "$P2DATA" || { record data "carried $P2DATA does not unpack: made here instead"; return 1; }
+  for f in "$d"/*.hdf5; do
+    n=$("$BIN/hdf5_check" "$f" | head -1 | sed -n "s/.*: \([0-9]*\) instances, L $s, P $p,.*/\1/p")
+    [ -n "$n" ] || { bad=1; echo "data: $f is not $s/$p: $("$BIN/hdf5_check" "$f" 2>&1 | head -1)"; }
+    rows=$((rows + ${n:-0}))
+  done
+  [ "$bad" = 0 ] && [ "$rows" -gt 0 ] || { record data "carried $(basename "$P2DATA") is not $s/$p: made here instead"; return 1; }
+  sed 's/^/data: carried: /' "$d/MANIFEST"
+  record data "$s/$p carried from the CPU machine ($(basename "$P2DATA"), bench/gpu_prep.sh): $(sed -n 's/^dump //p' "$d/MANIFEST"); $(sed -n 's/^workflow //p' "$d/MANIFEST"); $(ls "$d"/*.hdf5 | wc -l) files, $rows rows (hdf5_check here)"
+  rm -f "$d/MANIFEST"
+}
+
 step_data() {
   env_load
   local D=$WORK/data sp s p
@@ -424,6 +479,10 @@ step_data() {
   for sp in "$SEQ1:$PRED1" $([ "$CALL" != 2 ] && echo "$SEQ2:$PRED2"); do
     s=${sp%:*} p=${sp#*:}
     mkdir -p "$D/h5_$s"
+    if [ "$s:$p" = "$SEQ2:$PRED2" ] && [ -f "$P2DATA" ]; then # made on the CPU machine (bench/gpu_prep.sh)
+      carried_data "$D/h5_$s" "$s" "$p" && continue
+      rm -rf "$D/h5_$s" && mkdir -p "$D/h5_$s"
+    fi
     "$BIN/hdf5gen" -q -f --vocab "$VOCAB" --dupe-factor "$DUPE" --max-seq-length "$s" \
       --max-predictions-per-seq "$p" -o "$D/h5_$s/en_training_0.hdf5" "$D/en.txt" || return 1
     "$BIN/hdf5_check" "$D/h5_$s/en_training_0.hdf5" | head -1
@@ -864,33 +923,13 @@ step_long() {
   [ -s "$d/l.ref" ] && cmp -s "$d/l.ref" "$d/l.run" && losses=1
   echo "long: steps $((LONG_KILL + 1))-$c, losses $([ $losses = 1 ] && echo identical || echo DIFFER): $(paste -d' ' "$d/l.ref" "$d/l.run" | head -3 | tr '\n' ';')"
   echo "long: ckpt_$c.wbckpt $([ $same = 1 ] && echo identical || echo DIFFERS) to the uninterrupted run's"
-  # throughput: seq/s of the steps in the first, middle and last minute of training (both parts)
-  local W=${LONG_WINDOW:-60} th
-  th=$(cat "$d/run1.log" "$d/run2.log" | sed -n 's/^\([0-9.]*\) .*"step": \([0-9]*\),.*"seq_per_s": \([0-9.]*\).*/\1 \2 \3/p' | awk -v w="$W" '
-    { t[NR] = $1; s[NR] = $3; n = NR }
-    END { if (n < 3) exit
-      # training time: the gap of the kill and restart left out
-      tt[1] = 0; for (i = 2; i <= n; i++) { dt = t[i] - t[i - 1]; if (dt > 4 * (t[2] - t[1]) + 5) dt = t[2] - t[1]; tt[i] = tt[i - 1] + dt }
-      T = tt[n]; m0 = (T - w) / 2
-      lo[1] = 0; lo[2] = m0; lo[3] = T - w
-      for (q = 1; q <= 3; q++) { best = 0
-        for (i = 1; i <= n; i++) {
-          if (tt[i] >= lo[q] && tt[i] <= lo[q] + w) { a[q] += s[i]; c[q]++ }
-          d = tt[i] - (lo[q] + w / 2); if (d < 0) d = -d; if (!best || d < bd) { best = i; bd = d } }
-        if (!c[q]) { a[q] = s[best]; c[q] = 1 } } # a window with no step: the step nearest it
-      printf "%.1f s of training, %d steps logged; seq/s first %d s %.2f, middle %.2f, last %.2f", T, n, w, a[1] / c[1], a[2] / c[2], a[3] / c[3] }')
-  # a checkpoint's cost: the steps around one take longer than the mean of the others
-  local cost
-  cost=$(sed -n 's/^\([0-9.]*\) .*"step": \([0-9]*\),.*/\1 \2/p' "$d/run1.log" | awk -v e="$LONG_EVERY" '
-    NR > 2 { dt = $1 - t; if ($2 % e == 0 || ($2 - 1) % e == 0) { ck += dt; nk++ } else { st += dt; ns++ } } { t = $1 }
-    END { if (!nk || !ns) exit; m = st / ns; printf "a step %.2f s (mean); a checkpoint adds %.1f s", m, (ck - nk * m) / (nk / 2) }')
-  echo "long: ${cost:+$cost; }checkpoint size $(du -m "$d/ref/ckpt_$c.wbckpt" | cut -f1) MB"
-  [ -n "$cost" ] && th="$th; $cost"
-  echo "long: $th"
+  cp "$d/run1.log" "$OUT/long.log" 2>/dev/null && sed 's/^/resumed: /' "$d/run2.log" >>"$OUT/long.log"
+  local th
+  th=$(long_stats "$OUT/long.log" $((LONG_B * LONG_ACC)) "$LONG_EVERY" "${LONG_WINDOW:-60}")
+  echo "long: $th; checkpoint size $(du -m "$d/ref/ckpt_$c.wbckpt" | cut -f1) MB"
   record info "phase-2 run with accumulation" "$(cfg_name "$(bench_config)") $SEQ2/$PRED2, $LONG_B x $LONG_ACC = $((LONG_B * LONG_ACC)) sequences a step, $LONG_STEPS steps: $th; every loss finite (exit 0)"
   record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: the losses of steps $((LONG_KILL + 1))-$c the uninterrupted run's" $losses $((1 - losses))
   record check "$(cfg_name "$(bench_config)") $SEQ2/$PRED2 x $((LONG_B * LONG_ACC)): kill -9 after step $LONG_KILL's checkpoint, resumed: ckpt_$c byte for byte the uninterrupted run's" $same $((1 - same))
-  cp "$d/run1.log" "$OUT/long.log" 2>/dev/null && sed 's/^/resumed: /' "$d/run2.log" >>"$OUT/long.log"
   rm -rf "$d"
   [ $same = 1 ] && [ $losses = 1 ]
 }

@@ -22,6 +22,12 @@
 #    builds anew on the GPU machine when its tree differs), the commit,
 #    nvcc's version, the newest glibc symbol version the programs need.
 # 4. PACK: build/gpu/pkg (bin/, devlibs/, MANIFEST) as tar.xz.
+# 5. The phase-2 data, made here and carried beside PACK as
+#    phase2-en.tar.xz (about 15 MB; P2DATA=0: not made): NVIDIA's English
+#    workflow (`make en-hdf5-phase2`, 512/80, dupe factor 5, 8 training
+#    shards) on the shipped enwiki-206 sample repeated P2COPIES (2) times
+#    with new page ids (bench/make_dump.py): about 15,700 rows. Its
+#    MANIFEST says how it was made; the runbook trains on it when present.
 #
 # The build takes a few minutes on 2 cores (backend.cu alone is one nvcc
 # run of about a minute); it is incremental when run again.
@@ -79,4 +85,24 @@ tar -C "$W/pkg" -cf - MANIFEST bin devlibs | xz -T"$JOBS" -6 >"$PACK.tmp"
 mv "$PACK.tmp" "$PACK"
 cat "$W/pkg/MANIFEST"
 echo "gpu_prep: $PACK: $(du -m "$PACK" | cut -f1) MB ($(du -sm "$W/pkg" | cut -f1) MB unpacked: devlibs $(du -sm "$W/pkg/devlibs" | cut -f1) MB, bin $(du -sm "$W/pkg/bin" | cut -f1) MB), $(($(date +%s) - t0)) s"
+if [ "${P2DATA:-1}" != 0 ]; then
+  D=$W/p2data C=${P2COPIES:-2}
+  rm -rf "$D" && mkdir -p "$D/pack"
+  python3 bench/make_dump.py tests/data/enwiki-206.xml.bz2 "$C" "$D/enwiki-x$C"
+  make --no-print-directory -s en-hdf5-phase2 DUMP="$D/enwiki-x$C.xml.bz2" EN_DIR="$D/en" SHARDS=8 TEST_SHARDS=8 SEQ2=512 PRED2=80
+  H=$(echo "$D"/en/hdf5_*_seq_len_512_max_pred_80_*/wikicorpus_en)
+  cp "$H"/*_training_*.hdf5 "$D/pack/"
+  {
+    echo "made $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "dump tests/data/enwiki-206.xml.bz2 x $C (bench/make_dump.py: new page ids), $(bzcat "$D/enwiki-x$C.xml.bz2" | grep -c '<page>') pages"
+    echo "workflow make en-hdf5-phase2 SHARDS=8 TEST_SHARDS=8 SEQ2=512 PRED2=80 (dupe factor 5, seed 12345, bert-base-uncased vocab)"
+    echo "dir $(basename "$(dirname "$H")")"
+    for f in "$D"/pack/*.hdf5; do bin/hdf5_check "$f" | head -1 | sed "s|^$D/pack/||"; done
+    echo "rows $(for f in "$D"/pack/*.hdf5; do bin/hdf5_check "$f" | head -1; done | sed -n 's/.*: \([0-9]*\) instances.*/\1/p' | awk '{ n += $1 } END { print n }')"
+  } >"$D/pack/MANIFEST"
+  tar -C "$D/pack" -cf - MANIFEST $(cd "$D/pack" && ls ./*.hdf5) | xz -T"$JOBS" -6 >"$(dirname "$PACK")/phase2-en.tar.xz.tmp"
+  mv "$(dirname "$PACK")/phase2-en.tar.xz.tmp" "$(dirname "$PACK")/phase2-en.tar.xz"
+  sed -n 's/^rows/gpu_prep: phase-2 data: rows/p' "$D/pack/MANIFEST"
+  echo "gpu_prep: $(dirname "$PACK")/phase2-en.tar.xz: $(du -m "$(dirname "$PACK")/phase2-en.tar.xz" | cut -f1) MB"
+fi
 echo "gpu_prep: carry $(dirname "$PACK") and run bench/gpu_first.sh (its header has the run tool's lines)"

@@ -34,6 +34,44 @@ ok "... MFU of 2055 seq/s on an H100: 50.0 %, none without a peak" \
   [ "$(gpu_mfu 2055 240643485696 989)|$(gpu_mfu 2055 240643485696 0)|$(gpu_mfu "" 1 989)" = "50.0 %|-|-" ]
 printf '{"step": %d, "loss": 9.1, "seq_per_s": %s}\n' 1 5.0 2 100.5 3 90.25 4 120.0 5 80.0 >"$T/log"
 ok "... the median seq/s after the warm-up steps (steps 3-5: 90.25)" [ "$(gpu_median_seqs "$T/log" 2)" = 90.25 ]
+# a long run's throughput (long-stats): a step's time is its sequences
+# over its seq/s; the step after a checkpoint in the same process (step 5,
+# not step 3, the resumed process's first) is left out of the second
+# figures and its extra time is the checkpoint's cost
+{
+  printf '1.0 {"step": %d, "loss": 1.5, "seq_per_s": %s}\n' 1 8.00 2 8.00
+  printf 'resumed: 1.0 {"step": %d, "loss": 1.5, "seq_per_s": %s}\n' 3 8.00 4 8.00 5 2.00 6 8.00
+} >"$T/long.log"
+ok "a long run's throughput by window, with and without the steps after a checkpoint, and its cost" \
+  [ "$(bash "$ROOT/bench/gpu_first.sh" long-stats "$T/long.log" 8 2 3)" = "9.0 s of training, 6 steps logged; seq/s first 3 s 8.00, middle 3.20, last 3.20 (without the 1 steps after a checkpoint: 8.00, 8.00, 8.00); a step 1.00 s (median); a checkpoint adds 3.0 s" ]
+
+# the phase-2 data carried from the CPU machine (P2DATA, bench/gpu_prep.sh):
+# trained on when every file is SEQ2/PRED2, made on the spot when not
+"$BIN/wiki_dump" "$ROOT/tests/data/enwiki-3.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null |
+  "$BIN/sent_split" -l en 2>/dev/null >"$T/p2.txt"
+for sp in ok:128:20 bad:64:10; do
+  n=${sp%%:*} q=${sp#*:}
+  mkdir -p "$T/p2$n"
+  "$BIN/hdf5gen" -q --vocab "$ROOT/data/bert/vocab.txt" --max-seq-length "${q%:*}" --max-predictions-per-seq "${q#*:}" \
+    -o "$T/p2$n/x_training_0.hdf5" "$T/p2.txt"
+  printf 'dump enwiki-3 here\nworkflow hdf5gen %s\n' "$q" >"$T/p2$n/MANIFEST"
+  tar -C "$T/p2$n" -cJf "$T/p2$n.tar.xz" MANIFEST x_training_0.hdf5
+done
+rows=$("$BIN/hdf5_check" "$T/p2ok/x_training_0.hdf5" | sed -n 's/.*: \([0-9]*\) instances.*/\1/p')
+datastep() { # NAME P2DATA: the runbook's data step alone, emulated
+  mkdir -p "$T/d$1" && : >"$T/d$1/binaries.env"
+  env CALL=4 EMU=1 OUT="$T/d$1" WORK="$T/d$1" BIN="$BIN" P2DATA="$2" DUMP="$ROOT/tests/data/enwiki-3.xml.bz2" DUPE=1 \
+    SEQ1=64 PRED1=10 SEQ2=128 PRED2=20 VOCAB="$ROOT/data/bert/vocab.txt" \
+    timeout 300 bash "$ROOT/bench/gpu_first.sh" _step data >"$T/d$1.out" 2>&1
+}
+datastep ok "$T/p2ok.tar.xz"
+ok "carried phase-2 data of the right shape: trained on, as carried ($rows rows)" eval \
+  'grep -q "^data	128/20 carried from the CPU machine (p2ok.tar.xz, bench/gpu_prep.sh): enwiki-3 here; hdf5gen 128:20; 1 files, $rows rows (hdf5_check here)$" "$T/dok/results.tsv" &&
+   cmp -s "$T/p2ok/x_training_0.hdf5" "$T/dok/data/h5_128/x_training_0.hdf5" && [ "$(ls "$T/dok/data/h5_128")" = x_training_0.hdf5 ]'
+datastep bad "$T/p2bad.tar.xz"
+ok "... of another shape: said so, and made on the spot" eval \
+  'grep -q "^data	carried p2bad.tar.xz is not 128/20: made here instead$" "$T/dbad/results.tsv" &&
+   [ "$(ls "$T/dbad/data/h5_128")" = en_training_0.hdf5 ] && grep -q "^data	enwiki-3.xml.bz2 (dupe 1) at 128/20: [0-9]* rows$" "$T/dbad/results.tsv"'
 emu() { # OUTDIR CALL [VAR=VALUE...]: the runbook, emulated
   local o=$1 c=$2
   shift 2
