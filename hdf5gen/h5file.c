@@ -13,8 +13,11 @@
  * band's compressed chunks to H5Dwrite_chunk in grid order under the HDF5
  * lock and closes the datasets, strictly in sequence order, so the HDF5
  * calls are the same for any thread count; while the band it needs next is
- * not ready it compresses one itself. Edge chunks are stored whole,
- * zero-padded, as HDF5 stores them itself.
+ * not ready it compresses one itself. On one thread there is no ring:
+ * each chunk is compressed and written at once. A dataset with a strip
+ * callback fills each chunk alone instead of a band (h5py's chunks grow
+ * taller with the dataset, so a band grows with it). Edge chunks are
+ * stored whole, zero-padded, as HDF5 stores them itself.
  */
 #include "hdf5gen/h5file.h"
 
@@ -252,22 +255,69 @@ static void gather(uint8_t *dst, const uint8_t *src, size_t rows, size_t stride,
 #undef GATHER_ROWS
 }
 
-/* Fill band `b` (rows r0 ..) in the scratch `w` and compress its chunks into
- * b. Returns 0, or -1 when a chunk does not compress into the bound (cannot
- * happen with a correct bound). */
-static int band_make(Band *b, Band *w, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
-                     struct libdeflate_compressor *c, DflScratch *sc) {
+/* The uncompressed rows of the band at row r0 into the scratch `w`, all
+ * columns (nothing with d->strip: each chunk is then filled alone). */
+static void band_fill(Band *w, const H5Dataset *d, const uint64_t *chunk, uint64_t r0) {
+    if (d->strip && d->rank == 2) return;
     size_t es = (size_t)d->elem_size;
-    uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
-    uint64_t cols = d->rank == 2 ? d->cols : 1;
+    uint64_t ch = chunk[0], cols = d->rank == 2 ? d->cols : 1;
     uint64_t nrows = d->rows - r0 < ch ? d->rows - r0 : ch;
     size_t rawn = (size_t)(ch * cols * es);
     grow(&w->raw, &w->rawcap, rawn);
     memset(w->raw, 0, rawn);
     d->fill(d->arg, r0, nrows, w->raw);
-    uint64_t nstrips = (cols + cw - 1) / cw;
+}
+
+/* The uncompressed bytes of chunk column s of the band at r0 (band_fill
+ * first): a pointer into w, chunk[0] x chunk[1] elements. */
+static const uint8_t *chunk_bytes(Band *w, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
+                                  uint64_t s) {
+    size_t es = (size_t)d->elem_size;
+    uint64_t ch = chunk[0], cw = d->rank == 2 ? chunk[1] : 1;
+    uint64_t cols = d->rank == 2 ? d->cols : 1, nstrips = (cols + cw - 1) / cw;
     size_t chunkn = (size_t)(ch * cw * es);
-    size_t bound = c ? libdeflate_zlib_compress_bound(c, chunkn) : dfl_bound(chunkn);
+    uint64_t c0 = s * cw, ncol = cols - c0 < cw ? cols - c0 : cw;
+    if (d->strip && d->rank == 2) { /* the chunk alone */
+        uint64_t nrows = d->rows - r0 < ch ? d->rows - r0 : ch;
+        grow(&w->chunk, &w->chunkcap, chunkn);
+        memset(w->chunk, 0, chunkn);
+        d->strip(d->arg, r0, nrows, c0, ncol, cw, w->chunk);
+        return w->chunk;
+    }
+    if (nstrips == 1 && cw == cols) return w->raw;
+    /* gather the strip's columns; pad past the last column */
+    grow(&w->chunk, &w->chunkcap, chunkn);
+    gather(w->chunk, w->raw + c0 * es, (size_t)ch, (size_t)(cols * es), (size_t)(ncol * es),
+           (size_t)(cw * es));
+    return w->chunk;
+}
+
+/* The compression bound of one chunk of d. */
+static size_t chunk_bound(const H5Dataset *d, const uint64_t *chunk,
+                          struct libdeflate_compressor *c) {
+    size_t chunkn = (size_t)(chunk[0] * (d->rank == 2 ? chunk[1] : 1) * (uint64_t)d->elem_size);
+    return c ? libdeflate_zlib_compress_bound(c, chunkn) : dfl_bound(chunkn);
+}
+
+/* Compress n bytes of src into dst (bound bytes): the compressed size, 0
+ * if it does not fit (cannot happen with the bound). */
+static size_t chunk_compress(const uint8_t *src, size_t n, uint8_t *dst, size_t bound,
+                             struct libdeflate_compressor *c, DflScratch *sc) {
+    return c ? libdeflate_zlib_compress(c, src, n, dst, bound)
+             : dfl_compress(src, n, dst, bound, sc);
+}
+
+/* Fill band `b` (rows r0 ..) in the scratch `w` (or, with d->strip, each
+ * chunk alone) and compress its chunks into b. Returns 0, or -1 when a
+ * chunk does not compress into the bound (cannot happen with a correct
+ * bound). */
+static int band_make(Band *b, Band *w, const H5Dataset *d, const uint64_t *chunk, uint64_t r0,
+                     struct libdeflate_compressor *c, DflScratch *sc) {
+    uint64_t cw = d->rank == 2 ? chunk[1] : 1, cols = d->rank == 2 ? d->cols : 1;
+    uint64_t nstrips = (cols + cw - 1) / cw;
+    size_t chunkn = (size_t)(chunk[0] * cw * (uint64_t)d->elem_size);
+    size_t bound = chunk_bound(d, chunk, c);
+    band_fill(w, d, chunk, r0);
     grow(&b->z, &b->zcap, bound * nstrips);
     if (b->zsizecap < nstrips) {
         free(b->zsize);
@@ -276,16 +326,8 @@ static int band_make(Band *b, Band *w, const H5Dataset *d, const uint64_t *chunk
     }
     size_t zoff = 0;
     for (uint64_t s = 0; s < nstrips; s++) {
-        const uint8_t *src = w->raw;
-        if (nstrips > 1 || cw != cols) { /* gather the strip's columns; pad past the last column */
-            grow(&w->chunk, &w->chunkcap, chunkn);
-            uint64_t c0 = s * cw, ncol = cols - c0 < cw ? cols - c0 : cw;
-            gather(w->chunk, w->raw + c0 * es, (size_t)ch, (size_t)(cols * es), (size_t)(ncol * es),
-                   (size_t)(cw * es));
-            src = w->chunk;
-        }
-        size_t n = c ? libdeflate_zlib_compress(c, src, chunkn, b->z + zoff, bound)
-                     : dfl_compress(src, chunkn, b->z + zoff, bound, sc);
+        size_t n =
+            chunk_compress(chunk_bytes(w, d, chunk, r0, s), chunkn, b->z + zoff, bound, c, sc);
         if (!n) return -1;
         b->zsize[s] = n;
         zoff += n;
@@ -474,6 +516,56 @@ static int pipe_write(Pipe *p, H5Out *o, int level, Err *err) {
     return rc;
 }
 
+/* One thread: each chunk compressed and written at once, in pipe_write's
+ * order (the same HDF5 calls, the same file), with no ring of compressed
+ * bands: one chunk held, and one band only for a dataset without strip.
+ * Returns 0, or -1 with err set. */
+static int write_direct(H5Out *o, const H5Dataset *d, const Grid *g, int nd, int level,
+                        struct libdeflate_compressor *c, DflScratch *sc, Band *w, Err *err) {
+    const char *path = o->w.path;
+    int rc = 0;
+    uint8_t *z = NULL;
+    size_t zcap = 0;
+    for (int i = 0; i < nd && rc == 0; i++) {
+        ErrWalk ew;
+        size_t chunkn = (size_t)(g[i].chunk[0] * g[i].cw * (uint64_t)d[i].elem_size);
+        size_t bound = chunk_bound(&d[i], g[i].chunk, c);
+        grow(&z, &zcap, bound);
+        LOCK();
+        hid_t dset = create_dataset(o, &d[i], &g[i], level, err);
+        UNLOCK();
+        if (dset < 0) {
+            rc = -1;
+            break;
+        }
+        for (uint64_t k = 0; k < g[i].nbands && rc == 0; k++) {
+            uint64_t r0 = k * g[i].chunk[0];
+            band_fill(w, &d[i], g[i].chunk, r0);
+            for (uint64_t s = 0; s < g[i].nstrips && rc == 0; s++) {
+                size_t zn = chunk_compress(chunk_bytes(w, &d[i], g[i].chunk, r0, s), chunkn, z,
+                                           bound, c, sc);
+                if (!zn) {
+                    rc = err_set(err, "%s: %s: compression failed", path, d[i].name);
+                    break;
+                }
+                hsize_t off[2] = {r0, s * g[i].cw};
+                LOCK();
+                if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, z) < 0)
+                    rc = err_set(err, "%s: writing %s: %s", path, d[i].name, h5_errmsg(&ew));
+                else
+                    o->bytes += zn;
+                UNLOCK();
+            }
+        }
+        LOCK();
+        if (H5Dclose(dset) < 0 && rc == 0)
+            rc = err_set(err, "%s: writing %s: %s", path, d[i].name, h5_errmsg(&ew));
+        UNLOCK();
+    }
+    free(z);
+    return rc;
+}
+
 int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads, Err *err) {
     const char *path = o->w.path;
     if (level < 0 || level > 12)
@@ -516,16 +608,20 @@ int h5out_write_all(H5Out *o, const H5Dataset *d, int nd, int level, int threads
     pthread_cond_init(&p.done, NULL);
     pthread_cond_init(&p.free, NULL);
     int rc = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        int t = 0;
+    if (threads == 1) {
+        rc = write_direct(o, d, g, nd, level, p.comp[0], &p.scr[0], &p.work[0], err);
+    } else {
+#pragma omp parallel num_threads(threads)
+        {
+            int t = 0;
 #ifdef _OPENMP
-        t = omp_get_thread_num();
+            t = omp_get_thread_num();
 #endif
-        if (t == 0)
-            rc = pipe_write(&p, o, level, err);
-        else
-            pipe_worker(&p, t);
+            if (t == 0)
+                rc = pipe_write(&p, o, level, err);
+            else
+                pipe_worker(&p, t);
+        }
     }
     pthread_mutex_destroy(&p.mu);
     pthread_cond_destroy(&p.done);

@@ -43,6 +43,13 @@
  * with disjoint row ranges; must not fail. */
 typedef void (*H5FillFn)(void *arg, uint64_t row0, uint64_t nrows, void *buf);
 
+/* Columns [col0, col0 + ncols) of rows [row0, row0 + nrows) of a rank-2
+ * dataset into buf as rows of `width` elements (width >= ncols, the rest
+ * left as they are), which the writer allocated and zeroed: one chunk. The
+ * same threading contract as H5FillFn. */
+typedef void (*H5StripFn)(void *arg, uint64_t row0, uint64_t nrows, uint64_t col0, uint64_t ncols,
+                          uint64_t width, void *buf);
+
 typedef struct H5Dataset {
     const char *name;
     int elem_size; /* 1: signed 8-bit (H5T_STD_I8LE), 4: signed 32-bit (H5T_STD_I32LE) */
@@ -51,6 +58,10 @@ typedef struct H5Dataset {
     uint64_t cols; /* 1 when rank is 1 */
     H5FillFn fill;
     void *arg;
+    /* optional, rank 2: each chunk filled alone (a thread then holds one
+     * chunk, not a band of chunk-height rows x all columns: h5py's chunks
+     * grow taller with the dataset) */
+    H5StripFn strip;
 } H5Dataset;
 
 typedef struct H5Out H5Out;

@@ -577,6 +577,30 @@ typedef struct Replay {
     uint64_t rpos[INST_BLOCK];
 } Replay;
 
+/* A random next segment to read: tokens b .. b + nb of instance idx. */
+typedef struct BReq {
+    uint32_t b, nb, idx;
+} BReq;
+
+/* The random next segments' requests of a spilled set, by where they lie:
+ * bucket k holds those whose first token is in [k * width, (k + 1) * width),
+ * each bucket a buffer of RQ_BUF bytes, written to a temporary file as a
+ * block when full (its place listed). Memory: the buffers and the list,
+ * whatever the number of requests; spill_random_b reads a bucket at a time. */
+typedef struct RqBlock {
+    uint64_t off;
+    uint32_t len, bucket;
+} RqBlock;
+
+typedef struct ReqBuckets {
+    size_t k;       /* buckets (0: none yet) */
+    uint64_t width; /* tokens per bucket */
+    Buf *buf;       /* per bucket: its requests not yet written */
+    RqBlock *blk;   /* the blocks written, in order */
+    size_t nblk, blkcap;
+    Spill f;
+} ReqBuckets;
+
 typedef struct Builder {
     const InstDocs *docs;
     const InstOpts *o;
@@ -607,7 +631,7 @@ typedef struct Builder {
     size_t ahead;     /* replay: blocks that may wait for their masking */
     Buf rscratch;     /* replay: the drawing thread's masks of a block it masks */
     int32_t *spec;    /* count_specials' scratch (max_seq_length ids) */
-    Buf breq;         /* spilled: the random next segments to read (BReq), under lock */
+    ReqBuckets rq;    /* spilled: the random next segments to read, under lock */
 } Builder;
 
 static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
@@ -682,11 +706,6 @@ static void docs_raw(const InstDocs *d, TokWin *w, uint64_t at, size_t n, uint8_
 #define SWEEP_BYTES (256u << 10)  /* the random segments' pass reads this much at once */
 #define REC_B (UINT32_C(1) << 31) /* a random segment's record */
 
-/* A random next segment to read: tokens b .. b + nb of instance idx. */
-typedef struct BReq {
-    uint32_t b, nb, idx;
-} BReq;
-
 /* B's tokens are in a record of their own. */
 static inline int rec_defers_b(const Inst *in) { return in->has_b && in->next; }
 
@@ -707,6 +726,54 @@ static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
     memcpy(&in, h + 4, sizeof in);
     memcpy(&ml, h + 4 + sizeof in, 4);
     return REC_HEAD + ml + (in.na + (in.has_b && !rec_defers_b(&in) ? (size_t)in.nb : 0)) * tb;
+}
+
+#define RQ_BUF (16u << 10)           /* a bucket's buffer of requests */
+#define RQ_WIDTH (UINT64_C(1) << 22) /* tokens a bucket covers, at least */
+#define RQ_MAXK 4096                 /* buckets, at most */
+
+/* Buckets for the requests of a token file of ntok tokens, their blocks in
+ * a temporary file in dir: 0, or -1 with err set. */
+static int rq_open(ReqBuckets *q, uint64_t ntok, const char *dir, const char *label, Err *err) {
+    memset(q, 0, sizeof *q);
+    q->width = RQ_WIDTH;
+    if (ntok / q->width >= RQ_MAXK) q->width = ntok / RQ_MAXK + 1;
+    q->k = (size_t)(ntok / q->width) + 1;
+    if (spill_open(&q->f, dir, label, err)) return q->k = 0, -1;
+    q->buf = xcalloc(q->k, sizeof *q->buf);
+    return 0;
+}
+
+static void rq_free(ReqBuckets *q) {
+    for (size_t k = 0; k < q->k; k++)
+        buf_free(&q->buf[k]);
+    free(q->buf), free(q->blk);
+    spill_close(&q->f);
+    memset(q, 0, sizeof *q);
+}
+
+/* Bucket k's buffer written out as a block. */
+static void rq_flush(ReqBuckets *q, size_t k) {
+    Buf *b = &q->buf[k];
+    if (!b->len) return;
+    if (q->nblk == q->blkcap) {
+        q->blkcap = q->blkcap ? 2 * q->blkcap : 256;
+        q->blk = xrealloc(q->blk, q->blkcap * sizeof *q->blk);
+    }
+    q->blk[q->nblk++] =
+        (RqBlock){spill_append(&q->f, b->data, b->len), (uint32_t)b->len, (uint32_t)k};
+    buf_clear(b);
+}
+
+/* Note n requests (the caller holds the builder's lock). */
+static void rq_add(ReqBuckets *q, const BReq *r, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        size_t k = (size_t)(r[i].b / q->width);
+        Buf *b = &q->buf[k];
+        if (b->len + sizeof *r > RQ_BUF) rq_flush(q, k);
+        if (!b->cap) buf_reserve(b, RQ_BUF);
+        buf_append(b, &r[i], sizeof *r);
+    }
 }
 
 static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *moff,
@@ -748,7 +815,7 @@ static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *
     buf_clear(r);
     if (nreq) {
         pthread_mutex_lock(&B->lock);
-        buf_append(&B->breq, req, nreq * sizeof *req);
+        rq_add(&B->rq, req, nreq);
         pthread_mutex_unlock(&B->lock);
     }
 }
@@ -758,44 +825,69 @@ static int breq_cmp(const void *x, const void *y) {
     return a->b < b->b ? -1 : a->b > b->b ? 1 : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-/* The random next segments noted by block_spill, read in order of their
- * place in the token file (windows of SWEEP_BYTES, each read once) and
- * appended to the instance file as records of their own. */
+/* The random next segments noted by block_spill, bucket by bucket (its
+ * blocks read back and sorted: the order of their place in the token
+ * file, then of the instance), read in windows of SWEEP_BYTES, each read
+ * once, and appended to the instance file as records of their own. */
 static void spill_random_b(Builder *B) {
     const InstDocs *D = B->docs;
-    size_t tb = (size_t)D->tokbytes, nreq = B->breq.len / sizeof(BReq);
-    BReq *req = (BReq *)(void *)B->breq.data;
-    if (!nreq) return;
-    qsort(req, nreq, sizeof *req, breq_cmp);
+    ReqBuckets *q = &B->rq;
+    size_t tb = (size_t)D->tokbytes;
+    /* the blocks of each bucket, in the order written */
+    size_t *first = xcalloc(q->k + 1, sizeof *first), *ord = xmalloc((q->nblk + 1) * sizeof *ord);
+    for (size_t j = 0; j < q->nblk; j++)
+        first[q->blk[j].bucket + 1]++;
+    for (size_t k = 0; k < q->k; k++)
+        first[k + 1] += first[k];
+    size_t *cur = xmalloc((q->k + 1) * sizeof *cur);
+    memcpy(cur, first, (q->k + 1) * sizeof *cur);
+    for (size_t j = 0; j < q->nblk; j++)
+        ord[cur[q->blk[j].bucket]++] = j;
+    free(cur);
     TokWin w = {xmalloc(SWEEP_BYTES), 0, 0};
     size_t wtok = SWEEP_BYTES / tb;
-    Buf out = {0};
-    for (size_t i = 0; i < nreq; i++) {
-        const BReq *q = &req[i];
-        buf_reserve(&out, BREC_HEAD + q->nb * tb);
-        uint8_t *p = (uint8_t *)out.data + out.len;
-        uint32_t h[2] = {q->idx | REC_B, q->nb};
-        memcpy(p, h, 8);
-        if (q->b < w.w0 || q->b + q->nb > w.w0 + w.wn) {
-            if (q->nb > wtok / 2) { /* a long segment: read alone */
-                spill_pread((Spill *)&D->tokf, p + 8, q->nb * tb, (uint64_t)q->b * tb);
-                goto next;
-            }
-            w.w0 = q->b;
-            w.wn = D->ntok - q->b < wtok ? (size_t)(D->ntok - q->b) : wtok;
-            if (spill_pread((Spill *)&D->tokf, w.buf, w.wn * tb, w.w0 * tb)) w.wn = 0;
+    Buf out = {0}, all = {0};
+    for (size_t k = 0; k < q->k; k++) {
+        buf_clear(&all);
+        for (size_t j = first[k]; j < first[k + 1]; j++) {
+            const RqBlock *x = &q->blk[ord[j]];
+            buf_reserve(&all, x->len);
+            if (spill_pread(&q->f, all.data + all.len, x->len, x->off)) goto done;
+            all.len += x->len;
         }
-        memcpy(p + 8, w.buf + (q->b - w.w0) * tb, q->nb * tb);
-    next:
-        out.len += BREC_HEAD + q->nb * tb;
-        if (out.len >= REC_FLUSH) {
-            spill_append(&B->s->instf, out.data, out.len);
-            buf_clear(&out);
+        buf_append(&all, q->buf[k].data, q->buf[k].len);
+        size_t nreq = all.len / sizeof(BReq);
+        BReq *req = (BReq *)(void *)all.data;
+        if (!nreq) continue;
+        qsort(req, nreq, sizeof *req, breq_cmp);
+        for (size_t i = 0; i < nreq; i++) {
+            const BReq *r = &req[i];
+            buf_reserve(&out, BREC_HEAD + r->nb * tb);
+            uint8_t *p = (uint8_t *)out.data + out.len;
+            uint32_t h[2] = {r->idx | REC_B, r->nb};
+            memcpy(p, h, 8);
+            if (r->b < w.w0 || r->b + r->nb > w.w0 + w.wn) {
+                if (r->nb > wtok / 2) { /* a long segment: read alone */
+                    spill_pread((Spill *)&D->tokf, p + 8, r->nb * tb, (uint64_t)r->b * tb);
+                    goto next;
+                }
+                w.w0 = r->b;
+                w.wn = D->ntok - r->b < wtok ? (size_t)(D->ntok - r->b) : wtok;
+                if (spill_pread((Spill *)&D->tokf, w.buf, w.wn * tb, w.w0 * tb)) w.wn = 0;
+            }
+            memcpy(p + 8, w.buf + (r->b - w.w0) * tb, r->nb * tb);
+        next:
+            out.len += BREC_HEAD + r->nb * tb;
+            if (out.len >= REC_FLUSH) {
+                spill_append(&B->s->instf, out.data, out.len);
+                buf_clear(&out);
+            }
         }
     }
     if (out.len) spill_append(&B->s->instf, out.data, out.len);
-    buf_free(&out);
-    free(w.buf);
+done:
+    buf_free(&out), buf_free(&all);
+    free(w.buf), free(first), free(ord);
 }
 
 /* Finish the last block: its masks get their final arrays (filled here
@@ -1331,6 +1423,10 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     if (o->spill) {
         if (spill_open(&s->instf, o->tmp_dir, o->tmp_label, err)) return -1;
         s->spilled = 1;
+        if (rq_open(&B.rq, docs->ntok, o->tmp_dir, o->tmp_label, err)) {
+            inst_set_free(s);
+            return -1;
+        }
     }
 
     /* vocab_words = list(vocab.keys()): distinct tokens, first occurrence
@@ -1377,9 +1473,10 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     }
 
     if (s->spilled && !B.bad && !B.too_many) spill_random_b(&B);
-    buf_free(&B.breq);
     int rc = 0;
     if (s->spilled && spill_failed(&s->instf, err)) rc = -1;
+    if (s->spilled && !rc && spill_failed(&B.rq.f, err)) rc = -1;
+    rq_free(&B.rq);
     if (docs->tokf.open && spill_failed((Spill *)&docs->tokf, err)) rc = -1;
     if (B.bad) rc = err_set(err, "internal error: the masking replay disagrees with the draws");
     if (B.too_many)
@@ -1574,6 +1671,76 @@ static void scatter(Rows *w, const uint32_t *inv) {
     free(bbuf), free(blen), free(in);
 }
 
+/* The ids section's layout: bands of *H rows, each in strips of *CW
+ * columns (inst_rows_layout), else one band of whole rows. */
+static void ids_layout(const InstSet *s, uint64_t *H, uint64_t *CW) {
+    uint64_t L = (uint64_t)s->row_l;
+    if (s->ids_band && s->ids_cw && s->ids_cw < L) {
+        *H = s->ids_band, *CW = s->ids_cw;
+    } else {
+        *H = s->n ? s->n : 1, *CW = L;
+    }
+}
+
+/* Where row r's columns of the strip that starts at column c0s (sw wide)
+ * are in the row file: a band's strips one after another, each its rows'
+ * sw columns row after row. */
+static uint64_t ids_at(const InstSet *s, uint64_t H, uint64_t r, uint64_t c0s, uint64_t sw) {
+    uint64_t L = (uint64_t)s->row_l, b = r / H;
+    return s->rowsec[1] + (b * H * L + H * c0s + (r - b * H) * sw) * (uint64_t)s->tokbytes;
+}
+
+/* Rows r0 .. r0 + nr of the ids section, whole rows (L ids of tb bytes)
+ * in rows, written in the layout; tmp holds nr rows. */
+static void ids_write(InstSet *s, const uint8_t *rows, uint64_t r0, size_t nr, uint8_t *tmp) {
+    uint64_t H, CW, L = (uint64_t)s->row_l;
+    size_t tb = (size_t)s->tokbytes;
+    ids_layout(s, &H, &CW);
+    for (uint64_t r = r0; r < r0 + nr;) {
+        uint64_t b = r / H, re = (b + 1) * H < r0 + nr ? (b + 1) * H : r0 + nr;
+        for (uint64_t c0s = 0; c0s < L; c0s += CW) {
+            uint64_t sw = L - c0s < CW ? L - c0s : CW;
+            const uint8_t *src = rows + (r - r0) * L * tb;
+            if (sw != L) {
+                for (uint64_t j = r; j < re; j++)
+                    memcpy(tmp + (j - r) * sw * tb, rows + ((j - r0) * L + c0s) * tb, sw * tb);
+                src = tmp;
+            }
+            spill_pwrite(&s->rowf, src, (re - r) * sw * tb, ids_at(s, H, r, c0s, sw));
+        }
+        r = re;
+    }
+}
+
+/* Columns c0 .. c0 + nc of rows r0 .. r0 + n of input_ids, widened to
+ * int32, into out (rows width apart): for each band and strip they touch,
+ * its rows read FILL_BYTES at a time. */
+static void ids_read(InstSet *s, uint64_t r0, uint64_t n, uint64_t c0, uint64_t nc, size_t width,
+                     int32_t *out) {
+    uint64_t H, CW, L = (uint64_t)s->row_l;
+    size_t tb = (size_t)s->tokbytes;
+    ids_layout(s, &H, &CW);
+    size_t cap = FILL_BYTES > L * tb ? FILL_BYTES : (size_t)(L * tb);
+    uint8_t *tmp = xmalloc(cap);
+    for (uint64_t r = r0; r < r0 + n;) {
+        uint64_t b = r / H, re = (b + 1) * H < r0 + n ? (b + 1) * H : r0 + n;
+        for (uint64_t c0s = c0 / CW * CW; c0s < c0 + nc; c0s += CW) {
+            uint64_t sw = L - c0s < CW ? L - c0s : CW;
+            uint64_t ca = c0 > c0s ? c0 : c0s, cb = c0 + nc < c0s + sw ? c0 + nc : c0s + sw;
+            uint64_t per = cap / (sw * tb);
+            for (uint64_t q = r; q < re; q += per) {
+                uint64_t k = re - q < per ? re - q : per;
+                spill_pread(&s->rowf, tmp, k * sw * tb, ids_at(s, H, q, c0s, sw));
+                for (uint64_t j = 0; j < k; j++)
+                    widen_to(tmp + (j * sw + (ca - c0s)) * tb, (int)tb, cb - ca,
+                             out + (q + j - r0) * width + (ca - c0));
+            }
+        }
+        r = re;
+    }
+    free(tmp);
+}
+
 /* Write each bucket's rows, in order, into the row file's four sections. */
 static int gather(Rows *w, const char *path, Err *err) {
     InstSet *s = w->s;
@@ -1596,7 +1763,8 @@ static int gather(Rows *w, const char *path, Err *err) {
         if (w->btot[b] > maxb) maxb = w->btot[b];
     uint8_t *buf = xmalloc(maxb ? maxb : 1);
     size_t *at = xmalloc(R * sizeof *at), *bat = xmalloc(R * sizeof *bat);
-    uint8_t *hsec = xmalloc(R * 8), *isec = xmalloc(R * L * (size_t)tb);
+    uint8_t *hsec = xmalloc(R * 8), *isec = xmalloc(R * L * (size_t)tb),
+            *itmp = xmalloc(R * L * (size_t)tb);
     uint8_t *psec = xmalloc(R * P * (size_t)pb + 1), *lsec = xmalloc(R * P * (size_t)tb + 1);
     int rc = 0;
     for (size_t b = 0; b < w->K && rc == 0; b++) {
@@ -1693,15 +1861,15 @@ static int gather(Rows *w, const char *path, Err *err) {
         }
         if (rc) break;
         spill_pwrite(&s->rowf, hsec, nr * 8, s->rowsec[0] + r0 * 8);
-        spill_pwrite(&s->rowf, isec, nr * L * (size_t)tb, s->rowsec[1] + r0 * L * (uint64_t)tb);
+        ids_write(s, isec, r0, nr, itmp);
         if (P) {
             spill_pwrite(&s->rowf, psec, nr * P * (size_t)pb, s->rowsec[2] + r0 * P * (uint64_t)pb);
             spill_pwrite(&s->rowf, lsec, nr * P * (size_t)tb, s->rowsec[3] + r0 * P * (uint64_t)tb);
         }
         if (spill_failed(&s->rowf, err)) rc = -1;
     }
-    free(first), free(idx), free(buf), free(at), free(bat), free(hsec), free(isec), free(psec),
-        free(lsec);
+    free(first), free(idx), free(buf), free(at), free(bat), free(hsec), free(isec), free(itmp),
+        free(psec), free(lsec);
     return rc;
 }
 
@@ -1726,7 +1894,9 @@ int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err) {
     uint64_t n = s->n;
     s->rowsec[0] = 0;
     s->rowsec[1] = n * 8;
-    s->rowsec[2] = s->rowsec[1] + n * (uint64_t)L * (uint64_t)w.tb;
+    uint64_t H, CW;
+    ids_layout(s, &H, &CW);
+    s->rowsec[2] = s->rowsec[1] + (n + H - 1) / H * H * (uint64_t)L * (uint64_t)w.tb;
     s->rowsec[3] = s->rowsec[2] + n * (uint64_t)P * (uint64_t)w.pb;
     if (spill_open(&w.stage, s->tmp_dir, s->tmp_label, err)) return -1;
     if (spill_open(&s->rowf, s->tmp_dir, s->tmp_label, err)) {
@@ -1777,8 +1947,8 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
     size_t pb = L <= 65536 ? 2 : 4, rowb, sec;
     switch (what) {
     case INST_IDS:
-        rowb = L * tb, sec = 1;
-        break;
+        ids_read(s, r0, n, 0, L, width, o32);
+        return;
     case INST_POS:
         rowb = P * pb, sec = 2;
         break;
@@ -1798,9 +1968,7 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
         for (size_t j = 0; j < k; j++) {
             const uint8_t *q = tmp + j * rowb;
             size_t at = (size_t)(r + j) * width;
-            if (sec == 1) {
-                widen_to(q, (int)tb, L, o32 + at);
-            } else if (sec == 2) {
+            if (sec == 2) {
                 widen_to(q, (int)pb, P, o32 + at);
             } else if (sec == 3) {
                 widen_to(q, (int)tb, P, o32 + at);
@@ -1812,6 +1980,54 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
                 if (what == INST_SEG) memset(o8 + at + seg0, 1, len - seg0);
                 if (what == INST_NSP) o8[r + j] = (int8_t)(h[0] >> 31);
             }
+        }
+    }
+    free(tmp);
+}
+
+void inst_rows_layout(InstSet *s, uint64_t band_rows, uint64_t strip_cols) {
+    s->ids_band = band_rows, s->ids_cw = strip_cols;
+}
+
+void inst_rows_strip(InstSet *s, int what, uint64_t r0, uint64_t n, uint64_t c0, uint64_t nc,
+                     size_t width, void *buf) {
+    int32_t *o32 = buf;
+    int8_t *o8 = buf;
+    size_t L = (size_t)s->row_l;
+    if (!s->spilled) { /* each row whole, its columns kept */
+        int32_t *row = xmalloc((L ? L : 1) * sizeof *row);
+        for (uint64_t r = 0; r < n; r++) {
+            InstView v;
+            memset(row, 0, L * sizeof *row);
+            inst_row(s, r0 + r, &v, what == INST_IDS ? row : NULL, NULL, NULL);
+            if (what == INST_IDS) {
+                memcpy(o32 + r * width, row + c0, nc * sizeof *row);
+                continue;
+            }
+            uint64_t a = what == INST_SEG ? v.seg0 : 0, b = v.len;
+            if (a < c0) a = c0;
+            if (b > c0 + nc) b = c0 + nc;
+            if (a < b) memset(o8 + r * width + (a - c0), 1, b - a);
+        }
+        free(row);
+        return;
+    }
+    if (what == INST_IDS) {
+        ids_read(s, r0, n, c0, nc, width, o32);
+        return;
+    }
+    size_t per = FILL_BYTES / 8;
+    uint8_t *tmp = xmalloc(FILL_BYTES);
+    for (uint64_t r = 0; r < n; r += per) {
+        size_t k = n - r < per ? (size_t)(n - r) : per;
+        spill_pread(&s->rowf, tmp, k * 8, s->rowsec[0] + (r0 + r) * 8);
+        for (size_t j = 0; j < k; j++) {
+            uint32_t h[2];
+            memcpy(h, tmp + j * 8, 8);
+            uint64_t a = what == INST_SEG ? h[1] : 0, b = h[0] & ~ROW_TOP;
+            if (a < c0) a = c0;
+            if (b > c0 + nc) b = c0 + nc;
+            if (a < b) memset(o8 + (r + j) * width + (a - c0), 1, b - a);
         }
     }
     free(tmp);

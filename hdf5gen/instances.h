@@ -183,10 +183,11 @@ typedef struct InstSet {
     int tokbytes;        /* the documents' */
     const char *tmp_dir; /* spilled: where the temporary files are */
     const char *tmp_label;
-    Spill instf;        /* spilled: the instance records, in no particular order */
-    Spill rowf;         /* spilled: the output rows (inst_rows_prepare) */
-    uint64_t rowsec[4]; /* rowf's sections: heads, ids, positions, labels */
-    int row_l, row_p;   /* the row file's widths */
+    Spill instf;               /* spilled: the instance records, in no particular order */
+    Spill rowf;                /* spilled: the output rows (inst_rows_prepare) */
+    uint64_t rowsec[4];        /* rowf's sections: heads, ids, positions, labels */
+    int row_l, row_p;          /* the row file's widths */
+    uint64_t ids_band, ids_cw; /* the ids section's layout (inst_rows_layout; 0: whole rows) */
 } InstSet;
 
 /* Build the instances of docs into s (zero-initialised or freed before):
@@ -247,6 +248,12 @@ enum { INST_IDS, INST_MASK, INST_SEG, INST_POS, INST_LAB, INST_NSP };
  * "LABEL: temporary file in DIR: No space left on device"). */
 int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err);
 
+/* Before inst_rows_prepare: a spilled set's row file keeps input_ids by
+ * chunk, bands of band_rows rows, each in strips of strip_cols columns
+ * (input_ids' chunk shape), so that inst_rows_strip reads one chunk with
+ * one pread; 0, 0: whole rows (the default). No effect on a set in memory. */
+void inst_rows_layout(InstSet *s, uint64_t band_rows, uint64_t strip_cols);
+
 /* Rows r0 .. r0 + n of dataset `what` (INST_*) into buf, rows `width`
  * values apart, zero-filled by the caller: input_ids, masked_lm_positions
  * and masked_lm_ids as int32 (L, P and P of each row written), input_mask
@@ -254,5 +261,15 @@ int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err);
  * from several threads at once. A read error of the row file is kept in
  * s->rowf (spill_failed); the rows read are then zeros. */
 void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width, void *buf);
+
+/* Columns c0 .. c0 + nc of those rows of input_ids, input_mask or
+ * segment_ids (INST_IDS, INST_MASK, INST_SEG) into buf, rows `width`
+ * values apart, zero-filled by the caller: one HDF5 chunk, read without
+ * the rest of its rows (input_mask and segment_ids from the rows' shapes,
+ * input_ids from its section, one read per chunk in the layout of
+ * inst_rows_layout). Safe from several threads at once; errors as
+ * inst_rows_fill. */
+void inst_rows_strip(InstSet *s, int what, uint64_t r0, uint64_t n, uint64_t c0, uint64_t nc,
+                     size_t width, void *buf);
 
 #endif

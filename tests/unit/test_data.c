@@ -56,12 +56,12 @@ static int write_file(const char *path) {
     Err err;
     H5Out *o;
     if (h5out_create(&o, path, 1, &err)) return -1;
-    H5Dataset ds[] = {{"input_ids", 4, 2, ROWS, L, fill, "ids"},
-                      {"input_mask", 4, 2, ROWS, L, fill, "mask"},
-                      {"segment_ids", 4, 2, ROWS, L, fill, "seg"},
-                      {"masked_lm_positions", 4, 2, ROWS, P, fill, "mpos"},
-                      {"masked_lm_ids", 4, 2, ROWS, P, fill, "mids"},
-                      {"next_sentence_labels", 4, 1, ROWS, 1, fill, "nsp"}};
+    H5Dataset ds[] = {{"input_ids", 4, 2, ROWS, L, fill, "ids", NULL},
+                      {"input_mask", 4, 2, ROWS, L, fill, "mask", NULL},
+                      {"segment_ids", 4, 2, ROWS, L, fill, "seg", NULL},
+                      {"masked_lm_positions", 4, 2, ROWS, P, fill, "mpos", NULL},
+                      {"masked_lm_ids", 4, 2, ROWS, P, fill, "mids", NULL},
+                      {"next_sentence_labels", 4, 1, ROWS, 1, fill, "nsp", NULL}};
     for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
         if (h5out_write(o, &ds[i], 0, 1, &err)) {
             h5out_abort(o);

@@ -1,8 +1,9 @@
 /* test_h5file.c - the HDF5 layer: h5py's chunk shapes (the spec's worked
  * examples), datasets written with direct chunk writes read back through
  * HDF5's own filter pipeline (partial edge chunks, column strips, 1-D),
- * byte-identical files for 1 and 4 threads and for the datasets written
- * one call each or all in one call, the atomic temp file, the
+ * byte-identical files for 1 and 4 threads, for the datasets written
+ * one call each or all in one call and filled a band or a chunk at a
+ * time, the atomic temp file, the
  * reader's info and errors, damaged files (superblock, dataspace, chunk
  * and type fields patched in a written file), and h5py's view of the file
  * when h5py exists.
@@ -61,6 +62,20 @@ static void fill(void *arg, uint64_t row0, uint64_t nrows, void *buf) {
         }
 }
 
+/* The same values a chunk at a time: columns c0 .. c0 + nc, rows width apart. */
+static void strip(void *arg, uint64_t row0, uint64_t nrows, uint64_t c0, uint64_t nc,
+                  uint64_t width, void *buf) {
+    Gen *g = arg;
+    for (uint64_t r = 0; r < nrows; r++)
+        for (uint64_t c = c0; c < c0 + nc; c++) {
+            int32_t v = value_at(row0 + r, c);
+            if (g->elem == 4)
+                ((int32_t *)buf)[r * width + (c - c0)] = v;
+            else
+                ((int8_t *)buf)[r * width + (c - c0)] = (int8_t)(v & 0x7f);
+        }
+}
+
 static char *slurp(const char *path, size_t *n) {
     FILE *fp = fopen(path, "rb");
     if (!fp) return NULL;
@@ -74,8 +89,10 @@ static char *slurp(const char *path, size_t *n) {
 }
 
 /* Write the three test datasets with `threads`, one h5out_write each or
- * (all) one h5out_write_all; returns 0 on success. */
-static int write_file_as(const char *path, uint64_t rows, int threads, int level, int all) {
+ * (all) one h5out_write_all, the 2-D ones filled a chunk at a time when
+ * by_strip; returns 0 on success. */
+static int write_file_by(const char *path, uint64_t rows, int threads, int level, int all,
+                         int by_strip) {
     Err err;
     H5Out *o;
     if (h5out_create(&o, path, 1, &err)) {
@@ -83,9 +100,10 @@ static int write_file_as(const char *path, uint64_t rows, int threads, int level
         return -1;
     }
     Gen g4 = {4, 131}, g1 = {1, 20}, g0 = {1, 1};
-    H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4},
-                      {"mask", 1, 2, rows, 20, fill, &g1},
-                      {"labels", 1, 1, rows, 1, fill, &g0}};
+    H5StripFn st = by_strip ? strip : NULL;
+    H5Dataset d[3] = {{"ids", 4, 2, rows, 131, fill, &g4, st},
+                      {"mask", 1, 2, rows, 20, fill, &g1, st},
+                      {"labels", 1, 1, rows, 1, fill, &g0, NULL}};
     for (int i = 0; i < (all ? 1 : 3); i++)
         if (all ? h5out_write_all(o, d, 3, level, threads, &err)
                 : h5out_write(o, &d[i], level, threads, &err)) {
@@ -94,6 +112,10 @@ static int write_file_as(const char *path, uint64_t rows, int threads, int level
             return -1;
         }
     return h5out_close(o, &err);
+}
+
+static int write_file_as(const char *path, uint64_t rows, int threads, int level, int all) {
+    return write_file_by(path, rows, threads, level, all, 0);
 }
 
 static int write_file(const char *path, uint64_t rows, int threads, int level) {
@@ -118,6 +140,13 @@ static void test_write_all(const char *dir) {
             if (b1 && write_file_as(pa, rows, threads[t], level, 1) == 0) ba = slurp(pa, &na);
             char name[96];
             snprintf(name, sizeof name, "write_all, level %d, %d threads: the same file", level,
+                     threads[t]);
+            test_cond(name, ba && na == n1 && memcmp(ba, b1, n1) == 0);
+            free(ba);
+            /* the 2-D datasets filled a chunk at a time: the same file */
+            ba = NULL;
+            if (b1 && write_file_by(pa, rows, threads[t], level, 1, 1) == 0) ba = slurp(pa, &na);
+            snprintf(name, sizeof name, "... filled a chunk at a time, %d threads: the same file",
                      threads[t]);
             test_cond(name, ba && na == n1 && memcmp(ba, b1, n1) == 0);
             free(ba);

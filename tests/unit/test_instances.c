@@ -707,8 +707,9 @@ static void *rows_of(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width
 
 /* A spilled set (tokens and instances in temporary files, rows put in order
  * through them) gives the rows of the set held in memory, in every mode, for
- * any thread count, in reads of any size; a missing temporary directory is
- * an error naming it. */
+ * any thread count, in reads of any size, and so do its chunks read alone
+ * (input_ids kept by chunk or by row); a missing temporary directory is an
+ * error naming it. */
 static void test_spilled(void) {
     Buf vocab = {0}, text = {0};
     make_vocab(&vocab);
@@ -752,6 +753,9 @@ static void test_spilled(void) {
             inst_docs_free(&ds); /* the spilled records carry their tokens */
             ss.docs = NULL;
             int P = modes[m].pred;
+            /* with 3 threads, input_ids kept by chunks of 97 rows x 24 columns
+             * (a narrower last strip at 128 and 512, bands cut by the reads) */
+            if (threads == 3) inst_rows_layout(&ss, 97, 24);
             rc = inst_rows_prepare(&s, modes[m].seq, P, "mem", &err) ||
                  inst_rows_prepare(&ss, modes[m].seq, P, "spill", &err);
             size_t L = (size_t)modes[m].seq, W = P ? (size_t)P : 1;
@@ -767,6 +771,29 @@ static void test_spilled(void) {
                 }
             snprintf(name, sizeof name, "spilled, %s, %d thread%s: the same rows", modes[m].name,
                      threads, threads > 1 ? "s" : "");
+            test_cond(name, same && !spill_failed(&ss.rowf, &err));
+            /* a chunk's columns alone (inst_rows_strip), both kinds of set:
+             * those columns of the rows */
+            static const uint64_t c0s[] = {0, 5, 24, 100};
+            for (int what = INST_IDS; what <= INST_SEG && same; what++)
+                for (uint64_t r0 = 0; r0 < s.n; r0 += 389)
+                    for (size_t k = 0; k < 4; k++) {
+                        uint64_t n = s.n - r0 < 389 ? s.n - r0 : 389, c0 = c0s[k];
+                        if (c0 >= L) continue;
+                        uint64_t nc = L - c0 < 30 ? L - c0 : 30, w = nc + 2;
+                        void *full = rows_of(&s, what, r0, n, L, es[what]);
+                        void *a = calloc(n * w * es[what] + 1, 1),
+                             *b = calloc(n * w * es[what] + 1, 1);
+                        inst_rows_strip(&s, what, r0, n, c0, nc, w, a);
+                        inst_rows_strip(&ss, what, r0, n, c0, nc, w, b);
+                        same &= !memcmp(a, b, n * w * es[what]);
+                        for (uint64_t r = 0; r < n && same; r++)
+                            same &= !memcmp((char *)a + r * w * es[what],
+                                            (char *)full + (r * L + c0) * es[what], nc * es[what]);
+                        free(full), free(a), free(b);
+                    }
+            snprintf(name, sizeof name, "spilled, %s, %d thread%s: chunks read alone, the same",
+                     modes[m].name, threads, threads > 1 ? "s" : "");
             test_cond(name, same && !spill_failed(&ss.rowf, &err));
             inst_set_free(&s), inst_set_free(&ss), inst_docs_free(&d);
         }
