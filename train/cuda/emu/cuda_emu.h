@@ -175,6 +175,9 @@ static void emu_run_block(EmuBlock *b) {
 }
 
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+/* the fast intrinsics, exact here (the GPU's are within a few ulp) */
+static inline float __fdividef(float a, float b) { return a / b; }
+#define __expf(x) expf(x)
 template <typename A, typename B> static inline A min(A a, B b) { return a < (A)b ? a : (A)b; }
 
 /* ---- the device's queue ----
