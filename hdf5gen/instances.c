@@ -56,6 +56,7 @@
 #include "hdf5gen/instances.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -732,6 +733,32 @@ static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
 #define RQ_WIDTH (UINT64_C(1) << 22) /* tokens a bucket covers, at least */
 #define RQ_MAXK 4096                 /* buckets, at most */
 
+/* The n records of `stride` bytes at items, each with a 32-bit bucket
+ * number below K at byte offset boff, grouped by bucket (a counting sort,
+ * each bucket's in their order): the record numbers in that order, and in
+ * *first where each bucket starts in it (K + 1 places). Free both. */
+static size_t *group_by_bucket(const void *items, size_t n, size_t stride, size_t boff, size_t K,
+                               size_t **first) {
+    const uint8_t *p = items;
+    size_t *f = xcalloc(K + 1, sizeof *f), *ord = xmalloc((n ? n : 1) * sizeof *ord);
+    uint32_t b;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&b, p + i * stride + boff, 4);
+        f[b + 1]++;
+    }
+    for (size_t k = 0; k < K; k++)
+        f[k + 1] += f[k];
+    size_t *cur = xmalloc((K + 1) * sizeof *cur);
+    memcpy(cur, f, (K + 1) * sizeof *cur);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&b, p + i * stride + boff, 4);
+        ord[cur[b]++] = i;
+    }
+    free(cur);
+    *first = f;
+    return ord;
+}
+
 /* Buckets for the requests of a token file of ntok tokens, their blocks in
  * a temporary file in dir: 0, or -1 with err set. */
 static int rq_open(ReqBuckets *q, uint64_t ntok, const char *dir, const char *label, Err *err) {
@@ -834,16 +861,8 @@ static void spill_random_b(Builder *B) {
     ReqBuckets *q = &B->rq;
     size_t tb = (size_t)D->tokbytes;
     /* the blocks of each bucket, in the order written */
-    size_t *first = xcalloc(q->k + 1, sizeof *first), *ord = xmalloc((q->nblk + 1) * sizeof *ord);
-    for (size_t j = 0; j < q->nblk; j++)
-        first[q->blk[j].bucket + 1]++;
-    for (size_t k = 0; k < q->k; k++)
-        first[k + 1] += first[k];
-    size_t *cur = xmalloc((q->k + 1) * sizeof *cur);
-    memcpy(cur, first, (q->k + 1) * sizeof *cur);
-    for (size_t j = 0; j < q->nblk; j++)
-        ord[cur[q->blk[j].bucket]++] = j;
-    free(cur);
+    size_t *first, *ord = group_by_bucket(q->blk, q->nblk, sizeof *q->blk,
+                                          offsetof(RqBlock, bucket), q->k, &first);
     TokWin w = {xmalloc(SWEEP_BYTES), 0, 0};
     size_t wtok = SWEEP_BYTES / tb;
     Buf out = {0}, all = {0};
@@ -1747,17 +1766,8 @@ static int gather(Rows *w, const char *path, Err *err) {
     size_t n = s->n, R = w->R, L = (size_t)w->L, P = (size_t)w->P;
     int tb = w->tb, pb = w->pb;
     /* the extents of each bucket together, in the order written */
-    size_t *first = xcalloc(w->K + 1, sizeof *first),
-           *idx = xmalloc((w->next ? w->next : 1) * sizeof *idx);
-    for (size_t e = 0; e < w->next; e++)
-        first[w->ext[e].bucket + 1]++;
-    for (size_t b = 0; b < w->K; b++)
-        first[b + 1] += first[b];
-    size_t *cur = xmalloc((w->K + 1) * sizeof *cur);
-    memcpy(cur, first, (w->K + 1) * sizeof *cur);
-    for (size_t e = 0; e < w->next; e++)
-        idx[cur[w->ext[e].bucket]++] = e;
-    free(cur);
+    size_t *first, *idx = group_by_bucket(w->ext, w->next, sizeof *w->ext, offsetof(Extent, bucket),
+                                          w->K, &first);
     uint64_t maxb = 0;
     for (size_t b = 0; b < w->K; b++)
         if (w->btot[b] > maxb) maxb = w->btot[b];
