@@ -583,23 +583,12 @@ typedef struct BReq {
     uint32_t b, nb, idx;
 } BReq;
 
-/* The random next segments' requests of a spilled set, by where they lie:
- * bucket k holds those whose first token is in [k * width, (k + 1) * width),
- * each bucket a buffer of RQ_BUF bytes, written to a temporary file as a
- * block when full (its place listed). Memory: the buffers and the list,
- * whatever the number of requests; spill_random_b reads a bucket at a time. */
-typedef struct RqBlock {
-    uint64_t off;
-    uint32_t len, bucket;
-} RqBlock;
-
+/* The random next segments' requests of a spilled set go to buckets by
+ * where they lie (bucket k: first token in [k * width, (k + 1) * width)),
+ * whatever their number; spill_random_b reads a bucket at a time. */
 typedef struct ReqBuckets {
-    size_t k;       /* buckets (0: none yet) */
     uint64_t width; /* tokens per bucket */
-    Buf *buf;       /* per bucket: its requests not yet written */
-    RqBlock *blk;   /* the blocks written, in order */
-    size_t nblk, blkcap;
-    Spill f;
+    SpillBuckets sb;
 } ReqBuckets;
 
 typedef struct Builder {
@@ -733,74 +722,19 @@ static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
 #define RQ_WIDTH (UINT64_C(1) << 22) /* tokens a bucket covers, at least */
 #define RQ_MAXK 4096                 /* buckets, at most */
 
-/* The n records of `stride` bytes at items, each with a 32-bit bucket
- * number below K at byte offset boff, grouped by bucket (a counting sort,
- * each bucket's in their order): the record numbers in that order, and in
- * *first where each bucket starts in it (K + 1 places). Free both. */
-static size_t *group_by_bucket(const void *items, size_t n, size_t stride, size_t boff, size_t K,
-                               size_t **first) {
-    const uint8_t *p = items;
-    size_t *f = xcalloc(K + 1, sizeof *f), *ord = xmalloc((n ? n : 1) * sizeof *ord);
-    uint32_t b;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&b, p + i * stride + boff, 4);
-        f[b + 1]++;
-    }
-    for (size_t k = 0; k < K; k++)
-        f[k + 1] += f[k];
-    size_t *cur = xmalloc((K + 1) * sizeof *cur);
-    memcpy(cur, f, (K + 1) * sizeof *cur);
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&b, p + i * stride + boff, 4);
-        ord[cur[b]++] = i;
-    }
-    free(cur);
-    *first = f;
-    return ord;
-}
-
-/* Buckets for the requests of a token file of ntok tokens, their blocks in
- * a temporary file in dir: 0, or -1 with err set. */
+/* Buckets for the requests of a token file of ntok tokens, in a
+ * temporary file in dir: 0, or -1 with err set. */
 static int rq_open(ReqBuckets *q, uint64_t ntok, const char *dir, const char *label, Err *err) {
-    memset(q, 0, sizeof *q);
     q->width = RQ_WIDTH;
     if (ntok / q->width >= RQ_MAXK) q->width = ntok / RQ_MAXK + 1;
-    q->k = (size_t)(ntok / q->width) + 1;
-    if (spill_open(&q->f, dir, label, err)) return q->k = 0, -1;
-    q->buf = xcalloc(q->k, sizeof *q->buf);
-    return 0;
-}
-
-static void rq_free(ReqBuckets *q) {
-    for (size_t k = 0; k < q->k; k++)
-        buf_free(&q->buf[k]);
-    free(q->buf), free(q->blk);
-    spill_close(&q->f);
-    memset(q, 0, sizeof *q);
-}
-
-/* Bucket k's buffer written out as a block. */
-static void rq_flush(ReqBuckets *q, size_t k) {
-    Buf *b = &q->buf[k];
-    if (!b->len) return;
-    if (q->nblk == q->blkcap) {
-        q->blkcap = q->blkcap ? 2 * q->blkcap : 256;
-        q->blk = xrealloc(q->blk, q->blkcap * sizeof *q->blk);
-    }
-    q->blk[q->nblk++] =
-        (RqBlock){spill_append(&q->f, b->data, b->len), (uint32_t)b->len, (uint32_t)k};
-    buf_clear(b);
+    return spill_buckets_open(&q->sb, (size_t)(ntok / q->width) + 1, sizeof(BReq), RQ_BUF, dir,
+                              label, err);
 }
 
 /* Note n requests (the caller holds the builder's lock). */
 static void rq_add(ReqBuckets *q, const BReq *r, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        size_t k = (size_t)(r[i].b / q->width);
-        Buf *b = &q->buf[k];
-        if (b->len + sizeof *r > RQ_BUF) rq_flush(q, k);
-        if (!b->cap) buf_reserve(b, RQ_BUF);
-        buf_append(b, &r[i], sizeof *r);
-    }
+    for (size_t i = 0; i < n; i++)
+        spill_buckets_add(&q->sb, (size_t)(r[i].b / q->width), &r[i]);
 }
 
 static void block_spill(Builder *B, size_t g, const Inst *inst, const uint32_t *moff,
@@ -858,23 +792,13 @@ static int breq_cmp(const void *x, const void *y) {
  * once, and appended to the instance file as records of their own. */
 static void spill_random_b(Builder *B) {
     const InstDocs *D = B->docs;
-    ReqBuckets *q = &B->rq;
+    SpillBuckets *q = &B->rq.sb;
     size_t tb = (size_t)D->tokbytes;
-    /* the blocks of each bucket, in the order written */
-    size_t *first, *ord = group_by_bucket(q->blk, q->nblk, sizeof *q->blk,
-                                          offsetof(RqBlock, bucket), q->k, &first);
     TokWin w = {xmalloc(SWEEP_BYTES), 0, 0};
     size_t wtok = SWEEP_BYTES / tb;
     Buf out = {0}, all = {0};
     for (size_t k = 0; k < q->k; k++) {
-        buf_clear(&all);
-        for (size_t j = first[k]; j < first[k + 1]; j++) {
-            const RqBlock *x = &q->blk[ord[j]];
-            buf_reserve(&all, x->len);
-            if (spill_pread(&q->f, all.data + all.len, x->len, x->off)) goto done;
-            all.len += x->len;
-        }
-        buf_append(&all, q->buf[k].data, q->buf[k].len);
+        if (spill_buckets_read(q, k, &all)) break;
         size_t nreq = all.len / sizeof(BReq);
         BReq *req = (BReq *)(void *)all.data;
         if (!nreq) continue;
@@ -904,9 +828,8 @@ static void spill_random_b(Builder *B) {
         }
     }
     if (out.len) spill_append(&B->s->instf, out.data, out.len);
-done:
     buf_free(&out), buf_free(&all);
-    free(w.buf), free(first), free(ord);
+    free(w.buf);
 }
 
 /* Finish the last block: its masks get their final arrays (filled here
@@ -1494,8 +1417,8 @@ int inst_build(InstSet *s, const InstDocs *docs, const WordPiece *wp, const Inst
     if (s->spilled && !B.bad && !B.too_many) spill_random_b(&B);
     int rc = 0;
     if (s->spilled && spill_failed(&s->instf, err)) rc = -1;
-    if (s->spilled && !rc && spill_failed(&B.rq.f, err)) rc = -1;
-    rq_free(&B.rq);
+    if (s->spilled && !rc && spill_failed(&B.rq.sb.f, err)) rc = -1;
+    spill_buckets_close(&B.rq.sb);
     if (docs->tokf.open && spill_failed((Spill *)&docs->tokf, err)) rc = -1;
     if (B.bad) rc = err_set(err, "internal error: the masking replay disagrees with the draws");
     if (B.too_many)

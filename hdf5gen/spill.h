@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/common.h"
 
 typedef struct Spill {
@@ -62,5 +63,57 @@ int spill_failed(Spill *f, Err *err);
 /* Close f (its space is freed). A zeroed or closed Spill is left alone,
  * so this is safe to call twice. */
 void spill_close(Spill *f);
+
+/* ---- records by bucket ----
+ *
+ * Fixed-size records appended to one of k buckets, each bucket buffered
+ * (bufsize bytes) and written to a Spill as a block when full: memory holds
+ * the buffers and the list of blocks, whatever the number of records. After
+ * the last add, each bucket is read back whole, its records in the order
+ * added. Not safe from several threads at once (callers lock).
+ *
+ *   SpillBuckets sb;
+ *   spill_buckets_open(&sb, 64, sizeof(Rec), 16 << 10, dir, "out.hdf5", &err);
+ *   spill_buckets_add(&sb, key / width, &rec);
+ *   for (size_t k = 0; k < 64; k++) spill_buckets_read(&sb, k, &records);
+ *   spill_buckets_close(&sb);
+ */
+typedef struct SpillBlock {
+    uint64_t off;
+    uint32_t len, bucket;
+} SpillBlock;
+
+typedef struct SpillBuckets {
+    size_t k, rec, bufsize;
+    Buf *buf;        /* per bucket: its records not yet written */
+    SpillBlock *blk; /* the blocks written, in order */
+    size_t nblk, blkcap;
+    size_t *first, *ord; /* the blocks grouped by bucket (at the first read) */
+    Spill f;
+} SpillBuckets;
+
+/* k buckets of records of rec bytes, buffers of bufsize bytes (a multiple
+ * of rec), the blocks in a Spill in dir (spill_open's arguments). Returns
+ * 0, or -1 with err set. */
+int spill_buckets_open(SpillBuckets *b, size_t k, size_t rec, size_t bufsize, const char *dir,
+                       const char *label, Err *err);
+
+/* Append one record to bucket k (< b->k). A write error is kept in b->f. */
+void spill_buckets_add(SpillBuckets *b, size_t k, const void *rec);
+
+/* Bucket k's records, in the order added, into out (cleared first); no
+ * add after the first read. Returns 0, or -1 on a read error (kept in
+ * b->f). */
+int spill_buckets_read(SpillBuckets *b, size_t k, Buf *out);
+
+/* Release b and its file. */
+void spill_buckets_close(SpillBuckets *b);
+
+/* The n records of `stride` bytes at items, each with a 32-bit bucket
+ * number below k at byte offset boff, grouped by bucket (a counting sort,
+ * each bucket's in their order): the record numbers in that order, and in
+ * *first where each bucket starts in it (k + 1 places). Free both. */
+size_t *group_by_bucket(const void *items, size_t n, size_t stride, size_t boff, size_t k,
+                        size_t **first);
 
 #endif
