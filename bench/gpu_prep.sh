@@ -92,13 +92,14 @@ if [ "${P2DATA:-1}" != 0 ]; then
   make --no-print-directory -s en-hdf5-phase2 DUMP="$D/enwiki-x$C.xml.bz2" EN_DIR="$D/en" SHARDS=8 TEST_SHARDS=8 SEQ2=512 PRED2=80
   H=$(echo "$D"/en/hdf5_*_seq_len_512_max_pred_80_*/wikicorpus_en)
   cp "$H"/*_training_*.hdf5 "$D/pack/"
+  for f in "$D"/pack/*.hdf5; do bin/hdf5_check "$f" | head -1 | sed "s|^$D/pack/||"; done >"$D/check.txt"
   {
     echo "made $(date -u +%Y-%m-%dT%H:%MZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "dump tests/data/enwiki-206.xml.bz2 x $C (bench/make_dump.py: new page ids), $(bzcat "$D/enwiki-x$C.xml.bz2" | grep -c '<page>') pages"
     echo "workflow make en-hdf5-phase2 SHARDS=8 TEST_SHARDS=8 SEQ2=512 PRED2=80 (dupe factor 5, seed 12345, bert-base-uncased vocab)"
     echo "dir $(basename "$(dirname "$H")")"
-    for f in "$D"/pack/*.hdf5; do bin/hdf5_check "$f" | head -1 | sed "s|^$D/pack/||"; done
-    echo "rows $(for f in "$D"/pack/*.hdf5; do bin/hdf5_check "$f" | head -1; done | sed -n 's/.*: \([0-9]*\) instances.*/\1/p' | awk '{ n += $1 } END { print n }')"
+    cat "$D/check.txt"
+    echo "rows $(sed -n 's/.*: \([0-9]*\) instances.*/\1/p' "$D/check.txt" | awk '{ n += $1 } END { print n }')"
   } >"$D/pack/MANIFEST"
   tar -C "$D/pack" -cf - MANIFEST $(cd "$D/pack" && ls ./*.hdf5) | xz -T"$JOBS" -6 >"$(dirname "$PACK")/phase2-en.tar.xz.tmp"
   mv "$(dirname "$PACK")/phase2-en.tar.xz.tmp" "$(dirname "$PACK")/phase2-en.tar.xz"

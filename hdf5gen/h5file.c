@@ -474,6 +474,27 @@ static hid_t create_dataset(H5Out *o, const H5Dataset *d, const Grid *g, int lev
     return dset;
 }
 
+/* Chunk (r0, c0) of dataset d, zn compressed bytes at z, written (the
+ * HDF5 lock held). Returns 0, or -1 with err set. */
+static int put_chunk(H5Out *o, hid_t dset, const H5Dataset *d, uint64_t r0, uint64_t c0,
+                     const uint8_t *z, size_t zn, Err *err) {
+    ErrWalk ew;
+    hsize_t off[2] = {r0, c0};
+    if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, z) < 0)
+        return err_set(err, "%s: writing %s: %s", o->w.path, d->name, h5_errmsg(&ew));
+    o->bytes += zn;
+    return 0;
+}
+
+/* Close dataset d (the HDF5 lock held): rc, or -1 with err set when rc
+ * was 0 and the close fails. */
+static int close_dataset(H5Out *o, hid_t dset, const H5Dataset *d, int rc, Err *err) {
+    ErrWalk ew;
+    if (H5Dclose(dset) < 0 && rc == 0)
+        rc = err_set(err, "%s: writing %s: %s", o->w.path, d->name, h5_errmsg(&ew));
+    return rc;
+}
+
 /* The calling thread's part: every band in order, compressing while the
  * band it needs is not ready, creating, writing and closing the datasets
  * in turn. Returns 0, or -1 with err set. */
@@ -489,24 +510,17 @@ static int pipe_write(Pipe *p, H5Out *o, int level, Err *err) {
             rc = err_set(err, "%s: %s: compression failed", path, d->name);
             break;
         }
-        ErrWalk ew;
         LOCK();
         if (k == g->first && (dset = create_dataset(o, d, g, level, err)) < 0) rc = -1;
         const Band *b = &p->slot[k % (uint64_t)p->nslot];
         size_t zoff = 0;
         for (uint64_t s = 0; s < g->nstrips && rc == 0; s++) {
-            hsize_t off[2] = {(k - g->first) * g->chunk[0], s * g->cw};
-            size_t zn = b->zsize[s];
-            if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, b->z + zoff) < 0) {
-                rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
-                break;
-            }
-            zoff += zn;
-            o->bytes += zn;
+            rc = put_chunk(o, dset, d, (k - g->first) * g->chunk[0], s * g->cw, b->z + zoff,
+                           b->zsize[s], err);
+            zoff += b->zsize[s];
         }
         if (dset >= 0 && (rc || k + 1 == g->first + g->nbands)) {
-            if (H5Dclose(dset) < 0 && rc == 0)
-                rc = err_set(err, "%s: writing %s: %s", path, d->name, h5_errmsg(&ew));
+            rc = close_dataset(o, dset, d, rc, err);
             dset = -1;
         }
         UNLOCK();
@@ -527,7 +541,6 @@ static int write_direct(H5Out *o, const H5Dataset *d, const Grid *g, int nd, int
     uint8_t *z = NULL;
     size_t zcap = 0;
     for (int i = 0; i < nd && rc == 0; i++) {
-        ErrWalk ew;
         size_t chunkn = (size_t)(g[i].chunk[0] * g[i].cw * (uint64_t)d[i].elem_size);
         size_t bound = chunk_bound(&d[i], g[i].chunk, c);
         grow(&z, &zcap, bound);
@@ -548,18 +561,13 @@ static int write_direct(H5Out *o, const H5Dataset *d, const Grid *g, int nd, int
                     rc = err_set(err, "%s: %s: compression failed", path, d[i].name);
                     break;
                 }
-                hsize_t off[2] = {r0, s * g[i].cw};
                 LOCK();
-                if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, off, zn, z) < 0)
-                    rc = err_set(err, "%s: writing %s: %s", path, d[i].name, h5_errmsg(&ew));
-                else
-                    o->bytes += zn;
+                rc = put_chunk(o, dset, &d[i], r0, s * g[i].cw, z, zn, err);
                 UNLOCK();
             }
         }
         LOCK();
-        if (H5Dclose(dset) < 0 && rc == 0)
-            rc = err_set(err, "%s: writing %s: %s", path, d[i].name, h5_errmsg(&ew));
+        rc = close_dataset(o, dset, &d[i], rc, err);
         UNLOCK();
     }
     free(z);

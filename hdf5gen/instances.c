@@ -1633,7 +1633,7 @@ static uint64_t ids_at(const InstSet *s, uint64_t H, uint64_t r, uint64_t c0s, u
 }
 
 /* Rows r0 .. r0 + nr of the ids section, whole rows (L ids of tb bytes)
- * in rows, written in the layout; tmp holds nr rows. */
+ * in rows, written in the layout; tmp holds nr rows (NULL: whole rows). */
 static void ids_write(InstSet *s, const uint8_t *rows, uint64_t r0, size_t nr, uint8_t *tmp) {
     uint64_t H, CW, L = (uint64_t)s->row_l;
     size_t tb = (size_t)s->tokbytes;
@@ -1696,8 +1696,10 @@ static int gather(Rows *w, const char *path, Err *err) {
         if (w->btot[b] > maxb) maxb = w->btot[b];
     uint8_t *buf = xmalloc(maxb ? maxb : 1);
     size_t *at = xmalloc(R * sizeof *at), *bat = xmalloc(R * sizeof *bat);
+    uint64_t H, CW;
+    ids_layout(s, &H, &CW);
     uint8_t *hsec = xmalloc(R * 8), *isec = xmalloc(R * L * (size_t)tb),
-            *itmp = xmalloc(R * L * (size_t)tb);
+            *itmp = CW < L ? xmalloc(R * L * (size_t)tb) : NULL; /* ids_write's, by strip */
     uint8_t *psec = xmalloc(R * P * (size_t)pb + 1), *lsec = xmalloc(R * P * (size_t)tb + 1);
     int rc = 0;
     for (size_t b = 0; b < w->K && rc == 0; b++) {
@@ -1850,6 +1852,17 @@ int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err) {
     return rc;
 }
 
+/* Columns c0 .. c0 + nc of one row of input_mask (INST_MASK: ones before
+ * len) or segment_ids (INST_SEG: ones from seg0 to len) into row, which
+ * the caller zero-filled. */
+static void shape_cols(int8_t *row, int what, uint64_t len, uint64_t seg0, uint64_t c0,
+                       uint64_t nc) {
+    uint64_t a = what == INST_SEG ? seg0 : 0, b = len;
+    if (a < c0) a = c0;
+    if (b > c0 + nc) b = c0 + nc;
+    if (a < b) memset(row + (a - c0), 1, b - a);
+}
+
 void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width, void *buf) {
     int32_t *o32 = buf;
     int8_t *o8 = buf;
@@ -1869,9 +1882,10 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
                 break;
             default:
                 inst_row(s, r0 + r, &v, NULL, NULL, NULL);
-                if (what == INST_MASK) memset(o8 + at, 1, v.len);
-                if (what == INST_SEG) memset(o8 + at + v.seg0, 1, v.len - v.seg0);
-                if (what == INST_NSP) o8[r] = (int8_t)v.next_sentence_label;
+                if (what == INST_NSP)
+                    o8[r] = (int8_t)v.next_sentence_label;
+                else
+                    shape_cols(o8 + at, what, v.len, v.seg0, 0, v.len);
             }
         }
         return;
@@ -1909,9 +1923,10 @@ void inst_rows_fill(InstSet *s, int what, uint64_t r0, uint64_t n, size_t width,
                 uint32_t h[2];
                 memcpy(h, q, 8);
                 size_t len = h[0] & ~ROW_TOP, seg0 = h[1];
-                if (what == INST_MASK) memset(o8 + at, 1, len);
-                if (what == INST_SEG) memset(o8 + at + seg0, 1, len - seg0);
-                if (what == INST_NSP) o8[r + j] = (int8_t)(h[0] >> 31);
+                if (what == INST_NSP)
+                    o8[r + j] = (int8_t)(h[0] >> 31);
+                else
+                    shape_cols(o8 + at, what, len, seg0, 0, len);
             }
         }
     }
@@ -1937,10 +1952,7 @@ void inst_rows_strip(InstSet *s, int what, uint64_t r0, uint64_t n, uint64_t c0,
                 memcpy(o32 + r * width, row + c0, nc * sizeof *row);
                 continue;
             }
-            uint64_t a = what == INST_SEG ? v.seg0 : 0, b = v.len;
-            if (a < c0) a = c0;
-            if (b > c0 + nc) b = c0 + nc;
-            if (a < b) memset(o8 + r * width + (a - c0), 1, b - a);
+            shape_cols(o8 + r * width, what, v.len, v.seg0, c0, nc);
         }
         free(row);
         return;
@@ -1957,10 +1969,7 @@ void inst_rows_strip(InstSet *s, int what, uint64_t r0, uint64_t n, uint64_t c0,
         for (size_t j = 0; j < k; j++) {
             uint32_t h[2];
             memcpy(h, tmp + j * 8, 8);
-            uint64_t a = what == INST_SEG ? h[1] : 0, b = h[0] & ~ROW_TOP;
-            if (a < c0) a = c0;
-            if (b > c0 + nc) b = c0 + nc;
-            if (a < b) memset(o8 + (r + j) * width + (a - c0), 1, b - a);
+            shape_cols(o8 + (r + j) * width, what, h[0] & ~ROW_TOP, h[1], c0, nc);
         }
     }
     free(tmp);

@@ -36,9 +36,11 @@ int mlmfile_write(InstSet *s, const MlmFileOpts *o, const char *path, uint64_t *
      * grow the memory with the shard), input_ids kept by chunk in the row
      * file */
     H5StripFn by_chunk = s->spilled ? strip : NULL;
-    uint64_t shape[2] = {s->n, L}, ch[2];
-    h5_guess_chunk(2, shape, 4, ch);
-    if (s->spilled) inst_rows_layout(s, ch[0], ch[1]);
+    if (s->spilled) {
+        uint64_t shape[2] = {s->n, L}, ch[2];
+        h5_guess_chunk(2, shape, 4, ch); /* input_ids' chunks, as the writer will cut them */
+        inst_rows_layout(s, ch[0], ch[1]);
+    }
     if (inst_rows_prepare(s, o->max_seq_length, o->max_predictions, path, err)) return -1;
     Ctx c[6];
     for (int i = 0; i < 6; i++)

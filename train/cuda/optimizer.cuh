@@ -163,34 +163,26 @@ __global__ void k_lamb3(float *p, const float *g, void *pw, int pw_bf16, const l
     long long q = cpw[k];
     int n = clen[k];
     /* four elements a thread in 16-byte loads where the chunk and its copy
-     * start aligned (tensors of a multiple of 4 elements), else one by one:
-     * the same values either way */
-    if (o % 4 == 0 && q % 4 == 0) {
-        int nv = n / 4;
-        for (int i = threadIdx.x; i < nv; i += blockDim.x) {
-            Vec<float, 4> wv = vld<4>(pk + 4 * i), gv = vld<4>(gk + 4 * i);
+     * start aligned (tensors of a multiple of 4 elements), the rest (all of
+     * it otherwise) one by one: the same values either way */
+    int nv = o % 4 == 0 && q % 4 == 0 ? n / 4 : 0;
+    for (int i = threadIdx.x; i < nv; i += blockDim.x) {
+        Vec<float, 4> wv = vld<4>(pk + 4 * i), gv = vld<4>(gk + 4 * i);
+        UNROLL
+        for (int e = 0; e < 4; e++)
+            wv.v[e] = wv.v[e] - r * gv.v[e];
+        vst<4>(pk + 4 * i, wv);
+        if (pw_bf16) {
+            Vec<bf16, 4> bv;
             UNROLL
             for (int e = 0; e < 4; e++)
-                wv.v[e] = wv.v[e] - r * gv.v[e];
-            vst<4>(pk + 4 * i, wv);
-            if (pw_bf16) {
-                Vec<bf16, 4> bv;
-                UNROLL
-                for (int e = 0; e < 4; e++)
-                    bv.v[e] = __float2bfloat16(wv.v[e]);
-                vst<4>((bf16 *)pw + q + 4 * i, bv);
-            } else {
-                vst<4>((float *)pw + q + 4 * i, wv);
-            }
+                bv.v[e] = __float2bfloat16(wv.v[e]);
+            vst<4>((bf16 *)pw + q + 4 * i, bv);
+        } else {
+            vst<4>((float *)pw + q + 4 * i, wv);
         }
-        for (int i = 4 * nv + threadIdx.x; i < n; i += blockDim.x) {
-            float w = pk[i] - r * gk[i];
-            pk[i] = w;
-            put_pw(pw, pw_bf16, q + i, w);
-        }
-        return;
     }
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    for (int i = 4 * nv + threadIdx.x; i < n; i += blockDim.x) {
         float w = pk[i] - r * gk[i];
         pk[i] = w;
         put_pw(pw, pw_bf16, q + i, w);
