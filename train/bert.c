@@ -554,8 +554,8 @@ static void lin_epi(void *ctx, float *C, int ldc, int i0, int i1, int j0, int j1
                 c[j] += e->bias[j];
         if (e->drop) {
             uint32_t base = (uint32_t)((size_t)e->full[i] * ldc);
-            for (int j = j0; j < j1; j++)
-                c[j] = dropout_keep(e->key, base + (uint32_t)j, e->thr) ? c[j] * e->keep : 0.0f;
+            vdropout(c + j0, c + j0, (size_t)(j1 - j0), e->key, base + (uint32_t)j0, e->thr,
+                     e->keep);
         }
         if (e->res)
             for (int j = j0; j < j1; j++)
@@ -692,8 +692,7 @@ static void dropout_apply(float *out, const float *in, const int32_t *full, int 
         uint32_t base = (uint32_t)((size_t)full[n] * H);
         const float *x = in + (size_t)n * H;
         float *y = out + (size_t)n * H;
-        for (int i = 0; i < H; i++)
-            y[i] = dropout_keep(key, base + (uint32_t)i, thr) ? x[i] * keep : 0.0f;
+        vdropout(y, x, (size_t)H, key, base, thr, keep);
     }
 }
 
@@ -741,8 +740,7 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
                     uint32_t base = (uint32_t)(((size_t)ba * S + s) * S);
                     const float *pi = p + (size_t)i * S;
                     float *di = pd + (size_t)i * S;
-                    for (int j = 0; j < n; j++)
-                        di[j] = dropout_keep(dkey, base + (uint32_t)j, thr) ? pi[j] * dscale : 0.0f;
+                    vdropout(di, pi, (size_t)n, dkey, base, thr, dscale);
                 }
                 pv = pd;
             }
@@ -777,11 +775,11 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
                 for (int i = 0; i < nq; i++) {
                     int s = qpos ? qpos[qoff[b] + i] : i;
                     uint32_t base = (uint32_t)(((size_t)ba * S + s) * S);
-                    for (int j = 0; j < n; j++) {
-                        size_t e = (size_t)i * S + j;
-                        ms[e] = dropout_keep(dkey, base + (uint32_t)j, thr) ? dscale : 0.0f;
-                        pd[e] = p[e] * ms[e];
-                    }
+                    float *mi = ms + (size_t)i * S, *di = pd + (size_t)i * S;
+                    const float *pi = p + (size_t)i * S;
+                    vdropout(mi, NULL, (size_t)n, dkey, base, thr, dscale);
+                    for (int j = 0; j < n; j++)
+                        di[j] = pi[j] * mi[j];
                 }
                 pv = pd;
             }

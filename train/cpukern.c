@@ -22,7 +22,11 @@
  * The AVX2 micro-kernel keeps the 6 x 16 tile in 12 ymm registers and
  * issues 12 FMAs per k; it is compiled for AVX2 + FMA with a target pragma
  * and chosen at run time (__builtin_cpu_supports), the portable one is
- * plain C. exp and erf on AVX2 machines are glibc's libmvec (_ZGVdN8v_expf,
+ * plain C. B is packed a row's run of slivers at a time, or, transposed,
+ * in eight-by-eight blocks turned in registers. LAMB's first stage and the
+ * sums of squares of the norms run eight lanes at a time, each operation
+ * rounded as the portable code rounds it (no FMA), so they give the same
+ * bits with either kernel set. exp and erf on AVX2 machines are glibc's libmvec (_ZGVdN8v_expf,
  * _ZGVdN8v_erff, the vector ABI's 8-lane AVX2 variants, at most 4 ulp)
  * where the build found it, libm one value at a time elsewhere.
  */
@@ -36,12 +40,14 @@
 #include <string.h>
 
 #include "common/common.h"
+#include "train/dropout.h"
 
 #define MR 6
 #define NR 16
 #define KC 256
 #define MC 96   /* a multiple of MR */
 #define NC 2048 /* a multiple of NR */
+#define PG 8    /* B slivers packed by one task */
 
 /* The micro-kernel: element (r, k) of the A sliver is a[r * rs + k * cs]
  * (a packed sliver: rs 1, cs MR; A read in place: its row and column
@@ -94,6 +100,44 @@ static void gelu_bwd_generic(float *dx, const float *dh, const float *x, size_t 
         dx[i] = dh[i] * (0.5f * (1.0f + erff(v * (float)M_SQRT1_2)) +
                          v * expf(-0.5f * v * v) * 0.3989422804014327f);
     }
+}
+
+static void dropout_generic(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0,
+                            uint32_t thr, float scale) {
+    for (size_t i = 0; i < n; i++)
+        y[i] = dropout_keep(key, idx0 + (uint32_t)i, thr) ? (x ? x[i] * scale : scale) : 0.0f;
+}
+
+/* the eight lanes' sums, added in vsumsq's fixed order */
+static double lanes_sum(const double s[8]) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+static double sumsq_generic(const float *x, size_t n) {
+    double s[8] = {0};
+    for (size_t i = 0; i < n; i++)
+        s[i % 8] += (double)x[i] * x[i];
+    return lanes_sum(s);
+}
+
+/* one element of LAMB's first stage (the tail of the AVX2 one too) */
+static inline float lamb1(float *g, float *m, float *v, const float *p, size_t i,
+                          const LambStage *k) {
+    float gi = g[i] * k->gscale;
+    m[i] = k->b1 * m[i] + (1 - k->b1) * gi;
+    v[i] = k->b2 * v[i] + (1 - k->b2) * gi * gi;
+    return g[i] = (m[i] * k->ibc1) / (sqrtf(v[i] * k->ibc2) + k->eps) + k->wd * p[i];
+}
+
+static void lamb1_generic(float *g, float *m, float *v, const float *p, size_t n,
+                          const LambStage *k, double *sp, double *su) {
+    double a[8] = {0}, b[8] = {0};
+    for (size_t i = 0; i < n; i++) {
+        float u = lamb1(g, m, v, p, i, k);
+        a[i % 8] += (double)p[i] * p[i];
+        b[i % 8] += (double)u * u;
+    }
+    *sp = lanes_sum(a), *su = lanes_sum(b);
 }
 
 /* ---- AVX2 + FMA kernels ---- */
@@ -257,6 +301,70 @@ static void gelu_bwd_avx2(float *dx, const float *dh, const float *x, size_t n) 
                    n - i);
 }
 
+/* 16 rows of kc values each (row r at src + r * ld) into one 16-wide
+ * sliver, k-major: eight-by-eight blocks transposed in registers */
+/* dropout_mix32 on eight lanes */
+static __m256i mix32_avx2(__m256i x) {
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x7feb352dU));
+    x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+    x = _mm256_mullo_epi32(x, _mm256_set1_epi32((int)0x846ca68bU));
+    return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+}
+
+static void dropout_avx2(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0,
+                         uint32_t thr, float scale) {
+    __m256i klo = _mm256_set1_epi32((int)(uint32_t)key),
+            khi = _mm256_set1_epi32((int)(uint32_t)(key >> 32)), t = _mm256_set1_epi32((int)thr),
+            step = _mm256_set1_epi32(8),
+            idx = _mm256_add_epi32(_mm256_set1_epi32((int)idx0),
+                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 sc = _mm256_set1_ps(scale);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8, idx = _mm256_add_epi32(idx, step)) {
+        __m256i h = mix32_avx2(_mm256_xor_si256(mix32_avx2(_mm256_xor_si256(idx, klo)), khi));
+        /* kept: h >= thr, unsigned */
+        __m256 keep = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_max_epu32(h, t), h));
+        __m256 v = x ? _mm256_mul_ps(_mm256_loadu_ps(x + i), sc) : sc;
+        _mm256_storeu_ps(y + i, _mm256_and_ps(keep, v));
+    }
+    dropout_generic(y + i, x ? x + i : NULL, n - i, key, idx0 + (uint32_t)i, thr, scale);
+}
+
+_Static_assert(NR == 16, "pack_rows16_avx2 fills 16-wide slivers");
+static void pack_rows16_avx2(float *d, const float *src, size_t ld, int kc) {
+    int k8 = kc / 8 * 8;
+    for (int rb = 0; rb < 16; rb += 8) {
+        const float *s = src + (size_t)rb * ld;
+        for (int k = 0; k < k8; k += 8) {
+            __m256 r0 = _mm256_loadu_ps(s + k), r1 = _mm256_loadu_ps(s + ld + k),
+                   r2 = _mm256_loadu_ps(s + 2 * ld + k), r3 = _mm256_loadu_ps(s + 3 * ld + k),
+                   r4 = _mm256_loadu_ps(s + 4 * ld + k), r5 = _mm256_loadu_ps(s + 5 * ld + k),
+                   r6 = _mm256_loadu_ps(s + 6 * ld + k), r7 = _mm256_loadu_ps(s + 7 * ld + k);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1),
+                   t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3),
+                   t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee),
+                   u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee),
+                   u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee),
+                   u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            float *o = d + (size_t)k * 16 + rb;
+            _mm256_storeu_ps(o, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(o + 16, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(o + 32, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(o + 48, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(o + 64, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(o + 80, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(o + 96, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(o + 112, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+        for (int r = 0; r < 8; r++)
+            for (int k = k8; k < kc; k++)
+                d[(size_t)k * 16 + rb + r] = s[(size_t)r * ld + k];
+    }
+}
+
 static float max_avx2(const float *x, size_t n) {
     __m256 m = _mm256_set1_ps(x[0]);
     size_t i = 0;
@@ -273,6 +381,65 @@ static float max_avx2(const float *x, size_t n) {
 }
 
 #pragma GCC pop_options
+
+/* AVX2 without FMA: LAMB's and the norms' operations rounded one by one,
+ * as the portable code does them */
+#pragma GCC push_options
+#pragma GCC target("avx2,no-fma")
+
+/* 8 floats' squares into the lanes' double sums lo (0-3) and hi (4-7) */
+static inline void sq_acc(__m256 x, __m256d *lo, __m256d *hi) {
+    __m256d a = _mm256_cvtps_pd(_mm256_castps256_ps128(x)),
+            b = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+    *lo = _mm256_add_pd(*lo, _mm256_mul_pd(a, a));
+    *hi = _mm256_add_pd(*hi, _mm256_mul_pd(b, b));
+}
+
+static double sumsq_avx2(const float *x, size_t n) {
+    __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        sq_acc(_mm256_loadu_ps(x + i), &lo, &hi);
+    double s[8];
+    _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
+    for (; i < n; i++)
+        s[i % 8] += (double)x[i] * x[i];
+    return lanes_sum(s);
+}
+
+static void lamb1_avx2(float *g, float *m, float *v, const float *p, size_t n, const LambStage *k,
+                       double *sp, double *su) {
+    __m256 gs = _mm256_set1_ps(k->gscale), b1 = _mm256_set1_ps(k->b1),
+           c1 = _mm256_set1_ps(1 - k->b1), b2 = _mm256_set1_ps(k->b2),
+           c2 = _mm256_set1_ps(1 - k->b2), i1 = _mm256_set1_ps(k->ibc1),
+           i2 = _mm256_set1_ps(k->ibc2), eps = _mm256_set1_ps(k->eps), wd = _mm256_set1_ps(k->wd);
+    __m256d plo = _mm256_setzero_pd(), phi = plo, ulo = plo, uhi = plo;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 gi = _mm256_mul_ps(_mm256_loadu_ps(g + i), gs), pi = _mm256_loadu_ps(p + i);
+        __m256 mi = _mm256_add_ps(_mm256_mul_ps(b1, _mm256_loadu_ps(m + i)), _mm256_mul_ps(c1, gi));
+        __m256 vi = _mm256_add_ps(_mm256_mul_ps(b2, _mm256_loadu_ps(v + i)),
+                                  _mm256_mul_ps(_mm256_mul_ps(c2, gi), gi));
+        __m256 ui =
+            _mm256_add_ps(_mm256_div_ps(_mm256_mul_ps(mi, i1),
+                                        _mm256_add_ps(_mm256_sqrt_ps(_mm256_mul_ps(vi, i2)), eps)),
+                          _mm256_mul_ps(wd, pi));
+        _mm256_storeu_ps(m + i, mi), _mm256_storeu_ps(v + i, vi), _mm256_storeu_ps(g + i, ui);
+        sq_acc(pi, &plo, &phi);
+        sq_acc(ui, &ulo, &uhi);
+    }
+    double a[8], b[8];
+    _mm256_storeu_pd(a, plo), _mm256_storeu_pd(a + 4, phi);
+    _mm256_storeu_pd(b, ulo), _mm256_storeu_pd(b + 4, uhi);
+    for (; i < n; i++) {
+        float u = lamb1(g, m, v, p, i, k);
+        a[i % 8] += (double)p[i] * p[i];
+        b[i % 8] += (double)u * u;
+    }
+    *sp = lanes_sum(a), *su = lanes_sum(b);
+}
+
+#pragma GCC pop_options
 #endif
 
 /* ---- dispatch ---- */
@@ -283,6 +450,10 @@ static struct {
     double (*exp_sum)(float *, const float *, float, size_t);
     void (*gelu)(float *, const float *, size_t);
     void (*gelu_bwd)(float *, const float *, const float *, size_t);
+    void (*dropout)(float *, const float *, size_t, uint64_t, uint32_t, uint32_t, float);
+    double (*sumsq)(const float *, size_t);
+    void (*lamb1)(float *, float *, float *, const float *, size_t, const LambStage *, double *,
+                  double *);
     int avx2; /* the AVX2 matrix kernel */
 } kd;
 static pthread_once_t k_once = PTHREAD_ONCE_INIT;
@@ -290,12 +461,14 @@ static pthread_once_t k_once = PTHREAD_ONCE_INIT;
 static void k_init(void) {
     kd.kern = kern_generic, kd.exp = exp_generic, kd.exp_sum = exp_sum_generic;
     kd.gelu = gelu_generic, kd.gelu_bwd = gelu_bwd_generic;
+    kd.sumsq = sumsq_generic, kd.lamb1 = lamb1_generic, kd.dropout = dropout_generic;
 #ifdef HAVE_AVX2_PATH
     const char *e = getenv("WIKIBERT_KERNELS");
     __builtin_cpu_init();
     if (!(e && strcmp(e, "generic") == 0) && __builtin_cpu_supports("avx2") &&
         __builtin_cpu_supports("fma")) {
         kd.kern = kern_avx2, kd.avx2 = 1;
+        kd.sumsq = sumsq_avx2, kd.lamb1 = lamb1_avx2, kd.dropout = dropout_avx2;
         if (HAVE_MVEC) {
             kd.exp = exp_avx2, kd.exp_sum = exp_sum_avx2;
             kd.gelu = gelu_avx2, kd.gelu_bwd = gelu_bwd_avx2;
@@ -330,11 +503,8 @@ static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, 
         for (int k = 0; k < kc; k++) {
             const float *src = A + (size_t)(p0 + k) * lda + i0;
             float *d = dst + (size_t)k * MR;
-            for (int s = 0; s < full; s += MR) {
-                float *ds = d + (size_t)s * kc;
-                for (int r = 0; r < MR; r++)
-                    ds[r] = src[s + r];
-            }
+            for (int s = 0; s < full; s += MR)
+                memcpy(d + (size_t)s * kc, src + s, MR * sizeof *src);
             if (full < mc)
                 for (int r = 0; r < MR; r++)
                     d[(size_t)full * kc + r] = full + r < mc ? src[full + r] : 0.0f;
@@ -348,19 +518,33 @@ static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, 
 
 /* op(B) k [p0, p0 + kc), columns [j0, j0 + nc) into NR-column slivers, k-major */
 static void pack_b(float *dst, const float *B, int ldb, int tb, int p0, int kc, int j0, int nc) {
-    for (int s = 0; s < nc; s += NR) {
+    int s = 0;
+    if (!tb) { /* B's rows in order: each k's full slivers from one run of memory */
+        int full = nc / NR * NR;
+        const float *src = B + (size_t)p0 * ldb + j0;
+        for (int k = 0; k < kc; k++)
+            for (int c = 0; c < full; c += NR)
+                memcpy(dst + (size_t)c * kc + (size_t)k * NR, src + (size_t)k * ldb + c,
+                       NR * sizeof *src);
+        s = full;
+    }
+    for (; s < nc; s += NR) {
         int nr = imin(NR, nc - s);
         float *d = dst + (size_t)s * kc;
+        const float *src = tb ? B + (size_t)(j0 + s) * ldb + p0 : B + (size_t)p0 * ldb + j0 + s;
         if (!tb) {
-            for (int k = 0; k < kc; k++) {
-                const float *src = B + (size_t)(p0 + k) * ldb + j0 + s;
-                float *dk = d + (size_t)k * NR;
+            for (int k = 0; k < kc; k++)
                 for (int j = 0; j < NR; j++)
-                    dk[j] = j < nr ? src[j] : 0.0f;
-            }
-        } else {
-            pack_rows(d, NR, nr, B + (size_t)(j0 + s) * ldb + p0, ldb, kc);
+                    d[(size_t)k * NR + j] = j < nr ? src[(size_t)k * ldb + j] : 0.0f;
+            continue;
         }
+#ifdef HAVE_AVX2_PATH
+        if (kd.avx2 && nr == NR) {
+            pack_rows16_avx2(d, src, ldb, kc);
+            continue;
+        }
+#endif
+        pack_rows(d, NR, nr, src, ldb, kc);
     }
 }
 
@@ -442,13 +626,14 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
             /* Tasks are handed out as threads come free, so a thread the
              * machine delays does not hold the others up; every element's
              * sum is the same whoever computes it. */
-            int ns = (nc + NR - 1) / NR;
+            /* B is packed PG slivers at a time (whole rows' runs of memory) */
+            int ns = (nc + NR * PG - 1) / (NR * PG);
 #pragma omp parallel num_threads(T) if (T > 1)
             {
 #pragma omp for schedule(static)
                 for (int sl = 0; sl < ns; sl++)
-                    pack_b(pb + (size_t)sl * NR * kc, B, ldb, tb, pc, kc, jc + sl * NR,
-                           imin(NR, nc - sl * NR));
+                    pack_b(pb + (size_t)sl * PG * NR * kc, B, ldb, tb, pc, kc, jc + sl * PG * NR,
+                           imin(PG * NR, nc - sl * PG * NR));
                 ws_ready();
 #pragma omp for schedule(dynamic)
                 for (int t = 0; t < tasks; t++) {
@@ -503,4 +688,21 @@ void vgelu(float *h, const float *x, size_t n) {
 void vgelu_bwd(float *dx, const float *dh, const float *x, size_t n) {
     k_ready();
     kd.gelu_bwd(dx, dh, x, n);
+}
+
+void vdropout(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0, uint32_t thr,
+              float scale) {
+    k_ready();
+    kd.dropout(y, x, n, key, idx0, thr, scale);
+}
+
+double vsumsq(const float *x, size_t n) {
+    k_ready();
+    return kd.sumsq(x, n);
+}
+
+void vlamb_stage1(float *g, float *m, float *v, const float *p, size_t n, const LambStage *k,
+                  double *sp, double *su) {
+    k_ready();
+    kd.lamb1(g, m, v, p, n, k, sp, su);
 }

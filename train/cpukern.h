@@ -22,6 +22,7 @@
 #define WB_CPUKERN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Called on each finished block of a product, rows [i0, i1) and columns
  * [j0, j1) of C in the whole product's numbering; C points at element
@@ -55,6 +56,32 @@ void vgelu(float *h, const float *x, size_t n);
 
 /* GELU's backward pass: dx[i] = dh[i] gelu'(x[i]); dx may be dh. */
 void vgelu_bwd(float *dx, const float *dh, const float *x, size_t n);
+
+/* Dropout (train/dropout.h) of n values: y[i] = x[i] scale where element
+ * idx0 + i survives under site key `key` and threshold thr, else 0; with
+ * x NULL, y[i] = scale or 0 (the mask). y may be x. The same bits with
+ * either kernel set. */
+void vdropout(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0, uint32_t thr,
+              float scale);
+
+/* The sum of x[i]^2 (in double) over i < n, as eight running sums (term i
+ * into sum i % 8) added ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)) at the
+ * end: the same bits with either kernel set. */
+double vsumsq(const float *x, size_t n);
+
+/* LAMB's first stage's constants (train/optim.c). */
+typedef struct LambStage {
+    float gscale, b1, b2, ibc1, ibc2, eps, wd;
+} LambStage;
+
+/* LAMB's first stage over i < n, with gs = g[i] gscale:
+ *   m[i] = b1 m[i] + (1 - b1) gs,   v[i] = b2 v[i] + (1 - b2) gs gs,
+ *   g[i] = m[i] ibc1 / (sqrt(v[i] ibc2) + eps) + wd p[i]
+ * each operation rounded on its own (no fused multiply-add), and in *sp
+ * and *su the sums of p[i]^2 and of the new g[i]^2 in vsumsq's order: the
+ * same bits with either kernel set. */
+void vlamb_stage1(float *g, float *m, float *v, const float *p, size_t n, const LambStage *k,
+                  double *sp, double *su);
 
 /* The kernels in use: "avx2" or "generic". */
 const char *cpukern_name(void);

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "train/cpukern.h"
+
 #define CHUNK 65536 /* elements per partial sum: the order of a norm never depends on threads */
 
 void optim_config_default(OptimConfig *c, OptKind kind) {
@@ -35,10 +37,7 @@ static double sumsq(const float *x, size_t n, double *part) {
 #pragma omp parallel for schedule(static)
     for (size_t c = 0; c < nc; c++) {
         size_t a = c * CHUNK, b = a + CHUNK < n ? a + CHUNK : n;
-        double s = 0;
-        for (size_t i = a; i < b; i++)
-            s += (double)x[i] * x[i];
-        part[c] = s;
+        part[c] = vsumsq(x + a, b - a);
     }
     double s = 0;
     for (size_t c = 0; c < nc; c++)
@@ -82,22 +81,13 @@ void optim_step(Optim *o, Bert *m, float lr) {
         /* LAMB stage 1: the update into g, and with weight decay the
          * sums of squares of p and of the update, chunk by chunk as sumsq
          * adds them, in the same pass */
-        float ibc1 = (float)(1.0 / bc1), ibc2 = (float)(1.0 / bc2);
+        LambStage k = {gscale, b1, b2, (float)(1.0 / bc1), (float)(1.0 / bc2), eps, wd};
         size_t nc = (n + CHUNK - 1) / CHUNK;
         double *pp = part, *up = part + nc;
 #pragma omp parallel for schedule(static)
         for (size_t ch = 0; ch < nc; ch++) {
             size_t a = ch * CHUNK, b = a + CHUNK < n ? a + CHUNK : n;
-            double sp = 0, su = 0;
-            for (size_t i = a; i < b; i++) {
-                float gi = g[i] * gscale;
-                mm[i] = b1 * mm[i] + (1 - b1) * gi;
-                vv[i] = b2 * vv[i] + (1 - b2) * gi * gi;
-                g[i] = (mm[i] * ibc1) / (sqrtf(vv[i] * ibc2) + eps) + wd * p[i];
-                sp += (double)p[i] * p[i];
-                su += (double)g[i] * g[i];
-            }
-            pp[ch] = sp, up[ch] = su;
+            vlamb_stage1(g + a, mm + a, vv + a, p + a, b - a, &k, &pp[ch], &up[ch]);
         }
         /* stage 2: trust ratio */
         float ratio = lr;
