@@ -182,23 +182,24 @@ static void kern_avx2(int kc, const float *restrict a, int rs, int cs, const flo
                 _mm_prefetch((const char *)(cc + (size_t)r * ld + NR - 1), _MM_HINT_T0);
     __m256 c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
     c00 = c01 = c10 = c11 = c20 = c21 = c30 = c31 = c40 = c41 = c50 = c51 = _mm256_setzero_ps();
-    const float *a0 = a, *a1 = a + rs, *a2 = a + 2 * (size_t)rs, *a3 = a + 3 * (size_t)rs,
-                *a4 = a + 4 * (size_t)rs, *a5 = a + 5 * (size_t)rs;
-    for (size_t k = 0, ka = 0; k < (size_t)kc; k++, ka += (size_t)cs) {
+    /* two row pointers, each with offsets 0, rs and 2 rs, bumped by cs a
+     * step: no address arithmetic in the loop beyond two adds */
+    size_t r1 = (size_t)rs, r2 = 2 * (size_t)rs;
+    const float *p = a, *q = a + 3 * (size_t)rs;
+    for (int k = 0; k < kc; k++, p += cs, q += cs, b += NR) {
         __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8), t;
-        t = _mm256_broadcast_ss(a0 + ka);
+        t = _mm256_broadcast_ss(p);
         c00 = _mm256_fmadd_ps(t, b0, c00), c01 = _mm256_fmadd_ps(t, b1, c01);
-        t = _mm256_broadcast_ss(a1 + ka);
+        t = _mm256_broadcast_ss(p + r1);
         c10 = _mm256_fmadd_ps(t, b0, c10), c11 = _mm256_fmadd_ps(t, b1, c11);
-        t = _mm256_broadcast_ss(a2 + ka);
+        t = _mm256_broadcast_ss(p + r2);
         c20 = _mm256_fmadd_ps(t, b0, c20), c21 = _mm256_fmadd_ps(t, b1, c21);
-        t = _mm256_broadcast_ss(a3 + ka);
+        t = _mm256_broadcast_ss(q);
         c30 = _mm256_fmadd_ps(t, b0, c30), c31 = _mm256_fmadd_ps(t, b1, c31);
-        t = _mm256_broadcast_ss(a4 + ka);
+        t = _mm256_broadcast_ss(q + r1);
         c40 = _mm256_fmadd_ps(t, b0, c40), c41 = _mm256_fmadd_ps(t, b1, c41);
-        t = _mm256_broadcast_ss(a5 + ka);
+        t = _mm256_broadcast_ss(q + r2);
         c50 = _mm256_fmadd_ps(t, b0, c50), c51 = _mm256_fmadd_ps(t, b1, c51);
-        b += NR;
     }
     if (load) {
         c00 = _mm256_add_ps(_mm256_loadu_ps(cc), c00);
