@@ -615,42 +615,17 @@ static void linear_bwd(float *din, float *dW, float *db, const float *dout, cons
 static void layernorm_fwd(float *out, float *mean, float *rstd, const float *in, const float *w,
                           const float *b, int N, int H, float eps) {
 #pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
-    for (int n = 0; n < N; n++) {
-        const float *x = in + (size_t)n * H;
-        float *y = out + (size_t)n * H;
-        double s = 0, ss = 0;
-        for (int i = 0; i < H; i++)
-            s += x[i];
-        float mu = (float)(s / H);
-        for (int i = 0; i < H; i++)
-            ss += (double)(x[i] - mu) * (x[i] - mu);
-        float rs = 1.0f / sqrtf((float)(ss / H) + eps);
-        for (int i = 0; i < H; i++)
-            y[i] = (x[i] - mu) * rs * w[i] + b[i];
-        mean[n] = mu;
-        rstd[n] = rs;
-    }
+    for (int n = 0; n < N; n++)
+        vln_row(out + (size_t)n * H, &mean[n], &rstd[n], in + (size_t)n * H, w, b, (size_t)H, eps);
 }
 
 /* din = d(LN)/d(in) . dout (set); dw, db += ... (per column, rows in order) */
 static void layernorm_bwd(float *din, float *dw, float *db, const float *dout, const float *in,
                           const float *w, const float *mean, const float *rstd, int N, int H) {
 #pragma omp parallel for schedule(dynamic, 32) num_threads(nthreads())
-    for (int n = 0; n < N; n++) {
-        const float *x = in + (size_t)n * H, *dy = dout + (size_t)n * H;
-        float *dx = din + (size_t)n * H;
-        float mu = mean[n], rs = rstd[n], a = 0, bsum = 0;
-        for (int i = 0; i < H; i++) {
-            float g = dy[i] * w[i], xh = (x[i] - mu) * rs;
-            a += g;
-            bsum += g * xh;
-        }
-        a /= H, bsum /= H;
-        for (int i = 0; i < H; i++) {
-            float xh = (x[i] - mu) * rs;
-            dx[i] = (dy[i] * w[i] - a - xh * bsum) * rs;
-        }
-    }
+    for (int n = 0; n < N; n++)
+        vln_bwd_row(din + (size_t)n * H, dout + (size_t)n * H, in + (size_t)n * H, w, mean[n],
+                    rstd[n], (size_t)H);
     enum { W = 128 };
     int nc = (H + W - 1) / W;
 #pragma omp parallel for schedule(static) num_threads(nthreads()) if (nc > 1)

@@ -120,6 +120,45 @@ static double sumsq_generic(const float *x, size_t n) {
     return lanes_sum(s);
 }
 
+static float lanes_sumf(const float s[8]) {
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/* the row's mean and 1 / sqrt(variance + eps), given the lanes of sum x */
+static float ln_rstd(const float *x, size_t n, float mu, float eps, size_t i, const double s[8]) {
+    double q[8];
+    memcpy(q, s, sizeof q);
+    for (; i < n; i++)
+        q[i % 8] += (double)(x[i] - mu) * (x[i] - mu);
+    return 1.0f / sqrtf((float)(lanes_sum(q) / (double)n) + eps);
+}
+
+static void ln_generic(float *y, float *mean, float *rstd, const float *x, const float *w,
+                       const float *b, size_t n, float eps) {
+    double s[8] = {0}, z[8] = {0};
+    for (size_t i = 0; i < n; i++)
+        s[i % 8] += x[i];
+    float mu = (float)(lanes_sum(s) / (double)n), rs = ln_rstd(x, n, mu, eps, 0, z);
+    for (size_t i = 0; i < n; i++)
+        y[i] = (x[i] - mu) * rs * w[i] + b[i];
+    *mean = mu, *rstd = rs;
+}
+
+static void ln_bwd_generic(float *dx, const float *dy, const float *x, const float *w, float mu,
+                           float rs, size_t n) {
+    float a[8] = {0}, c[8] = {0};
+    for (size_t i = 0; i < n; i++) {
+        float g = dy[i] * w[i], xh = (x[i] - mu) * rs;
+        a[i % 8] += g;
+        c[i % 8] += g * xh;
+    }
+    float am = lanes_sumf(a) / (float)n, cm = lanes_sumf(c) / (float)n;
+    for (size_t i = 0; i < n; i++) {
+        float xh = (x[i] - mu) * rs;
+        dx[i] = (dy[i] * w[i] - am - xh * cm) * rs;
+    }
+}
+
 /* one element of LAMB's first stage (the tail of the AVX2 one too) */
 static inline float lamb1(float *g, float *m, float *v, const float *p, size_t i,
                           const LambStage *k) {
@@ -396,6 +435,68 @@ static inline void sq_acc(__m256 x, __m256d *lo, __m256d *hi) {
     *hi = _mm256_add_pd(*hi, _mm256_mul_pd(b, b));
 }
 
+static void ln_avx2(float *y, float *mean, float *rstd, const float *x, const float *w,
+                    const float *b, size_t n, float eps) {
+    __m256d lo = _mm256_setzero_pd(), hi = lo;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+    double s[8];
+    _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
+    for (size_t j = i; j < n; j++)
+        s[j % 8] += x[j];
+    float mu = (float)(lanes_sum(s) / (double)n);
+    __m256 m = _mm256_set1_ps(mu);
+    lo = hi = _mm256_setzero_pd();
+    for (i = 0; i + 8 <= n; i += 8)
+        sq_acc(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), &lo, &hi);
+    _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
+    float rs = ln_rstd(x, n, mu, eps, i, s);
+    __m256 r = _mm256_set1_ps(rs);
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m256 t = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), r),
+                                 _mm256_loadu_ps(w + i));
+        _mm256_storeu_ps(y + i, _mm256_add_ps(t, _mm256_loadu_ps(b + i)));
+    }
+    for (; i < n; i++)
+        y[i] = (x[i] - mu) * rs * w[i] + b[i];
+    *mean = mu, *rstd = rs;
+}
+
+static void ln_bwd_avx2(float *dx, const float *dy, const float *x, const float *w, float mu,
+                        float rs, size_t n) {
+    __m256 m = _mm256_set1_ps(mu), r = _mm256_set1_ps(rs), av = _mm256_setzero_ps(), cv = av;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dy + i), _mm256_loadu_ps(w + i));
+        __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), r);
+        av = _mm256_add_ps(av, g);
+        cv = _mm256_add_ps(cv, _mm256_mul_ps(g, xh));
+    }
+    float a[8], c[8];
+    _mm256_storeu_ps(a, av), _mm256_storeu_ps(c, cv);
+    for (size_t j = i; j < n; j++) {
+        float g = dy[j] * w[j], xh = (x[j] - mu) * rs;
+        a[j % 8] += g;
+        c[j % 8] += g * xh;
+    }
+    float am = lanes_sumf(a) / (float)n, cm = lanes_sumf(c) / (float)n;
+    __m256 A = _mm256_set1_ps(am), C = _mm256_set1_ps(cm);
+    for (i = 0; i + 8 <= n; i += 8) {
+        __m256 xh = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), r);
+        __m256 g = _mm256_mul_ps(_mm256_loadu_ps(dy + i), _mm256_loadu_ps(w + i));
+        __m256 d = _mm256_sub_ps(_mm256_sub_ps(g, A), _mm256_mul_ps(xh, C));
+        _mm256_storeu_ps(dx + i, _mm256_mul_ps(d, r));
+    }
+    for (; i < n; i++) {
+        float xh = (x[i] - mu) * rs;
+        dx[i] = (dy[i] * w[i] - am - xh * cm) * rs;
+    }
+}
+
 static double sumsq_avx2(const float *x, size_t n) {
     __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
     size_t i = 0;
@@ -453,6 +554,9 @@ static struct {
     void (*gelu_bwd)(float *, const float *, const float *, size_t);
     void (*dropout)(float *, const float *, size_t, uint64_t, uint32_t, uint32_t, float);
     double (*sumsq)(const float *, size_t);
+    void (*ln)(float *, float *, float *, const float *, const float *, const float *, size_t,
+               float);
+    void (*ln_bwd)(float *, const float *, const float *, const float *, float, float, size_t);
     void (*lamb1)(float *, float *, float *, const float *, size_t, const LambStage *, double *,
                   double *);
     int avx2; /* the AVX2 matrix kernel */
@@ -463,6 +567,7 @@ static void k_init(void) {
     kd.kern = kern_generic, kd.exp = exp_generic, kd.exp_sum = exp_sum_generic;
     kd.gelu = gelu_generic, kd.gelu_bwd = gelu_bwd_generic;
     kd.sumsq = sumsq_generic, kd.lamb1 = lamb1_generic, kd.dropout = dropout_generic;
+    kd.ln = ln_generic, kd.ln_bwd = ln_bwd_generic;
 #ifdef HAVE_AVX2_PATH
     const char *e = getenv("WIKIBERT_KERNELS");
     __builtin_cpu_init();
@@ -470,6 +575,7 @@ static void k_init(void) {
         __builtin_cpu_supports("fma")) {
         kd.kern = kern_avx2, kd.avx2 = 1;
         kd.sumsq = sumsq_avx2, kd.lamb1 = lamb1_avx2, kd.dropout = dropout_avx2;
+        kd.ln = ln_avx2, kd.ln_bwd = ln_bwd_avx2;
         if (HAVE_MVEC) {
             kd.exp = exp_avx2, kd.exp_sum = exp_sum_avx2;
             kd.gelu = gelu_avx2, kd.gelu_bwd = gelu_bwd_avx2;
@@ -695,6 +801,18 @@ void vdropout(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0, u
               float scale) {
     k_ready();
     kd.dropout(y, x, n, key, idx0, thr, scale);
+}
+
+void vln_row(float *y, float *mean, float *rstd, const float *x, const float *w, const float *b,
+             size_t n, float eps) {
+    k_ready();
+    kd.ln(y, mean, rstd, x, w, b, n, eps);
+}
+
+void vln_bwd_row(float *dx, const float *dy, const float *x, const float *w, float mean, float rstd,
+                 size_t n) {
+    k_ready();
+    kd.ln_bwd(dx, dy, x, w, mean, rstd, n);
 }
 
 double vsumsq(const float *x, size_t n) {

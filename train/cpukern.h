@@ -64,6 +64,20 @@ void vgelu_bwd(float *dx, const float *dh, const float *x, size_t n);
 void vdropout(float *y, const float *x, size_t n, uint64_t key, uint32_t idx0, uint32_t thr,
               float scale);
 
+/* LayerNorm of one row of n values: *mean = sum x / n, *rstd =
+ * 1 / sqrt(sum (x - mean)^2 / n + eps), y[i] = (x[i] - mean) rstd w[i] +
+ * b[i]. Both sums in double in vsumsq's lane order, every operation
+ * rounded alone: the same bits with either kernel set. */
+void vln_row(float *y, float *mean, float *rstd, const float *x, const float *w, const float *b,
+             size_t n, float eps);
+
+/* LayerNorm's backward pass on one row: with g = dy w and xh = (x - mean)
+ * rstd, a = sum g / n and c = sum g xh / n (float, eight lanes added as
+ * vsumsq's), dx = (g - a - xh c) rstd. The same bits with either kernel
+ * set. */
+void vln_bwd_row(float *dx, const float *dy, const float *x, const float *w, float mean, float rstd,
+                 size_t n);
+
 /* The sum of x[i]^2 (in double) over i < n, as eight running sums (term i
  * into sum i % 8) added ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)) at the
  * end: the same bits with either kernel set. */

@@ -10,7 +10,9 @@
  * every element. Also the sums of squares and LAMB's first stage against
  * scalar code in their documented order, bit for bit, at lengths around
  * the eight lanes, and dropout against dropout.h's scalar test of each
- * element (in place, and the mask alone). The program runs itself again with the portable
+ * element (in place, and the mask alone), and LayerNorm's rows forward
+ * and backward against scalar code in the same order (and against a
+ * finite difference). The program runs itself again with the portable
  * kernels (WIKIBERT_KERNELS=generic), so both sets are held to the same
  * bits.
  */
@@ -200,6 +202,68 @@ static void check_dropout(size_t n, uint64_t key, uint32_t idx0, float p) {
     free(x), free(y), free(want), free(mask);
 }
 
+static void check_layernorm(size_t n) {
+    float *x = calloc(n, sizeof *x), *w = calloc(n, sizeof *w), *b = calloc(n, sizeof *b);
+    float *y = calloc(n, sizeof *y), *want = calloc(n, sizeof *want), *dy = calloc(n, sizeof *dy);
+    float *dx = calloc(n, sizeof *dx), *dwant = calloc(n, sizeof *dwant);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 3.0f + frand() * 2.0f, w[i] = 1.0f + frand(), b[i] = frand(), dy[i] = frand();
+    /* the contract, term by term */
+    double s[8] = {0}, q[8] = {0};
+    for (size_t i = 0; i < n; i++)
+        s[i % 8] += x[i];
+    float mu = (float)(ref_lanes(s) / (double)n), eps = 1e-12f;
+    for (size_t i = 0; i < n; i++)
+        q[i % 8] += (double)(x[i] - mu) * (x[i] - mu);
+    float rs = 1.0f / sqrtf((float)(ref_lanes(q) / (double)n) + eps);
+    for (size_t i = 0; i < n; i++) {
+        volatile float t = (x[i] - mu) * rs, u = t * w[i];
+        want[i] = u + b[i];
+    }
+    float mean, rstd;
+    vln_row(y, &mean, &rstd, x, w, b, n, eps);
+    char what[96];
+    snprintf(what, sizeof what, "vln_row of %zu values: mean, rstd and output bit for bit", n);
+    test_cond(what, mean == mu && rstd == rs && !memcmp(y, want, n * sizeof *y));
+
+    float a[8] = {0}, c[8] = {0};
+    for (size_t i = 0; i < n; i++) {
+        volatile float g = dy[i] * w[i], xh = (x[i] - mu) * rs, gx = g * xh;
+        a[i % 8] += g;
+        c[i % 8] += gx;
+    }
+    float am = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) / (float)n;
+    float cm = (((c[0] + c[1]) + (c[2] + c[3])) + ((c[4] + c[5]) + (c[6] + c[7]))) / (float)n;
+    for (size_t i = 0; i < n; i++) {
+        volatile float xh = (x[i] - mu) * rs, g = dy[i] * w[i], d1 = g - am, d2 = xh * cm;
+        volatile float d = d1 - d2;
+        dwant[i] = d * rs;
+    }
+    vln_bwd_row(dx, dy, x, w, mu, rs, n);
+    snprintf(what, sizeof what, "vln_bwd_row of %zu values: bit for bit", n);
+    test_cond(what, !memcmp(dx, dwant, n * sizeof *dx));
+
+    /* and it is the gradient: sum dy y against x[j] +- h, in double */
+    if (n >= 8) {
+        size_t j = n / 3;
+        double h = 1e-3, f[2];
+        for (int sgn = 0; sgn < 2; sgn++) {
+            float old = x[j];
+            x[j] = old + (float)(sgn ? -h : h);
+            vln_row(y, &mean, &rstd, x, w, b, n, eps);
+            f[sgn] = 0;
+            for (size_t i = 0; i < n; i++)
+                f[sgn] += (double)dy[i] * y[i];
+            x[j] = old;
+        }
+        double fd = (f[0] - f[1]) / (2 * h);
+        snprintf(what, sizeof what, "vln_bwd_row of %zu values: a finite difference's slope", n);
+        /* y's float rounding moves f by about 1e-5 at n 1024: 5e-3 in the slope */
+        test_cond(what, fabs(fd - dx[j]) <= 2e-2 * fabs(fd) + 1e-2);
+    }
+    free(x), free(w), free(b), free(y), free(want), free(dy), free(dx), free(dwant);
+}
+
 int main(int argc, char **argv) {
     printf("kernels: %s\n", cpukern_name());
     /* shapes: whole tiles; edges in both directions; K over one and two
@@ -233,6 +297,9 @@ int main(int argc, char **argv) {
         for (size_t j = 0; j < sizeof ps / sizeof *ps; j++)
             check_dropout(lens[i], 0x9e3779b97f4a7c15ULL * (i + 1), (uint32_t)(i * 1000003u),
                           ps[j]);
+    static const size_t lnlens[] = {1, 7, 8, 13, 32, 128, 257, 768, 1024};
+    for (size_t i = 0; i < sizeof lnlens / sizeof *lnlens; i++)
+        check_layernorm(lnlens[i]);
     /* the element index wraps at 2^32, as dropout_keep's does */
     check_dropout(40, 12345, 0xfffffff0u, 0.1f);
 
