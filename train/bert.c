@@ -240,7 +240,7 @@ struct BertAct {
     float *pin, *ppre, *pooled, *nsplog, *nspprob;
     float *tin, *tpre, *tg, *tmean, *trstd, *t, *logits; /* logits hold the softmax after forward */
     /* backward scratch */
-    float *dx, *dx1, *dh, *dq, *dk, *dv, *dctx, *datt, *dtmp, *dt, *dlog;
+    float *dx, *dx1, *dh, *dq, *dk, *dv, *dctx, *dtmp, *dt, *dlog;
     float *dxl; /* gradient flowing into the top layer output */
     /* The top layer at the rows the heads read (see bert_forward): top[r]
      * is the token row of its row r, [CLS] and the masked tokens of batch
@@ -469,8 +469,8 @@ static void act_free(BertAct *a) {
                    &a->hpre,     &a->h,      &a->r2,     &a->m2,      &a->s2,   &a->x2,   &a->pin,
                    &a->ppre,     &a->pooled, &a->nsplog, &a->nspprob, &a->tin,  &a->tpre, &a->tg,
                    &a->tmean,    &a->trstd,  &a->t,      &a->logits,  &a->dx,   &a->dx1,  &a->dh,
-                   &a->dq,       &a->dk,     &a->dv,     &a->dctx,    &a->datt, &a->dtmp, &a->dt,
-                   &a->dlog,     &a->dxl,    &a->xr};
+                   &a->dq,       &a->dk,     &a->dv,     &a->dctx,    &a->dtmp, &a->dt,   &a->dlog,
+                   &a->dxl,      &a->xr};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         free(*f[i]), *f[i] = NULL;
     free(a->ids), free(a->seg), free(a->mrow), free(a->mlabel), free(a->nsp);
@@ -512,8 +512,7 @@ static void act_reserve(Bert *m, int B, int S, int M) {
     a->trstd = FA(NM);
     a->t = FA(NM * H), a->logits = FA(NM * V);
     a->dx = FA(N * H), a->dx1 = FA(N * H), a->dh = FA(N * I), a->dq = FA(N * H), a->dk = FA(N * H);
-    a->dv = FA(N * H), a->dctx = FA(N * H), a->datt = FA(B * A * S * S),
-    a->dtmp = FA(N * H + 2 * (size_t)B * (H + 1));
+    a->dv = FA(N * H), a->dctx = FA(N * H), a->dtmp = FA(N * H + 2 * (size_t)B * (H + 1));
     a->dt = FA(NM * H), a->dlog = FA(NM * V), a->dxl = FA(N * H);
     a->top = xmalloc(N * sizeof *a->top), a->topoff = xmalloc((size_t)(B + 1) * sizeof *a->topoff);
     a->toppos = xmalloc(N * sizeof *a->toppos), a->topfull = xmalloc(N * sizeof *a->topfull);
@@ -726,11 +725,11 @@ static void attention_fwd(float *ctx, float *att, const float *q, const float *k
 }
 
 /* attention_fwd's backward pass: dq [query rows, H], dk, dv [tokens, H]
- * (set) from dctx [query rows, H]; datt is scratch of att's size. */
-static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const float *dctx,
-                          const float *att, const float *q, const float *k, const float *v,
-                          const int32_t *off, const int32_t *qoff, const int32_t *qpos, int B,
-                          int S, int H, int A, uint64_t dkey, float dprob) {
+ * (set) from dctx [query rows, H]. */
+static void attention_bwd(float *dq, float *dk, float *dv, const float *dctx, const float *att,
+                          const float *q, const float *k, const float *v, const int32_t *off,
+                          const int32_t *qoff, const int32_t *qpos, int B, int S, int H, int A,
+                          uint64_t dkey, float dprob) {
     int D = H / A;
     float scale = 1.0f / sqrtf((float)D);
     uint32_t thr = dropout_threshold(dprob);
@@ -738,14 +737,16 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
     size_t SS = (size_t)S * S;
 #pragma omp parallel num_threads(nthreads())
     {
-        /* the dropout mask (0 or 1 / (1 - p)) and the dropped probabilities */
-        float *ms = dprob > 0 ? xmalloc(2 * SS * sizeof *ms) : NULL, *pd = ms ? ms + SS : NULL;
+        /* the probabilities' gradient, the dropout mask (0 or 1 / (1 - p))
+         * and the dropped probabilities: one (row, head) pair's at a time,
+         * so they stay in this core's cache */
+        float *dp = xmalloc((dprob > 0 ? 3 : 1) * SS * sizeof *dp);
+        float *ms = dprob > 0 ? dp + SS : NULL, *pd = ms ? ms + SS : NULL;
 #pragma omp for schedule(dynamic)
         for (int ba = 0; ba < B * A; ba++) {
             int b = ba / A, h = ba % A, n = off[b + 1] - off[b], nq = qoff[b + 1] - qoff[b];
             size_t o = (size_t)off[b] * H + (size_t)h * D, oq = (size_t)qoff[b] * H + (size_t)h * D;
             const float *p = att + (size_t)ba * SS, *pv = p;
-            float *dp = datt + (size_t)ba * SS;
             if (ms) {
                 for (int i = 0; i < nq; i++) {
                     int s = qpos ? qpos[qoff[b] + i] : i;
@@ -775,7 +776,7 @@ static void attention_bwd(float *dq, float *dk, float *dv, float *datt, const fl
             mm(nq, D, n, dp, S, 0, k + o, H, 0, dq + oq, H, 0, NULL, NULL, 1);
             mm(n, D, nq, dp, S, 1, q + oq, H, 0, dk + o, H, 0, NULL, NULL, 1);
         }
-        free(ms);
+        free(dp);
     }
 }
 
@@ -870,8 +871,8 @@ static void layer_bwd(Bert *m, int l, float *dx, const float *xin, const LayerRo
         dropout_apply(a->dtmp, dr1, r->full, n, H, dropout_site_key(a->dkey, 2 + 3 * l), hp),
             dao = a->dtmp;
     linear_bwd(a->dctx, GG(LO(l, AOW)), GG(LO(l, AOB)), dao, ctx, PP(LO(l, AOW)), n, H, H);
-    attention_bwd(a->dq, a->dk, a->dv, a->datt, a->dctx, att, q, k, v, a->off, r->off, r->pos, B, S,
-                  H, A, dropout_site_key(a->dkey, 1 + 3 * l), ap);
+    attention_bwd(a->dq, a->dk, a->dv, a->dctx, att, q, k, v, a->off, r->off, r->pos, B, S, H, A,
+                  dropout_site_key(a->dkey, 1 + 3 * l), ap);
     /* d(xin) = dr1 + the three projections' input gradients: the query's
      * at the layer's rows, the key's and value's at every token */
     linear_bwd_ex(dr1, 1, NULL, NULL, GG(LO(l, QW)), GG(LO(l, QB)), a->dq, r->xq, PP(LO(l, QW)), n,
