@@ -23,12 +23,13 @@
  * issues 12 FMAs per k; it is compiled for AVX2 + FMA with a target pragma
  * and chosen at run time (__builtin_cpu_supports), the portable one is
  * plain C. B is packed a row's run of slivers at a time, or, transposed,
- * in eight-by-eight blocks turned in registers. LAMB's first stage and the
- * sums of squares of the norms run eight lanes at a time, each operation
- * rounded as the portable code rounds it (no FMA), so they give the same
- * bits with either kernel set. exp and erf on AVX2 machines are glibc's libmvec (_ZGVdN8v_expf,
- * _ZGVdN8v_erff, the vector ABI's 8-lane AVX2 variants, at most 4 ulp)
- * where the build found it, libm one value at a time elsewhere.
+ * in eight-by-eight blocks turned in registers. Dropout masks, LAMB's
+ * first stage, the norms' sums of squares and LayerNorm's rows run eight
+ * lanes at a time, each operation rounded as the portable code rounds it
+ * (no FMA) and the sums in fixed lanes, so they give the same bits with
+ * either kernel set. exp and erf on AVX2 machines are glibc's libmvec
+ * (_ZGVdN8v_expf, _ZGVdN8v_erff, the vector ABI's 8-lane AVX2 variants, at
+ * most 4 ulp) where the build found it, libm one value at a time elsewhere.
  */
 #include "train/cpukern.h"
 
@@ -108,74 +109,104 @@ static void dropout_generic(float *y, const float *x, size_t n, uint64_t key, ui
         y[i] = dropout_keep(key, idx0 + (uint32_t)i, thr) ? (x ? x[i] * scale : scale) : 0.0f;
 }
 
-/* the eight lanes' sums, added in vsumsq's fixed order */
+/* Sums in eight lanes (term i into lane i % 8, the lanes added
+ * ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7))) and element-wise steps, from
+ * element i to n: the portable kernels run them from 0, the AVX2 ones from
+ * where their vectors stopped, so both give the same bits. */
 static double lanes_sum(const double s[8]) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-}
-
-static double sumsq_generic(const float *x, size_t n) {
-    double s[8] = {0};
-    for (size_t i = 0; i < n; i++)
-        s[i % 8] += (double)x[i] * x[i];
-    return lanes_sum(s);
 }
 
 static float lanes_sumf(const float s[8]) {
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 
-/* the row's mean and 1 / sqrt(variance + eps), given the lanes of sum x */
-static float ln_rstd(const float *x, size_t n, float mu, float eps, size_t i, const double s[8]) {
-    double q[8];
-    memcpy(q, s, sizeof q);
+static void lanes_add(double s[8], const float *x, size_t i, size_t n) {
     for (; i < n; i++)
-        q[i % 8] += (double)(x[i] - mu) * (x[i] - mu);
+        s[i % 8] += x[i];
+}
+
+static void lanes_add_sq(double s[8], const float *x, size_t i, size_t n) {
+    for (; i < n; i++)
+        s[i % 8] += (double)x[i] * x[i];
+}
+
+/* sum (x - mu)^2 */
+static void lanes_add_dev(double s[8], const float *x, float mu, size_t i, size_t n) {
+    for (; i < n; i++)
+        s[i % 8] += (double)(x[i] - mu) * (x[i] - mu);
+}
+
+/* LayerNorm: 1 / sqrt(variance + eps) from the lanes of sum (x - mu)^2 */
+static float ln_rstd(const double q[8], size_t n, float eps) {
     return 1.0f / sqrtf((float)(lanes_sum(q) / (double)n) + eps);
+}
+
+static void ln_out(float *y, const float *x, const float *w, const float *b, float mu, float rs,
+                   size_t i, size_t n) {
+    for (; i < n; i++)
+        y[i] = (x[i] - mu) * rs * w[i] + b[i];
+}
+
+/* LayerNorm's backward sums: g = dy w into a, g xh into c */
+static void ln_bwd_lanes(float a[8], float c[8], const float *dy, const float *x, const float *w,
+                         float mu, float rs, size_t i, size_t n) {
+    for (; i < n; i++) {
+        float g = dy[i] * w[i], xh = (x[i] - mu) * rs;
+        a[i % 8] += g;
+        c[i % 8] += g * xh;
+    }
+}
+
+static void ln_dx(float *dx, const float *dy, const float *x, const float *w, float mu, float rs,
+                  float am, float cm, size_t i, size_t n) {
+    for (; i < n; i++) {
+        float xh = (x[i] - mu) * rs;
+        dx[i] = (dy[i] * w[i] - am - xh * cm) * rs;
+    }
+}
+
+/* LAMB's first stage, the sums of p^2 into a and of the update^2 into b */
+static void lamb1_lanes(float *g, float *m, float *v, const float *p, const LambStage *k,
+                        double a[8], double b[8], size_t i, size_t n) {
+    for (; i < n; i++) {
+        float gi = g[i] * k->gscale;
+        m[i] = k->b1 * m[i] + (1 - k->b1) * gi;
+        v[i] = k->b2 * v[i] + (1 - k->b2) * gi * gi;
+        g[i] = (m[i] * k->ibc1) / (sqrtf(v[i] * k->ibc2) + k->eps) + k->wd * p[i];
+        a[i % 8] += (double)p[i] * p[i];
+        b[i % 8] += (double)g[i] * g[i];
+    }
+}
+
+static double sumsq_generic(const float *x, size_t n) {
+    double s[8] = {0};
+    lanes_add_sq(s, x, 0, n);
+    return lanes_sum(s);
 }
 
 static void ln_generic(float *y, float *mean, float *rstd, const float *x, const float *w,
                        const float *b, size_t n, float eps) {
-    double s[8] = {0}, z[8] = {0};
-    for (size_t i = 0; i < n; i++)
-        s[i % 8] += x[i];
-    float mu = (float)(lanes_sum(s) / (double)n), rs = ln_rstd(x, n, mu, eps, 0, z);
-    for (size_t i = 0; i < n; i++)
-        y[i] = (x[i] - mu) * rs * w[i] + b[i];
+    double s[8] = {0}, q[8] = {0};
+    lanes_add(s, x, 0, n);
+    float mu = (float)(lanes_sum(s) / (double)n);
+    lanes_add_dev(q, x, mu, 0, n);
+    float rs = ln_rstd(q, n, eps);
+    ln_out(y, x, w, b, mu, rs, 0, n);
     *mean = mu, *rstd = rs;
 }
 
 static void ln_bwd_generic(float *dx, const float *dy, const float *x, const float *w, float mu,
                            float rs, size_t n) {
     float a[8] = {0}, c[8] = {0};
-    for (size_t i = 0; i < n; i++) {
-        float g = dy[i] * w[i], xh = (x[i] - mu) * rs;
-        a[i % 8] += g;
-        c[i % 8] += g * xh;
-    }
-    float am = lanes_sumf(a) / (float)n, cm = lanes_sumf(c) / (float)n;
-    for (size_t i = 0; i < n; i++) {
-        float xh = (x[i] - mu) * rs;
-        dx[i] = (dy[i] * w[i] - am - xh * cm) * rs;
-    }
-}
-
-/* one element of LAMB's first stage (the tail of the AVX2 one too) */
-static inline float lamb1(float *g, float *m, float *v, const float *p, size_t i,
-                          const LambStage *k) {
-    float gi = g[i] * k->gscale;
-    m[i] = k->b1 * m[i] + (1 - k->b1) * gi;
-    v[i] = k->b2 * v[i] + (1 - k->b2) * gi * gi;
-    return g[i] = (m[i] * k->ibc1) / (sqrtf(v[i] * k->ibc2) + k->eps) + k->wd * p[i];
+    ln_bwd_lanes(a, c, dy, x, w, mu, rs, 0, n);
+    ln_dx(dx, dy, x, w, mu, rs, lanes_sumf(a) / (float)n, lanes_sumf(c) / (float)n, 0, n);
 }
 
 static void lamb1_generic(float *g, float *m, float *v, const float *p, size_t n,
                           const LambStage *k, double *sp, double *su) {
     double a[8] = {0}, b[8] = {0};
-    for (size_t i = 0; i < n; i++) {
-        float u = lamb1(g, m, v, p, i, k);
-        a[i % 8] += (double)p[i] * p[i];
-        b[i % 8] += (double)u * u;
-    }
+    lamb1_lanes(g, m, v, p, k, a, b, 0, n);
     *sp = lanes_sum(a), *su = lanes_sum(b);
 }
 
@@ -341,8 +372,6 @@ static void gelu_bwd_avx2(float *dx, const float *dh, const float *x, size_t n) 
                    n - i);
 }
 
-/* 16 rows of kc values each (row r at src + r * ld) into one 16-wide
- * sliver, k-major: eight-by-eight blocks transposed in registers */
 /* dropout_mix32 on eight lanes */
 static __m256i mix32_avx2(__m256i x) {
     x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
@@ -371,6 +400,8 @@ static void dropout_avx2(float *y, const float *x, size_t n, uint64_t key, uint3
     dropout_generic(y + i, x ? x + i : NULL, n - i, key, idx0 + (uint32_t)i, thr, scale);
 }
 
+/* 16 rows of kc values each (row r at src + r * ld) into one 16-wide
+ * sliver, k-major: eight-by-eight blocks transposed in registers */
 _Static_assert(NR == 16, "pack_rows16_avx2 fills 16-wide slivers");
 static void pack_rows16_avx2(float *d, const float *src, size_t ld, int kc) {
     int k8 = kc / 8 * 8;
@@ -422,8 +453,8 @@ static float max_avx2(const float *x, size_t n) {
 
 #pragma GCC pop_options
 
-/* AVX2 without FMA: LAMB's and the norms' operations rounded one by one,
- * as the portable code does them */
+/* AVX2 without FMA: LAMB's, the norms' and LayerNorm's operations
+ * rounded one by one, as the portable code does them */
 #pragma GCC push_options
 #pragma GCC target("avx2,no-fma")
 
@@ -435,34 +466,36 @@ static inline void sq_acc(__m256 x, __m256d *lo, __m256d *hi) {
     *hi = _mm256_add_pd(*hi, _mm256_mul_pd(b, b));
 }
 
+/* 8 floats into the lanes' double sums lo (0-3) and hi (4-7) */
+static inline void sum_acc(__m256 x, __m256d *lo, __m256d *hi) {
+    *lo = _mm256_add_pd(*lo, _mm256_cvtps_pd(_mm256_castps256_ps128(x)));
+    *hi = _mm256_add_pd(*hi, _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)));
+}
+
 static void ln_avx2(float *y, float *mean, float *rstd, const float *x, const float *w,
                     const float *b, size_t n, float eps) {
     __m256d lo = _mm256_setzero_pd(), hi = lo;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-        hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-    }
+    for (; i + 8 <= n; i += 8)
+        sum_acc(_mm256_loadu_ps(x + i), &lo, &hi);
     double s[8];
     _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
-    for (size_t j = i; j < n; j++)
-        s[j % 8] += x[j];
+    lanes_add(s, x, i, n);
     float mu = (float)(lanes_sum(s) / (double)n);
     __m256 m = _mm256_set1_ps(mu);
     lo = hi = _mm256_setzero_pd();
     for (i = 0; i + 8 <= n; i += 8)
         sq_acc(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), &lo, &hi);
     _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
-    float rs = ln_rstd(x, n, mu, eps, i, s);
+    lanes_add_dev(s, x, mu, i, n);
+    float rs = ln_rstd(s, n, eps);
     __m256 r = _mm256_set1_ps(rs);
     for (i = 0; i + 8 <= n; i += 8) {
         __m256 t = _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), m), r),
                                  _mm256_loadu_ps(w + i));
         _mm256_storeu_ps(y + i, _mm256_add_ps(t, _mm256_loadu_ps(b + i)));
     }
-    for (; i < n; i++)
-        y[i] = (x[i] - mu) * rs * w[i] + b[i];
+    ln_out(y, x, w, b, mu, rs, i, n);
     *mean = mu, *rstd = rs;
 }
 
@@ -478,11 +511,7 @@ static void ln_bwd_avx2(float *dx, const float *dy, const float *x, const float 
     }
     float a[8], c[8];
     _mm256_storeu_ps(a, av), _mm256_storeu_ps(c, cv);
-    for (size_t j = i; j < n; j++) {
-        float g = dy[j] * w[j], xh = (x[j] - mu) * rs;
-        a[j % 8] += g;
-        c[j % 8] += g * xh;
-    }
+    ln_bwd_lanes(a, c, dy, x, w, mu, rs, i, n);
     float am = lanes_sumf(a) / (float)n, cm = lanes_sumf(c) / (float)n;
     __m256 A = _mm256_set1_ps(am), C = _mm256_set1_ps(cm);
     for (i = 0; i + 8 <= n; i += 8) {
@@ -491,10 +520,7 @@ static void ln_bwd_avx2(float *dx, const float *dy, const float *x, const float 
         __m256 d = _mm256_sub_ps(_mm256_sub_ps(g, A), _mm256_mul_ps(xh, C));
         _mm256_storeu_ps(dx + i, _mm256_mul_ps(d, r));
     }
-    for (; i < n; i++) {
-        float xh = (x[i] - mu) * rs;
-        dx[i] = (dy[i] * w[i] - am - xh * cm) * rs;
-    }
+    ln_dx(dx, dy, x, w, mu, rs, am, cm, i, n);
 }
 
 static double sumsq_avx2(const float *x, size_t n) {
@@ -504,8 +530,7 @@ static double sumsq_avx2(const float *x, size_t n) {
         sq_acc(_mm256_loadu_ps(x + i), &lo, &hi);
     double s[8];
     _mm256_storeu_pd(s, lo), _mm256_storeu_pd(s + 4, hi);
-    for (; i < n; i++)
-        s[i % 8] += (double)x[i] * x[i];
+    lanes_add_sq(s, x, i, n);
     return lanes_sum(s);
 }
 
@@ -533,11 +558,7 @@ static void lamb1_avx2(float *g, float *m, float *v, const float *p, size_t n, c
     double a[8], b[8];
     _mm256_storeu_pd(a, plo), _mm256_storeu_pd(a + 4, phi);
     _mm256_storeu_pd(b, ulo), _mm256_storeu_pd(b + 4, uhi);
-    for (; i < n; i++) {
-        float u = lamb1(g, m, v, p, i, k);
-        a[i % 8] += (double)p[i] * p[i];
-        b[i % 8] += (double)u * u;
-    }
+    lamb1_lanes(g, m, v, p, k, a, b, i, n);
     *sp = lanes_sum(a), *su = lanes_sum(b);
 }
 
@@ -625,33 +646,33 @@ static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, 
 
 /* op(B) k [p0, p0 + kc), columns [j0, j0 + nc) into NR-column slivers, k-major */
 static void pack_b(float *dst, const float *B, int ldb, int tb, int p0, int kc, int j0, int nc) {
-    int s = 0;
-    if (!tb) { /* B's rows in order: each k's full slivers from one run of memory */
-        int full = nc / NR * NR;
-        const float *src = B + (size_t)p0 * ldb + j0;
-        for (int k = 0; k < kc; k++)
-            for (int c = 0; c < full; c += NR)
-                memcpy(dst + (size_t)c * kc + (size_t)k * NR, src + (size_t)k * ldb + c,
-                       NR * sizeof *src);
-        s = full;
-    }
-    for (; s < nc; s += NR) {
-        int nr = imin(NR, nc - s);
-        float *d = dst + (size_t)s * kc;
-        const float *src = tb ? B + (size_t)(j0 + s) * ldb + p0 : B + (size_t)p0 * ldb + j0 + s;
-        if (!tb) {
-            for (int k = 0; k < kc; k++)
-                for (int j = 0; j < NR; j++)
-                    d[(size_t)k * NR + j] = j < nr ? src[(size_t)k * ldb + j] : 0.0f;
-            continue;
-        }
+    if (tb) { /* op(B)'s columns are B's rows: 16 of them turned into a sliver */
+        for (int s = 0; s < nc; s += NR) {
+            int nr = imin(NR, nc - s);
+            const float *src = B + (size_t)(j0 + s) * ldb + p0;
+            float *d = dst + (size_t)s * kc;
 #ifdef HAVE_AVX2_PATH
-        if (kd.avx2 && nr == NR) {
-            pack_rows16_avx2(d, src, ldb, kc);
-            continue;
-        }
+            if (kd.avx2 && nr == NR) {
+                pack_rows16_avx2(d, src, ldb, kc);
+                continue;
+            }
 #endif
-        pack_rows(d, NR, nr, src, ldb, kc);
+            pack_rows(d, NR, nr, src, ldb, kc);
+        }
+        return;
+    }
+    /* B's rows in order: each k's slivers from one run of memory, the last
+     * one zero-padded */
+    int full = nc / NR * NR, nr = nc - full;
+    for (int k = 0; k < kc; k++) {
+        const float *row = B + (size_t)(p0 + k) * ldb + j0;
+        for (int c = 0; c < full; c += NR)
+            memcpy(dst + (size_t)c * kc + (size_t)k * NR, row + c, NR * sizeof *row);
+        if (nr) {
+            float *d = dst + (size_t)full * kc + (size_t)k * NR;
+            memcpy(d, row + full, (size_t)nr * sizeof *row);
+            memset(d + nr, 0, (size_t)(NR - nr) * sizeof *d);
+        }
     }
 }
 
@@ -730,9 +751,6 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
         int tasks = mb * ((nc + nt - 1) / nt), T = imin(threads, tasks);
         for (int pc = 0; pc < K; pc += KC) {
             int kc = imin(KC, K - pc), load = acc || pc > 0, last = pc + kc == K;
-            /* Tasks are handed out as threads come free, so a thread the
-             * machine delays does not hold the others up; every element's
-             * sum is the same whoever computes it. */
             /* B is packed PG slivers at a time (whole rows' runs of memory) */
             int ns = (nc + NR * PG - 1) / (NR * PG);
 #pragma omp parallel num_threads(T) if (T > 1)
@@ -742,6 +760,9 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
                     pack_b(pb + (size_t)sl * PG * NR * kc, B, ldb, tb, pc, kc, jc + sl * PG * NR,
                            imin(PG * NR, nc - sl * PG * NR));
                 ws_ready();
+                /* Tasks are handed out as threads come free, so a thread
+                 * the machine delays does not hold the others up; every
+                 * element's sum is the same whoever computes it. */
 #pragma omp for schedule(dynamic)
                 for (int t = 0; t < tasks; t++) {
                     int ic = t % mb * MC, j0 = t / mb * nt;
