@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "common/progress.h"
@@ -96,6 +97,29 @@ void *xmalloc(size_t n) {
 void *xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) oom(n * size);
+    return p;
+}
+
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void *xmalloc_huge(size_t n) {
+    if (n < HUGE_PAGE) return xmalloc(n);
+    size_t r = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void *p;
+    if (posix_memalign(&p, HUGE_PAGE, r)) oom(n);
+#ifdef MADV_HUGEPAGE
+    /* advice only: where the kernel has no transparent huge pages, or
+     * gives them to every mapping anyway, nothing changes */
+    madvise(p, r, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+void *xcalloc_huge(size_t n, size_t size) {
+    if (size && n > SIZE_MAX / size) oom(SIZE_MAX);
+    size_t t = n * size;
+    void *p = xmalloc_huge(t);
+    memset(p, 0, t);
     return p;
 }
 

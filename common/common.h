@@ -65,6 +65,14 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/* Checked allocation for large arrays that live long and are read in
+ * strides (a model's weights, activations, packing buffers): from 2 MiB
+ * up, aligned to 2 MiB and advised for the kernel's transparent huge
+ * pages, so products over them miss the TLB less; below, as xmalloc.
+ * Release with free(). xcalloc_huge zeroes the whole array at once. */
+void *xmalloc_huge(size_t n);
+void *xcalloc_huge(size_t n, size_t size);
+
 /* Library error report: a message plus where in the input it happened. */
 typedef struct Err {
     char msg[512];

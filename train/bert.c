@@ -309,8 +309,8 @@ int bert_create(Bert *m, const BertConfig *c, Err *err) {
     o->tail[DECW] =
         c->untied ? add_tensor(m, &off, "cls.predictions.decoder.weight", V, H, 1) : o->head[WTE];
     m->nparams = off;
-    m->params = xcalloc(off, sizeof *m->params);
-    m->grads = xcalloc(off, sizeof *m->grads);
+    m->params = xcalloc_huge(off, sizeof *m->params);
+    m->grads = xcalloc_huge(off, sizeof *m->grads);
     return 0;
 }
 
@@ -481,7 +481,7 @@ static void act_free(BertAct *a) {
     a->B = a->S = a->M = 0;
 }
 
-#define FA(n) xmalloc((size_t)(n) * sizeof(float))
+#define FA(n) xmalloc_huge((size_t)(n) * sizeof(float))
 
 static void act_reserve(Bert *m, int B, int S, int M) {
     BertAct *a = m->act;
@@ -570,24 +570,6 @@ static void linear_fwd(float *out, const float *in, const float *W, const float 
     mm(N, O, K, in, K, 0, W, K, 1, out, O, 0, b ? lin_epi : NULL, &e, nthreads());
 }
 
-/* db[o] += sum_n x[n, o], n in order (per column: the same for any threads) */
-static void colsum_add(float *db, const float *x, int N, int O) {
-    enum { W = 256 };
-    int nc = (O + W - 1) / W;
-#pragma omp parallel for schedule(static) num_threads(nthreads()) if (nc > 1)
-    for (int c = 0; c < nc; c++) {
-        int j0 = c * W, w = O - j0 < W ? O - j0 : W;
-        float s[W] = {0};
-        for (int n = 0; n < N; n++) {
-            const float *r = x + (size_t)n * O + j0;
-            for (int j = 0; j < w; j++)
-                s[j] += r[j];
-        }
-        for (int j = 0; j < w; j++)
-            db[j0 + j] += s[j];
-    }
-}
-
 /* GELU's derivative applied to a finished block of dh = dout Wo */
 static void gelu_bwd_epi(void *ctx, float *C, int ldc, int i0, int i1, int j0, int j1) {
     const float *pre = ctx;
@@ -602,8 +584,10 @@ static void linear_bwd_ex(float *din, int din_acc, MmEpilogue epi, void *ectx, f
                           const float *dout, const float *in, const float *W, int N, int K, int O) {
     int T = nthreads();
     if (din) mm(N, K, O, dout, O, 0, W, K, 0, din, K, din_acc, epi, ectx, T);
-    mm(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, NULL, NULL, T);
-    if (db) colsum_add(db, dout, N, O);
+    if (db) /* db's column sums while dW's product packs dout's columns */
+        mm_rowsum(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, db, T);
+    else
+        mm(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, NULL, NULL, T);
 }
 
 static void linear_bwd(float *din, float *dW, float *db, const float *dout, const float *in,

@@ -624,8 +624,11 @@ static void pack_rows(float *d, int w, int n, const float *src, size_t ld, int k
     }
 }
 
-/* op(A) rows [i0, i0 + mc), k [p0, p0 + kc) into MR-row slivers, k-major */
-static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, int p0, int kc) {
+/* op(A) rows [i0, i0 + mc), k [p0, p0 + kc) into MR-row slivers, k-major;
+ * with sum (transposed A only: NULL otherwise), sum[r] += op(A)[i0 + r, k]
+ * in increasing k as well */
+static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, int p0, int kc,
+                   float *sum) {
     if (ta) { /* rows of op(A) are columns of A: read each k's mc values in one run */
         int full = mc / MR * MR;
         for (int k = 0; k < kc; k++) {
@@ -636,6 +639,9 @@ static void pack_a(float *dst, const float *A, int lda, int ta, int i0, int mc, 
             if (full < mc)
                 for (int r = 0; r < MR; r++)
                     d[(size_t)full * kc + r] = full + r < mc ? src[full + r] : 0.0f;
+            if (sum) /* while the run is in L1 */
+                for (int r = 0; r < mc; r++)
+                    sum[r] += src[r];
         }
         return;
     }
@@ -684,8 +690,9 @@ static float **ws_list;
 static size_t ws_n, ws_cap;
 
 static float *ws_alloc(size_t nfloats) {
-    float *p = aligned_alloc(64, (nfloats * sizeof(float) + 63) / 64 * 64);
-    if (!p) die("out of memory (%zu bytes)", nfloats * sizeof(float));
+    size_t n = (nfloats * sizeof(float) + 63) / 64 * 64;
+    float *p = n >= ((size_t)2 << 20) ? xmalloc_huge(n) : aligned_alloc(64, n);
+    if (!p) die("out of memory (%zu bytes)", n);
     pthread_mutex_lock(&ws_lock);
     if (ws_n == ws_cap) {
         ws_cap = ws_cap ? 2 * ws_cap : 16;
@@ -701,13 +708,19 @@ static float *ws_alloc(size_t nfloats) {
  * packed pb; pa is the thread's buffer for A slivers that need packing. */
 static void mm_task(const float *A, int lda, int ta, const float *pb, float *C, int ldc, int load,
                     int last, MmEpilogue epi, void *ectx, int ic, int mc, int jc, int j0, int j1,
-                    int pc, int kc, float *pa) {
+                    int pc, int kc, float *pa, float *asum) {
     /* Row-major A: its full slivers are read in place (packing them would
      * cost a pass over A per product, as much as the multiply when N is
      * small), a partial one is packed and zero-padded. Transposed A is
      * packed whole: in place, each k of a sliver would be a new page. */
     int full = ta ? 0 : mc / MR * MR;
-    if (full < mc) pack_a(pa, A, lda, ta, ic + full, mc - full, pc, kc);
+    /* op(A)'s row sums: by the first column chunk's task of each row block */
+    float *sum = asum && jc == 0 && j0 == 0 ? asum + ic : NULL;
+    if (full < mc) pack_a(pa, A, lda, ta, ic + full, mc - full, pc, kc, ta ? sum : NULL);
+    if (sum && !ta)
+        for (int r = 0; r < mc; r++)
+            for (int k = 0; k < kc; k++)
+                sum[r] += A[(size_t)(ic + r) * lda + pc + k];
     const float *Ab = A + (size_t)ic * lda + pc;
     float *Cb = C + (size_t)ic * ldc + jc;
     Kernel kern = kd.kern;
@@ -726,8 +739,11 @@ static void ws_ready(void) {
     if (!tl_pa) tl_pa = ws_alloc((size_t)MC * KC), tl_pb = ws_alloc((size_t)KC * NC);
 }
 
-void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
-        float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads) {
+/* mm, and with asum op(A)'s row sums: from 0 in increasing k into a
+ * scratch row, added to asum once all of K is in */
+static void mm_run(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+                   int tb, float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads,
+                   float *asum) {
     if (M <= 0 || N <= 0) return;
     k_ready();
     if (K <= 0) {
@@ -735,8 +751,12 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
             for (int i = 0; i < M; i++)
                 memset(C + (size_t)i * ldc, 0, (size_t)N * sizeof *C);
         if (epi) epi(ectx, C, ldc, 0, M, 0, N);
+        if (asum)
+            for (int i = 0; i < M; i++)
+                asum[i] += 0.0f;
         return;
     }
+    float *rs = asum ? xcalloc((size_t)M, sizeof *rs) : NULL;
     /* small products are not worth waking threads for */
     if ((double)M * N * K < 65536.0 || omp_in_parallel()) threads = 1;
     ws_ready();
@@ -767,11 +787,26 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
                 for (int t = 0; t < tasks; t++) {
                     int ic = t % mb * MC, j0 = t / mb * nt;
                     mm_task(A, lda, ta, pb, C, ldc, load, last, epi, ectx, ic, imin(MC, M - ic), jc,
-                            j0, imin(nc, j0 + nt), pc, kc, tl_pa);
+                            j0, imin(nc, j0 + nt), pc, kc, tl_pa, rs);
                 }
             }
         }
     }
+    if (rs) {
+        for (int i = 0; i < M; i++)
+            asum[i] += rs[i];
+        free(rs);
+    }
+}
+
+void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
+        float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads) {
+    mm_run(M, N, K, A, lda, ta, B, ldb, tb, C, ldc, acc, epi, ectx, threads, NULL);
+}
+
+void mm_rowsum(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+               int tb, float *C, int ldc, int acc, float *asum, int threads) {
+    mm_run(M, N, K, A, lda, ta, B, ldb, tb, C, ldc, acc, NULL, NULL, threads, asum);
 }
 
 /* ---- element-wise ---- */

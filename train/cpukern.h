@@ -41,6 +41,14 @@ typedef void (*MmEpilogue)(void *ctx, float *C, int ldc, int i0, int i1, int j0,
 void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb, int tb,
         float *C, int ldc, int acc, MmEpilogue epi, void *ectx, int threads);
 
+/* mm (without an epilogue) that also adds op(A)'s row sums to asum:
+ * asum[i] += s, s the sum of op(A)[i, k] from 0 in increasing k, in
+ * float. The bias gradient of a linear layer rides on its weight
+ * gradient's product this way (op(A) = dout^T), summed while A's columns
+ * are packed instead of in a pass of its own. */
+void mm_rowsum(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
+               int tb, float *C, int ldc, int acc, float *asum, int threads);
+
 /* y[i] = exp(x[i]) for i < n (y may be x). */
 void vexp(float *y, const float *x, size_t n);
 

@@ -21,8 +21,8 @@ void optim_init(Optim *o, const OptimConfig *c, const Bert *m) {
     memset(o, 0, sizeof *o);
     o->c = *c;
     o->n = m->nparams;
-    o->m = xcalloc(o->n ? o->n : 1, sizeof *o->m);
-    o->v = xcalloc(o->n ? o->n : 1, sizeof *o->v);
+    o->m = xcalloc_huge(o->n ? o->n : 1, sizeof *o->m);
+    o->v = xcalloc_huge(o->n ? o->n : 1, sizeof *o->v);
 }
 
 void optim_free(Optim *o) {

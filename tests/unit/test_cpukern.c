@@ -7,14 +7,14 @@
  * (rows not a multiple of 6, columns not a multiple of 16), inner
  * dimensions over one slice, more columns than one packed panel,
  * accumulation into C, 1 to 3 threads, and the epilogue called once on
- * every element. Also the sums of squares and LAMB's first stage against
- * scalar code in their documented order, bit for bit, at lengths around
- * the eight lanes, and dropout against dropout.h's scalar test of each
- * element (in place, and the mask alone), and LayerNorm's rows forward
- * and backward against scalar code in the same order (and against a
- * finite difference). The program runs itself again with the portable
- * kernels (WIKIBERT_KERNELS=generic), so both sets are held to the same
- * bits.
+ * every element; mm_rowsum's row sums of op(A) in their documented
+ * order. Also the sums of squares and LAMB's first stage against scalar
+ * code in their documented order, bit for bit, at lengths around the
+ * eight lanes, and dropout against dropout.h's scalar test of each element
+ * (in place, and the mask alone), and LayerNorm's rows forward and
+ * backward against scalar code in the same order (and against a finite
+ * difference). The program runs itself again with the portable kernels
+ * (WIKIBERT_KERNELS=generic), so both sets are held to the same bits.
  */
 #include <math.h>
 #include <stdint.h>
@@ -120,6 +120,36 @@ static void check(int M, int N, int K, int ta, int tb, int acc, int pad) {
                  M, N, K, ta, tb, threads);
         test_cond(what, untouched);
     }
+    /* mm_rowsum: the same C, and op(A)'s row sums (from 0 in increasing k,
+     * then added) once, with more row blocks, slices or panels than one */
+    float *s0 = malloc((size_t)M * sizeof *s0), *swant = malloc((size_t)M * sizeof *swant);
+    float *sgot = malloc((size_t)M * sizeof *sgot);
+    for (int i = 0; i < M; i++) {
+        float t = 0;
+        for (int k = 0; k < K; k++)
+            t += ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
+        s0[i] = frand();
+        swant[i] = s0[i] + t;
+    }
+    for (int threads = 1; threads <= 3; threads++) {
+        memcpy(got, C0, nc * sizeof *got);
+        memcpy(sgot, s0, (size_t)M * sizeof *sgot);
+        mm_rowsum(M, N, K, A, lda, ta, B, ldb, tb, got, ldc, acc, sgot, threads);
+        int same = 1;
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++)
+                same &=
+                    memcmp(&got[(size_t)i * ldc + j], &want[(size_t)i * ldc + j], sizeof *got) == 0;
+        snprintf(what, sizeof what,
+                 "mm_rowsum %dx%dx%d ta %d tb %d, %d threads: the product's bits", M, N, K, ta, tb,
+                 threads);
+        test_cond(what, same);
+        snprintf(what, sizeof what,
+                 "mm_rowsum %dx%dx%d ta %d tb %d, %d threads: op(A)'s row sums, bit for bit", M, N,
+                 K, ta, tb, threads);
+        test_cond(what, memcmp(sgot, swant, (size_t)M * sizeof *sgot) == 0);
+    }
+    free(s0), free(swant), free(sgot);
     free(A), free(B), free(C0), free(want), free(got), free(count);
 }
 
@@ -288,6 +318,10 @@ int main(int argc, char **argv) {
     test_cond("K 0 with acc keeps C", c[0] == 1 && c[5] == 6);
     mm(2, 3, 0, NULL, 0, 0, NULL, 0, 0, c, 3, 0, NULL, NULL, 1);
     test_cond("K 0 without acc zeroes C", c[0] == 0 && c[5] == 0);
+    float rs[2] = {1.5f, -2};
+    c[0] = 7;
+    mm_rowsum(2, 3, 0, NULL, 0, 1, NULL, 0, 0, c, 3, 1, rs, 1);
+    test_cond("mm_rowsum with K 0 keeps the sums and C", rs[0] == 1.5f && rs[1] == -2 && c[0] == 7);
 
     static const size_t lens[] = {0, 1, 7, 8, 9, 15, 16, 17, 64, 1001, 65536};
     for (size_t i = 0; i < sizeof lens / sizeof *lens; i++)
