@@ -23,7 +23,10 @@
  * issues 12 FMAs per k; it is compiled for AVX2 + FMA with a target pragma
  * and chosen at run time (__builtin_cpu_supports), the portable one is
  * plain C. B is packed a row's run of slivers at a time, or, transposed,
- * in eight-by-eight blocks turned in registers. Dropout masks, LAMB's
+ * in eight-by-eight blocks turned in registers; transposed A eight k at a
+ * time, summing its rows on the way when asked (mm_rowsum: a linear
+ * layer's bias gradient with its weight gradient). The packing buffers
+ * sit on huge pages (xmalloc_huge). Dropout masks, LAMB's
  * first stage, the norms' sums of squares and LayerNorm's rows run eight
  * lanes at a time, each operation rounded as the portable code rounds it
  * (no FMA) and the sums in fixed lanes, so they give the same bits with
