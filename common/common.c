@@ -103,9 +103,12 @@ void *xcalloc(size_t n, size_t size) {
 #define HUGE_PAGE ((size_t)2 << 20)
 
 void *xmalloc_huge(size_t n) {
-    if (n < HUGE_PAGE) return xmalloc(n);
-    size_t r = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     void *p;
+    if (n < HUGE_PAGE) {
+        if (posix_memalign(&p, 64, n ? n : 1)) oom(n);
+        return p;
+    }
+    size_t r = (n + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
     if (posix_memalign(&p, HUGE_PAGE, r)) oom(n);
 #ifdef MADV_HUGEPAGE
     /* advice only: where the kernel has no transparent huge pages, or

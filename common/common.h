@@ -68,8 +68,9 @@ char *xstrdup(const char *s);
 /* Checked allocation for large arrays that live long and are read in
  * strides (a model's weights, activations, packing buffers): from 2 MiB
  * up, aligned to 2 MiB and advised for the kernel's transparent huge
- * pages, so products over them miss the TLB less; below, as xmalloc.
- * Release with free(). xcalloc_huge zeroes the whole array at once. */
+ * pages, so products over them miss the TLB less; below, aligned to 64
+ * bytes (a cache line, an AVX load). Release with free(). xcalloc_huge
+ * zeroes the whole array at once. */
 void *xmalloc_huge(size_t n);
 void *xcalloc_huge(size_t n, size_t size);
 

@@ -587,10 +587,8 @@ static void linear_bwd_ex(float *din, int din_acc, MmEpilogue epi, void *ectx, f
                           const float *dout, const float *in, const float *W, int N, int K, int O) {
     int T = nthreads();
     if (din) mm(N, K, O, dout, O, 0, W, K, 0, din, K, din_acc, epi, ectx, T);
-    if (db) /* db's column sums while dW's product packs dout's columns */
-        mm_rowsum(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, db, T);
-    else
-        mm(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, NULL, NULL, T);
+    /* db's column sums while dW's product packs dout's columns */
+    mm_rowsum(O, K, N, dout, O, 1, in, K, 0, dW, K, 1, db, T);
 }
 
 static void linear_bwd(float *din, float *dW, float *db, const float *dout, const float *in,

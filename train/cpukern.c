@@ -704,9 +704,7 @@ static float **ws_list;
 static size_t ws_n, ws_cap;
 
 static float *ws_alloc(size_t nfloats) {
-    size_t n = (nfloats * sizeof(float) + 63) / 64 * 64;
-    float *p = n >= ((size_t)2 << 20) ? xmalloc_huge(n) : aligned_alloc(64, n);
-    if (!p) die("out of memory (%zu bytes)", n);
+    float *p = xmalloc_huge(nfloats * sizeof(float));
     pthread_mutex_lock(&ws_lock);
     if (ws_n == ws_cap) {
         ws_cap = ws_cap ? 2 * ws_cap : 16;
