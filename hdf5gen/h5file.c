@@ -181,6 +181,31 @@ struct H5Out {
     uint64_t bytes;
 };
 
+/* A file access list whose metadata cache stays at MDC_BYTES. The chunk
+ * index (version-1 B-trees) is the metadata that grows with a file; the
+ * cache counts a node at its size on disk (about 2.6 KB), but in memory a
+ * node's keys take about 18 KB, so HDF5's default cache (2 MB, growing to
+ * 32 MB) kept 3-4 MB of nodes for a 125 MB file, more for larger ones.
+ * Chunks are written in index order, so only each B-tree's rightmost path
+ * is in use and a small cache costs no reads. The cache decides when
+ * metadata is written, so it is fixed here: the same bytes every run. */
+#define MDC_BYTES (32u << 10)
+static hid_t small_mdc_fapl(void) {
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5AC_cache_config_t c;
+    memset(&c, 0, sizeof c);
+    c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (H5Pget_mdc_config(fapl, &c) >= 0) {
+        c.set_initial_size = 1;
+        c.initial_size = c.min_size = c.max_size = MDC_BYTES;
+        c.incr_mode = H5C_incr__off;
+        c.flash_incr_mode = H5C_flash_incr__off;
+        c.decr_mode = H5C_decr__off;
+        H5Pset_mdc_config(fapl, &c);
+    }
+    return fapl;
+}
+
 int h5out_create(H5Out **out, const char *path, int force, Err *err) {
     H5Out *o = xcalloc(1, sizeof *o);
     if (writer_open_name(&o->w, path, force, err)) {
@@ -189,7 +214,9 @@ int h5out_create(H5Out **out, const char *path, int force, Err *err) {
     }
     LOCK();
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    o->file = H5Fcreate(o->w.tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+    hid_t fapl = small_mdc_fapl();
+    o->file = H5Fcreate(o->w.tmp, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fapl);
     H5Pclose(fcpl);
     if (o->file < 0) {
         ErrWalk ew;

@@ -399,6 +399,25 @@ static void docs_close_doc(InstDocs *d) {
     d->doc[++d->ndoc] = d->nsent;
 }
 
+/* Note a sentence of n tokens, the last d->ntok took (see InstDocs). */
+static void docs_add_sent(InstDocs *d, size_t n) {
+    if (d->nsent == d->sentcap) {
+        d->sentcap *= 2;
+        d->slen = xrealloc(d->slen, d->sentcap);
+        d->smark = xrealloc(d->smark, (d->sentcap / 16 + 1) * sizeof *d->smark);
+    }
+    if (n >= 255) {
+        if (d->nlng == d->lngcap) {
+            d->lngcap = d->lngcap ? 2 * d->lngcap : 64;
+            d->lng = xrealloc(d->lng, d->lngcap * sizeof *d->lng);
+        }
+        d->lng[d->nlng][0] = (uint32_t)d->nsent;
+        d->lng[d->nlng++][1] = (uint32_t)n;
+    }
+    d->slen[d->nsent++] = (uint8_t)(n < 255 ? n : 255);
+    if (d->nsent % 16 == 0) d->smark[d->nsent / 16] = (uint32_t)d->ntok;
+}
+
 static int flush(void *ctx, Batch *b) {
     ReadCtx *c = ctx;
     InstDocs *d = c->d;
@@ -457,11 +476,7 @@ static int flush(void *ctx, Batch *b) {
         }
         p += (size_t)n * sizeof(int32_t);
         d->ntok += (size_t)n;
-        if (d->nsent + 2 > d->sentcap) {
-            d->sentcap = d->sentcap ? 2 * d->sentcap : 4096;
-            d->sent = xrealloc(d->sent, d->sentcap * sizeof *d->sent);
-        }
-        d->sent[++d->nsent] = (uint32_t)d->ntok;
+        docs_add_sent(d, (size_t)n);
     }
     return 0;
 }
@@ -469,8 +484,9 @@ static int flush(void *ctx, Batch *b) {
 int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const InstOpts *o,
                    Err *err) {
     memset(d, 0, sizeof *d);
-    d->sentcap = 4096;
-    d->sent = xcalloc(d->sentcap, sizeof *d->sent);
+    d->sentcap = 4096; /* a multiple of 16 */
+    d->slen = xmalloc(d->sentcap);
+    d->smark = xcalloc(d->sentcap / 16 + 1, sizeof *d->smark);
     d->doccap = 1024;
     d->doc = xcalloc(d->doccap, sizeof *d->doc);
     /* 16-bit ids where every id fits */
@@ -527,7 +543,9 @@ void inst_docs_free(InstDocs *d) {
     spill_close(&d->tokf);
     free(d->tok16);
     free(d->tok32);
-    free(d->sent);
+    free(d->slen);
+    free(d->smark);
+    free(d->lng);
     free(d->doc);
     memset(d, 0, sizeof *d);
 }
@@ -624,7 +642,7 @@ typedef struct Builder {
     ReqBuckets rq;    /* spilled: the random next segments to read, under lock */
 } Builder;
 
-static size_t sent_len(const InstDocs *d, size_t k) { return d->sent[k + 1] - d->sent[k]; }
+static size_t sent_len(const InstDocs *d, size_t k) { return inst_docs_sent_len(d, k); }
 
 static void masker_init(Masker *m, size_t L) {
     memset(m, 0, sizeof *m);
@@ -719,7 +737,7 @@ static size_t rec_size(const uint8_t *h, size_t avail, size_t tb) {
 }
 
 #define RQ_BUF (16u << 10)           /* a bucket's buffer of requests */
-#define RQ_WIDTH (UINT64_C(1) << 22) /* tokens a bucket covers, at least */
+#define RQ_WIDTH (UINT64_C(1) << 20) /* tokens a bucket covers, at least */
 #define RQ_MAXK 4096                 /* buckets, at most */
 
 /* Buckets for the requests of a token file of ntok tokens, in a
@@ -1205,8 +1223,8 @@ static void from_document(Builder *B, size_t k) {
         if (!(i == ns - 1 || chunk_len >= target)) continue;
 
         if (B->o->no_nsp) {
-            size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + nchunk], blo = 0,
-                   bhi = 0;
+            size_t alo = inst_docs_sent(D, first + chunk0),
+                   ahi = inst_docs_sent(D, first + chunk0 + nchunk), blo = 0, bhi = 0;
             truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
             emit(B, alo, ahi - alo, 0, 0, 0, 0);
             nchunk = chunk_len = 0;
@@ -1214,7 +1232,8 @@ static void from_document(Builder *B, size_t k) {
         }
         size_t a_end = 1;
         if (nchunk >= 2) a_end = (size_t)pyrandom_randint(&B->rng, 1, (int64_t)nchunk - 1);
-        size_t alo = D->sent[first + chunk0], ahi = D->sent[first + chunk0 + a_end];
+        size_t alo = inst_docs_sent(D, first + chunk0),
+               ahi = inst_docs_sent(D, first + chunk0 + a_end);
         size_t blo, bhi;
         int next;
         if (nchunk == 1 || pyrandom_random(&B->rng) < 0.5) {
@@ -1231,15 +1250,16 @@ static void from_document(Builder *B, size_t k) {
             }
             size_t rdoc = B->perm[r], rfirst = D->doc[rdoc], rns = D->doc[rdoc + 1] - rfirst;
             size_t j = (size_t)pyrandom_below(&B->rng, rns);
-            blo = D->sent[rfirst + j];
-            for (; j < rns; j++)
-                if ((long)(D->sent[rfirst + j + 1] - blo) >= target_b) break;
-            bhi = D->sent[rfirst + (j < rns ? j + 1 : rns)];
+            blo = bhi = inst_docs_sent(D, rfirst + j);
+            for (; j < rns; j++) { /* whole sentences until target_b, or the document's end */
+                bhi += sent_len(D, rfirst + j);
+                if ((long)(bhi - blo) >= target_b) break;
+            }
             i -= nchunk - a_end; /* put the unused sentences back */
         } else {
             next = 0;
             blo = ahi;
-            bhi = D->sent[first + chunk0 + nchunk];
+            bhi = inst_docs_sent(D, first + chunk0 + nchunk);
         }
         truncate_pair(B, &alo, &ahi, &blo, &bhi, max_num);
         emit(B, alo, ahi - alo, blo, bhi - blo, 1, next);

@@ -94,16 +94,23 @@ void inst_opts_default(InstOpts *o);
 int inst_opts_check(const InstOpts *o, Err *err);
 
 /* The documents of a shard, tokenized. Sentence k is tokens
- * sent[k] .. sent[k + 1], document d is sentences doc[d] .. doc[d + 1]
- * (in input order; build shuffles an index, not this). Token i is
- * inst_docs_id(d, i): tok16[i] when the vocabulary's ids fit 16 bits, else
- * tok32[i]. A shard holds fewer than 2^32 tokens. */
+ * inst_docs_sent(d, k) .. inst_docs_sent(d, k + 1), document d is
+ * sentences doc[d] .. doc[d + 1] (in input order; build shuffles an index,
+ * not this). Token i is inst_docs_id(d, i): tok16[i] when the vocabulary's
+ * ids fit 16 bits, else tok32[i]. A shard holds fewer than 2^32 tokens.
+ * The sentences take 1.25 bytes each, not an offset's 4 (they are the
+ * one array of a spilled shard that grows with it): a length byte, 255
+ * for 255 tokens or more (the length is then in lng), and every 16th
+ * sentence's first token. */
 typedef struct InstDocs {
     uint16_t *tok16; /* one of the two is used; the other is NULL */
     int32_t *tok32;
     size_t ntok, tokcap;
-    uint32_t *sent; /* nsent + 1 offsets */
+    uint8_t *slen;   /* nsent lengths, 255: in lng */
+    uint32_t *smark; /* sentence 16 m starts at token smark[m], m <= nsent / 16 */
     size_t nsent, sentcap;
+    uint32_t (*lng)[2]; /* {sentence, length} of each sentence of 255 tokens or more, in order */
+    size_t nlng, lngcap;
     size_t *doc; /* ndoc + 1 sentence indices */
     size_t ndoc, doccap;
     uint64_t lines;    /* text lines read (universal newlines) */
@@ -113,6 +120,28 @@ typedef struct InstDocs {
     int tokbytes;      /* 2 (tok16) or 4 (tok32) */
     Spill tokf;        /* spilled: the tokens, tokbytes each (tok16 and tok32 NULL) */
 } InstDocs;
+
+/* The length of sentence k < d->nsent. */
+static inline size_t inst_docs_sent_len(const InstDocs *d, size_t k) {
+    if (d->slen[k] < 255) return d->slen[k];
+    size_t lo = 0, hi = d->nlng; /* the long sentences, by index */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->lng[mid][0] <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return d->lng[lo][1];
+}
+
+/* The first token of sentence k <= d->nsent (d->ntok for k = nsent). */
+static inline size_t inst_docs_sent(const InstDocs *d, size_t k) {
+    size_t t = d->smark[k >> 4];
+    for (size_t j = k & ~(size_t)15; j < k; j++)
+        t += inst_docs_sent_len(d, j);
+    return t;
+}
 
 /* Token i of d (not spilled). */
 static inline int32_t inst_docs_id(const InstDocs *d, size_t i) {

@@ -19,6 +19,7 @@
 
 #include "tests/test.h"
 #include "hdf5gen/instances.h"
+#include "common/buf.h"
 #include "common/mlm.h"
 #include "common/rng.h"
 #include "tokenize/wordpiece.h"
@@ -224,6 +225,38 @@ static int read_docs(const char *vocab, const char *text, size_t len, int strict
 
 static size_t doc_sents(const InstDocs *d, size_t k) { return d->doc[k + 1] - d->doc[k]; }
 
+/* The sentence index (1.25 bytes a sentence, lengths of 255 tokens and
+ * more kept apart) against the lengths written: every sentence's length
+ * and first token, across the every-16th marks, and at the end. */
+static void test_sentence_index(void) {
+    static const int lens[] = {1,  254, 255, 256, 3,   600, 7,  254, 255, 1,  2,  3,  4,
+                               5,  6,   7,   8,   900, 9,   10, 11,  12,  13, 14, 15, 16,
+                               17, 18,  19,  20,  21,  22,  23, 24,  25,  26, 27, 28, 29,
+                               30, 31,  32,  33,  300, 1,   1,  1,   1,   1,  1};
+    size_t ns = sizeof lens / sizeof *lens, total = 0;
+    Buf text = {0};
+    for (size_t i = 0; i < ns; i++) {
+        for (int k = 0; k < lens[i]; k++)
+            buf_append(&text, k ? " cat" : "cat", k ? 4 : 3);
+        buf_append(&text, i % 7 == 6 ? "\n\n" : "\n", i % 7 == 6 ? 2 : 1);
+    }
+    InstDocs d;
+    Err err;
+    test_cond("index: read", read_docs(spec_vocab, text.data, text.len, 0, &d, &err) == 0);
+    test_cond("index: every sentence", d.nsent == ns && d.ndoc == (ns + 6) / 7);
+    int ok = d.nsent == ns;
+    for (size_t i = 0; ok && i < ns; i++) {
+        ok = inst_docs_sent(&d, i) == total && inst_docs_sent_len(&d, i) == (size_t)lens[i];
+        total += (size_t)lens[i];
+    }
+    test_cond("index: each sentence's first token and length", ok);
+    test_cond("index: the end is the token count",
+              ok && inst_docs_sent(&d, ns) == total && d.ntok == total);
+    test_cond("index: 6 sentences of 255 tokens or more kept apart", d.nlng == 6);
+    inst_docs_free(&d);
+    buf_free(&text);
+}
+
 static void test_reading(void) {
     InstDocs d;
     Err err;
@@ -237,10 +270,11 @@ static void test_reading(void) {
     if (d.ndoc == 3) {
         test_cond("t1: sentences per document 2 1 3",
                   doc_sents(&d, 0) == 2 && doc_sents(&d, 1) == 1 && doc_sents(&d, 2) == 3);
-        test_cond("t1: 'the cat' = 6 7",
-                  d.sent[1] == 2 && inst_docs_id(&d, 0) == 6 && inst_docs_id(&d, 1) == 7);
+        test_cond("t1: 'the cat' = 6 7", inst_docs_sent(&d, 1) == 2 && inst_docs_id(&d, 0) == 6 &&
+                                             inst_docs_id(&d, 1) == 7);
         test_cond("t1: last sentence '$$$' = 3 x [UNK]",
-                  inst_docs_id(&d, d.ntok - 1) == 2 && d.sent[d.nsent] - d.sent[d.nsent - 1] == 3);
+                  inst_docs_id(&d, d.ntok - 1) == 2 && inst_docs_sent_len(&d, d.nsent - 1) == 3 &&
+                      inst_docs_sent(&d, d.nsent) - inst_docs_sent(&d, d.nsent - 1) == 3);
     }
     test_cond("t1: line count (\\r\\n, \\r, \\n)", d.lines == 17);
     inst_docs_free(&d);
@@ -531,7 +565,9 @@ static void test_invariants(void) {
               d3.ntok == d.ntok && d3.nsent == d.nsent && d3.ndoc == d.ndoc &&
                   (d.tok16 ? !memcmp(d3.tok16, d.tok16, d.ntok * 2)
                            : !memcmp(d3.tok32, d.tok32, d.ntok * 4)) &&
-                  !memcmp(d3.sent, d.sent, (d.nsent + 1) * sizeof *d.sent) &&
+                  !memcmp(d3.slen, d.slen, d.nsent) &&
+                  !memcmp(d3.smark, d.smark, (d.nsent / 16 + 1) * sizeof *d.smark) &&
+                  d3.nlng == d.nlng && !memcmp(d3.lng, d.lng, d.nlng * sizeof *d.lng) &&
                   !memcmp(d3.doc, d.doc, (d.ndoc + 1) * sizeof *d.doc));
     inst_docs_free(&d3);
     o.threads = 1;
@@ -815,6 +851,7 @@ int main(void) {
     }
     test_vectors();
     test_reading();
+    test_sentence_index();
     test_word_cache();
     test_invariants();
     test_spilled();
