@@ -19,8 +19,11 @@
 #   en  make en: en-text, en-sentences, en-shards, en-hdf5-phase1,
 #       en-hdf5-phase2
 # each timed by /usr/bin/time around `make -s STAGE` (wall, CPU = user +
-# system of make and every program it ran, peak RSS of the largest single
-# process), and the bytes the stage left on disk (du of its output). A
+# system of make and every program it ran, and each of the two; peak RSS
+# of the largest single process), and the bytes the stage left on disk
+# (du of its output); after the sentences, a control row sentences-nul:
+# sent_split on the same text with its output to /dev/null (see control
+# below; the text stays for it, PRUNE is not set). A
 # workflow's directory is removed once measured (the dumps stay in $W for
 # the next run unless SCALE_CLEAN_DUMPS=1).
 # The original chain (bench/e2e.sh: HILBERT's scripts against make hu
@@ -30,7 +33,8 @@
 # and its figures are extrapolated from its own fit (scale_tools.py fit).
 #
 # Written to SCALE_OUT (default bench/results): scale.tsv (copies xml_mb
-# workflow stage wall_s cpu_s rss_mb out_mb load), scale.svg (log-log: CPU
+# workflow stage wall_s cpu_s rss_mb out_mb load user_s sys_s; rows of
+# earlier runs may lack the last two), scale.svg (log-log: CPU
 # seconds and peak RSS against MB of XML, a line per stage) and scale-fit.md
 # (each stage's fitted exponent from x64 up, its RSS growth, its bytes per
 # MB of XML, its figures extrapolated to enwiki). Programs: $BIN (make
@@ -55,7 +59,9 @@ export BENCH_VARY=$SCALE_VARY JOBS
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/^Mem/ {print $2}') GB; load $(cut -d' ' -f1-3 /proc/loadavg); JOBS=$JOBS"
 echo "disk: $(df -h "$W" | awk 'NR == 2 {print $4 " free on " $6}')"
-[ -s "$TSV" ] || echo "copies xml_mb workflow stage wall_s cpu_s rss_mb out_mb load" >"$TSV"
+HEAD="copies xml_mb workflow stage wall_s cpu_s rss_mb out_mb load user_s sys_s"
+[ -s "$TSV" ] || echo "$HEAD" >"$TSV"
+sed -i "1s/.*/$HEAD/" "$TSV"
 
 # du in MB of what a stage left: files, directories or glob patterns
 # (expanded here, after the stage made them)
@@ -82,8 +88,28 @@ stage() {
   fi
   e=$(date +%s.%N)
   read -r u y m < <(tail -n1 "$log.time")
-  printf '%s %s %s %s %.2f %.2f %.1f %s %s\n' "$n" "$xml" "$wf" "$name" "$(echo "$e - $s" | bc)" \
-    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$(mb "$@")" "$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$TSV"
+  printf '%s %s %s %s %.2f %.2f %.1f %s %s %.2f %.2f\n' "$n" "$xml" "$wf" "$name" "$(echo "$e - $s" | bc)" \
+    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$(mb "$@")" "$(cut -d' ' -f1 /proc/loadavg)" \
+    "$u" "$y" | tee -a "$TSV"
+}
+
+# control N XMLMB WORKFLOW NAME INPUT: the sentences stage's program on the
+# same input with its output to /dev/null, timed as a stage (a row NAME
+# with no output): the stage's own work without the page cache's cost of
+# writing the file (on this bench's VMs that cost grows faster than the
+# bytes once the page cache outgrows the memory it used before)
+control() {
+  local n=$1 xml=$2 wf=$3 name=$4 in=$5 log=$W/scale-x$1-$3.log s e u y m
+  s=$(date +%s.%N)
+  if ! /usr/bin/time -f '%U %S %M' -o "$log.time" "$BIN/sent_split" -q -j "$JOBS" -l en "$in" >/dev/null 2>>"$log"; then
+    echo "bench: x$n $wf $name: sent_split failed; the end of $log:" >&2
+    tail -n5 "$log" >&2
+    return 1
+  fi
+  e=$(date +%s.%N)
+  read -r u y m < <(tail -n1 "$log.time")
+  printf '%s %s %s %s %.2f %.2f %.1f - %s %.2f %.2f\n' "$n" "$xml" "$wf" "$name" "$(echo "$e - $s" | bc)" \
+    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$(cut -d' ' -f1 /proc/loadavg)" "$u" "$y" | tee -a "$TSV"
 }
 
 rc=0
@@ -100,6 +126,7 @@ for n in $SCALE_COPIES; do
   h=$HU_DIR
   { stage "$n" "$xml" hu text hu-text "$h/text" &&
     stage "$n" "$xml" hu sentences hu-sentences "$h/sentences" &&
+    control "$n" "$xml" hu sentences-nul "$h/text/wikicorpus_en.txt" &&
     stage "$n" "$xml" hu filter hu-filtered "$h/filtered" &&
     stage "$n" "$xml" hu vocab hu-vocab "$h/vocab" &&
     stage "$n" "$xml" hu shards hu-shards "$h/formatted_text" &&
@@ -111,6 +138,7 @@ for n in $SCALE_COPIES; do
   e=$EN_DIR
   { stage "$n" "$xml" en text en-text "$e/formatted_one_article_per_line" &&
     stage "$n" "$xml" en sentences en-sentences "$e/sentences" &&
+    control "$n" "$xml" en sentences-nul "$(echo "$e"/formatted_one_article_per_line/*_one_article_per_line.txt)" &&
     stage "$n" "$xml" en shards en-shards "$e/sharded_*" &&
     stage "$n" "$xml" en hdf5-128 en-hdf5-phase1 "$e/hdf5_*_seq_len_128_*" &&
     stage "$n" "$xml" en hdf5-512 en-hdf5-phase2 "$e/hdf5_*_seq_len_512_*"; } || rc=1

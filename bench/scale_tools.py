@@ -3,16 +3,19 @@
 
     python scale_tools.py fit TSV [FROM]
         Markdown tables from scale.sh's rows (copies xml_mb workflow stage
-        wall_s cpu_s rss_mb out_mb load): per workflow and stage, the
-        fitted exponent k of time ~ size^k (least squares on the logs, over
-        the sizes of FROM copies and up, default 64; CPU and wall), the
+        wall_s cpu_s rss_mb out_mb load [user_s sys_s]): per workflow and
+        stage, the fitted exponent k of time ~ size^k (least squares on the
+        logs, over the sizes of FROM copies and up, default 64; CPU, wall,
+        and user and system apart where every row has them), the
         peak RSS at the smallest and largest of those sizes and their ratio,
         the MB written per MB of XML at the largest size, and the figures
         extrapolated to enwiki (ENWIKI_MB of XML, default 95,000) from the
         fit: CPU seconds and, for memory, the RSS at the largest size times
         the measured growth carried on (flat stays flat). A workflow measured
         at fewer than two sizes from FROM up (the original chain) is fitted
-        over all its sizes, and says so.
+        over all its sizes, and says so. A control row (a stage named
+        *-nul: a program with its output to /dev/null) is listed apart and
+        left out of the totals, of vms and of the chart.
 
     python scale_tools.py vms TSV [WORKFLOW]
         The expected wall time of a whole enwiki (ENWIKI_MB of XML; DUMP_NAME
@@ -45,7 +48,12 @@ NAMES = {"hu": "make hu WIKI_LANG=en", "en": "make en", "original": "original ch
          "faithful": "make hu HU_FAITHFUL=1"}
 
 
-def load(tsv):
+def is_control(stage):
+    """a control row: a stage's program with its output to /dev/null"""
+    return stage.endswith("-nul")
+
+
+def load(tsv, controls=True):
     rows = OrderedDict()
     with open(tsv) as f:
         for line in f:
@@ -53,10 +61,14 @@ def load(tsv):
             if not t or t[0] == "copies" or t[4] == "-":
                 continue
             key = (t[2], t[3])
+            if not controls and is_control(t[3]):
+                continue
             rows.setdefault(key, []).append({
                 "copies": int(t[0]), "xml": float(t[1]), "wall": float(t[4]),
                 "cpu": float(t[5]), "rss": float(t[6]),
-                "out": None if t[7] == "-" else float(t[7])})
+                "out": None if t[7] == "-" else float(t[7]),
+                "user": float(t[9]) if len(t) > 10 else None,
+                "sys": float(t[10]) if len(t) > 10 else None})
     for v in rows.values():
         v.sort(key=lambda r: r["copies"])
     return rows
@@ -103,9 +115,9 @@ def fit(tsv, start):
             use = sizes
             note = " (fewer than two sizes from x%d up: fitted over x%s)" % (start, ", x".join(map(str, sizes)))
         out.append("### %s, x%d to x%d%s\n" % (NAMES.get(wf, wf), use[0], use[-1], note))
-        out.append("| stage | CPU s at x%d | exponent (CPU) | exponent (wall) | peak RSS MB x%d → x%d | RSS ratio | "
+        out.append("| stage | CPU s at x%d | exponent (CPU) | exponent (wall) | exponent (user / system) | peak RSS MB x%d → x%d | RSS ratio | "
                    "MB written per MB XML | enwiki (%.0f GB XML): CPU | enwiki: peak RSS |" % (use[-1], use[0], use[-1], ENWIKI_MB / 1000))
-        out.append("|---|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
         tot_cpu = 0.0
         tot_en = 0.0
         for s, rs in stages:
@@ -114,19 +126,27 @@ def fit(tsv, start):
                 continue
             kc, bc = slope([(r["xml"], r["cpu"]) for r in sel])
             kw, _ = slope([(r["xml"], r["wall"]) for r in sel])
+            us = "-"
+            if all(r["user"] is not None and r["user"] > 0 and r["sys"] > 0 for r in sel):
+                ku, _ = slope([(r["xml"], r["user"]) for r in sel])
+                ks, _ = slope([(r["xml"], r["sys"]) for r in sel])
+                us = "%.2f / %.2f" % (ku, ks)
             first, last = sel[0], sel[-1]
+            control = is_control(s)
             ratio = last["rss"] / first["rss"] if first["rss"] else float("nan")
             # enwiki CPU: the fit carried on; RSS: the growth per x of size carried on
             en_cpu = math.exp(bc) * ENWIKI_MB ** kc if kc == kc else float("nan")
             kr, _ = slope([(r["xml"], r["rss"]) for r in sel])
             en_rss = last["rss"] * (ENWIKI_MB / last["xml"]) ** max(kr, 0) if kr == kr else float("nan")
             per = "%.2f" % (last["out"] / last["xml"]) if last["out"] is not None else "-"
-            tot_cpu += last["cpu"]
-            tot_en += en_cpu if en_cpu == en_cpu else 0
-            out.append("| %s | %.2f | %.2f | %.2f | %.1f → %.1f | %.2f× | %s | %s | %s |" % (
-                s, last["cpu"], kc, kw, first["rss"], last["rss"], ratio, per, fmt_time(en_cpu),
+            if not control:
+                tot_cpu += last["cpu"]
+                tot_en += en_cpu if en_cpu == en_cpu else 0
+            out.append("| %s | %.2f | %.2f | %.2f | %s | %.1f → %.1f | %.2f× | %s | %s | %s |" % (
+                s + (" (control: output to /dev/null)" if control else ""), last["cpu"], kc, kw, us,
+                first["rss"], last["rss"], ratio, per, fmt_time(en_cpu),
                 "%.0f MB" % en_rss if en_rss < 10000 else "%.1f GB" % (en_rss / 1000)))
-        out.append("| **all** | %.2f | | | | | | %s | |" % (tot_cpu, fmt_time(tot_en)))
+        out.append("| **all** | %.2f | | | | | | | %s | |" % (tot_cpu, fmt_time(tot_en)))
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -157,7 +177,7 @@ def enwiki_cpu(rs, start, capped=False):
 
 
 def vms(tsv, wf, start=64):
-    rows = load(tsv)
+    rows = load(tsv, controls=False)
     stages = [(s, rs) for (w, s), rs in rows.items() if w == wf]
     if not stages:
         sys.exit("scale_tools.py: no rows of workflow %s in %s" % (wf, tsv))
@@ -213,7 +233,7 @@ DASH = {"hu": "", "en": "6,3", "original": "2,3", "faithful": "1,2"}
 
 
 def svg(tsv, title):
-    rows = load(tsv)
+    rows = load(tsv, controls=False)
     allx = [r["xml"] for rs in rows.values() for r in rs]
     if not allx:
         return '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'
