@@ -1554,28 +1554,42 @@ static void invert_order(uint32_t *a, size_t n) {
         a[i] &= ~ROW_TOP;
 }
 
-/* A run of stage bytes holding records of one bucket. */
-typedef struct Extent {
-    uint64_t off;
-    uint32_t len, bucket;
-} Extent;
+/* The stage file holds runs, each of whole records of one bucket: a
+ * RUN_HEAD header naming the bucket's run before it (offset, length; a
+ * length of 0 for none), then the records. Memory keeps only each
+ * bucket's last run and its bytes, so the runs' list costs nothing per
+ * run; gather reads a bucket's runs from the last to the first. */
+#define RUN_HEAD 16
+
+typedef struct RunRef {
+    uint64_t off; /* of the run's header */
+    uint64_t len; /* its records' bytes; 0: none */
+} RunRef;
 
 typedef struct Rows {
     InstSet *s;
     int L, P, tb, pb;
-    size_t R, K; /* rows per bucket, buckets */
-    Spill stage; /* the records grouped by bucket: u32 row, then the record */
-    Extent *ext; /* in the order written */
-    size_t next, extcap;
-    uint64_t *btot; /* per bucket: its bytes in the stage file */
+    size_t R, K;    /* rows per bucket, buckets */
+    Spill stage;    /* the records grouped by bucket: u32 row, then the record */
+    RunRef *last;   /* per bucket: its last run */
+    uint64_t *btot; /* per bucket: its records' bytes in the stage file */
 } Rows;
 
-static void add_extent(Rows *w, size_t b, const void *p, size_t n) {
-    if (w->next == w->extcap) {
-        w->extcap = w->extcap ? 2 * w->extcap : 1024;
-        w->ext = xrealloc(w->ext, w->extcap * sizeof *w->ext);
+/* Append a run of bucket b: hdr (RUN_HEAD bytes the caller leaves free)
+ * is followed by n bytes of records at data, in place (data == hdr +
+ * RUN_HEAD: one write) or elsewhere (two consecutive writes; one thread
+ * writes the stage file). */
+static void add_run(Rows *w, size_t b, uint8_t *hdr, const uint8_t *data, size_t n) {
+    uint64_t h[2] = {w->last[b].off, w->last[b].len};
+    memcpy(hdr, h, RUN_HEAD);
+    uint64_t at;
+    if (data == hdr + RUN_HEAD) {
+        at = spill_append(&w->stage, hdr, RUN_HEAD + n);
+    } else {
+        at = spill_append(&w->stage, hdr, RUN_HEAD);
+        spill_append(&w->stage, data, n);
     }
-    w->ext[w->next++] = (Extent){spill_append(&w->stage, p, n), (uint32_t)n, (uint32_t)b};
+    w->last[b] = (RunRef){at, n};
     w->btot[b] += n;
 }
 
@@ -1584,10 +1598,12 @@ static void add_extent(Rows *w, size_t b, const void *p, size_t n) {
 static void scatter(Rows *w, const uint32_t *inv) {
     InstSet *s = w->s;
     size_t tb = (size_t)w->tb;
+    /* each bucket's buffer: a run's header, then bb bytes of records */
     size_t bb = SCATTER_BYTES / w->K;
     if (bb < (4u << 10)) bb = 4u << 10;
     if (bb > (64u << 10)) bb = 64u << 10;
-    uint8_t *bbuf = xmalloc(w->K * bb);
+    size_t bs = RUN_HEAD + bb;
+    uint8_t *bbuf = xmalloc(w->K * bs), hdr[RUN_HEAD];
     size_t *blen = xcalloc(w->K, sizeof *blen);
     size_t cap = 1u << 20, have = 0;
     uint8_t *in = xmalloc(cap);
@@ -1609,14 +1625,15 @@ static void scatter(Rows *w, const uint32_t *inv) {
             size_t b = row / w->R;
             row |= idx & REC_B;
             memcpy(in + p, &row, 4); /* the stage record starts with the row instead */
+            uint8_t *bk = bbuf + b * bs;
             if (blen[b] + n > bb) {
-                if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
+                if (blen[b]) add_run(w, b, bk, bk + RUN_HEAD, blen[b]);
                 blen[b] = 0;
             }
             if (n > bb)
-                add_extent(w, b, in + p, n);
+                add_run(w, b, hdr, in + p, n);
             else
-                memcpy(bbuf + b * bb + blen[b], in + p, n), blen[b] += n;
+                memcpy(bk + RUN_HEAD + blen[b], in + p, n), blen[b] += n;
             p += n;
         }
         memmove(in, in + p, have - p);
@@ -1629,7 +1646,7 @@ static void scatter(Rows *w, const uint32_t *inv) {
         if (!want && have) break; /* a cut record at the end: cannot happen */
     }
     for (size_t b = 0; b < w->K; b++)
-        if (blen[b]) add_extent(w, b, bbuf + b * bb, blen[b]);
+        if (blen[b]) add_run(w, b, bbuf + b * bs, bbuf + b * bs + RUN_HEAD, blen[b]);
     free(bbuf), free(blen), free(in);
 }
 
@@ -1708,13 +1725,11 @@ static int gather(Rows *w, const char *path, Err *err) {
     InstSet *s = w->s;
     size_t n = s->n, R = w->R, L = (size_t)w->L, P = (size_t)w->P;
     int tb = w->tb, pb = w->pb;
-    /* the extents of each bucket together, in the order written */
-    size_t *first, *idx = group_by_bucket(w->ext, w->next, sizeof *w->ext, offsetof(Extent, bucket),
-                                          w->K, &first);
     uint64_t maxb = 0;
     for (size_t b = 0; b < w->K; b++)
         if (w->btot[b] > maxb) maxb = w->btot[b];
-    uint8_t *buf = xmalloc(maxb ? maxb : 1);
+    /* a bucket's records from buf + RUN_HEAD (room for the first run's header) */
+    uint8_t *rbuf = xmalloc(RUN_HEAD + maxb), *buf = rbuf + RUN_HEAD;
     size_t *at = xmalloc(R * sizeof *at), *bat = xmalloc(R * sizeof *bat);
     uint64_t H, CW;
     ids_layout(s, &H, &CW);
@@ -1724,14 +1739,22 @@ static int gather(Rows *w, const char *path, Err *err) {
     int rc = 0;
     for (size_t b = 0; b < w->K && rc == 0; b++) {
         size_t r0 = b * R, nr = n - r0 < R ? n - r0 : R;
-        uint64_t got = 0;
-        for (size_t k = first[b]; k < first[b + 1]; k++) {
-            const Extent *x = &w->ext[idx[k]];
-            spill_pread(&w->stage, buf + got, x->len, x->off);
-            got += x->len;
+        /* its runs, last first, each read with its header just before
+         * its place (over bytes of the run read next) */
+        uint64_t got = w->btot[b], left = got;
+        for (RunRef r = w->last[b]; r.len && r.len <= left;) {
+            left -= r.len;
+            if (spill_pread(&w->stage, buf + left - RUN_HEAD, RUN_HEAD + r.len, r.off)) break;
+            uint64_t h[2];
+            memcpy(h, buf + left - RUN_HEAD, RUN_HEAD);
+            r = (RunRef){h[0], h[1]};
         }
         if (spill_failed(&w->stage, err)) {
             rc = -1;
+            break;
+        }
+        if (left) {
+            rc = err_set(err, "%s: internal error: the temporary runs do not add up", path);
             break;
         }
         for (size_t j = 0; j < nr; j++)
@@ -1823,8 +1846,7 @@ static int gather(Rows *w, const char *path, Err *err) {
         }
         if (spill_failed(&s->rowf, err)) rc = -1;
     }
-    free(first), free(idx), free(buf), free(at), free(bat), free(hsec), free(isec), free(itmp),
-        free(psec), free(lsec);
+    free(rbuf), free(at), free(bat), free(hsec), free(isec), free(itmp), free(psec), free(lsec);
     return rc;
 }
 
@@ -1859,6 +1881,7 @@ int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err) {
         return -1;
     }
     w.btot = xcalloc(w.K, sizeof *w.btot);
+    w.last = xcalloc(w.K, sizeof *w.last);
     /* the instance -> row map in place of the order, and back after */
     invert_order(s->order, s->n);
     scatter(&w, s->order);
@@ -1868,7 +1891,7 @@ int inst_rows_prepare(InstSet *s, int L, int P, const char *path, Err *err) {
     invert_order(s->order, s->n);
     if (rc == 0) rc = gather(&w, path, err);
     spill_close(&w.stage);
-    free(w.ext), free(w.btot);
+    free(w.last), free(w.btot);
     return rc;
 }
 
