@@ -76,21 +76,32 @@ xml_mb() {
   cat "$1.mb"
 }
 
+# row N XMLMB WORKFLOW NAME WALL OUT LOG: append the row of a command
+# timed into LOG.time (GNU time: user, system, peak KB) that took WALL
+# seconds and left OUT MB ("-": nothing)
+row() {
+  local u y m
+  read -r u y m < <(tail -n1 "$7.time")
+  printf '%s %s %s %s %.2f %.2f %.1f %s %s %.2f %.2f\n' "$1" "$2" "$3" "$4" "$5" \
+    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$6" "$(cut -d' ' -f1 /proc/loadavg)" "$u" "$y" | tee -a "$TSV"
+}
+
+# failed N WORKFLOW NAME WHAT LOG: say so, with the end of LOG
+failed() {
+  echo "bench: x$1 $2 $3: $4 failed; the end of $5:" >&2
+  tail -n5 "$5" >&2
+  return 1
+}
+
 # stage N XMLMB WORKFLOW NAME TARGET OUTPUT... : time `make TARGET`, append a row
 stage() {
-  local n=$1 xml=$2 wf=$3 name=$4 target=$5 log=$W/scale-x$1-$3.log s e u y m
+  local n=$1 xml=$2 wf=$3 name=$4 target=$5 log=$W/scale-x$1-$3.log s
   shift 5
   s=$(date +%s.%N)
-  if ! /usr/bin/time -f '%U %S %M' -o "$log.time" "${MK[@]}" "$target" >>"$log" 2>&1; then
-    echo "bench: x$n $wf $name: make $target failed; the end of $log:" >&2
-    tail -n5 "$log" >&2
-    return 1
-  fi
-  e=$(date +%s.%N)
-  read -r u y m < <(tail -n1 "$log.time")
-  printf '%s %s %s %s %.2f %.2f %.1f %s %s %.2f %.2f\n' "$n" "$xml" "$wf" "$name" "$(echo "$e - $s" | bc)" \
-    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$(mb "$@")" "$(cut -d' ' -f1 /proc/loadavg)" \
-    "$u" "$y" | tee -a "$TSV"
+  /usr/bin/time -f '%U %S %M' -o "$log.time" "${MK[@]}" "$target" >>"$log" 2>&1 ||
+    failed "$n" "$wf" "$name" "make $target" "$log" || return 1
+  s=$(echo "$(date +%s.%N) - $s" | bc)
+  row "$n" "$xml" "$wf" "$name" "$s" "$(mb "$@")" "$log"
 }
 
 # control N XMLMB WORKFLOW NAME INPUT: the sentences stage's program on the
@@ -99,17 +110,11 @@ stage() {
 # writing the file (on this bench's VMs that cost grows faster than the
 # bytes once the page cache outgrows the memory it used before)
 control() {
-  local n=$1 xml=$2 wf=$3 name=$4 in=$5 log=$W/scale-x$1-$3.log s e u y m
+  local n=$1 xml=$2 wf=$3 name=$4 in=$5 log=$W/scale-x$1-$3.log s
   s=$(date +%s.%N)
-  if ! /usr/bin/time -f '%U %S %M' -o "$log.time" "$BIN/sent_split" -q -j "$JOBS" -l en "$in" >/dev/null 2>>"$log"; then
-    echo "bench: x$n $wf $name: sent_split failed; the end of $log:" >&2
-    tail -n5 "$log" >&2
-    return 1
-  fi
-  e=$(date +%s.%N)
-  read -r u y m < <(tail -n1 "$log.time")
-  printf '%s %s %s %s %.2f %.2f %.1f - %s %.2f %.2f\n' "$n" "$xml" "$wf" "$name" "$(echo "$e - $s" | bc)" \
-    "$(echo "$u + $y" | bc)" "$(echo "$m / 1024" | bc -l)" "$(cut -d' ' -f1 /proc/loadavg)" "$u" "$y" | tee -a "$TSV"
+  /usr/bin/time -f '%U %S %M' -o "$log.time" "$BIN/sent_split" -q -j "$JOBS" -l en "$in" >/dev/null 2>>"$log" ||
+    failed "$n" "$wf" "$name" sent_split "$log" || return 1
+  row "$n" "$xml" "$wf" "$name" "$(echo "$(date +%s.%N) - $s" | bc)" - "$log"
 }
 
 rc=0
