@@ -98,8 +98,8 @@ int inst_opts_check(const InstOpts *o, Err *err);
  * sentences doc[d] .. doc[d + 1] (in input order; build shuffles an index,
  * not this). Token i is inst_docs_id(d, i): tok16[i] when the vocabulary's
  * ids fit 16 bits, else tok32[i]. A shard holds fewer than 2^32 tokens.
- * The sentences take 1.25 bytes each, not an offset's 4 (they are the
- * one array of a spilled shard that grows with it): a length byte, 255
+ * The sentences take 1.25 bytes each, not an offset's 4 (held while a
+ * spilled shard is read and built, they grow with it): a length byte, 255
  * for 255 tokens or more (the length is then in lng), and every 16th
  * sentence's first token. */
 typedef struct InstDocs {
