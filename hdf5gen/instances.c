@@ -619,8 +619,6 @@ typedef struct Builder {
     ReqBuckets rq;    /* spilled: the random next segments to read, under lock */
 } Builder;
 
-static size_t sent_len(const InstDocs *d, size_t k) { return inst_docs_sent_len(d, k); }
-
 static void masker_init(Masker *m, size_t L) {
     memset(m, 0, sizeof *m);
     m->tok = xmalloc(L * sizeof *m->tok);
@@ -1135,7 +1133,7 @@ static void from_document(Builder *B, size_t k) {
     for (size_t i = 0; i < ns; i++) {
         if (!nchunk) chunk0 = i;
         nchunk++;
-        chunk_len += sent_len(D, first + i);
+        chunk_len += inst_docs_sent_len(D, first + i);
         if (!(i == ns - 1 || chunk_len >= target)) continue;
 
         if (B->o->no_nsp) {
@@ -1168,7 +1166,7 @@ static void from_document(Builder *B, size_t k) {
             size_t j = (size_t)pyrandom_below(&B->rng, rns);
             blo = bhi = inst_docs_sent(D, rfirst + j);
             for (; j < rns; j++) { /* whole sentences until target_b, or the document's end */
-                bhi += sent_len(D, rfirst + j);
+                bhi += inst_docs_sent_len(D, rfirst + j);
                 if ((long)(bhi - blo) >= target_b) break;
             }
             i -= nchunk - a_end; /* put the unused sentences back */

@@ -43,9 +43,10 @@ void mm(int M, int N, int K, const float *A, int lda, int ta, const float *B, in
 
 /* mm (without an epilogue) that also adds op(A)'s row sums to asum:
  * asum[i] += s, s the sum of op(A)[i, k] from 0 in increasing k, in
- * float (asum NULL: the product alone). The bias gradient of a linear layer rides on its weight
- * gradient's product this way (op(A) = dout^T), summed while A's columns
- * are packed instead of in a pass of its own. */
+ * float (asum NULL: the product alone). The bias gradient of a linear
+ * layer rides on its weight gradient's product this way (op(A) =
+ * dout^T), summed while A's columns are packed instead of in a pass of
+ * its own. */
 void mm_rowsum(int M, int N, int K, const float *A, int lda, int ta, const float *B, int ldb,
                int tb, float *C, int ldc, int acc, float *asum, int threads);
 
