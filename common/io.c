@@ -50,6 +50,7 @@ int reader_init(Reader *r, char **inputs, int n) {
     r->ninputs = n ? n : 1;
     r->cur = -1;
     r->max_line = max_line;
+    r->pc.fd = -1;
     return 0;
 }
 
@@ -142,6 +143,7 @@ uint64_t inputs_total_size(char *const *paths, int n) {
 }
 
 static void reader_close_cur(Reader *r) {
+    if (r->fp) pagecache_finish(&r->pc);
     if (r->fp && r->fp != stdin) fclose(r->fp);
     r->fp = NULL;
 }
@@ -170,6 +172,7 @@ static long reader_fill(Reader *r, Err *err) {
     if (n == 0) r->eof = 1;
     r->end += n;
     r->bytes += n;
+    pagecache_advance(&r->pc);
     return (long)n;
 }
 
@@ -185,6 +188,7 @@ static int reader_advance(Reader *r, Err *err) {
     r->start = r->end = 0;
     r->fp = xfopen_read(r->name, err);
     if (!r->fp) return -1;
+    pagecache_init(&r->pc, fileno(r->fp), r->nocache);
     /* the first bytes decide whether this is UTF-8 text at all */
     if (reader_fill(r, err) < 0) return -1;
     if (utf8_refuse_wide(r->name, r->buf, r->end, err)) return -1;

@@ -48,6 +48,7 @@
 
 #include "common/buf.h"
 #include "common/common.h"
+#include "common/pagecache.h"
 
 /* ---- the longest line (--max-line-bytes) ---- */
 
@@ -82,6 +83,9 @@ typedef struct Reader {
     uint64_t line;   /* 1-based number of the last line returned */
     uint64_t bytes;  /* bytes consumed from all inputs so far */
     size_t max_line; /* longest line accepted: io_max_line() at reader_init */
+    int nocache;     /* set after reader_init: drop each input file from the
+                      * page cache as it is read (pagecache.h) */
+    PageCache pc;    /* the open input's */
 } Reader;
 
 /* Prepare to read `n` inputs (n == 0 means stdin). The names are borrowed

@@ -102,6 +102,9 @@ static void usage(void) {
         "                                of the cgroup), by the estimate below; the threads\n"
         "                                left go to each shard's own work. A shard bigger\n"
         "                                than SIZE still runs, alone\n"
+        "      --nocache                 drop each shard from the page cache as it is read,\n"
+        "                                for the output to reuse the memory: for shards read\n"
+        "                                once, or from disk (the workflows pass it)\n"
         "  -f, --force                   replace existing output files (without it, an\n"
         "                                output that appears while the shard is made is\n"
         "                                kept and the shard fails)\n"
@@ -147,7 +150,8 @@ enum {
     O_STRICT,
     O_MEMORY,
     O_TMPDIR,
-    O_INMEM
+    O_INMEM,
+    O_NOCACHE
 };
 
 static const struct option longopts[] = {
@@ -191,6 +195,7 @@ static const struct option longopts[] = {
     {"memory", 1, 0, O_MEMORY},
     {"tmp-dir", 1, 0, O_TMPDIR},
     {"in-memory", 0, 0, O_INMEM},
+    {"nocache", 0, 0, O_NOCACHE},
     {"threads", 1, 0, 'j'},
     CLI_LONGOPTS_COMMON,
 };
@@ -538,6 +543,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_INMEM:
             cfg->in_memory = 1;
+            break;
+        case O_NOCACHE:
+            io->nocache = 1;
             break;
         case O_TMPDIR:
             cfg->tmp_dir = optarg;

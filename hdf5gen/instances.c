@@ -491,6 +491,7 @@ int inst_docs_read(InstDocs *d, const WordPiece *wp, char **paths, int n, const 
     int nthreads = o->threads < 1 ? 1 : o->threads > MAX_THREADS ? MAX_THREADS : o->threads;
     c.workers = xcalloc((size_t)nthreads, sizeof *c.workers);
     reader_init(&c.rd, paths, n);
+    c.rd.nocache = o->nocache;
     PoolOps ops = {fill, work, flush};
     int rc = pool_run(nthreads, &ops, &c);
     if (rc == 0) docs_close_doc(d);

@@ -79,6 +79,8 @@ typedef struct InstOpts {
                               tmp_dir, not in memory (see "Spilled" below) */
     const char *tmp_dir;   /* spill's directory (NULL: the current one) */
     const char *tmp_label; /* what spill's files are for, in messages (or NULL) */
+    int nocache;           /* drop the input files from the page cache as they are
+                              read (common/pagecache.h) */
     /* Called from the reading thread after each batch of lines (may be NULL):
      * bytes and lines read so far. */
     void (*on_read)(void *arg, uint64_t bytes, uint64_t lines);

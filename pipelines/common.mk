@@ -79,6 +79,15 @@ $(foreach v,SHARDS TEST_SHARDS VOCAB_SIZE,$(if $($(v)),$(call wb_check,$(v),word
 # dump, a touched vocabulary) remakes it from the dump.
 PRUNE     ?= 0
 
+# NOCACHE=1 (the default): the stages that read a file once, front to
+# back (sent_split, text_filter, hdf5gen), drop it from the page cache as
+# they go, and shard_split drops each shard once it is on disk, so that the
+# page cache holds about one stage's text at a time instead of growing by
+# every file written (common/pagecache.h; the files are the same).
+# NOCACHE=0: the kernel's default, every file cached.
+NOCACHE   ?= 1
+nocache = $(if $(filter 1,$(NOCACHE)),--nocache)
+
 # $(call prune,PATH,READERS): a recipe line that, with PRUNE=1, removes
 # PATH (a file or a directory) when each of READERS (the other targets that
 # read it) exists; nothing without PRUNE=1.
@@ -103,7 +112,7 @@ endef
 
 # $(call h5_recipe,SHARD_DIR,VOCAB,LOWER,SEQ,PRED,OUT_DIR,DATASET): every
 # *.txt shard of SHARD_DIR -> OUT_DIR/DATASET/<shard>.hdf5.
-h5_recipe = $(call dir_stage,$(6),$(BIN)/hdf5gen -q -j $(JOBS) --vocab $(2) --do-lower-case $(3) \
+h5_recipe = $(call dir_stage,$(6),$(BIN)/hdf5gen -q -j $(JOBS) $(nocache) --vocab $(2) --do-lower-case $(3) \
   --max-seq-length $(4) --max-predictions-per-seq $(5) --masked-lm-prob $(MLM_PROB) --random-seed $(SEED) \
   --dupe-factor $(DUPE) -o $(6).tmp/$(7)/ $(1)/*.txt)
 

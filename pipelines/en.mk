@@ -78,13 +78,13 @@ $(EN_TEXT): $(EN_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
 
 $(EN_SENT): $(EN_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
-	$(BIN)/sent_split -q -j $(JOBS) -l en -f -o $@ $<
+	$(BIN)/sent_split -q -j $(JOBS) $(nocache) -l en -f -o $@ $<
 	$(call prune,$<)
 
 # fewer sentences' documents than shards: fewer shards (--fit-shards says
 # how many; the directory keeps the name of the counts asked for)
 $(EN_SHARD)/.complete: $(EN_SENT) | $(call prog,shard_split)
-	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q --fit-shards -L nvidia --train $(EN_TRAIN_SHARDS) \
+	$(call dir_stage,$(EN_SHARD),$(BIN)/shard_split -q $(nocache) --fit-shards -L nvidia --train $(EN_TRAIN_SHARDS) \
 	  --test $(EN_TEST_SHARDS) --test-fraction $(EN_TEST_FRACTION) -N $(EN_DATASET) \
 	  -o $(EN_SHARD).tmp/$(EN_DATASET) $<)
 	$(call prune,$<)

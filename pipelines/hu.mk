@@ -141,12 +141,12 @@ $(HU_TEXT): $(HU_DUMP) | $(call prog,wiki_dump) $(call prog,wiki_strip)
 
 $(HU_SENT): $(HU_TEXT) | $(call prog,sent_split)
 	@mkdir -p $(@D)
-	$(BIN)/sent_split -q -j $(JOBS) -l $(HU_LANG) -f -o $@ $<
+	$(BIN)/sent_split -q -j $(JOBS) $(nocache) -l $(HU_LANG) -f -o $@ $<
 	$(call prune,$<)
 
 $(HU_FILT): $(HU_SENT) | $(call prog,text_filter)
 	@mkdir -p $(@D)
-	$(BIN)/text_filter -q --fail-if-none-kept --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
+	$(BIN)/text_filter -q $(nocache) --fail-if-none-kept --langdetect $(HU_LANG) --language $(HU_LANG) $(if $(HU_WORD_CHARS),-W '$(HU_WORD_CHARS)') \
 	  -f -o $@ $<
 	$(call prune,$<)
 
@@ -165,7 +165,7 @@ $(HU_TRAINED_VOCAB): $(HU_FILT) | $(call prog,vocab_train)
 	$(call prune,$<,$(HU_SHARD)/.complete)
 
 $(HU_SHARD)/.complete: $(HU_FILT) | $(call prog,shard_split)
-	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q --fit-shards -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
+	$(call dir_stage,$(HU_SHARD),$(BIN)/shard_split -q $(nocache) --fit-shards -L hu --train $(HU_SHARDS) -o $(HU_SHARD).tmp $<)
 	$(call prune,$<,$(HU_VOCAB))
 
 $(HU_H5_1)/.complete: $(HU_SHARD)/.complete $(HU_VOCAB) | $(call prog,hdf5gen)

@@ -783,9 +783,24 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
     return rc;
 }
 
+/* With SHARD_NOCACHE: the shard written before the one just closed is
+ * waited for and dropped from the page cache (its writeback started when
+ * it was closed), then `done` (a copy of that shard's PageCache, its own
+ * descriptor) takes its place. */
+static void drop_behind(PageCache *behind, PageCache *done) {
+    if (behind->fd >= 0) {
+        int fd = behind->fd;
+        pagecache_finish(behind);
+        close(fd);
+    }
+    *behind = *done;
+}
+
 int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
-                const char *dir, const char *name, int force, ShardProgressFn progress, void *ctx,
+                const char *dir, const char *name, int flags, ShardProgressFn progress, void *ctx,
                 ShardWriteStats *ws, Err *err) {
+    int force = flags & SHARD_FORCE;
+    PageCache behind = {.fd = -1};
     uint32_t S = plan->ntrain + plan->ntest;
     memset(ws, 0, sizeof *ws);
     char **final = xcalloc(S, sizeof *final), **temp = xcalloc(S, sizeof *temp);
@@ -813,14 +828,29 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
             rc = err_set(err, "%s: %s", temp[s], strerror(errno));
             break;
         }
-        for (uint64_t j = plan->first[s]; j < plan->first[s + 1] && !rc; j++)
+        PageCache pc;
+        pagecache_init(&pc, fileno(fp), flags & SHARD_NOCACHE);
+        uint64_t flushed = ws->bytes;
+        for (uint64_t j = plan->first[s]; j < plan->first[s + 1] && !rc; j++) {
             rc = write_doc(ix, inputs, plan->ids[j], fp, final[s], chunk, &doc, &ws->bytes, err);
+            if (pc.fd >= 0 && ws->bytes - flushed >= PAGECACHE_WINDOW && fflush(fp) == 0) {
+                pagecache_advance(&pc);
+                flushed = ws->bytes;
+            }
+        }
         int bad = fflush(fp) != 0 || ferror(fp);
         int saved = errno;
+        if (pc.fd >= 0 && !bad && !rc) {
+            pagecache_kick(&pc);
+            pc.fd = dup(pc.fd); /* -1 (none left): the shard stays cached */
+            drop_behind(&behind, &pc);
+        }
         if (fclose(fp) != 0 && !bad) bad = 1, saved = errno;
         if (bad && !rc) rc = err_set(err, "%s: write error: %s", final[s], strerror(saved));
         if (progress) progress(ctx, ws->bytes, s + 1);
     }
+    PageCache none = {.fd = -1};
+    drop_behind(&behind, &none);
     /* all or none: without force a shard that appeared meanwhile is kept
      * (rename_output), and the shards placed before it go back to their
      * temp names, to be removed with the others */

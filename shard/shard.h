@@ -240,22 +240,32 @@ typedef struct ShardWriteStats {
 const char *shard_file_name(const ShardPlan *plan, uint32_t s, const char *name, char *out,
                             size_t cap);
 
+/* shard_write's flags. */
+enum {
+    SHARD_FORCE = 1,  /* replace existing shard files (-f) */
+    SHARD_NOCACHE = 2 /* drop each shard from the page cache once it is on disk
+                       * (--nocache, common/pagecache.h) */
+};
+
 /* Write every shard of `plan` into the existing directory `dir`: for each
  * document in order its sentences one per line, then an empty line (the
  * originals' layout; an empty shard is an empty file). Files go to
  * <file>.tmp.<pid> first and are renamed into place after all are written
  * and closed without error; SIGINT/SIGTERM/SIGHUP/SIGPIPE (those not
  * inherited as ignored) or die() in the meantime removes them. An existing
- * file of the same name is replaced only with force: without, a shard file
- * that appeared meanwhile is kept and the run fails with none of its
- * shards in place (all or none). With force, files in dir named like
- * shards of `name` but beyond this plan's counts (left by an earlier run
- * with more shards) are deleted afterwards. A shard name that is one of
- * the run's inputs (input_note) is refused, force or not. Returns 0, or -1
- * with err set and no temp file left (a read error, an input that changed
- * since it was indexed, a write error, a shard file that appeared). */
+ * file of the same name is replaced only with SHARD_FORCE in flags:
+ * without, a shard file that appeared meanwhile is kept and the run fails
+ * with none of its shards in place (all or none). With it, files in dir
+ * named like shards of `name` but beyond this plan's counts (left by an
+ * earlier run with more shards) are deleted afterwards. A shard name that is one of
+ * the run's inputs (input_note) is refused, forced or not. With
+ * SHARD_NOCACHE each shard is dropped from the page cache once it is on
+ * disk, which the run waits for (a window at a time, and each shard while
+ * the next is written); the files are the same. Returns 0, or -1 with err
+ * set and no temp file left (a read error, an input that changed since it
+ * was indexed, a write error, a shard file that appeared). */
 int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
-                const char *dir, const char *name, int force, ShardProgressFn progress, void *ctx,
+                const char *dir, const char *name, int flags, ShardProgressFn progress, void *ctx,
                 ShardWriteStats *ws, Err *err);
 
 #endif

@@ -59,6 +59,9 @@ static void usage(void) {
            "  -f, --force           write into a DIR that is not empty: shards of the same\n"
            "                        names are replaced and NAME_training_/NAME_test_ files\n"
            "                        numbered beyond this run's counts are deleted\n"
+           "      --nocache         drop each shard from the page cache once it is on disk\n"
+           "                        (the run waits for the disk): for shards the next stage\n"
+           "                        reads once, from disk (the workflows pass it)\n"
            "      --max-line-bytes N  longest input line (default 64M)\n"
            "  -q, --quiet           fewer messages; -v, --verbose: a summary line at the end\n"
            "                        (-vv: balancing details)\n"
@@ -151,6 +154,7 @@ typedef struct Config {
     const char *name;
     const char *dir; /* -o */
     int fit;         /* --fit-shards: fewer shards for fewer documents */
+    int nocache;     /* --nocache: shard_write's SHARD_NOCACHE */
 } Config;
 
 /* Options into cfg, then the layout's defaults and the output directory's
@@ -162,11 +166,15 @@ static int parse_args(int argc, char **argv, Config *cfg) {
     cfg->ntrain = DEFAULT_SHARDS, cfg->ntest = -1;
     cfg->fraction = -1;
     cfg->name = NULL;
-    static const struct option longopts[] = {
-        {"layout", required_argument, 0, 'L'},        {"train", required_argument, 0, 'n'},
-        {"num-shards", required_argument, 0, 'n'},    {"test", required_argument, 0, 't'},
-        {"test-fraction", required_argument, 0, 'F'}, {"name", required_argument, 0, 'N'},
-        {"fit-shards", no_argument, 0, 'X'},          CLI_LONGOPTS_COMMON};
+    static const struct option longopts[] = {{"layout", required_argument, 0, 'L'},
+                                             {"train", required_argument, 0, 'n'},
+                                             {"num-shards", required_argument, 0, 'n'},
+                                             {"test", required_argument, 0, 't'},
+                                             {"test-fraction", required_argument, 0, 'F'},
+                                             {"name", required_argument, 0, 'N'},
+                                             {"fit-shards", no_argument, 0, 'X'},
+                                             {"nocache", no_argument, 0, 'C'},
+                                             CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":L:n:t:F:N:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -196,6 +204,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case 'X':
             cfg->fit = 1;
+            break;
+        case 'C':
+            cfg->nocache = 1;
             break;
         case 'h':
             usage();
@@ -315,8 +326,8 @@ static void write_shards(const Config *cfg, const ShardIndex *ix, const Sources 
     for (size_t i = 0; i < ix->ndocs; i++)
         out_total += shard_doc_len(ix, (uint32_t)i) + 1;
     progress_init(&w.p, out_total);
-    if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, cfg->cc.force, meter_cb, &w, ws,
-                    &err))
+    int flags = (cfg->cc.force ? SHARD_FORCE : 0) | (cfg->nocache ? SHARD_NOCACHE : 0);
+    if (shard_write(ix, src->inputs, plan, cfg->dir, cfg->name, flags, meter_cb, &w, ws, &err))
         die("%s", err.msg);
     progress_done(&w.p);
     if (ws->removed)

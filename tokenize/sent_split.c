@@ -73,6 +73,9 @@ static void usage(void) {
            "      --abbrev FILE        more abbreviations (data/abbrev/README.md format);\n"
            "                           may be repeated\n"
            "  -j, --threads N          worker threads (default: the usable CPUs, %d here)\n"
+           "      --nocache            drop each input file from the page cache as it is\n"
+           "                           read, for the output to reuse the memory: for a file\n"
+           "                           read once (the workflows pass it); output unchanged\n"
            "  -o, --output FILE        write to FILE atomically\n"
            "  -f, --force              overwrite an existing output file\n"
            "      --max-line-bytes N   longest line, and document, held (default 64M)\n"
@@ -164,6 +167,7 @@ typedef struct Config {
     DocFormat infmt;
     const char *abbrev[MAX_ABBREV];
     int nabbrev;
+    int nocache; /* --nocache */
 } Config;
 
 /* Options into cfg and st (the output format). Returns 1 when -h printed
@@ -173,14 +177,12 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
     cfg->so = (SegmenterOpts){.lang = "en"};
     cfg->infmt = DOC_AUTO;
     cfg->nabbrev = 0;
-    enum { O_KEEP = 256, O_ABBREV };
-    static const struct option longopts[] = {{"lang", required_argument, 0, 'l'},
-                                             {"input-format", required_argument, 0, 'I'},
-                                             {"format", required_argument, 0, 'F'},
-                                             {"keep-paragraphs", no_argument, 0, O_KEEP},
-                                             {"abbrev", required_argument, 0, O_ABBREV},
-                                             {"threads", required_argument, 0, 'j'},
-                                             CLI_LONGOPTS_COMMON};
+    enum { O_KEEP = 256, O_ABBREV, O_NOCACHE };
+    static const struct option longopts[] = {
+        {"lang", required_argument, 0, 'l'},        {"input-format", required_argument, 0, 'I'},
+        {"format", required_argument, 0, 'F'},      {"keep-paragraphs", no_argument, 0, O_KEEP},
+        {"abbrev", required_argument, 0, O_ABBREV}, {"nocache", no_argument, 0, O_NOCACHE},
+        {"threads", required_argument, 0, 'j'},     CLI_LONGOPTS_COMMON};
     int c;
     while ((c = getopt_long(argc, argv, ":l:I:F:j:o:fqvhV", longopts, NULL)) != -1) {
         switch (c) {
@@ -206,6 +208,9 @@ static int parse_args(int argc, char **argv, Config *cfg, State *st) {
         case O_ABBREV:
             if (cfg->nabbrev == MAX_ABBREV) cli_bad_usage("at most %d --abbrev files", MAX_ABBREV);
             cfg->abbrev[cfg->nabbrev++] = optarg;
+            break;
+        case O_NOCACHE:
+            cfg->nocache = 1;
             break;
         case 'h':
             usage();
@@ -259,6 +264,7 @@ int main(int argc, char **argv) {
         die_code(code == SEGMENTER_EMISSING || code == SEGMENTER_ELANG ? EXIT_USAGE : EXIT_DATA,
                  "%s", st.err.msg);
     docreader_init(&st.dr, inputs, ninputs, cfg.infmt);
+    st.dr.rd.nocache = cfg.nocache;
     FilterRun run = {.output = cfg.cc.output,
                      .force = cfg.cc.force,
                      .inputs = inputs,

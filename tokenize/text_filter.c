@@ -69,7 +69,9 @@ typedef struct State {
     char **inputs;
     int ninputs, cur;
     FILE *fp;
-    int fresh; /* fp was just opened: its first bytes are checked */
+    int fresh;   /* fp was just opened: its first bytes are checked */
+    int nocache; /* --nocache: drop the input from the page cache */
+    PageCache pc;
     char *chunk;
     DocSplit ds;
     Batch *filling;
@@ -148,6 +150,9 @@ static void usage(void) {
            "      --identify         print 'LANG<TAB>CONFIDENCE<TAB>line' for each line; no\n"
            "                         filtering\n"
            "  -j, --threads N        worker threads (default: the usable CPUs, %d here)\n"
+           "      --nocache          drop each input file from the page cache as it is read,\n"
+           "                         for the output to reuse the memory: for a file read\n"
+           "                         once (the workflows pass it); output unchanged\n"
            "  -o, --output FILE      write to FILE atomically\n"
            "  -f, --force            overwrite existing output files\n"
            "      --max-line-bytes N  longest line, and document, held (default 64M)\n"
@@ -187,6 +192,7 @@ static int end_input(void) {
         warn("%s:%llu: invalid UTF-8 replaced by U+FFFD", input_name(st.cur),
              (unsigned long long)st.ds.first_bad_line);
     docsplit_finish(&st.ds);
+    pagecache_finish(&st.pc);
     if (st.fp && st.fp != stdin) fclose(st.fp);
     st.fp = NULL;
     if (st.ds.too_long)
@@ -205,6 +211,7 @@ static int fill(void *ctx, Batch *b) {
             st.fp = xfopen_read(st.inputs[st.cur], &st.err);
             if (!st.fp) return -1;
             st.fresh = 1;
+            pagecache_init(&st.pc, fileno(st.fp), st.nocache);
         }
         size_t n = fread(st.chunk, 1, READ_CHUNK, st.fp);
         if (n == 0 && ferror(st.fp))
@@ -212,6 +219,7 @@ static int fill(void *ctx, Batch *b) {
         if (st.fresh && utf8_refuse_wide(input_name(st.cur), st.chunk, n, &st.err)) return -1;
         st.fresh = 0;
         st.bytes_read += n;
+        pagecache_advance(&st.pc);
         if ((n == 0 || docsplit_feed(&st.ds, st.chunk, n)) && end_input()) return -1;
     }
     st.docs_read += b->nrec;
@@ -613,6 +621,7 @@ static const char *longopts_name(const struct option *o, int c) {
 static int parse_args(int argc, char **argv, Config *cfg) {
     filter_opts_default(&st.fo);
     cli_common_init(&cfg->cc);
+    st.pc.fd = -1;
     st.dedup_memory = DEFAULT_DEDUP_MEMORY;
     cfg->rejected = NULL, cfg->langdetect = "hu", cfg->model = NULL;
     cfg->limit = -1;
@@ -626,7 +635,8 @@ static int parse_args(int argc, char **argv, Config *cfg) {
         O_DEDUP_MEM,
         O_DROP_LINES,
         O_DROP_DOCS,
-        O_KEEP_DOCS
+        O_KEEP_DOCS,
+        O_NOCACHE
     };
     static const struct option longopts[] = {{"avg-len", required_argument, 0, 'a'},
                                              {"digit-ratio", required_argument, 0, 'd'},
@@ -653,6 +663,7 @@ static int parse_args(int argc, char **argv, Config *cfg) {
                                              {"drop-lines", required_argument, 0, O_DROP_LINES},
                                              {"drop-docs", required_argument, 0, O_DROP_DOCS},
                                              {"keep-docs", required_argument, 0, O_KEEP_DOCS},
+                                             {"nocache", no_argument, 0, O_NOCACHE},
                                              {"threads", required_argument, 0, 'j'},
                                              CLI_LONGOPTS_COMMON};
     FilterOpts *fo = &st.fo;
@@ -685,6 +696,9 @@ static int parse_args(int argc, char **argv, Config *cfg) {
             break;
         case O_FAIL_EMPTY:
             st.fail_empty = 1;
+            break;
+        case O_NOCACHE:
+            st.nocache = 1;
             break;
         case O_REJECTED:
             cfg->rejected = optarg;

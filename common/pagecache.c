@@ -1,0 +1,104 @@
+/* pagecache.c - drop a file read or written once from the page cache
+ * behind the program (see pagecache.h). */
+#define _GNU_SOURCE /* sync_file_range */
+#include "common/pagecache.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef SYNC_FILE_RANGE_WRITE
+/* Ask the kernel to write the dirty pages of [from, to) (wait: and wait
+ * for them, and for writeback already under way there). */
+static void write_range(int fd, uint64_t from, uint64_t to, int wait) {
+    unsigned flags = SYNC_FILE_RANGE_WRITE;
+    if (wait) flags |= SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER;
+    (void)sync_file_range(fd, (off_t)from, (off_t)(to - from), flags);
+}
+#else
+static void write_range(int fd, uint64_t from, uint64_t to, int wait) {
+    (void)from, (void)to;
+    if (wait) (void)fdatasync(fd);
+}
+#endif
+
+/* Wait for [pc->dropped, to) to be on disk and drop it. */
+static void drop_to(PageCache *pc, uint64_t to) {
+    if (to <= pc->dropped) return;
+    write_range(pc->fd, pc->dropped, to, 1);
+    (void)posix_fadvise(pc->fd, (off_t)pc->dropped, (off_t)(to - pc->dropped), POSIX_FADV_DONTNEED);
+    pc->dropped = to;
+}
+
+void pagecache_init(PageCache *pc, int fd, int on) {
+    struct stat st;
+    pc->fd = -1;
+    pc->started = pc->dropped = 0;
+    if (!on || fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    off_t at = lseek(fd, 0, SEEK_CUR); /* stdin may not start at 0 */
+    pc->fd = fd;
+    pc->started = pc->dropped = at > 0 ? (uint64_t)at : 0;
+}
+
+/* The fd's offset: how far the program is. */
+static uint64_t offset(const PageCache *pc) {
+    off_t at = lseek(pc->fd, 0, SEEK_CUR);
+    return at > 0 ? (uint64_t)at : 0;
+}
+
+void pagecache_advance(PageCache *pc) {
+    if (pc->fd < 0) return;
+    uint64_t pos = offset(pc);
+    if (pos < pc->started + PAGECACHE_WINDOW) return;
+    write_range(pc->fd, pc->started, pos, 0);
+    pc->started = pos;
+    if (pc->started >= pc->dropped + PAGECACHE_LAG + PAGECACHE_WINDOW)
+        drop_to(pc, pc->started - PAGECACHE_LAG);
+}
+
+void pagecache_kick(PageCache *pc) {
+    if (pc->fd < 0) return;
+    uint64_t pos = offset(pc);
+    if (pos <= pc->started) return;
+    write_range(pc->fd, pc->started, pos, 0);
+    pc->started = pos;
+}
+
+void pagecache_finish(PageCache *pc) {
+    if (pc->fd < 0) return;
+    drop_to(pc, offset(pc));
+    pc->fd = -1;
+}
+
+int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages) {
+    *resident = *pages = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (st.st_size == 0) {
+        close(fd);
+        return 0;
+    }
+    size_t len = (size_t)st.st_size, psz = (size_t)sysconf(_SC_PAGESIZE);
+    void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) return -1;
+    size_t n = (len + psz - 1) / psz;
+    unsigned char *vec = malloc(n);
+    int rc = -1;
+    if (vec && mincore(map, len, vec) == 0) {
+        for (size_t i = 0; i < n; i++)
+            *resident += vec[i] & 1;
+        *pages = n;
+        rc = 0;
+    }
+    free(vec);
+    munmap(map, len);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/* pagecache.h - keep the page cache from growing with a file that is read
+ * or written once, front to back (--nocache).
+ *
+ * A workflow's stages each read the file the stage before wrote and write
+ * one of about the same size. By default the kernel keeps both in its page
+ * cache, so the cache grows by every file written until memory runs out
+ * and it has to evict; on a VM whose host takes back the memory the guest
+ * frees, each page the cache grows into costs a fault on the host too (10
+ * microseconds a page, most of a light stage's time at enwiki's sizes).
+ * Dropping an input's pages behind the reader, once the program holds
+ * their bytes, lets the output reuse that memory: the cache stays as large
+ * as one intermediate file instead of all of them, and nothing is read
+ * twice from disk when no one else reads the input. Dropping an output's
+ * pages once they are on disk does the same for a file the next stage
+ * reads from disk.
+ *
+ * The file is handled in windows of PAGECACHE_WINDOW bytes: as the
+ * program's position passes a window, the kernel is asked to start writing
+ * that window's dirty pages (an input the stage before just wrote may
+ * still be dirty: dirty pages cannot be dropped); a window
+ * PAGECACHE_LAG bytes behind is then waited for and dropped
+ * (sync_file_range(2), posix_fadvise(2) POSIX_FADV_DONTNEED). Only
+ * regular files take part; a pipe, a terminal or a device is left alone.
+ * It changes no byte read or written, only where the pages are kept.
+ *
+ *   PageCache pc;
+ *   pagecache_init(&pc, fileno(fp), nocache);
+ *   ... after each read, or each fflush of an output:
+ *   pagecache_advance(&pc);
+ *   pagecache_finish(&pc);   // done with the file, before fclose
+ */
+#ifndef WB_PAGECACHE_H
+#define WB_PAGECACHE_H
+
+#include <stdint.h>
+
+#define PAGECACHE_WINDOW ((uint64_t)8 << 20)
+#define PAGECACHE_LAG ((uint64_t)32 << 20)
+
+typedef struct PageCache {
+    int fd;           /* -1: off */
+    uint64_t started; /* writeback asked for [.., started) */
+    uint64_t dropped; /* pages of [.., dropped) dropped */
+} PageCache;
+
+/* Prepare to drop fd's pages as the program moves through it from its
+ * current offset: on, and fd a regular file; else pc stays off and the
+ * calls below do nothing. The fd is borrowed, not closed. */
+void pagecache_init(PageCache *pc, int fd, int on);
+
+/* The program is done with the bytes of the file before the fd's offset
+ * (read into its own memory, or written and flushed: fflush a FILE
+ * first): start writing what of them is dirty, a window at a time, and
+ * drop the windows more than PAGECACHE_LAG behind, after waiting for
+ * their writeback. Errors of the kernel's calls are ignored: the pages
+ * then stay cached, as without --nocache. */
+void pagecache_advance(PageCache *pc);
+
+/* Start the writeback of everything before the fd's offset, without
+ * waiting (an output just finished: pagecache_finish drops it later, once
+ * the next file has been written, so that the program does not wait for
+ * the disk between files). */
+void pagecache_kick(PageCache *pc);
+
+/* Done with the file: wait for the writeback of everything before the
+ * fd's offset and drop it; pc is off afterwards. */
+void pagecache_finish(PageCache *pc);
+
+/* The pages of the file at path that are in the page cache and their
+ * total (mincore(2) on a mapping of it), for tests and -vv. Returns 0, or
+ * -1 when the file cannot be opened or mapped (an empty file: 0 of 0). */
+int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages);
+
+#endif

@@ -1,0 +1,186 @@
+/* test_pagecache.c - --nocache: files read or written once leave the page
+ * cache behind the program (common/pagecache.h), with the bytes unchanged.
+ *
+ * The files go to a directory made in the current one (the build's disk):
+ * a file system that keeps pages on POSIX_FADV_DONTNEED (tmpfs) cannot
+ * show a drop, and the checks of residency then say they did not run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/io.h"
+#include "common/pagecache.h"
+#include "tests/test.h"
+
+#define MB ((size_t)1 << 20)
+#define FILE_MB 56 /* more than PAGECACHE_WINDOW + PAGECACHE_LAG */
+
+static char dir[] = "wbpcXXXXXX";
+
+/* Line i of the test file: 1 MB lines with their number in front. */
+static void fill_line(char *line, size_t i) {
+    memset(line, 'a' + (int)(i % 26), MB - 1);
+    snprintf(line, 32, "%zu ", i);
+    line[strlen(line)] = ' ';
+    line[MB - 1] = '\n';
+}
+
+/* Resident pages of path (-1 when mincore fails). */
+static int64_t resident(const char *path) {
+    uint64_t r, n;
+    return pagecache_resident(path, &r, &n) ? -1 : (int64_t)r;
+}
+
+/* Whether this file system drops a clean page on POSIX_FADV_DONTNEED. */
+static int drops_pages(void) {
+    char path[64];
+    snprintf(path, sizeof path, "%s/probe", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 0;
+    char b[8192];
+    memset(b, 'p', sizeof b);
+    int ok = write(fd, b, sizeof b) == (ssize_t)sizeof b && fdatasync(fd) == 0 &&
+             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+    close(fd);
+    ok = ok && resident(path) == 0;
+    unlink(path);
+    return ok;
+}
+
+/* Write FILE_MB lines to path through a FILE, with or without dropping;
+ * returns the pages resident after the last line, before the finish. */
+static int64_t write_file(const char *path, int on) {
+    FILE *fp = fopen(path, "wb");
+    test_cond("open for writing", fp != NULL);
+    if (!fp) return -1;
+    PageCache pc;
+    pagecache_init(&pc, fileno(fp), on);
+    test_cond("on for a regular file when asked", (pc.fd >= 0) == on);
+    char *line = malloc(MB);
+    int64_t mid = -1;
+    for (size_t i = 0; i < FILE_MB; i++) {
+        fill_line(line, i);
+        fwrite(line, 1, MB, fp);
+        fflush(fp);
+        pagecache_advance(&pc);
+        if (i == FILE_MB - 1) mid = resident(path);
+    }
+    pagecache_finish(&pc);
+    test_cond("written", fclose(fp) == 0);
+    free(line);
+    return mid;
+}
+
+static void test_write(int drops) {
+    char path[64];
+    snprintf(path, sizeof path, "%s/w.txt", dir);
+    uint64_t r, n;
+    int64_t mid = write_file(path, 1);
+    test_cond("mincore", pagecache_resident(path, &r, &n) == 0);
+    test_cond("every page counted", n == FILE_MB * MB / (uint64_t)sysconf(_SC_PAGESIZE));
+    if (drops) {
+        /* at the end, what lies more than a lag and a window behind is
+         * gone (FILE_MB is more than that) */
+        uint64_t most = (PAGECACHE_LAG + PAGECACHE_WINDOW) / (uint64_t)sysconf(_SC_PAGESIZE);
+        test_cond("dropped behind the writer", mid >= 0 && (uint64_t)mid <= most);
+        test_cond("nothing left when finished", r == 0);
+    }
+    /* the bytes are those written */
+    FILE *fp = fopen(path, "rb");
+    char *line = malloc(MB), *got = malloc(MB);
+    int same = fp != NULL;
+    for (size_t i = 0; same && i < FILE_MB; i++) {
+        fill_line(line, i);
+        same = fread(got, 1, MB, fp) == MB && memcmp(got, line, MB) == 0;
+    }
+    same = same && fgetc(fp) == EOF;
+    test_cond("the file holds what was written", same);
+    if (fp) fclose(fp);
+    free(line), free(got);
+    unlink(path);
+
+    /* off: the kernel's default, the pages stay (the file is new and dirty) */
+    write_file(path, 0);
+    if (drops) test_cond("off: kept", resident(path) > (int64_t)(n / 2));
+    unlink(path);
+}
+
+/* A Reader with nocache: every line comes back, and the file leaves the
+ * cache; without, it stays. */
+static void test_read(int drops) {
+    char path[64];
+    snprintf(path, sizeof path, "%s/r.txt", dir);
+    write_file(path, 0);
+    uint64_t r, n;
+    test_cond("mincore", pagecache_resident(path, &r, &n) == 0);
+    char *paths[] = {path}, *want = malloc(MB);
+    for (int on = 1; on >= 0; on--) {
+        Reader rd;
+        reader_init(&rd, paths, 1);
+        rd.nocache = on;
+        const char *line;
+        size_t len, lines = 0;
+        int same = 1;
+        Err err;
+        int64_t mid = -1;
+        while (reader_next_line(&rd, &line, &len, &err) == 1) {
+            fill_line(want, lines);
+            same = same && len == MB - 1 && memcmp(line, want, len) == 0;
+            if (++lines == FILE_MB) mid = resident(path);
+        }
+        test_cond(on ? "nocache: every line read" : "every line read", same && lines == FILE_MB);
+        reader_free(&rd);
+        if (!drops) continue;
+        if (on) {
+            /* the reader's buffer is up to two chunks ahead of its lines */
+            uint64_t most =
+                (PAGECACHE_LAG + PAGECACHE_WINDOW + 2 * MB) / (uint64_t)sysconf(_SC_PAGESIZE);
+            test_cond("dropped behind the reader", mid >= 0 && (uint64_t)mid <= most);
+            test_cond("read: nothing left", resident(path) == 0);
+        } else {
+            test_cond("off: read into the cache", resident(path) > (int64_t)(n / 2));
+        }
+    }
+    free(want);
+    unlink(path);
+}
+
+/* A pipe, and a file without asking, stay off. */
+static void test_off(void) {
+    int p[2];
+    test_cond("pipe", pipe(p) == 0);
+    PageCache pc;
+    pagecache_init(&pc, p[0], 1);
+    test_cond("a pipe is left alone", pc.fd == -1);
+    pagecache_advance(&pc); /* no-ops */
+    pagecache_kick(&pc);
+    pagecache_finish(&pc);
+    close(p[0]), close(p[1]);
+    pagecache_init(&pc, -1, 1);
+    test_cond("no descriptor", pc.fd == -1);
+    uint64_t r = 1, n = 1;
+    char path[64];
+    snprintf(path, sizeof path, "%s/empty", dir);
+    FILE *fp = fopen(path, "wb");
+    if (fp) fclose(fp);
+    test_cond("an empty file: 0 of 0", pagecache_resident(path, &r, &n) == 0 && r == 0 && n == 0);
+    unlink(path);
+    test_cond("a missing file", pagecache_resident(path, &r, &n) == -1);
+}
+
+int main(void) {
+    test_cond("mkdtemp", mkdtemp(dir) != NULL);
+    int drops = drops_pages();
+    if (!drops)
+        printf("test_pagecache: the file system here keeps pages on POSIX_FADV_DONTNEED "
+               "(tmpfs?): the residency checks not run\n");
+    test_write(drops);
+    test_read(drops);
+    test_off();
+    rmdir(dir);
+    return test_report();
+}
