@@ -20,8 +20,12 @@
 #       en-hdf5-phase2
 # each timed by /usr/bin/time around `make -s STAGE` (wall, CPU = user +
 # system of make and every program it ran, and each of the two; peak RSS
-# of the largest single process), and the bytes the stage left on disk
-# (du of its output); before the sentences, a control row sentences-nul:
+# of the largest single process), after a sync (not timed: no stage is
+# charged for writing out the files of the one before, which a small
+# dump's next stage would otherwise do under NOCACHE and a large one's
+# would not, as the kernel writes what has been dirty for 30 s on its
+# own), and the bytes the stage left on disk (du of its output); before
+# the sentences, a control row sentences-nul:
 # sent_split on the same text with its output to /dev/null (see control
 # below; it runs first, while the text is in the page cache as the stage
 # finds it: the stage drops it as it reads, NOCACHE). A
@@ -98,6 +102,7 @@ failed() {
 stage() {
   local n=$1 xml=$2 wf=$3 name=$4 target=$5 log=$W/scale-x$1-$3.log s
   shift 5
+  sync
   s=$(date +%s.%N)
   /usr/bin/time -f '%U %S %M' -o "$log.time" "${MK[@]}" "$target" >>"$log" 2>&1 ||
     failed "$n" "$wf" "$name" "make $target" "$log" || return 1
@@ -113,6 +118,7 @@ stage() {
 # --nocache reuses the input's)
 control() {
   local n=$1 xml=$2 wf=$3 name=$4 in=$5 log=$W/scale-x$1-$3.log s
+  sync
   s=$(date +%s.%N)
   /usr/bin/time -f '%U %S %M' -o "$log.time" "$BIN/sent_split" -q -j "$JOBS" -l en "$in" >/dev/null 2>>"$log" ||
     failed "$n" "$wf" "$name" sent_split "$log" || return 1

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <math.h>
@@ -103,8 +104,8 @@ static void usage(void) {
         "                                left go to each shard's own work. A shard bigger\n"
         "                                than SIZE still runs, alone\n"
         "      --nocache                 drop each shard from the page cache as it is read,\n"
-        "                                for the output to reuse the memory: for shards read\n"
-        "                                once, or from disk (the workflows pass it)\n"
+        "                                and each HDF5 file once it is on disk, for the next\n"
+        "                                files to reuse the memory (the workflows pass it)\n"
         "  -f, --force                   replace existing output files (without it, an\n"
         "                                output that appears while the shard is made is\n"
         "                                kept and the shard fails)\n"
@@ -321,13 +322,37 @@ fail:
     atomic_fetch_add(&r->done_jobs, 1);
 }
 
+/* --nocache: the HDF5 file just written (path; NULL at the end) is handed
+ * to the kernel to write, and the one this worker wrote before it is
+ * waited for and dropped from the page cache, so that the next shard's
+ * files reuse its memory instead of growing the cache by every file. */
+static void drop_output(PageCache *behind, const char *path) {
+    if (behind->fd >= 0) {
+        int fd = behind->fd;
+        pagecache_finish(behind);
+        close(fd);
+    }
+    if (!path) return;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return;
+    pagecache_init(behind, fd, 1);
+    (void)lseek(fd, 0, SEEK_END);
+    pagecache_kick(behind);
+    if (behind->fd < 0) close(fd);
+}
+
 static void *worker(void *arg) {
     Run *r = arg;
+    PageCache behind = {.fd = -1};
     for (;;) {
         int k = atomic_fetch_add(&r->next, 1);
-        if (k >= r->njobs) return NULL;
-        if (r->jobs[k].active) run_job(r, &r->jobs[k]);
+        if (k >= r->njobs) break;
+        if (!r->jobs[k].active) continue;
+        run_job(r, &r->jobs[k]);
+        if (r->io.nocache && !r->jobs[k].failed) drop_output(&behind, r->jobs[k].output);
     }
+    drop_output(&behind, NULL);
+    return NULL;
 }
 
 static int is_dir(const char *p) {

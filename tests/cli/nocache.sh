@@ -1,7 +1,7 @@
 # CLI tests of --nocache (common/pagecache.h): sent_split, text_filter and
 # hdf5gen write the same bytes with it and leave the file they read out of
 # the page cache; shard_split writes the same shards and leaves them out of
-# it; a pipe or stdin still works; the workflows pass it, and NOCACHE=0
+# it, and so does hdf5gen with its HDF5 files (-j2: two at once); a pipe or stdin still works; the workflows pass it, and NOCACHE=0
 # does not. The page-cache checks need a file system that drops pages on
 # POSIX_FADV_DONTNEED (not tmpfs): elsewhere they say they did not run.
 . "$TESTS/cli/lib.sh"
@@ -72,6 +72,8 @@ run "${G[@]}" -o "$T/h0/" "$T"/sh0/wikicorpus_en_training_*.txt
 expect_rc "hdf5gen" 0
 run "${G[@]}" --nocache -o "$T/h1/" "$T"/sh0/wikicorpus_en_training_*.txt
 expect_rc "hdf5gen --nocache" 0
+gone "... the HDF5 files it wrote are not in the page cache" "$T"/h1/*.hdf5
+kept "... without, they are" "$T"/h0/*.hdf5
 ok "... the same 5 HDF5 files" eval '[ "$(ls "$T/h1" | wc -l)" = 5 ] && diff -r "$T/h0" "$T/h1" >/dev/null'
 gone "... the shards it read left the page cache" "$T"/sh0/wikicorpus_en_training_*.txt
 kept "... the test shards it did not read did not" "$T"/sh0/wikicorpus_en_test_*.txt
