@@ -4,7 +4,9 @@
 #include "common/pagecache.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,4 +103,20 @@ int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages) {
     free(vec);
     munmap(map, len);
     return rc;
+}
+
+int pagecache_drops(const char *dir) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/.pagecache-probe.%ld", dir, (long)getpid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) return 0;
+    char b[8192];
+    memset(b, 'p', sizeof b);
+    int ok = write(fd, b, sizeof b) == (ssize_t)sizeof b && fdatasync(fd) == 0 &&
+             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
+    close(fd);
+    uint64_t r, n;
+    ok = ok && pagecache_resident(path, &r, &n) == 0 && r == 0 && n > 0;
+    unlink(path);
+    return ok;
 }

@@ -71,4 +71,10 @@ void pagecache_finish(PageCache *pc);
  * -1 when the file cannot be opened or mapped (an empty file: 0 of 0). */
 int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages);
 
+/* Whether the file system of dir drops a clean page on
+ * POSIX_FADV_DONTNEED (tmpfs keeps it: --nocache changes nothing there),
+ * found with a small file written, synced, dropped, counted and removed.
+ * Returns 1 or 0 (0 too when no file can be made in dir). For tests. */
+int pagecache_drops(const char *dir);
+
 #endif

@@ -35,22 +35,6 @@ static int64_t resident(const char *path) {
     return pagecache_resident(path, &r, &n) ? -1 : (int64_t)r;
 }
 
-/* Whether this file system drops a clean page on POSIX_FADV_DONTNEED. */
-static int drops_pages(void) {
-    char path[64];
-    snprintf(path, sizeof path, "%s/probe", dir);
-    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) return 0;
-    char b[8192];
-    memset(b, 'p', sizeof b);
-    int ok = write(fd, b, sizeof b) == (ssize_t)sizeof b && fdatasync(fd) == 0 &&
-             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) == 0;
-    close(fd);
-    ok = ok && resident(path) == 0;
-    unlink(path);
-    return ok;
-}
-
 /* Write FILE_MB lines to path through a FILE, with or without dropping;
  * returns the pages resident after the last line, before the finish. */
 static int64_t write_file(const char *path, int on) {
@@ -174,7 +158,7 @@ static void test_off(void) {
 
 int main(void) {
     test_cond("mkdtemp", mkdtemp(dir) != NULL);
-    int drops = drops_pages();
+    int drops = pagecache_drops(dir);
     if (!drops)
         printf("test_pagecache: the file system here keeps pages on POSIX_FADV_DONTNEED "
                "(tmpfs?): the residency checks not run\n");
