@@ -188,7 +188,7 @@ static int reader_advance(Reader *r, Err *err) {
     r->start = r->end = 0;
     r->fp = xfopen_read(r->name, err);
     if (!r->fp) return -1;
-    pagecache_init(&r->pc, fileno(r->fp), r->nocache);
+    pagecache_init(&r->pc, fileno(r->fp), r->nocache ? PAGECACHE_INPUT : PAGECACHE_OFF);
     /* the first bytes decide whether this is UTF-8 text at all */
     if (reader_fill(r, err) < 0) return -1;
     if (utf8_refuse_wide(r->name, r->buf, r->end, err)) return -1;

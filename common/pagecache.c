@@ -26,22 +26,23 @@ static void write_range(int fd, uint64_t from, uint64_t to, int wait) {
 }
 #endif
 
-/* Wait for [pc->dropped, to) to be on disk and drop it. */
-static void drop_to(PageCache *pc, uint64_t to) {
-    if (to <= pc->dropped) return;
-    write_range(pc->fd, pc->dropped, to, 1);
-    (void)posix_fadvise(pc->fd, (off_t)pc->dropped, (off_t)(to - pc->dropped), POSIX_FADV_DONTNEED);
-    pc->dropped = to;
+/* Drop [from, to): an output's after waiting for it to be on disk; an
+ * input's as far as it is (the kernel skips dirty pages). */
+static void drop_range(const PageCache *pc, uint64_t from, uint64_t to) {
+    if (to <= from) return;
+    if (pc->wait) write_range(pc->fd, from, to, 1);
+    (void)posix_fadvise(pc->fd, (off_t)from, (off_t)(to - from), POSIX_FADV_DONTNEED);
 }
 
-void pagecache_init(PageCache *pc, int fd, int on) {
+void pagecache_init(PageCache *pc, int fd, int mode) {
     struct stat st;
     pc->fd = -1;
-    pc->started = pc->dropped = 0;
-    if (!on || fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    pc->wait = mode == PAGECACHE_OUTPUT;
+    pc->begin = pc->started = pc->dropped = 0;
+    if (mode == PAGECACHE_OFF || fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
     off_t at = lseek(fd, 0, SEEK_CUR); /* stdin may not start at 0 */
     pc->fd = fd;
-    pc->started = pc->dropped = at > 0 ? (uint64_t)at : 0;
+    pc->begin = pc->started = pc->dropped = at > 0 ? (uint64_t)at : 0;
 }
 
 /* The fd's offset: how far the program is. */
@@ -56,8 +57,10 @@ void pagecache_advance(PageCache *pc) {
     if (pos < pc->started + PAGECACHE_WINDOW) return;
     write_range(pc->fd, pc->started, pos, 0);
     pc->started = pos;
-    if (pc->started >= pc->dropped + PAGECACHE_LAG + PAGECACHE_WINDOW)
-        drop_to(pc, pc->started - PAGECACHE_LAG);
+    if (pc->started >= pc->dropped + PAGECACHE_LAG + PAGECACHE_WINDOW) {
+        drop_range(pc, pc->dropped, pc->started - PAGECACHE_LAG);
+        pc->dropped = pc->started - PAGECACHE_LAG;
+    }
 }
 
 void pagecache_kick(PageCache *pc) {
@@ -70,7 +73,7 @@ void pagecache_kick(PageCache *pc) {
 
 void pagecache_finish(PageCache *pc) {
     if (pc->fd < 0) return;
-    drop_to(pc, offset(pc));
+    drop_range(pc, pc->wait ? pc->dropped : pc->begin, offset(pc));
     pc->fd = -1;
 }
 

@@ -16,15 +16,19 @@
  *
  * The file is handled in windows of PAGECACHE_WINDOW bytes: as the
  * program's position passes a window, the kernel is asked to start writing
- * that window's dirty pages (an input the stage before just wrote may
- * still be dirty: dirty pages cannot be dropped); a window
- * PAGECACHE_LAG bytes behind is then waited for and dropped
- * (sync_file_range(2), posix_fadvise(2) POSIX_FADV_DONTNEED). Only
- * regular files take part; a pipe, a terminal or a device is left alone.
- * It changes no byte read or written, only where the pages are kept.
+ * that window's dirty pages (dirty pages cannot be dropped), and a window
+ * PAGECACHE_LAG bytes behind is dropped (sync_file_range(2),
+ * posix_fadvise(2) POSIX_FADV_DONTNEED). An output's windows are waited
+ * for first, so that all of it leaves the cache. An input's are not: the
+ * stage before may have written it a moment ago, and a reader never waits
+ * for the disk on its account; what is still dirty stays cached (the
+ * kernel writes it within 30 s), and what the kernel wrote meanwhile is
+ * dropped at the end. Only regular files take part; a pipe, a terminal or
+ * a device is left alone. It changes no byte read or written, only where
+ * the pages are kept.
  *
  *   PageCache pc;
- *   pagecache_init(&pc, fileno(fp), nocache);
+ *   pagecache_init(&pc, fileno(fp), nocache ? PAGECACHE_INPUT : 0);
  *   ... after each read, or each fflush of an output:
  *   pagecache_advance(&pc);
  *   pagecache_finish(&pc);   // done with the file, before fclose
@@ -37,23 +41,33 @@
 #define PAGECACHE_WINDOW ((uint64_t)8 << 20)
 #define PAGECACHE_LAG ((uint64_t)32 << 20)
 
+/* pagecache_init's modes. */
+enum {
+    PAGECACHE_OFF = 0,
+    PAGECACHE_INPUT = 1, /* a file read: drop what is on disk, never wait */
+    PAGECACHE_OUTPUT = 2 /* a file written: wait for its writeback, drop all */
+};
+
 typedef struct PageCache {
     int fd;           /* -1: off */
-    uint64_t started; /* writeback asked for [.., started) */
-    uint64_t dropped; /* pages of [.., dropped) dropped */
+    int wait;         /* PAGECACHE_OUTPUT */
+    uint64_t begin;   /* the fd's offset at pagecache_init */
+    uint64_t started; /* writeback asked for [begin, started) */
+    uint64_t dropped; /* [begin, dropped) dropped (an input's: what was clean) */
 } PageCache;
 
 /* Prepare to drop fd's pages as the program moves through it from its
- * current offset: on, and fd a regular file; else pc stays off and the
- * calls below do nothing. The fd is borrowed, not closed. */
-void pagecache_init(PageCache *pc, int fd, int on);
+ * current offset: mode PAGECACHE_INPUT or PAGECACHE_OUTPUT, and fd a
+ * regular file; else (PAGECACHE_OFF, a pipe) pc stays off and the calls
+ * below do nothing. The fd is borrowed, not closed. */
+void pagecache_init(PageCache *pc, int fd, int mode);
 
 /* The program is done with the bytes of the file before the fd's offset
  * (read into its own memory, or written and flushed: fflush a FILE
  * first): start writing what of them is dirty, a window at a time, and
- * drop the windows more than PAGECACHE_LAG behind, after waiting for
- * their writeback. Errors of the kernel's calls are ignored: the pages
- * then stay cached, as without --nocache. */
+ * drop the windows more than PAGECACHE_LAG behind (an output's after
+ * waiting for their writeback). Errors of the kernel's calls are ignored:
+ * the pages then stay cached, as without --nocache. */
 void pagecache_advance(PageCache *pc);
 
 /* Start the writeback of everything before the fd's offset, without
@@ -62,12 +76,14 @@ void pagecache_advance(PageCache *pc);
  * the disk between files). */
 void pagecache_kick(PageCache *pc);
 
-/* Done with the file: wait for the writeback of everything before the
- * fd's offset and drop it; pc is off afterwards. */
+/* Done with the file: drop everything before the fd's offset, an
+ * output's after waiting for its writeback, an input's as far as it is
+ * on disk (from its beginning, for the windows that were dirty when
+ * passed); pc is off afterwards. */
 void pagecache_finish(PageCache *pc);
 
 /* The pages of the file at path that are in the page cache and their
- * total (mincore(2) on a mapping of it), for tests and -vv. Returns 0, or
+ * total (mincore(2) on a mapping of it), for tests. Returns 0, or
  * -1 when the file cannot be opened or mapped (an empty file: 0 of 0). */
 int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages);
 

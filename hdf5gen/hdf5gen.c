@@ -335,7 +335,7 @@ static void drop_output(PageCache *behind, const char *path) {
     if (!path) return;
     int fd = open(path, O_RDONLY);
     if (fd < 0) return;
-    pagecache_init(behind, fd, 1);
+    pagecache_init(behind, fd, PAGECACHE_OUTPUT);
     (void)lseek(fd, 0, SEEK_END);
     pagecache_kick(behind);
     if (behind->fd < 0) close(fd);

@@ -829,7 +829,7 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
             break;
         }
         PageCache pc;
-        pagecache_init(&pc, fileno(fp), flags & SHARD_NOCACHE);
+        pagecache_init(&pc, fileno(fp), flags & SHARD_NOCACHE ? PAGECACHE_OUTPUT : PAGECACHE_OFF);
         uint64_t flushed = ws->bytes;
         for (uint64_t j = plan->first[s]; j < plan->first[s + 1] && !rc; j++) {
             rc = write_doc(ix, inputs, plan->ids[j], fp, final[s], chunk, &doc, &ws->bytes, err);

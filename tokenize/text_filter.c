@@ -211,7 +211,7 @@ static int fill(void *ctx, Batch *b) {
             st.fp = xfopen_read(st.inputs[st.cur], &st.err);
             if (!st.fp) return -1;
             st.fresh = 1;
-            pagecache_init(&st.pc, fileno(st.fp), st.nocache);
+            pagecache_init(&st.pc, fileno(st.fp), st.nocache ? PAGECACHE_INPUT : PAGECACHE_OFF);
         }
         size_t n = fread(st.chunk, 1, READ_CHUNK, st.fp);
         if (n == 0 && ferror(st.fp))

@@ -25,6 +25,9 @@ kept() { local n=$1; shift; [ "$drops" = 0 ] || ok "$n" [ "$(pages "$@")" -gt 0 
 
 "$BIN/wiki_dump" "$DATA/enwiki-206.xml.bz2" 2>/dev/null | "$BIN/wiki_strip" -F lines 2>/dev/null >"$T/text.txt"
 ok "the text (6 MB of XML)" [ "$(wc -c <"$T/text.txt")" -gt 1000000 ]
+# an input is dropped as far as it is on disk (a reader never waits for
+# the writeback of what the stage before just wrote): each is synced first
+sync "$T/text.txt"
 
 # ---- sent_split ----
 run "$BIN/sent_split" -j2 -l en -o "$T/s0.txt" "$T/text.txt"
@@ -41,6 +44,7 @@ run sh -c "cat '$T/text.txt' | '$BIN/sent_split' -j1 -l en --nocache"
 ok "... from a pipe: the same sentences" cmp -s "$T/s0.txt" "$out"
 
 # ---- text_filter ----
+sync "$T/s0.txt"
 TF=("$BIN/text_filter" -q --langdetect none)
 run "${TF[@]}" -o "$T/f0.txt" "$T/s0.txt"
 expect_rc "text_filter" 0
@@ -66,6 +70,7 @@ run "$BIN/shard_split" -q -L hu --train 3 -o "$T/sh3" "$T/s1.txt"
 ok "... the same shards" diff -r "$T/sh2" "$T/sh3"
 
 # ---- hdf5gen ----
+sync "$T"/sh0/*.txt
 V=$ROOT/data/bert/vocab.txt
 G=("$BIN/hdf5gen" -q --vocab "$V" --dupe-factor 2 -j2)
 run "${G[@]}" -o "$T/h0/" "$T"/sh0/wikicorpus_en_training_*.txt
