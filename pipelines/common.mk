@@ -81,9 +81,10 @@ PRUNE     ?= 0
 
 # NOCACHE=1 (the default): the stages that read a file once, front to
 # back (sent_split, text_filter, hdf5gen), drop it from the page cache as
-# they go, and shard_split drops each shard once it is on disk, so that the
-# page cache holds about one stage's text at a time instead of growing by
-# every file written (common/pagecache.h; the files are the same).
+# they go, and shard_split and hdf5gen drop each file they write once it is
+# on disk, so that the page cache holds about one stage's text at a time
+# instead of growing by every file written (common/pagecache.h; the files
+# are the same).
 # NOCACHE=0: the kernel's default, every file cached.
 NOCACHE   ?= 1
 nocache = $(if $(filter 1,$(NOCACHE)),--nocache)
