@@ -128,12 +128,18 @@ control() {
   row "$n" "$xml" "$wf" "$name" "$(echo "$(date +%s.%N) - $s" | bc)" - "$log"
 }
 
+# rewrite FILE...: write each file anew, same bytes and times, as the
+# stage before leaves it (written a moment ago, in the page cache)
+rewrite() {
+  local f
+  for f in "$@"; do cp -p "$f" "$f.rw" && mv "$f.rw" "$f"; done
+}
+
 # reps PREP CMD...: a stage of a few CPU seconds (the sentences, their
 # control, shard_split), where one run's noise on a shared VM is as large
 # as the growth measured: CMD (stage or control) run SCALE_REPS times, each
-# after the shell line PREP (remove the output, read the input into the
-# page cache as the stage before leaves it), and the row of the median CPU
-# time kept
+# after the shell line PREP (remove the output, rewrite the input as the
+# stage before leaves it), and the row of the median CPU time kept
 reps() {
   local prep=$1 r
   shift
@@ -158,13 +164,13 @@ for n in $SCALE_COPIES; do
   eval "$("${MK[@]}" print-demo-dirs)"
   h=$HU_DIR
   { stage "$n" "$xml" hu text hu-text "$h/text" &&
-    reps "cat '$h/text/wikicorpus_en.txt' >/dev/null" \
+    reps "rewrite '$h/text/wikicorpus_en.txt'" \
       control "$n" "$xml" hu sentences-nul "$h/text/wikicorpus_en.txt" &&
-    reps "rm -rf '$h/sentences'; cat '$h/text/wikicorpus_en.txt' >/dev/null" \
+    reps "rm -rf '$h/sentences'; rewrite '$h/text/wikicorpus_en.txt'" \
       stage "$n" "$xml" hu sentences hu-sentences "$h/sentences" &&
     stage "$n" "$xml" hu filter hu-filtered "$h/filtered" &&
     stage "$n" "$xml" hu vocab hu-vocab "$h/vocab" &&
-    reps "rm -rf '$h/formatted_text'; cat '$h/filtered/wikicorpus_en.txt' >/dev/null" \
+    reps "rm -rf '$h/formatted_text'; rewrite '$h/filtered/wikicorpus_en.txt'" \
       stage "$n" "$xml" hu shards hu-shards "$h/formatted_text" &&
     stage "$n" "$xml" hu hdf5-128 hu-hdf5-phase1 "$h/hdf5_*_seq_len_128_*" &&
     stage "$n" "$xml" hu hdf5-512 hu-hdf5-phase2 "$h/hdf5_*_seq_len_512_*"; } || rc=1
@@ -173,11 +179,11 @@ for n in $SCALE_COPIES; do
   MK=(make -s -C "$ROOT" NOBUILD=1 BIN="$BIN" JOBS="$JOBS" WORKDIR="$d" DUMP="$dump")
   e=$EN_DIR
   { stage "$n" "$xml" en text en-text "$e/formatted_one_article_per_line" &&
-    reps "cat '$e'/formatted_one_article_per_line/*_one_article_per_line.txt >/dev/null" \
+    reps "rewrite '$e'/formatted_one_article_per_line/*_one_article_per_line.txt" \
       control "$n" "$xml" en sentences-nul "$(echo "$e"/formatted_one_article_per_line/*_one_article_per_line.txt)" &&
-    reps "rm -rf '$e/sentences'; cat '$e'/formatted_one_article_per_line/*_one_article_per_line.txt >/dev/null" \
+    reps "rm -rf '$e/sentences'; rewrite '$e'/formatted_one_article_per_line/*_one_article_per_line.txt" \
       stage "$n" "$xml" en sentences en-sentences "$e/sentences" &&
-    reps "rm -rf '$e'/sharded_*; cat '$e/sentences/wikicorpus_en.txt' >/dev/null" \
+    reps "rm -rf '$e'/sharded_*; rewrite '$e/sentences/wikicorpus_en.txt'" \
       stage "$n" "$xml" en shards en-shards "$e/sharded_*" &&
     stage "$n" "$xml" en hdf5-128 en-hdf5-phase1 "$e/hdf5_*_seq_len_128_*" &&
     stage "$n" "$xml" en hdf5-512 en-hdf5-phase2 "$e/hdf5_*_seq_len_512_*"; } || rc=1
