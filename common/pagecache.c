@@ -63,7 +63,9 @@ void pagecache_advance(PageCache *pc) {
     }
 }
 
-void pagecache_kick(PageCache *pc) {
+/* Start the writeback of everything before the fd's offset, without
+ * waiting. */
+static void kick(PageCache *pc) {
     if (pc->fd < 0) return;
     uint64_t pos = offset(pc);
     if (pos <= pc->started) return;
@@ -75,6 +77,24 @@ void pagecache_finish(PageCache *pc) {
     if (pc->fd < 0) return;
     drop_range(pc, pc->wait ? pc->dropped : pc->begin, offset(pc));
     pc->fd = -1;
+}
+
+void pagecache_hand(PageCache *pc, int fd) {
+    if (pc->fd >= 0) {
+        int old = pc->fd;
+        pagecache_finish(pc);
+        close(old);
+    }
+    pc->fd = -1;
+    if (fd < 0) return;
+    pagecache_init(pc, fd, PAGECACHE_OUTPUT);
+    if (pc->fd < 0) {
+        close(fd);
+        return;
+    }
+    pc->begin = pc->started = pc->dropped = 0; /* the whole file */
+    (void)lseek(fd, 0, SEEK_END);
+    kick(pc);
 }
 
 int pagecache_resident(const char *path, uint64_t *resident, uint64_t *pages) {

@@ -70,11 +70,13 @@ void pagecache_init(PageCache *pc, int fd, int mode);
  * the pages then stay cached, as without --nocache. */
 void pagecache_advance(PageCache *pc);
 
-/* Start the writeback of everything before the fd's offset, without
- * waiting (an output just finished: pagecache_finish drops it later, once
- * the next file has been written, so that the program does not wait for
- * the disk between files). */
-void pagecache_kick(PageCache *pc);
+/* Hand over an output file just written and flushed, fd a descriptor of
+ * its own (owned by pc from now on; -1: none): the file handed over
+ * before is waited for, dropped and closed, then fd's writeback starts
+ * and it waits in pc until the next call, so that a program writing one
+ * file after another never waits for the disk between them. Start with
+ * pc {.fd = -1}; end with pagecache_hand(pc, -1). */
+void pagecache_hand(PageCache *pc, int fd);
 
 /* Done with the file: drop everything before the fd's offset, an
  * output's after waiting for its writeback, an input's as far as it is

@@ -322,25 +322,6 @@ fail:
     atomic_fetch_add(&r->done_jobs, 1);
 }
 
-/* --nocache: the HDF5 file just written (path; NULL at the end) is handed
- * to the kernel to write, and the one this worker wrote before it is
- * waited for and dropped from the page cache, so that the next shard's
- * files reuse its memory instead of growing the cache by every file. */
-static void drop_output(PageCache *behind, const char *path) {
-    if (behind->fd >= 0) {
-        int fd = behind->fd;
-        pagecache_finish(behind);
-        close(fd);
-    }
-    if (!path) return;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return;
-    pagecache_init(behind, fd, PAGECACHE_OUTPUT);
-    (void)lseek(fd, 0, SEEK_END);
-    pagecache_kick(behind);
-    if (behind->fd < 0) close(fd);
-}
-
 static void *worker(void *arg) {
     Run *r = arg;
     PageCache behind = {.fd = -1};
@@ -349,9 +330,12 @@ static void *worker(void *arg) {
         if (k >= r->njobs) break;
         if (!r->jobs[k].active) continue;
         run_job(r, &r->jobs[k]);
-        if (r->io.nocache && !r->jobs[k].failed) drop_output(&behind, r->jobs[k].output);
+        /* --nocache: the HDF5 file leaves the page cache once this worker
+         * has written its next one */
+        if (r->io.nocache && !r->jobs[k].failed)
+            pagecache_hand(&behind, open(r->jobs[k].output, O_RDONLY));
     }
-    drop_output(&behind, NULL);
+    pagecache_hand(&behind, -1);
     return NULL;
 }
 

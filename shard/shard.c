@@ -783,19 +783,6 @@ static int remove_stale_shards(const ShardPlan *plan, const char *dir, const cha
     return rc;
 }
 
-/* With SHARD_NOCACHE: the shard written before the one just closed is
- * waited for and dropped from the page cache (its writeback started when
- * it was closed), then `done` (a copy of that shard's PageCache, its own
- * descriptor) takes its place. */
-static void drop_behind(PageCache *behind, PageCache *done) {
-    if (behind->fd >= 0) {
-        int fd = behind->fd;
-        pagecache_finish(behind);
-        close(fd);
-    }
-    *behind = *done;
-}
-
 int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan *plan,
                 const char *dir, const char *name, int flags, ShardProgressFn progress, void *ctx,
                 ShardWriteStats *ws, Err *err) {
@@ -840,17 +827,14 @@ int shard_write(const ShardIndex *ix, const ShardInput *inputs, const ShardPlan 
         }
         int bad = fflush(fp) != 0 || ferror(fp);
         int saved = errno;
-        if (pc.fd >= 0 && !bad && !rc) {
-            pagecache_kick(&pc);
-            pc.fd = dup(pc.fd); /* -1 (none left): the shard stays cached */
-            drop_behind(&behind, &pc);
-        }
+        /* dropped once the next shard is written (dup: -1 when no
+         * descriptor is left, and the shard stays cached) */
+        if (pc.fd >= 0 && !bad && !rc) pagecache_hand(&behind, dup(pc.fd));
         if (fclose(fp) != 0 && !bad) bad = 1, saved = errno;
         if (bad && !rc) rc = err_set(err, "%s: write error: %s", final[s], strerror(saved));
         if (progress) progress(ctx, ws->bytes, s + 1);
     }
-    PageCache none = {.fd = -1};
-    drop_behind(&behind, &none);
+    pagecache_hand(&behind, -1);
     /* all or none: without force a shard that appeared meanwhile is kept
      * (rename_output), and the shards placed before it go back to their
      * temp names, to be removed with the others */

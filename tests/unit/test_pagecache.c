@@ -93,6 +93,27 @@ static void test_write(int drops) {
     unlink(path);
 }
 
+/* Read path's FILE_MB lines through a Reader; returns whether every line
+ * came back as written, and *mid the pages resident at the last line. */
+static int read_file_lines(char *path, int nocache, int64_t *mid) {
+    char *paths[] = {path}, *want = malloc(MB);
+    Reader rd;
+    reader_init(&rd, paths, 1);
+    rd.nocache = nocache;
+    const char *line;
+    size_t len, lines = 0;
+    int same = 1;
+    Err err;
+    while (reader_next_line(&rd, &line, &len, &err) == 1) {
+        fill_line(want, lines);
+        same = same && len == MB - 1 && memcmp(line, want, len) == 0;
+        if (++lines == FILE_MB) *mid = resident(path);
+    }
+    reader_free(&rd);
+    free(want);
+    return same && lines == FILE_MB;
+}
+
 /* A Reader with nocache: every line comes back, and the file leaves the
  * cache; without, it stays. */
 static void test_read(int drops) {
@@ -106,23 +127,10 @@ static void test_read(int drops) {
     if (fd >= 0) close(fd);
     uint64_t r, n;
     test_cond("mincore", pagecache_resident(path, &r, &n) == 0);
-    char *paths[] = {path}, *want = malloc(MB);
     for (int on = 1; on >= 0; on--) {
-        Reader rd;
-        reader_init(&rd, paths, 1);
-        rd.nocache = on;
-        const char *line;
-        size_t len, lines = 0;
-        int same = 1;
-        Err err;
         int64_t mid = -1;
-        while (reader_next_line(&rd, &line, &len, &err) == 1) {
-            fill_line(want, lines);
-            same = same && len == MB - 1 && memcmp(line, want, len) == 0;
-            if (++lines == FILE_MB) mid = resident(path);
-        }
-        test_cond(on ? "nocache: every line read" : "every line read", same && lines == FILE_MB);
-        reader_free(&rd);
+        int same = read_file_lines(path, on, &mid);
+        test_cond(on ? "nocache: every line read" : "every line read", same);
         if (!drops) continue;
         if (on) {
             /* the reader's buffer is up to two chunks ahead of its lines */
@@ -136,20 +144,8 @@ static void test_read(int drops) {
     }
     /* an input still dirty: read all the same, without waiting for it */
     write_file(path, 0);
-    Reader rd;
-    reader_init(&rd, paths, 1);
-    rd.nocache = 1;
-    const char *line;
-    size_t len, lines = 0;
-    int same = 1;
-    Err err;
-    while (reader_next_line(&rd, &line, &len, &err) == 1) {
-        fill_line(want, lines++);
-        same = same && len == MB - 1 && memcmp(line, want, len) == 0;
-    }
-    test_cond("a dirty input: every line read", same && lines == FILE_MB);
-    reader_free(&rd);
-    free(want);
+    int64_t mid = -1;
+    test_cond("a dirty input: every line read", read_file_lines(path, 1, &mid));
     unlink(path);
 }
 
@@ -161,7 +157,6 @@ static void test_off(void) {
     pagecache_init(&pc, p[0], PAGECACHE_INPUT);
     test_cond("a pipe is left alone", pc.fd == -1);
     pagecache_advance(&pc); /* no-ops */
-    pagecache_kick(&pc);
     pagecache_finish(&pc);
     close(p[0]), close(p[1]);
     pagecache_init(&pc, -1, PAGECACHE_OUTPUT);
